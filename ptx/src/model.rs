@@ -1,0 +1,875 @@
+//! The typed, in-memory model of a PTX module.
+//!
+//! This is the one IR of phasegate: the `#[kernel]` lowering builds it, the writer prints it,
+//! the reader parses nvcc's (or our own) text back into it, and the analyses and the simulator
+//! read it. Analyses keep their results in side tables keyed by [`StmtId`]; they never mutate
+//! the model.
+//!
+//! Instructions are kept in a uniform shape — guard, opcode, modifiers, operands — so that any
+//! instruction of the ISA, known to phasegate or not, is represented and round-trips. The
+//! [`Opcode`] enum names the opcodes that phasegate reasons about; everything else is
+//! [`Opcode::Other`].
+
+use std::fmt;
+
+/// A position in PTX text (1-based line and column); `0` means "not from text".
+///
+/// Spans are metadata: two models that differ only in spans compare equal, so
+/// `read(write(m)) == m` holds although the reader records where each statement stood.
+#[derive(Clone, Copy, Debug, Default, Eq, PartialEq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub line: u32,
+    pub col: u32,
+}
+
+impl Span {
+    pub const NONE: Span = Span { line: 0, col: 0 };
+    pub fn new(line: u32, col: u32) -> Self {
+        Span { line, col }
+    }
+    pub fn is_none(&self) -> bool {
+        self.line == 0
+    }
+}
+
+/// `.version major.minor`.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Ord, PartialOrd, Hash)]
+pub struct Version {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl Version {
+    pub const fn new(major: u32, minor: u32) -> Self {
+        Version { major, minor }
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// A streaming-multiprocessor architecture `sm_XY` with an optional arch-specific suffix
+/// (`sm_90a`, `sm_100f`).
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct SmVersion {
+    /// e.g. 90 for `sm_90a`.
+    pub number: u32,
+    /// `Some('a')` for `sm_90a`.
+    pub suffix: Option<char>,
+}
+
+impl SmVersion {
+    pub const fn new(number: u32) -> Self {
+        SmVersion { number, suffix: None }
+    }
+    pub const fn arch_specific(number: u32) -> Self {
+        SmVersion { number, suffix: Some('a') }
+    }
+    /// Parses `sm_90a`, `sm_80`, `compute_90` is not a PTX target and is rejected.
+    pub fn parse(text: &str) -> Option<SmVersion> {
+        let rest = text.strip_prefix("sm_")?;
+        let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+        if digits.is_empty() {
+            return None;
+        }
+        let tail = &rest[digits.len()..];
+        let suffix = match tail {
+            "" => None,
+            "a" | "f" => tail.chars().next(),
+            _ => return None,
+        };
+        Some(SmVersion { number: digits.parse().ok()?, suffix })
+    }
+    /// Whether code for `self` may use a feature that needs `need` (`sm_90a` features need the
+    /// exact `a` target; plain features are available on every later target).
+    pub fn satisfies(&self, need: SmVersion) -> bool {
+        match need.suffix {
+            Some(_) => self.number == need.number && self.suffix == need.suffix,
+            None => self.number >= need.number,
+        }
+    }
+}
+
+impl fmt::Display for SmVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sm_{}", self.number)?;
+        if let Some(c) = self.suffix {
+            write!(f, "{c}")?;
+        }
+        Ok(())
+    }
+}
+
+/// `.target sm_90a{, texmode_independent}{, debug}`.
+#[derive(Clone, Debug, Eq, PartialEq, Hash)]
+pub struct Target {
+    pub sm: SmVersion,
+    /// Further target options in their order (`texmode_independent`, `debug`, `map_f64_to_f32`).
+    pub options: Vec<String>,
+}
+
+/// A PTX module: one `.ptx` file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub version: Version,
+    pub target: Target,
+    pub address_size: u32,
+    /// Items in text order: `.file` lines, module-scope variables, functions and directives
+    /// the model keeps verbatim.
+    pub items: Vec<Item>,
+}
+
+impl Module {
+    pub fn new(version: Version, sm: SmVersion) -> Self {
+        Module { version, target: Target { sm, options: Vec::new() }, address_size: 64, items: Vec::new() }
+    }
+
+    pub fn functions(&self) -> impl Iterator<Item = &Function> {
+        self.items.iter().filter_map(|item| match item {
+            Item::Function(f) => Some(f),
+            _ => None,
+        })
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = &Function> {
+        self.functions().filter(|f| f.kind == FunctionKind::Entry)
+    }
+
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions().find(|f| f.name == name)
+    }
+
+    /// The path that `.file INDEX` names.
+    pub fn file_name(&self, index: u32) -> Option<&str> {
+        self.items.iter().find_map(|item| match item {
+            Item::File(file) if file.index == index => Some(file.path.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// A module-scope item.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// `.file 1 "path"{, timestamp, size}`.
+    File(FileDecl),
+    /// A module-scope variable (`.global`, `.const`, `.shared`, ...).
+    Var(VarDecl),
+    Function(Function),
+    /// A directive the model keeps as text, balanced braces included (e.g. `.section`).
+    Verbatim(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileDecl {
+    pub index: u32,
+    pub path: String,
+    /// Optional `, timestamp, size` as nvcc writes them.
+    pub extra: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum FunctionKind {
+    /// `.entry`: a kernel.
+    Entry,
+    /// `.func`: a device function.
+    Func,
+}
+
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum Linkage {
+    Visible,
+    Extern,
+    Weak,
+    Common,
+}
+
+impl Linkage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Linkage::Visible => ".visible",
+            Linkage::Extern => ".extern",
+            Linkage::Weak => ".weak",
+            Linkage::Common => ".common",
+        }
+    }
+}
+
+/// An `.entry` or `.func` with its parameters and body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    pub kind: FunctionKind,
+    pub linkage: Option<Linkage>,
+    pub name: String,
+    /// Return parameters of a `.func` (`.func (.param .b32 r) f(...)`).
+    pub returns: Vec<VarDecl>,
+    pub params: Vec<VarDecl>,
+    /// Performance-tuning directives between the signature and the body
+    /// (`.maxntid 128, 1, 1`, `.reqnctapercluster 2, 1, 1`, `.noreturn`, ...).
+    pub directives: Vec<Directive>,
+    /// `None` for a declaration without body (`.extern .func f(...);`).
+    pub body: Option<Body>,
+}
+
+/// A function-scope directive such as `.reqntid 128, 1, 1` or `.pragma "nounroll"`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Directive {
+    /// Without the leading dot: `reqntid`.
+    pub name: String,
+    pub args: Vec<DirectiveArg>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DirectiveArg {
+    Int(u64),
+    Str(String),
+}
+
+/// The statements of a function body, in text order, with a span per statement.
+///
+/// Nested `{ }` scopes are kept flat as [`Statement::ScopeOpen`]/[`Statement::ScopeClose`],
+/// so every statement has one index, its [`StmtId`], for the side tables of the analyses.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    statements: Vec<Statement>,
+    spans: Vec<Span>,
+}
+
+impl PartialEq for Body {
+    /// Spans are metadata and do not take part in equality.
+    fn eq(&self, other: &Self) -> bool {
+        self.statements == other.statements
+    }
+}
+
+/// The index of a statement in its function's [`Body`].
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash, Ord, PartialOrd)]
+pub struct StmtId(pub u32);
+
+impl StmtId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl Body {
+    pub fn new() -> Self {
+        Body::default()
+    }
+    pub fn push(&mut self, statement: Statement, span: Span) -> StmtId {
+        let id = StmtId(self.statements.len() as u32);
+        self.statements.push(statement);
+        self.spans.push(span);
+        id
+    }
+    pub fn statements(&self) -> &[Statement] {
+        &self.statements
+    }
+    pub fn get(&self, id: StmtId) -> &Statement {
+        &self.statements[id.index()]
+    }
+    pub fn span(&self, id: StmtId) -> Span {
+        self.spans[id.index()]
+    }
+    pub fn len(&self) -> usize {
+        self.statements.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.statements.is_empty()
+    }
+    pub fn iter(&self) -> impl Iterator<Item = (StmtId, &Statement)> {
+        self.statements.iter().enumerate().map(|(i, s)| (StmtId(i as u32), s))
+    }
+    pub fn instructions(&self) -> impl Iterator<Item = (StmtId, &Instruction)> {
+        self.iter().filter_map(|(id, s)| match s {
+            Statement::Instruction(inst) => Some((id, inst)),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Statement {
+    /// A register, shared, local or param declaration inside the body.
+    Decl(VarDecl),
+    /// `name:`
+    Label(String),
+    Instruction(Instruction),
+    /// `.loc file line column{, rest}`.
+    Loc(Loc),
+    /// `.pragma "..."`, `.maxnreg` and other body-level directives.
+    Directive(Directive),
+    ScopeOpen,
+    ScopeClose,
+}
+
+/// A `.loc` line: a source position for the instructions that follow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loc {
+    pub file: u32,
+    pub line: u32,
+    pub col: u32,
+    /// What follows the column, kept verbatim (`function_name $L__info_string0, inlined_at 1 2 3`).
+    pub rest: Option<String>,
+}
+
+/// State spaces of the PTX memory model.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum StateSpace {
+    Reg,
+    Sreg,
+    Const,
+    Global,
+    Local,
+    Param,
+    Shared,
+    Tex,
+}
+
+impl StateSpace {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StateSpace::Reg => ".reg",
+            StateSpace::Sreg => ".sreg",
+            StateSpace::Const => ".const",
+            StateSpace::Global => ".global",
+            StateSpace::Local => ".local",
+            StateSpace::Param => ".param",
+            StateSpace::Shared => ".shared",
+            StateSpace::Tex => ".tex",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<StateSpace> {
+        Some(match name {
+            "reg" => StateSpace::Reg,
+            "sreg" => StateSpace::Sreg,
+            "const" => StateSpace::Const,
+            "global" => StateSpace::Global,
+            "local" => StateSpace::Local,
+            "param" => StateSpace::Param,
+            "shared" => StateSpace::Shared,
+            "tex" => StateSpace::Tex,
+            _ => return None,
+        })
+    }
+}
+
+/// Fundamental PTX types.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum ScalarType {
+    B8,
+    B16,
+    B32,
+    B64,
+    B128,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F16x2,
+    Bf16,
+    Bf16x2,
+    F32,
+    F64,
+    Pred,
+}
+
+impl ScalarType {
+    pub const ALL: [ScalarType; 20] = [
+        ScalarType::B8,
+        ScalarType::B16,
+        ScalarType::B32,
+        ScalarType::B64,
+        ScalarType::B128,
+        ScalarType::U8,
+        ScalarType::U16,
+        ScalarType::U32,
+        ScalarType::U64,
+        ScalarType::S8,
+        ScalarType::S16,
+        ScalarType::S32,
+        ScalarType::S64,
+        ScalarType::F16,
+        ScalarType::F16x2,
+        ScalarType::Bf16,
+        ScalarType::Bf16x2,
+        ScalarType::F32,
+        ScalarType::F64,
+        ScalarType::Pred,
+    ];
+
+    /// The name without the dot: `u32`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScalarType::B8 => "b8",
+            ScalarType::B16 => "b16",
+            ScalarType::B32 => "b32",
+            ScalarType::B64 => "b64",
+            ScalarType::B128 => "b128",
+            ScalarType::U8 => "u8",
+            ScalarType::U16 => "u16",
+            ScalarType::U32 => "u32",
+            ScalarType::U64 => "u64",
+            ScalarType::S8 => "s8",
+            ScalarType::S16 => "s16",
+            ScalarType::S32 => "s32",
+            ScalarType::S64 => "s64",
+            ScalarType::F16 => "f16",
+            ScalarType::F16x2 => "f16x2",
+            ScalarType::Bf16 => "bf16",
+            ScalarType::Bf16x2 => "bf16x2",
+            ScalarType::F32 => "f32",
+            ScalarType::F64 => "f64",
+            ScalarType::Pred => "pred",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ScalarType> {
+        ScalarType::ALL.iter().copied().find(|t| t.name() == name)
+    }
+
+    /// Size in bytes; a predicate counts as one byte of storage.
+    pub fn size(self) -> u32 {
+        match self {
+            ScalarType::B8 | ScalarType::U8 | ScalarType::S8 | ScalarType::Pred => 1,
+            ScalarType::B16 | ScalarType::U16 | ScalarType::S16 | ScalarType::F16 | ScalarType::Bf16 => 2,
+            ScalarType::B32
+            | ScalarType::U32
+            | ScalarType::S32
+            | ScalarType::F32
+            | ScalarType::F16x2
+            | ScalarType::Bf16x2 => 4,
+            ScalarType::B64 | ScalarType::U64 | ScalarType::S64 | ScalarType::F64 => 8,
+            ScalarType::B128 => 16,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::F32 | ScalarType::F64
+        )
+    }
+
+    pub fn is_signed(self) -> bool {
+        matches!(self, ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64)
+    }
+}
+
+impl fmt::Display for ScalarType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A variable declaration: `.reg .b32 %r<16>;`, `.shared .align 16 .b8 tile[4096];`,
+/// `.param .u64 .ptr .global .align 16 x`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarDecl {
+    pub linkage: Option<Linkage>,
+    pub space: StateSpace,
+    pub align: Option<u32>,
+    /// `.v2`/`.v4` vector width, if any.
+    pub vector: Option<u8>,
+    pub ty: ScalarType,
+    /// For kernel pointer params: `.ptr .global .align 16` (space, alignment).
+    pub ptr: Option<(Option<StateSpace>, Option<u32>)>,
+    pub name: String,
+    /// `%r<16>` declares 16 registers `%r0 .. %r15`.
+    pub range: Option<u32>,
+    /// Array dimensions; `None` for `[]` (size from initializer or extern).
+    pub array: Vec<Option<u64>>,
+    /// `= { ... }` or `= value`.
+    pub init: Option<Initializer>,
+}
+
+impl VarDecl {
+    pub fn new(space: StateSpace, ty: ScalarType, name: impl Into<String>) -> Self {
+        VarDecl {
+            linkage: None,
+            space,
+            align: None,
+            vector: None,
+            ty,
+            ptr: None,
+            name: name.into(),
+            range: None,
+            array: Vec::new(),
+            init: None,
+        }
+    }
+    /// Bytes taken by one declared variable (arrays counted whole; `[]` counts as zero).
+    pub fn byte_size(&self) -> u64 {
+        let elem = self.ty.size() as u64 * self.vector.unwrap_or(1) as u64;
+        self.array.iter().fold(elem, |acc, d| acc * d.unwrap_or(0))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Initializer {
+    Scalar(Operand),
+    List(Vec<Initializer>),
+}
+
+/// The opcodes phasegate knows by name; all others are [`Opcode::Other`] and round-trip.
+#[derive(Clone, Debug, Eq, PartialEq, Hash)]
+pub enum Opcode {
+    Abs,
+    Add,
+    And,
+    Atom,
+    Bar,
+    Barrier,
+    Bfe,
+    Bfi,
+    Bra,
+    Brev,
+    Call,
+    Clz,
+    Cp,
+    Cvt,
+    Cvta,
+    Div,
+    Elect,
+    Exit,
+    Fence,
+    Fma,
+    Ld,
+    Mad,
+    Mapa,
+    Max,
+    Mbarrier,
+    Membar,
+    Min,
+    Mov,
+    Mul,
+    Nanosleep,
+    Neg,
+    Not,
+    Or,
+    Popc,
+    Rcp,
+    Red,
+    Rem,
+    Ret,
+    Rsqrt,
+    Selp,
+    Setp,
+    Shl,
+    Shfl,
+    Shr,
+    Sqrt,
+    St,
+    Sub,
+    Trap,
+    Vote,
+    Xor,
+    /// Any other opcode, spelled as in the text (`tex`, `wgmma`, ...).
+    Other(String),
+}
+
+impl Opcode {
+    const KNOWN: [(&'static str, Opcode); 50] = [
+        ("abs", Opcode::Abs),
+        ("add", Opcode::Add),
+        ("and", Opcode::And),
+        ("atom", Opcode::Atom),
+        ("bar", Opcode::Bar),
+        ("barrier", Opcode::Barrier),
+        ("bfe", Opcode::Bfe),
+        ("bfi", Opcode::Bfi),
+        ("bra", Opcode::Bra),
+        ("brev", Opcode::Brev),
+        ("call", Opcode::Call),
+        ("clz", Opcode::Clz),
+        ("cp", Opcode::Cp),
+        ("cvt", Opcode::Cvt),
+        ("cvta", Opcode::Cvta),
+        ("div", Opcode::Div),
+        ("elect", Opcode::Elect),
+        ("exit", Opcode::Exit),
+        ("fence", Opcode::Fence),
+        ("fma", Opcode::Fma),
+        ("ld", Opcode::Ld),
+        ("mad", Opcode::Mad),
+        ("mapa", Opcode::Mapa),
+        ("max", Opcode::Max),
+        ("mbarrier", Opcode::Mbarrier),
+        ("membar", Opcode::Membar),
+        ("min", Opcode::Min),
+        ("mov", Opcode::Mov),
+        ("mul", Opcode::Mul),
+        ("nanosleep", Opcode::Nanosleep),
+        ("neg", Opcode::Neg),
+        ("not", Opcode::Not),
+        ("or", Opcode::Or),
+        ("popc", Opcode::Popc),
+        ("rcp", Opcode::Rcp),
+        ("red", Opcode::Red),
+        ("rem", Opcode::Rem),
+        ("ret", Opcode::Ret),
+        ("rsqrt", Opcode::Rsqrt),
+        ("selp", Opcode::Selp),
+        ("setp", Opcode::Setp),
+        ("shl", Opcode::Shl),
+        ("shfl", Opcode::Shfl),
+        ("shr", Opcode::Shr),
+        ("sqrt", Opcode::Sqrt),
+        ("st", Opcode::St),
+        ("sub", Opcode::Sub),
+        ("trap", Opcode::Trap),
+        ("vote", Opcode::Vote),
+        ("xor", Opcode::Xor),
+    ];
+
+    pub fn from_name(name: &str) -> Opcode {
+        Opcode::KNOWN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, op)| op.clone())
+            .unwrap_or_else(|| Opcode::Other(name.to_string()))
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Opcode::Other(name) => name,
+            known => Opcode::KNOWN.iter().find(|(_, op)| op == known).map(|(n, _)| *n).unwrap_or("?"),
+        }
+    }
+}
+
+impl fmt::Display for Opcode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `@%p` or `@!%p` in front of an instruction.
+#[derive(Clone, Debug, Eq, PartialEq, Hash)]
+pub struct Guard {
+    pub negated: bool,
+    pub pred: String,
+}
+
+/// One instruction: `@!%p1 mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar0], 0;`
+/// is opcode `mbarrier`, modifiers `try_wait parity shared::cta b64`, three operands.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instruction {
+    pub guard: Option<Guard>,
+    pub opcode: Opcode,
+    /// The dotted suffixes in order, without dots (`sync`, `aligned`, `shared::cta`, `u32`).
+    pub modifiers: Vec<String>,
+    pub operands: Vec<Operand>,
+}
+
+impl Instruction {
+    pub fn new(opcode: Opcode, modifiers: &[&str], operands: Vec<Operand>) -> Self {
+        Instruction { guard: None, opcode, modifiers: modifiers.iter().map(|m| m.to_string()).collect(), operands }
+    }
+    pub fn guarded(mut self, guard: Option<Guard>) -> Self {
+        self.guard = guard;
+        self
+    }
+    pub fn has(&self, modifier: &str) -> bool {
+        self.modifiers.iter().any(|m| m == modifier)
+    }
+    /// The full dotted name: `mbarrier.try_wait.parity.shared::cta.b64`.
+    pub fn full_name(&self) -> String {
+        let mut s = self.opcode.name().to_string();
+        for m in &self.modifiers {
+            s.push('.');
+            s.push_str(m);
+        }
+        s
+    }
+    /// The last modifier that names a type (`u32` in `setp.lt.u32`).
+    pub fn scalar_type(&self) -> Option<ScalarType> {
+        self.modifiers.iter().rev().find_map(|m| ScalarType::from_name(m))
+    }
+}
+
+/// An instruction operand.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Operand {
+    /// A register: `%r1`, `%rd2`, `%p3`, or a named one such as `%tid.x` (see [`SpecialReg`]).
+    Reg(String),
+    /// An immediate.
+    Imm(Imm),
+    /// A variable, function or label name (`bar0`, `$L__BB0_2`).
+    Symbol(String),
+    /// `symbol+offset` outside brackets (`mov.u64 %rd1, tile+16`).
+    SymbolOffset(String, i64),
+    /// `[base+offset]`.
+    Address(Address),
+    /// `{%f1, %f2, %f3, %f4}`.
+    Vector(Vec<Operand>),
+    /// `!%p1` (negated predicate source).
+    Not(Box<Operand>),
+    /// `%r8|%p7`: a value and a predicate destination.
+    Pair(Box<Operand>, Box<Operand>),
+    /// `_`: the sink.
+    Sink,
+    /// `(a, b)`: a parenthesised list (the argument lists of `call`).
+    List(Vec<Operand>),
+}
+
+impl Operand {
+    pub fn reg(name: impl Into<String>) -> Operand {
+        Operand::Reg(name.into())
+    }
+    pub fn int(value: i64) -> Operand {
+        Operand::Imm(Imm::Int(value))
+    }
+    pub fn sym(name: impl Into<String>) -> Operand {
+        Operand::Symbol(name.into())
+    }
+    pub fn as_reg(&self) -> Option<&str> {
+        match self {
+            Operand::Reg(r) => Some(r),
+            _ => None,
+        }
+    }
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Operand::Imm(Imm::Int(v)) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// An immediate value. Integers keep their 64-bit pattern; floats keep their exact bits.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum Imm {
+    Int(i64),
+    /// `0fXXXXXXXX`.
+    F32(u32),
+    /// `0dXXXXXXXXXXXXXXXX`.
+    F64(u64),
+}
+
+/// A memory operand `[base+offset]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Address {
+    pub base: AddressBase,
+    pub offset: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AddressBase {
+    Reg(String),
+    Symbol(String),
+    /// An absolute address `[1024]`.
+    Absolute,
+}
+
+/// Special registers phasegate gives meaning to.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum SpecialReg {
+    Tid(Dim),
+    Ntid(Dim),
+    Ctaid(Dim),
+    Nctaid(Dim),
+    ClusterId(Dim),
+    NClusterId(Dim),
+    ClusterCtaid(Dim),
+    ClusterNctaid(Dim),
+    ClusterCtaRank,
+    ClusterNctaRank,
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    LaneMaskEq,
+    LaneMaskLt,
+    DynamicSmemSize,
+}
+
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum Dim {
+    X,
+    Y,
+    Z,
+}
+
+impl Dim {
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Dim::X => "x",
+            Dim::Y => "y",
+            Dim::Z => "z",
+        }
+    }
+}
+
+impl SpecialReg {
+    /// The register's name as written in PTX: `%tid.x`.
+    pub fn name(self) -> String {
+        let dim = |base: &str, d: Dim| format!("%{base}.{}", d.suffix());
+        match self {
+            SpecialReg::Tid(d) => dim("tid", d),
+            SpecialReg::Ntid(d) => dim("ntid", d),
+            SpecialReg::Ctaid(d) => dim("ctaid", d),
+            SpecialReg::Nctaid(d) => dim("nctaid", d),
+            SpecialReg::ClusterId(d) => dim("clusterid", d),
+            SpecialReg::NClusterId(d) => dim("nclusterid", d),
+            SpecialReg::ClusterCtaid(d) => dim("cluster_ctaid", d),
+            SpecialReg::ClusterNctaid(d) => dim("cluster_nctaid", d),
+            SpecialReg::ClusterCtaRank => "%cluster_ctarank".into(),
+            SpecialReg::ClusterNctaRank => "%cluster_nctarank".into(),
+            SpecialReg::LaneId => "%laneid".into(),
+            SpecialReg::WarpId => "%warpid".into(),
+            SpecialReg::NWarpId => "%nwarpid".into(),
+            SpecialReg::SmId => "%smid".into(),
+            SpecialReg::Clock => "%clock".into(),
+            SpecialReg::Clock64 => "%clock64".into(),
+            SpecialReg::GlobalTimer => "%globaltimer".into(),
+            SpecialReg::LaneMaskEq => "%lanemask_eq".into(),
+            SpecialReg::LaneMaskLt => "%lanemask_lt".into(),
+            SpecialReg::DynamicSmemSize => "%dynamic_smem_size".into(),
+        }
+    }
+
+    /// Recognises a special register by name (`%ctaid.y`); ordinary registers give `None`.
+    pub fn from_name(name: &str) -> Option<SpecialReg> {
+        let (base, dim) = match name.rsplit_once('.') {
+            Some((b, "x")) => (b, Some(Dim::X)),
+            Some((b, "y")) => (b, Some(Dim::Y)),
+            Some((b, "z")) => (b, Some(Dim::Z)),
+            _ => (name, None),
+        };
+        Some(match (base, dim) {
+            ("%tid", Some(d)) => SpecialReg::Tid(d),
+            ("%ntid", Some(d)) => SpecialReg::Ntid(d),
+            ("%ctaid", Some(d)) => SpecialReg::Ctaid(d),
+            ("%nctaid", Some(d)) => SpecialReg::Nctaid(d),
+            ("%clusterid", Some(d)) => SpecialReg::ClusterId(d),
+            ("%nclusterid", Some(d)) => SpecialReg::NClusterId(d),
+            ("%cluster_ctaid", Some(d)) => SpecialReg::ClusterCtaid(d),
+            ("%cluster_nctaid", Some(d)) => SpecialReg::ClusterNctaid(d),
+            ("%cluster_ctarank", None) => SpecialReg::ClusterCtaRank,
+            ("%cluster_nctarank", None) => SpecialReg::ClusterNctaRank,
+            ("%laneid", None) => SpecialReg::LaneId,
+            ("%warpid", None) => SpecialReg::WarpId,
+            ("%nwarpid", None) => SpecialReg::NWarpId,
+            ("%smid", None) => SpecialReg::SmId,
+            ("%clock", None) => SpecialReg::Clock,
+            ("%clock64", None) => SpecialReg::Clock64,
+            ("%globaltimer", None) => SpecialReg::GlobalTimer,
+            ("%lanemask_eq", None) => SpecialReg::LaneMaskEq,
+            ("%lanemask_lt", None) => SpecialReg::LaneMaskLt,
+            ("%dynamic_smem_size", None) => SpecialReg::DynamicSmemSize,
+            _ => return None,
+        })
+    }
+}
