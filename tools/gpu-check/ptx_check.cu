@@ -1,0 +1,245 @@
+// ptx_check: load a PTX file through the CUDA driver API and check one kernel against a CPU
+// reference. Used to validate PTX that phasegate writes (and nvcc's reference PTX).
+//
+//   ptx_check scale|transpose|dot FILE.ptx [ENTRY]      (ENTRY defaults to the mode name)
+//
+// Kernel signatures and launch shapes (see tests/fixtures/cuda/*_ref.cu):
+//   scale(const float* x, float* y, float a, unsigned n)           block 256, grid ceil(n/256)
+//       y[i] = a * x[i]; checked bit-exactly (f32 multiply).
+//   transpose(const float* in, float* out, unsigned width, unsigned height)
+//       block (32,8,1), grid (ceil(width/32), ceil(height/32)); out[c*height + r] = in[r*width + c];
+//       checked bit-exactly.
+//   dot(const float* x, const float* y, float* partial, unsigned n) block 256, grid 264
+//       the sum of the partials against a double-precision reference, relative error < 1e-4;
+//       every partial must have been written. Inputs in [0, 1) (no cancellation).
+// Inputs are fresh random floats (the seed, from the clock, is printed; set PTX_CHECK_SEED to
+// repeat a run); outputs are poisoned with NaN before each launch. One line per check:
+// `PASS ...` or `FAIL ...`; the exit status is non-zero on any failure.
+//
+// Build: nvcc -O2 -o ptx_check ptx_check.cu -lcuda      (host code only; no kernels in here)
+#include <cuda.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <vector>
+
+static void die_cu(CUresult r, const char* what, int line)
+{
+    const char* name = nullptr;
+    const char* msg = nullptr;
+    cuGetErrorName(r, &name);
+    cuGetErrorString(r, &msg);
+    fprintf(stderr, "FAIL %s (line %d): %s: %s\n", what, line, name ? name : "?", msg ? msg : "unknown error");
+    exit(2);
+}
+#define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) die_cu(r_, #call, __LINE__); } while (0)
+
+static uint64_t g_rng;
+static uint32_t next_u32()
+{
+    // splitmix64
+    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return (uint32_t)((z ^ (z >> 31)) >> 32);
+}
+// uniform in [-1, 1), 24 random bits
+static float rand_float() { return (float)((int32_t)(next_u32() >> 8) - (1 << 23)) / (float)(1 << 23); }
+
+// uniform in [0, 1), 24 random bits
+static float rand_unit() { return (float)(next_u32() >> 8) / (float)(1 << 24); }
+
+static void fill_random(std::vector<float>& v) { for (auto& e : v) e = rand_float(); }
+static void fill_random_unit(std::vector<float>& v) { for (auto& e : v) e = rand_unit(); }
+
+static bool bits_equal(float a, float b) { uint32_t x, y; memcpy(&x, &a, 4); memcpy(&y, &b, 4); return x == y; }
+
+struct DevBuf {
+    CUdeviceptr p = 0;
+    size_t bytes = 0;
+    explicit DevBuf(size_t b) : bytes(b) { CK(cuMemAlloc(&p, b)); }
+    ~DevBuf() { if (p) cuMemFree(p); }
+    void upload(const std::vector<float>& h) { CK(cuMemcpyHtoD(p, h.data(), bytes)); }
+    void download(std::vector<float>& h) { CK(cuMemcpyDtoH(h.data(), p, bytes)); }
+    void poison() { CK(cuMemsetD32(p, 0x7FC00000u, bytes / 4)); }   // quiet NaN
+};
+
+static CUfunction load_function(CUmodule* mod, const char* path, const char* entry)
+{
+    FILE* f = fopen(path, "rb");
+    if (!f) { fprintf(stderr, "FAIL cannot open %s\n", path); exit(2); }
+    std::string ptx;
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) ptx.append(buf, n);
+    fclose(f);
+
+    static char error_log[1 << 16];
+    static char info_log[1 << 16];
+    error_log[0] = info_log[0] = 0;
+    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
+    void* vals[] = {error_log, (void*)(uintptr_t)sizeof error_log,
+                    info_log, (void*)(uintptr_t)sizeof info_log, (void*)(uintptr_t)1};
+    CUresult r = cuModuleLoadDataEx(mod, ptx.c_str(), 5, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        fprintf(stderr, "JIT error log for %s:\n%s\n", path, error_log);
+        if (info_log[0]) fprintf(stderr, "JIT info log:\n%s\n", info_log);
+        die_cu(r, "cuModuleLoadDataEx", __LINE__);
+    }
+    if (info_log[0]) printf("JIT info: %s\n", info_log);
+    CUfunction fn;
+    r = cuModuleGetFunction(&fn, *mod, entry);
+    if (r != CUDA_SUCCESS) {
+        fprintf(stderr, "no entry '%s' in %s\n", entry, path);
+        die_cu(r, "cuModuleGetFunction", __LINE__);
+    }
+    return fn;
+}
+
+static void launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned by, void** args)
+{
+    CK(cuLaunchKernel(fn, gx, gy, 1, bx, by, 1, 0, nullptr, args, nullptr));
+    CK(cuCtxSynchronize());
+}
+
+static int check_scale(CUfunction fn, unsigned n)
+{
+    std::vector<float> hx(n), hy(n);
+    fill_random(hx);
+    float a = rand_float() * 4.0f;
+    DevBuf dx(n * 4ull), dy(n * 4ull);
+    dx.upload(hx);
+    dy.poison();
+    CUdeviceptr px = dx.p, py = dy.p;
+    void* args[] = {&px, &py, &a, &n};
+    launch(fn, (n + 255) / 256, 1, 256, 1, args);
+    dy.download(hy);
+    size_t bad = 0;
+    double max_err = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        float ref = a * hx[i];
+        if (!bits_equal(hy[i], ref)) {
+            if (bad++ < 5) fprintf(stderr, "  y[%u] = %.9g, expected %.9g\n", i, hy[i], ref);
+            double e = std::isnan(hy[i]) ? INFINITY : fabs((double)hy[i] - ref);
+            if (e > max_err) max_err = e;
+        }
+    }
+    printf("%s scale n=%u a=%.9g (max abs err %g, %zu wrong)\n", bad ? "FAIL" : "PASS", n, a, max_err, bad);
+    return bad ? 1 : 0;
+}
+
+static int check_transpose(CUfunction fn, unsigned width, unsigned height)
+{
+    size_t count = (size_t)width * height;
+    std::vector<float> hin(count), hout(count);
+    fill_random(hin);
+    DevBuf din(count * 4), dout(count * 4);
+    din.upload(hin);
+    dout.poison();
+    CUdeviceptr pi = din.p, po = dout.p;
+    void* args[] = {&pi, &po, &width, &height};
+    launch(fn, (width + 31) / 32, (height + 31) / 32, 32, 8, args);
+    dout.download(hout);
+    size_t bad = 0;
+    double max_err = 0;
+    for (unsigned r = 0; r < height; ++r) {
+        for (unsigned c = 0; c < width; ++c) {
+            float got = hout[(size_t)c * height + r], ref = hin[(size_t)r * width + c];
+            if (!bits_equal(got, ref)) {
+                if (bad++ < 5) fprintf(stderr, "  output[%u*%u+%u] = %.9g, expected %.9g\n", c, height, r, got, ref);
+                double e = std::isnan(got) ? INFINITY : fabs((double)got - ref);
+                if (e > max_err) max_err = e;
+            }
+        }
+    }
+    printf("%s transpose %ux%u (max abs err %g, %zu wrong)\n", bad ? "FAIL" : "PASS", width, height, max_err, bad);
+    return bad ? 1 : 0;
+}
+
+static int check_dot(CUfunction fn, unsigned n, unsigned grid)
+{
+    std::vector<float> hx(n), hy(n), hp(grid);
+    // Non-negative inputs: no cancellation, so the relative error measures the kernel's f32
+    // accumulation, not the conditioning of a random sum.
+    fill_random_unit(hx);
+    fill_random_unit(hy);
+    DevBuf dx(n * 4ull), dy(n * 4ull), dp(grid * 4ull);
+    dx.upload(hx);
+    dy.upload(hy);
+    dp.poison();
+    CUdeviceptr px = dx.p, py = dy.p, pp = dp.p;
+    void* args[] = {&px, &py, &pp, &n};
+    launch(fn, grid, 1, 256, 1, args);
+    dp.download(hp);
+    double ref = 0, mag = 0, got = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        ref += (double)hx[i] * (double)hy[i];
+        mag += fabs((double)hx[i] * (double)hy[i]);
+    }
+    unsigned unwritten = 0;
+    for (unsigned b = 0; b < grid; ++b) {
+        if (!std::isfinite(hp[b])) { if (unwritten++ < 5) fprintf(stderr, "  partial[%u] = %g (not written?)\n", b, hp[b]); }
+        got += hp[b];
+    }
+    double rel = fabs(got - ref) / fabs(ref);
+    double rel_mag = fabs(got - ref) / mag;   // equals rel for non-negative inputs
+    bool ok = unwritten == 0 && rel < 1e-4;
+    printf("%s dot n=%u grid=%u (rel err %.3g, err/sum|xy| %.3g, got %.9g, ref %.9g, %u partials unwritten)\n",
+           ok ? "PASS" : "FAIL", n, grid, rel, rel_mag, got, ref, unwritten);
+    return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv)
+{
+    if (argc < 3 || argc > 4) {
+        fprintf(stderr, "usage: %s scale|transpose|dot FILE.ptx [ENTRY]\n", argv[0]);
+        return 2;
+    }
+    std::string mode = argv[1];
+    const char* path = argv[2];
+    const char* entry = argc == 4 ? argv[3] : argv[1];
+    if (mode != "scale" && mode != "transpose" && mode != "dot") {
+        fprintf(stderr, "unknown mode '%s' (scale|transpose|dot)\n", mode.c_str());
+        return 2;
+    }
+
+    const char* env_seed = getenv("PTX_CHECK_SEED");
+    uint64_t seed = env_seed ? strtoull(env_seed, nullptr, 0)
+                             : ((uint64_t)time(nullptr) * 1000003ull) ^ (uint64_t)clock();
+    g_rng = seed;
+    printf("ptx_check %s %s entry=%s seed=%llu\n", mode.c_str(), path, entry, (unsigned long long)seed);
+
+    CK(cuInit(0));
+    CUdevice dev;
+    CK(cuDeviceGet(&dev, 0));
+    CUcontext ctx;
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+
+    CUmodule mod;
+    CUfunction fn = load_function(&mod, path, entry);
+
+    int fails = 0;
+    if (mode == "scale") {
+        fails += check_scale(fn, (1u << 20) + 37);
+        fails += check_scale(fn, 1000);
+    } else if (mode == "transpose") {
+        fails += check_transpose(fn, 1000, 777);
+        fails += check_transpose(fn, 1024, 1024);
+        fails += check_transpose(fn, 33, 65);
+        fails += check_transpose(fn, 1, 100);
+    } else {
+        fails += check_dot(fn, (1u << 22) + 5, 264);
+        fails += check_dot(fn, 1000, 264);   // fewer elements than threads: some partials are 0
+    }
+
+    CK(cuModuleUnload(mod));
+    CK(cuDevicePrimaryCtxRelease(dev));
+    return fails ? 1 : 0;
+}
