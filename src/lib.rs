@@ -1,1 +1,41 @@
+//! # phasegate
+//!
+//! Rust GPU kernels whose barriers cannot be misused silently.
+//!
+//! A kernel is a Rust function under [`#[kernel]`](kernel). From it phasegate makes PTX text
+//! (with `.loc` lines back to the Rust source) and a [`KernelSpec`](runtime::KernelSpec)
+//! describing its entry and parameters:
+//!
+//! ```
+//! use phasegate::prelude::*;
+//!
+//! #[kernel]
+//! fn scale(x: &[f32], y: &mut [f32], a: f32, n: u32) {
+//!     let i = block_idx_x() * block_dim_x() + thread_idx_x();
+//!     if i < n {
+//!         y[i] = a * x[i];
+//!     }
+//! }
+//!
+//! assert!(scale::PTX.contains(".visible .entry scale("));
+//! assert_eq!(scale::SPEC.params.len(), 4);
+//! ```
+//!
+//! The crates behind it: [`ptx`] (the PTX model, writer, reader and feature table),
+//! [`runtime`] (kernel-language types and kernel descriptions), `phasegate-macros`.
 
+pub use phasegate_lints as lints;
+pub use phasegate_macros::kernel;
+pub use phasegate_ptx as ptx;
+pub use phasegate_runtime as runtime;
+/// The kernel language, as rustc sees it (see [`runtime::lang`]).
+pub use phasegate_runtime::lang;
+
+/// `use phasegate::prelude::*;` brings in `#[kernel]` and the kernel-language functions.
+pub mod prelude {
+    pub use crate::kernel;
+    pub use crate::lang::*;
+    pub use crate::runtime::KernelSpec;
+}
+
+pub mod cli;

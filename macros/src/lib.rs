@@ -1,3 +1,24 @@
+//! `#[kernel]`: a Rust function in the kernel language becomes a PTX entry.
+//!
+//! The pipeline, one file each: [`attr`] reads the arguments, [`check`] decides what is in the
+//! language and infers types, [`lower`] builds the PTX model, [`target`] settles `.target` and
+//! `.version` from the features used, [`shadow`] keeps the body for rustc, [`expand`] emits it all.
+
+mod attr;
+mod builtins;
+mod check;
+mod diag;
+mod expand;
+mod lower;
+mod params;
+mod shadow;
+mod target;
+mod types;
+
 use proc_macro::TokenStream;
+
+/// Compiles a kernel-language function to PTX. See the `phasegate` crate's documentation.
 #[proc_macro_attribute]
-pub fn kernel(_a: TokenStream, i: TokenStream) -> TokenStream { i }
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::kernel(attr.into(), item.into()).into()
+}

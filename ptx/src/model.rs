@@ -217,7 +217,9 @@ pub struct Function {
 /// A function-scope directive such as `.reqntid 128, 1, 1` or `.pragma "nounroll"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Directive {
-    /// Without the leading dot: `reqntid`.
+    /// Without the leading dot: `reqntid`. A body directive whose arguments are not integers
+    /// and strings (`.callprototype (.param .b32 _) _ (.param .b64 _)`) keeps its keyword and
+    /// argument text here, with `args` empty, so that it round-trips.
     pub name: String,
     pub args: Vec<DirectiveArg>,
 }

@@ -1,1 +1,7 @@
-//! placeholder until the crate lands
+//! `phasegate-runtime`: the kernel-language types that rustc checks kernels against, and the
+//! description of a generated kernel ([`KernelSpec`]).
+
+pub mod kernel;
+pub mod lang;
+
+pub use kernel::{ElemType, KernelSpec, ParamSpec, ParamType, ScalarKind};

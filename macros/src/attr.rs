@@ -1,0 +1,41 @@
+//! The arguments of `#[kernel(...)]`.
+
+use darling::FromMeta;
+use darling::util::SpannedValue;
+use phasegate_ptx::SmVersion;
+use proc_macro2::TokenStream;
+
+/// `#[kernel(target = "sm_90a", crate = "::phasegate")]`
+#[derive(Default, FromMeta)]
+pub struct KernelArgs {
+    /// The `.target` to pin the kernel to. Without it, the kernel targets the lowest
+    /// architecture (from sm_80 up) that has every feature it uses.
+    #[darling(default)]
+    pub target: Option<SpannedValue<String>>,
+    /// The path of the `phasegate` crate, for crates that rename it.
+    #[darling(default, rename = "crate")]
+    pub krate: Option<syn::Path>,
+}
+
+/// The lowest target phasegate generates code for.
+pub const MIN_TARGET: SmVersion = SmVersion::new(70);
+
+pub fn parse(attr: TokenStream) -> Result<KernelArgs, syn::Error> {
+    let items = darling::ast::NestedMeta::parse_meta_list(attr)?;
+    KernelArgs::from_list(&items).map_err(|e| syn::Error::from(e))
+}
+
+impl KernelArgs {
+    /// The pinned target, checked: `sm_XY` or `sm_XYa`, at least sm_70.
+    pub fn pinned_target(&self) -> Result<Option<SmVersion>, syn::Error> {
+        let Some(target) = &self.target else { return Ok(None) };
+        match SmVersion::parse(target.as_str()) {
+            Some(sm) if sm.number >= MIN_TARGET.number => Ok(Some(sm)),
+            Some(_) => Err(syn::Error::new(target.span(), format!("phasegate generates code for {MIN_TARGET} and later; `{}` is older", target.as_str()))),
+            None => Err(syn::Error::new(
+                target.span(),
+                format!("`{}` is not a PTX target; write it as `sm_80`, `sm_90` or `sm_90a`", target.as_str()),
+            )),
+        }
+    }
+}

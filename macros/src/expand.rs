@@ -1,0 +1,212 @@
+//! `#[kernel]`: checks the function, lowers it, and emits the kernel's module and the copy
+//! that rustc type-checks.
+//!
+//! On errors the module is still emitted (with empty PTX), so the user sees the kernel's own
+//! errors and no cascade of "unresolved module" errors where it is used.
+
+use crate::attr::{self, KernelArgs};
+use crate::check::Checker;
+use crate::diag::Diagnostics;
+use crate::lower::{Lowerer, Param};
+use crate::types::{Prim, Ty};
+use crate::{params, shadow};
+use phasegate_ptx::{FileDecl, Item, Module, SmVersion, Version};
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{FnArg, ItemFn, Pat, ReturnType};
+
+/// The kernel's generated facts, or the defaults emitted when it has errors.
+struct Output {
+    ptx: String,
+    target: SmVersion,
+    shared_bytes: u64,
+}
+
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut diag = Diagnostics::default();
+    let args = match attr::parse(attr) {
+        Ok(args) => args,
+        Err(e) => {
+            diag.push(e);
+            KernelArgs::default()
+        }
+    };
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let span = item.clone().into_iter().next().map(|t| t.span()).unwrap_or_else(Span::call_site);
+            let e = syn::Error::new(span, "#[kernel] applies to a function: `#[kernel] fn name(x: &[f32], n: u32) { ... }`");
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let krate: syn::Path = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::phasegate));
+    let pinned = args.pinned_target().unwrap_or_else(|e| {
+        diag.push(e);
+        None
+    });
+    check_signature(&func, &mut diag);
+    let (kernel_params, param_names) = collect_params(&func, &mut diag);
+
+    let mut checker = Checker::new(&mut diag);
+    for (name, ty) in &param_names {
+        checker.bind_param(name, *ty);
+    }
+    checker.check_body(&func.block);
+    let types = checker.finish();
+
+    let mut output = Output { ptx: String::new(), target: pinned.unwrap_or(SmVersion::new(80)), shared_bytes: 0 };
+    if !diag.has_errors() {
+        let name = func.sig.ident.to_string();
+        let lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).lower(&kernel_params, &func.block);
+        if !diag.has_errors() {
+            let mut module = Module::new(Version::new(7, 0), output.target);
+            module.items.push(Item::File(FileDecl { index: 1, path: func.sig.ident.span().file(), extra: Vec::new() }));
+            module.items.push(Item::Function(lowered.function));
+            crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
+            output = Output {
+                ptx: phasegate_ptx::write_string(&module),
+                target: module.target.sm,
+                shared_bytes: lowered.shared_bytes,
+            };
+        }
+    }
+
+    let module = kernel_module(&func, &krate, &kernel_params, &output);
+    let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
+    let copy = shadow::type_check_copy(&func, &krate, &accepted);
+    let errors = diag.to_compile_errors();
+    quote! { #module #copy #errors }
+}
+
+fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {
+    let sig = &func.sig;
+    if let Some(t) = &sig.constness {
+        diag.error(t.span(), "a kernel cannot be `const`");
+    }
+    if let Some(t) = &sig.asyncness {
+        diag.error(t.span(), "a kernel cannot be `async`");
+    }
+    if let syn::Safety::Unsafe(t) = &sig.safety {
+        diag.error(t.span(), "a kernel is not `unsafe`: the kernel language has no unsafe operations");
+    }
+    if let Some(abi) = &sig.abi {
+        diag.error(abi.span(), "a kernel has no `extern` ABI; #[kernel] gives it the PTX entry ABI");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        diag.error(sig.generics.span(), "a kernel cannot be generic: PTX entries have concrete parameter types");
+    }
+    if let Some(v) = &sig.variadic {
+        diag.error(v.span(), "a kernel cannot be variadic");
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        let unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
+        if !unit {
+            diag.error(ty.span(), "a kernel returns nothing; write results through a `&mut [T]` parameter");
+        }
+    }
+}
+
+/// The accepted parameters, and every parameter's name with its type if it was accepted.
+fn collect_params(func: &ItemFn, diag: &mut Diagnostics) -> (Vec<Param>, Vec<(String, Option<Ty>)>) {
+    let mut out = Vec::new();
+    let mut names = Vec::new();
+    for input in &func.sig.inputs {
+        match input {
+            FnArg::Receiver(r) => diag.error(r.span(), "a kernel is a free function; it has no `self`"),
+            FnArg::Typed(pt) => {
+                let name = match &*pt.pat {
+                    Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                        if let Some(m) = &p.mutability {
+                            diag.error(m.span(), "kernel parameters are immutable; bind a `let mut` copy in the body");
+                        }
+                        p.ident.to_string()
+                    }
+                    other => {
+                        diag.error(other.span(), "a kernel parameter is a plain name: `x: &[f32]`");
+                        continue;
+                    }
+                };
+                match params::param_type(&pt.ty) {
+                    Ok(ty) => {
+                        names.push((name.clone(), Some(ty)));
+                        out.push(Param { name, ty });
+                    }
+                    Err(e) => {
+                        names.push((name, None));
+                        diag.push(e);
+                    }
+                }
+            }
+        }
+    }
+    (out, names)
+}
+
+fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], output: &Output) -> TokenStream {
+    let name = &func.sig.ident;
+    let vis = &func.vis;
+    let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
+    let entry = name.to_string();
+    let ptx = &output.ptx;
+    let target = output.target.to_string();
+    let shared = output.shared_bytes as u32;
+    let specs = kernel_params.iter().map(|p| param_spec(krate, p));
+    quote! {
+        #(#docs)*
+        #[allow(dead_code)]
+        #vis mod #name {
+            /// The PTX module of this kernel: one `.entry`, with `.loc` lines into the Rust source.
+            pub const PTX: &str = #ptx;
+            /// The `.entry` name in [`PTX`].
+            pub const ENTRY: &str = #entry;
+            /// The `.target` of [`PTX`].
+            pub const TARGET: &str = #target;
+            /// The parameters, in order.
+            pub const PARAMS: &[#krate::runtime::ParamSpec] = &[#(#specs),*];
+            /// Everything needed to simulate or launch this kernel.
+            pub const SPEC: #krate::runtime::KernelSpec = #krate::runtime::KernelSpec {
+                entry: ENTRY,
+                ptx: PTX,
+                target: TARGET,
+                params: PARAMS,
+                static_shared_bytes: #shared,
+            };
+        }
+    }
+}
+
+fn scalar_kind(krate: &syn::Path, prim: Prim) -> TokenStream {
+    let variant = syn::Ident::new(
+        match prim {
+            Prim::U32 => "U32",
+            Prim::I32 => "I32",
+            Prim::U64 => "U64",
+            Prim::I64 => "I64",
+            Prim::F32 => "F32",
+            Prim::F64 => "F64",
+            Prim::Bool => "Bool",
+        },
+        Span::call_site(),
+    );
+    quote!(#krate::runtime::ScalarKind::#variant)
+}
+
+fn param_spec(krate: &syn::Path, p: &Param) -> TokenStream {
+    let name = &p.name;
+    let ty = match p.ty {
+        Ty::Global { elem, mutable } => {
+            let scalar = scalar_kind(krate, elem.prim);
+            let lanes = elem.lanes;
+            quote!(#krate::runtime::ParamType::Slice { elem: #krate::runtime::ElemType { scalar: #scalar, lanes: #lanes }, mutable: #mutable })
+        }
+        Ty::Prim(prim) => {
+            let scalar = scalar_kind(krate, prim);
+            quote!(#krate::runtime::ParamType::Scalar(#scalar))
+        }
+        _ => syn::Error::new(Span::call_site(), "unreachable parameter type").to_compile_error(),
+    };
+    quote!(#krate::runtime::ParamSpec { name: #name, ty: #ty })
+}

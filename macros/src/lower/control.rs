@@ -1,0 +1,259 @@
+//! Statements and control flow: blocks, `let`, `if`, `while`, `loop`, `for`, `break`,
+//! `continue`, `return`.
+
+use super::{Binding, LoopLabels, Lowerer, Val};
+use crate::check::range_parts;
+use crate::types::{Prim, Ty};
+use phasegate_ptx::{Instruction, Opcode, Operand};
+use std::collections::HashMap;
+use syn::spanned::Spanned;
+use syn::{Expr, Pat, Stmt};
+
+impl Lowerer<'_> {
+    /// Lowers a block's statements in a new scope; returns its tail value.
+    pub(super) fn block(&mut self, block: &syn::Block) -> Val {
+        self.scopes.push(HashMap::new());
+        let v = self.block_stmts(block);
+        self.scopes.pop();
+        v
+    }
+
+    /// Lowers statements in the current scope.
+    pub(super) fn block_stmts(&mut self, block: &syn::Block) -> Val {
+        for stmt in &block.stmts {
+            if let Stmt::Item(syn::Item::Const(c)) = stmt {
+                self.mark_statement(c.span());
+                let v = self.expr(&c.expr);
+                self.bind(c.ident.to_string(), Binding::Value { val: v, mutable: false });
+            }
+        }
+        let mut last = Val::Unit;
+        for (i, stmt) in block.stmts.iter().enumerate() {
+            last = Val::Unit;
+            match stmt {
+                Stmt::Local(local) => {
+                    self.mark_statement(local.span());
+                    self.local(local);
+                }
+                Stmt::Expr(e, semi) => {
+                    self.mark_statement(e.span());
+                    let v = self.expr(e);
+                    if semi.is_none() && i + 1 == block.stmts.len() {
+                        last = v;
+                    }
+                }
+                Stmt::Item(_) | Stmt::Macro(_) => {}
+            }
+        }
+        last
+    }
+
+    fn local(&mut self, local: &syn::Local) {
+        let (ident, mutable) = match pattern_name(&local.pat) {
+            Some(p) => p,
+            None => return self.internal("let pattern"),
+        };
+        let Some(init) = &local.init else { return self.internal("let without value") };
+        if let Ty::Shared { .. } = self.ty(&init.expr) {
+            let binding = self.shared_array(&ident, &init.expr);
+            self.bind(ident, binding);
+            return;
+        }
+        let value = self.expr(&init.expr);
+        // An immutable binding can share the registers it was computed in: nothing writes them
+        // again while it is in scope. A mutable one gets registers of its own.
+        let val = if mutable { self.copy(value) } else { value };
+        self.bind(ident, Binding::Value { val, mutable });
+    }
+
+    pub(super) fn if_expr(&mut self, e: &syn::ExprIf, ty: Ty) -> Val {
+        let result = match ty {
+            Ty::Prim(p) => Some(Val::Reg(p, self.reg(p.class()))),
+            Ty::Vector(p, n) => Some(Val::Vector(p, (0..n).map(|_| Val::Reg(p, self.reg(p.class()))).collect())),
+            _ => None,
+        };
+        let else_label = self.new_label();
+        let end_label = self.new_label();
+        self.branch_unless(&e.cond, &else_label);
+        let then = self.block(&e.then_branch);
+        if let Some(r) = &result {
+            self.assign_to(r, then);
+        }
+        match &e.else_branch {
+            Some((_, els)) => {
+                self.branch(&end_label);
+                self.place_label(else_label);
+                let v = self.expr(els);
+                if let Some(r) = &result {
+                    self.assign_to(r, v);
+                }
+                self.place_label(end_label);
+            }
+            None => self.place_label(else_label),
+        }
+        result.unwrap_or(Val::Unit)
+    }
+
+    /// Branches to `label` when `cond` is false.
+    pub(super) fn branch_unless(&mut self, cond: &Expr, label: &str) {
+        match self.expr(cond) {
+            Val::Imm(_, imm) => {
+                if imm == phasegate_ptx::Imm::Int(0) {
+                    self.branch(label);
+                }
+            }
+            Val::Reg(_, p) => self.emit_guarded(&p, true, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(label)])),
+            _ => self.internal("condition without a predicate"),
+        }
+    }
+
+    pub(super) fn while_loop(&mut self, w: &syn::ExprWhile) -> Val {
+        let head = self.new_label();
+        let end = self.new_label();
+        self.place_label(head.clone());
+        self.branch_unless(&w.cond, &end);
+        self.loop_body(w.label.as_ref(), &w.body, &end, &head);
+        self.branch(&head);
+        self.place_label(end);
+        Val::Unit
+    }
+
+    pub(super) fn loop_loop(&mut self, l: &syn::ExprLoop) -> Val {
+        let head = self.new_label();
+        let end = self.new_label();
+        self.place_label(head.clone());
+        self.loop_body(l.label.as_ref(), &l.body, &end, &head);
+        self.branch(&head);
+        self.place_label(end);
+        Val::Unit
+    }
+
+    fn loop_body(&mut self, label: Option<&syn::Label>, body: &syn::Block, brk: &str, cont: &str) {
+        self.loops.push(LoopLabels {
+            name: label.map(|l| l.name.ident.to_string()),
+            brk: brk.to_string(),
+            cont: cont.to_string(),
+        });
+        self.block(body);
+        self.loops.pop();
+    }
+
+    /// `for i in a..b` / `a..=b` / `(a..b).step_by(s)`.
+    ///
+    /// The bounds are evaluated once. The exit test compares the distance left, `end - i`,
+    /// with the step, so that `i + step` is only computed when it stays in the range: a loop
+    /// whose end is near the type's maximum ends instead of wrapping around, as in Rust.
+    pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Val {
+        let Some(parts) = range_parts(&f.expr) else {
+            self.internal("for over something other than a range");
+            return Val::Unit;
+        };
+        let (Some(start), Some(end)) = (parts.start, parts.end) else {
+            self.internal("unbounded range");
+            return Val::Unit;
+        };
+        let Ty::Prim(prim) = self.ty(&f.expr) else {
+            self.internal("range of unknown type");
+            return Val::Unit;
+        };
+        let start = self.expr(start);
+        let i = self.copy(start.clone());
+        // Reads of mutable bindings are copies already, so the bounds cannot change under the loop.
+        let end = self.expr(end);
+        let step = match parts.step {
+            Some(s) => {
+                let v = self.expr(s);
+                if let Val::Reg(_, r) = &v {
+                    // `step_by(0)` panics in Rust; in a kernel it traps.
+                    let p = self.reg(crate::types::RegClass::Pred);
+                    self.emit(Instruction::new(Opcode::Setp, &["eq", prim.arith().name()], vec![Operand::reg(&p), Operand::reg(r), Operand::int(0)]));
+                    self.emit_guarded(&p, false, Instruction::new(Opcode::Trap, &[], vec![]));
+                }
+                v
+            }
+            None => Val::Imm(prim, phasegate_ptx::Imm::Int(1)),
+        };
+        let body_label = self.new_label();
+        let cont = self.new_label();
+        let exit = self.new_label();
+        // Empty range: skip the loop (decided here when both bounds are constants).
+        let empty = self.comparison(if parts.inclusive { "gt" } else { "ge" }, prim, start.clone(), end.clone());
+        match empty {
+            Val::Imm(_, phasegate_ptx::Imm::Int(0)) => {}
+            Val::Reg(_, p) => self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)])),
+            _ => self.branch(&exit),
+        }
+        self.place_label(body_label.clone());
+        self.scopes.push(HashMap::new());
+        if let Some((name, _)) = pattern_name(&f.pat) {
+            self.bind(name, Binding::Value { val: i.clone(), mutable: false });
+        }
+        self.loop_body(f.label.as_ref(), &f.body, &exit, &cont);
+        self.scopes.pop();
+        self.place_label(cont);
+        // left = end - i (as unsigned); leave when left <= step (exclusive) or left < step (inclusive).
+        let left = self.arith_raw("sub", prim, end, i.clone());
+        let unsigned = if prim.is_64() { Prim::U64 } else { Prim::U32 };
+        let left = match left {
+            Val::Reg(_, r) => Val::Reg(unsigned, r),
+            other => other,
+        };
+        let step_u = match step.clone() {
+            Val::Reg(_, r) => Val::Reg(unsigned, r),
+            Val::Imm(_, imm) => Val::Imm(unsigned, imm),
+            other => other,
+        };
+        let done = self.compare(if parts.inclusive { "lt" } else { "le" }, unsigned, left, step_u);
+        self.emit_guarded(&done, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]));
+        let next = self.arith_raw("add", prim, i.clone(), step);
+        self.assign_to(&i, next);
+        self.branch(&body_label);
+        self.place_label(exit);
+        Val::Unit
+    }
+
+    pub(super) fn jump(&mut self, label: Option<&syn::Lifetime>, is_break: bool) -> Val {
+        let target = match label {
+            Some(l) => self.loops.iter().rev().find(|lp| lp.name.as_deref() == Some(&l.ident.to_string())),
+            None => self.loops.last(),
+        };
+        match target.map(|lp| if is_break { lp.brk.clone() } else { lp.cont.clone() }) {
+            Some(t) => self.branch(&t),
+            None => self.internal("jump outside a loop"),
+        }
+        Val::Unit
+    }
+
+    pub(super) fn ret(&mut self) -> Val {
+        self.emit(Instruction::new(Opcode::Ret, &[], vec![]));
+        Val::Unit
+    }
+
+    /// `setp.<cmp>.<type>` into a fresh predicate.
+    pub(super) fn compare(&mut self, cmp: &str, prim: Prim, a: Val, b: Val) -> String {
+        let a = Val::Reg(prim, self.to_reg(a));
+        let p = self.reg(crate::types::RegClass::Pred);
+        let (a, b) = (self.operand(&a), self.operand(&b));
+        self.emit(Instruction::new(Opcode::Setp, &[cmp, prim.arith().name()], vec![Operand::reg(&p), a, b]));
+        p
+    }
+}
+
+fn pattern_name(pat: &Pat) -> Option<(String, bool)> {
+    match pat {
+        Pat::Ident(p) => Some((p.ident.to_string(), p.mutability.is_some())),
+        Pat::Type(t) => pattern_name(&t.pat),
+        Pat::Wild(_) => Some(("_".into(), false)),
+        _ => None,
+    }
+}
+
+impl Lowerer<'_> {
+    /// Keeps the prim of a value of `Ty` for callers that need it.
+    pub(super) fn prim_of(&self, e: &Expr) -> Option<Prim> {
+        match self.ty(e) {
+            Ty::Prim(p) | Ty::Vector(p, _) => Some(p),
+            _ => None,
+        }
+    }
+}

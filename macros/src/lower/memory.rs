@@ -1,0 +1,176 @@
+//! Memory: loads and stores through global slices, shared arrays and vector lanes.
+//!
+//! Read-only slices (`&[T]`) are loaded with `ld.global.nc`: Rust guarantees that nothing
+//! writes the memory a shared reference points to while the kernel runs, which is exactly the
+//! condition of the non-coherent read-only path.
+
+use super::{Binding, Lowerer, Val};
+use crate::check::const_usize;
+use crate::types::{Elem, RegClass};
+use phasegate_ptx::{Address, AddressBase, Imm, Instruction, Opcode, Operand, StateSpace, VarDecl};
+use syn::spanned::Spanned;
+use syn::Expr;
+
+/// Where an element lives.
+struct Location {
+    space: &'static str,
+    read_only: bool,
+    elem: Elem,
+    address: Address,
+}
+
+impl Lowerer<'_> {
+    /// Declares a shared array (`let tile = shared_array::<f32, 1024>();`) and puts its
+    /// address in a register.
+    pub(super) fn shared_array(&mut self, name: &str, init: &Expr) -> Binding {
+        let crate::types::Ty::Shared { elem, len } = self.ty(init) else {
+            self.internal("shared array of unknown type");
+            return Binding::Value { val: Val::Unit, mutable: false };
+        };
+        let symbol = format!("{}_{}_{}", self.kernel, sanitize(name), self.shared_decls.len());
+        let bytes = len * elem.size() as u64;
+        let mut decl = VarDecl::new(StateSpace::Shared, phasegate_ptx::ScalarType::B8, symbol.clone());
+        decl.align = Some(16);
+        decl.array = vec![Some(bytes)];
+        self.shared_decls.push(decl);
+        self.shared_bytes = self.shared_bytes.next_multiple_of(16) + bytes;
+        let base = self.reg(RegClass::B32);
+        self.emit(Instruction::new(Opcode::Mov, &["u32"], vec![Operand::reg(&base), Operand::sym(&symbol)]));
+        Binding::Shared { elem, symbol, base, len }
+    }
+
+    /// The address of `base[index]`.
+    fn locate(&mut self, ix: &syn::ExprIndex) -> Option<Location> {
+        let Expr::Path(path) = strip(&ix.expr) else {
+            self.internal("indexing something other than a name");
+            return None;
+        };
+        let name = path.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let binding = self.lookup(&name)?;
+        match binding {
+            Binding::Global { elem, base, mutable } => {
+                let index = self.expr(&ix.index);
+                let address = self.element_address(&base, index, elem, true);
+                Some(Location { space: "global", read_only: !mutable, elem, address })
+            }
+            Binding::Shared { elem, symbol, base, len } => {
+                let index = self.expr(&ix.index);
+                if let Val::Imm(_, Imm::Int(k)) = index {
+                    if k as u64 >= len {
+                        let span = ix.index.span();
+                        self.diag.error(span, format!("index {k} is out of bounds for a shared array of {len} elements"));
+                        return None;
+                    }
+                    let offset = k * elem.size() as i64;
+                    return Some(Location { space: "shared", read_only: false, elem, address: Address { base: AddressBase::Symbol(symbol), offset } });
+                }
+                let address = self.element_address(&base, index, elem, false);
+                Some(Location { space: "shared", read_only: false, elem, address })
+            }
+            Binding::Value { .. } => {
+                self.internal("memory index on a value");
+                None
+            }
+        }
+    }
+
+    /// `base + index * size`: `mad.wide.u32` into a 64-bit global address, `mad.lo.u32` into a
+    /// 32-bit shared-window address. A constant index becomes an address offset.
+    fn element_address(&mut self, base: &str, index: Val, elem: Elem, wide: bool) -> Address {
+        let size = elem.size() as i64;
+        if let Val::Imm(_, Imm::Int(k)) = index {
+            let k = k as u32 as i64;
+            return Address { base: AddressBase::Reg(base.to_string()), offset: k * size };
+        }
+        let index = self.to_reg(index);
+        let (d, mods) = if wide { (self.reg(RegClass::B64), ["wide", "u32"]) } else { (self.reg(RegClass::B32), ["lo", "u32"]) };
+        self.emit(Instruction::new(Opcode::Mad, &mods, vec![Operand::reg(&d), Operand::reg(&index), Operand::int(size), Operand::reg(base)]));
+        Address { base: AddressBase::Reg(d), offset: 0 }
+    }
+
+    /// `base[index]` as a value; `v[k]` reads a vector lane.
+    pub(super) fn index_load(&mut self, ix: &syn::ExprIndex) -> Val {
+        if let Some(crate::types::Ty::Vector(..)) = Some(self.ty(&ix.expr)) {
+            let v = self.expr(&ix.expr);
+            let lane = const_usize(&ix.index).unwrap_or(0) as usize;
+            return match v {
+                Val::Vector(_, mut lanes) if lane < lanes.len() => lanes.swap_remove(lane),
+                _ => {
+                    self.internal("vector lane");
+                    Val::Unit
+                }
+            };
+        }
+        let Some(loc) = self.locate(ix) else { return Val::Unit };
+        let prim = loc.elem.prim;
+        let dst: Vec<String> = (0..loc.elem.lanes).map(|_| self.reg(prim.class())).collect();
+        let mut mods = vec![loc.space];
+        if loc.read_only {
+            mods.push("nc");
+        }
+        let vec_mod = format!("v{}", loc.elem.lanes);
+        if loc.elem.lanes > 1 {
+            mods.push(&vec_mod);
+        }
+        mods.push(prim.arith().name());
+        let dst_op = if loc.elem.lanes > 1 { Operand::Vector(dst.iter().map(Operand::reg).collect()) } else { Operand::reg(&dst[0]) };
+        self.emit(Instruction::new(Opcode::Ld, &mods, vec![dst_op, Operand::Address(loc.address)]));
+        if loc.elem.lanes > 1 {
+            Val::Vector(prim, dst.into_iter().map(|r| Val::Reg(prim, r)).collect())
+        } else {
+            Val::Reg(prim, dst.into_iter().next().unwrap_or_default())
+        }
+    }
+
+    /// Writes `value` to a place: a binding, a vector lane, or an element of memory.
+    pub(super) fn store_place(&mut self, place: &Expr, value: Val) {
+        match strip(place) {
+            Expr::Path(p) => {
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match self.lookup(&name) {
+                    Some(Binding::Value { val, .. }) => self.assign_to(&val, value),
+                    _ => self.internal("assignment to a non-value"),
+                }
+            }
+            Expr::Index(ix) if matches!(self.ty(&ix.expr), crate::types::Ty::Vector(..)) => {
+                let lane = const_usize(&ix.index).unwrap_or(0) as usize;
+                let Expr::Path(p) = strip(&ix.expr) else { return self.internal("vector lane place") };
+                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                match self.lookup(&name) {
+                    Some(Binding::Value { val: Val::Vector(_, lanes), .. }) if lane < lanes.len() => self.assign_to(&lanes[lane], value),
+                    _ => self.internal("vector lane place"),
+                }
+            }
+            Expr::Index(ix) => {
+                let Some(loc) = self.locate(ix) else { return };
+                let prim = loc.elem.prim;
+                let src = match value {
+                    Val::Vector(_, lanes) => Operand::Vector(lanes.into_iter().map(|l| Operand::reg(self.to_reg(l))).collect()),
+                    scalar => Operand::reg(self.to_reg(scalar)),
+                };
+                let vec_mod = format!("v{}", loc.elem.lanes);
+                let mut mods = vec![loc.space];
+                if loc.elem.lanes > 1 {
+                    mods.push(&vec_mod);
+                }
+                mods.push(prim.arith().name());
+                self.emit(Instruction::new(Opcode::St, &mods, vec![Operand::Address(loc.address), src]));
+            }
+            _ => self.internal("assignment place"),
+        }
+    }
+}
+
+fn strip(e: &Expr) -> &Expr {
+    match e {
+        Expr::Paren(p) => strip(&p.expr),
+        Expr::Group(g) => strip(&g.expr),
+        other => other,
+    }
+}
+
+/// PTX identifiers are `[a-zA-Z_][a-zA-Z0-9_$]*`; Rust raw identifiers carry `r#`.
+fn sanitize(name: &str) -> String {
+    name.trim_start_matches("r#").chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+}
+

@@ -1,0 +1,317 @@
+//! Lowering: a checked kernel body to a PTX [`Function`].
+//!
+//! Runs only on bodies the checker accepted, with the types it inferred. Every instruction
+//! keeps the span of the Rust expression it came from (a side table parallel to the body, for
+//! diagnostics), and `.loc` lines carry the source line and column of each statement into
+//! the PTX.
+
+mod calls;
+mod control;
+mod expr;
+mod memory;
+
+use crate::check::Types;
+use crate::diag::Diagnostics;
+use crate::types::{Elem, Prim, RegClass, Ty};
+use phasegate_ptx::{
+    Body, Function, FunctionKind, Guard, Imm, Instruction, Linkage, Loc, Opcode, Operand, ScalarType, Span,
+    StateSpace, Statement, VarDecl,
+};
+use proc_macro2::Span as RustSpan;
+use std::collections::HashMap;
+
+/// A value during lowering.
+#[derive(Clone, Debug)]
+pub enum Val {
+    /// A register holding a value of the type.
+    Reg(Prim, String),
+    /// A compile-time constant (integers as their 64-bit pattern; bools as 0/1).
+    Imm(Prim, Imm),
+    /// A vector: one value per lane.
+    Vector(Prim, Vec<Val>),
+    Unit,
+}
+
+impl Val {
+    fn prim(&self) -> Option<Prim> {
+        match self {
+            Val::Reg(p, _) | Val::Imm(p, _) | Val::Vector(p, _) => Some(*p),
+            Val::Unit => None,
+        }
+    }
+}
+
+/// What a name refers to.
+#[derive(Clone, Debug)]
+enum Binding {
+    Value { val: Val, mutable: bool },
+    /// A global slice: its base address (64-bit, global window) in a register.
+    Global { elem: Elem, base: String, mutable: bool },
+    /// A shared array: its symbol and its address (32-bit, shared window) in a register.
+    Shared { elem: Elem, symbol: String, base: String, len: u64 },
+}
+
+struct LoopLabels {
+    name: Option<String>,
+    brk: String,
+    cont: String,
+}
+
+/// A kernel parameter as the lowering sees it.
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+}
+
+/// The lowered function and the Rust span of each of its statements.
+pub struct Lowered {
+    pub function: Function,
+    pub spans: Vec<RustSpan>,
+    pub shared_bytes: u64,
+}
+
+pub struct Lowerer<'a> {
+    types: &'a Types,
+    diag: &'a mut Diagnostics,
+    kernel: String,
+    statements: Vec<(Statement, RustSpan)>,
+    regs: [u32; 5],
+    labels: u32,
+    scopes: Vec<HashMap<String, Binding>>,
+    loops: Vec<LoopLabels>,
+    shared_decls: Vec<VarDecl>,
+    shared_bytes: u64,
+    span: RustSpan,
+    last_loc: Option<(u32, u32)>,
+    /// The `.loc` of the current statement, written before its first instruction.
+    pending_loc: Option<(u32, u32)>,
+}
+
+impl<'a> Lowerer<'a> {
+    pub fn new(kernel: &str, types: &'a Types, diag: &'a mut Diagnostics, span: RustSpan) -> Self {
+        Lowerer {
+            types,
+            diag,
+            kernel: kernel.to_string(),
+            statements: Vec::new(),
+            regs: [0; 5],
+            labels: 0,
+            scopes: vec![HashMap::new()],
+            loops: Vec::new(),
+            shared_decls: Vec::new(),
+            shared_bytes: 0,
+            span,
+            last_loc: None,
+            pending_loc: None,
+        }
+    }
+
+    /// Lowers the whole kernel: parameter loads, the body, the final `ret`.
+    pub fn lower(mut self, params: &[Param], body: &syn::Block) -> Lowered {
+        let mut decls = Vec::new();
+        for (i, p) in params.iter().enumerate() {
+            let symbol = format!("{}_param_{i}", self.kernel);
+            let ptx_ty = match p.ty {
+                Ty::Prim(Prim::Bool) => ScalarType::U8,
+                Ty::Prim(prim) => prim.arith(),
+                _ => ScalarType::U64,
+            };
+            decls.push(VarDecl::new(StateSpace::Param, ptx_ty, symbol.clone()));
+            let binding = self.load_param(&symbol, p.ty);
+            self.scopes[0].insert(p.name.clone(), binding);
+        }
+        self.block_stmts(body);
+        let ends_in_ret = matches!(self.statements.last(), Some((Statement::Instruction(i), _)) if i.opcode == Opcode::Ret);
+        if !ends_in_ret {
+            self.emit(Instruction::new(Opcode::Ret, &[], vec![]));
+        }
+        self.finish(decls)
+    }
+
+    fn finish(self, params: Vec<VarDecl>) -> Lowered {
+        let mut body = Body::new();
+        let mut spans = Vec::new();
+        let fn_span = self.span;
+        for class in RegClass::ALL {
+            let count = self.regs[class as usize];
+            if count > 0 {
+                let mut decl = VarDecl::new(StateSpace::Reg, class.decl_type(), class.prefix());
+                decl.range = Some(count + 1);
+                body.push(Statement::Decl(decl), Span::NONE);
+                spans.push(fn_span);
+            }
+        }
+        for decl in self.shared_decls {
+            body.push(Statement::Decl(decl), Span::NONE);
+            spans.push(fn_span);
+        }
+        for (statement, span) in self.statements {
+            body.push(statement, Span::NONE);
+            spans.push(span);
+        }
+        let function = Function {
+            kind: FunctionKind::Entry,
+            linkage: Some(Linkage::Visible),
+            name: self.kernel,
+            returns: Vec::new(),
+            params,
+            directives: Vec::new(),
+            body: Some(body),
+        };
+        Lowered { function, spans, shared_bytes: self.shared_bytes }
+    }
+
+    fn load_param(&mut self, symbol: &str, ty: Ty) -> Binding {
+        let addr = Operand::Address(phasegate_ptx::Address { base: phasegate_ptx::AddressBase::Symbol(symbol.into()), offset: 0 });
+        match ty {
+            Ty::Prim(Prim::Bool) => {
+                let byte = self.reg(RegClass::B32);
+                self.emit(Instruction::new(Opcode::Ld, &["param", "u8"], vec![Operand::reg(&byte), addr]));
+                let p = self.reg(RegClass::Pred);
+                self.emit(Instruction::new(Opcode::Setp, &["ne", "u32"], vec![Operand::reg(&p), Operand::reg(&byte), Operand::int(0)]));
+                Binding::Value { val: Val::Reg(Prim::Bool, p), mutable: false }
+            }
+            Ty::Prim(prim) => {
+                let r = self.reg(prim.class());
+                let ty = prim.arith().name();
+                self.emit(Instruction::new(Opcode::Ld, &["param", ty], vec![Operand::reg(&r), addr]));
+                Binding::Value { val: Val::Reg(prim, r), mutable: false }
+            }
+            Ty::Global { elem, mutable } => {
+                let generic = self.reg(RegClass::B64);
+                self.emit(Instruction::new(Opcode::Ld, &["param", "u64"], vec![Operand::reg(&generic), addr]));
+                let base = self.reg(RegClass::B64);
+                self.emit(Instruction::new(Opcode::Cvta, &["to", "global", "u64"], vec![Operand::reg(&base), Operand::reg(&generic)]));
+                Binding::Global { elem, base, mutable }
+            }
+            Ty::Vector(..) | Ty::Shared { .. } | Ty::Unit => {
+                self.internal("parameter of a type the checker rejects");
+                Binding::Value { val: Val::Unit, mutable: false }
+            }
+        }
+    }
+
+    /// Reports a lowering invariant that the checker should have guaranteed.
+    fn internal(&mut self, what: &str) {
+        let span = self.span;
+        self.diag.error(span, format!("internal error in #[kernel] lowering ({what}); please report this kernel"));
+    }
+
+    fn reg(&mut self, class: RegClass) -> String {
+        let slot = &mut self.regs[class as usize];
+        *slot += 1;
+        format!("{}{}", class.prefix(), slot)
+    }
+
+    fn new_label(&mut self) -> String {
+        self.labels += 1;
+        format!("$L__{}_{}", self.kernel, self.labels)
+    }
+
+    fn place_label(&mut self, label: String) {
+        let span = self.span;
+        self.statements.push((Statement::Label(label), span));
+    }
+
+    /// Sets the source position for the `.loc` of the instructions that follow.
+    fn mark_statement(&mut self, span: RustSpan) {
+        self.span = span;
+        let start = span.start();
+        if start.line > 0 {
+            self.pending_loc = Some((start.line as u32, start.column as u32 + 1));
+        }
+    }
+
+    fn emit(&mut self, inst: Instruction) {
+        let span = self.span;
+        if let Some(pos) = self.pending_loc.take() {
+            if self.last_loc != Some(pos) {
+                self.last_loc = Some(pos);
+                self.statements.push((Statement::Loc(Loc { file: 1, line: pos.0, col: pos.1, rest: None }), span));
+            }
+        }
+        self.statements.push((Statement::Instruction(inst), span));
+    }
+
+    fn emit_guarded(&mut self, pred: &str, negated: bool, inst: Instruction) {
+        self.emit(inst.guarded(Some(Guard { negated, pred: pred.to_string() })));
+    }
+
+    fn branch(&mut self, label: &str) {
+        self.emit(Instruction::new(Opcode::Bra, &[], vec![Operand::sym(label)]));
+    }
+
+    fn lookup(&self, name: &str) -> Option<Binding> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    fn bind(&mut self, name: String, binding: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name, binding);
+        }
+    }
+
+    fn ty(&self, e: &syn::Expr) -> Ty {
+        self.types.of(e)
+    }
+
+    /// The operand for a scalar value.
+    fn operand(&self, v: &Val) -> Operand {
+        match v {
+            Val::Reg(_, r) => Operand::reg(r),
+            Val::Imm(_, imm) => Operand::Imm(*imm),
+            Val::Vector(_, lanes) => Operand::Vector(lanes.iter().map(|l| self.operand(l)).collect()),
+            Val::Unit => Operand::Sink,
+        }
+    }
+
+    /// Puts a scalar value in a register (immediates get a `mov`).
+    fn to_reg(&mut self, v: Val) -> String {
+        match v {
+            Val::Reg(_, r) => r,
+            Val::Imm(prim, imm) => {
+                let r = self.reg(prim.class());
+                let ty = if prim == Prim::Bool { "pred" } else { prim.bits().name() };
+                self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(&r), Operand::Imm(imm)]));
+                r
+            }
+            Val::Vector(..) | Val::Unit => {
+                self.internal("vector where a scalar was expected");
+                self.reg(RegClass::B32)
+            }
+        }
+    }
+
+    /// Copies a value into fresh registers, so that later assignments to its source do not
+    /// change it (a `let` binding, a read of a mutable binding).
+    fn copy(&mut self, v: Val) -> Val {
+        match v {
+            Val::Reg(prim, r) => {
+                let d = self.reg(prim.class());
+                let ty = if prim == Prim::Bool { "pred" } else { prim.bits().name() };
+                self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(&d), Operand::reg(&r)]));
+                Val::Reg(prim, d)
+            }
+            Val::Imm(prim, imm) => Val::Reg(prim, self.to_reg(Val::Imm(prim, imm))),
+            Val::Vector(prim, lanes) => Val::Vector(prim, lanes.into_iter().map(|l| self.copy(l)).collect()),
+            Val::Unit => Val::Unit,
+        }
+    }
+
+    /// Moves `src` into the registers of `dst` (an assignment to a binding).
+    fn assign_to(&mut self, dst: &Val, src: Val) {
+        match (dst, src) {
+            (Val::Reg(prim, d), src) => {
+                let ty = if *prim == Prim::Bool { "pred" } else { prim.bits().name() };
+                let src = self.operand(&src);
+                self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(d), src]));
+            }
+            (Val::Vector(_, dl), Val::Vector(_, sl)) if dl.len() == sl.len() => {
+                for (d, s) in dl.iter().zip(sl) {
+                    self.assign_to(d, s);
+                }
+            }
+            _ => self.internal("assignment between values of different shapes"),
+        }
+    }
+}

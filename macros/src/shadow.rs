@@ -1,0 +1,82 @@
+//! The copy of the kernel that rustc type-checks.
+//!
+//! The body is kept token for token, spans included, so rustc's errors land on the user's own
+//! code; only what ordinary Rust spells differently inside a kernel is rewritten, each
+//! rewrite carrying the span of what it replaces:
+//! - `&[T]` / `&mut [T]` parameters become `&Global<T>` / `&mut Global<T>` (indexed by `u32`);
+//! - `(a..b).step_by(s)` becomes `step_by(a..b, s)`, whose step has the range's type;
+//! - the kernel-language items are imported into the body.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, FnArg, ItemFn, Type};
+
+/// `accepted` names the parameters whose types the kernel language accepted; the others keep
+/// their Rust types, so that rustc does not report them a second time.
+pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> TokenStream {
+    let mut f = func.clone();
+    f.sig.ident = format_ident!("__phasegate_kernel_{}", func.sig.ident);
+    f.vis = syn::Visibility::Inherited;
+    f.attrs.retain(|a| ["allow", "warn", "deny", "expect"].iter().any(|n| a.path().is_ident(n)));
+    for input in &mut f.sig.inputs {
+        if let FnArg::Typed(pat) = input {
+            let accepted = matches!(&*pat.pat, syn::Pat::Ident(p) if accepted.iter().any(|a| p.ident == a));
+            if accepted {
+                rewrite_param(&mut pat.ty, krate);
+            }
+        }
+    }
+    RewriteStepBy { krate }.visit_block_mut(&mut f.block);
+    let span = f.block.span();
+    let import: syn::Stmt = syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
+    f.block.stmts.insert(0, import);
+    quote! {
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            #f
+        };
+    }
+}
+
+fn rewrite_param(ty: &mut Box<Type>, krate: &syn::Path) {
+    if let Type::Reference(r) = &mut **ty {
+        if let Type::Slice(slice) = &*r.elem {
+            let elem = &slice.elem;
+            let span = slice.span();
+            *r.elem = syn::parse_quote_spanned!(span=> #krate::lang::Global<#elem>);
+        }
+    }
+}
+
+struct RewriteStepBy<'a> {
+    krate: &'a syn::Path,
+}
+
+impl VisitMut for RewriteStepBy<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        visit_mut::visit_expr_mut(self, e);
+        if let Expr::MethodCall(m) = e {
+            if let (true, Some(range)) = (m.method == "step_by" && m.args.len() == 1, as_range(&m.receiver)) {
+                let krate = self.krate;
+                let (recv, step) = (range, &m.args[0]);
+                let span = m.method.span();
+                let call = quote_spanned!(span=> #krate::lang::step_by(#recv, #step));
+                if let Ok(new) = syn::parse2(call) {
+                    *e = new;
+                }
+            }
+        }
+    }
+}
+
+/// The range expression itself, without the parentheses that `(a..b).step_by(s)` needs.
+fn as_range(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Range(_) => Some(e),
+        Expr::Paren(p) => as_range(&p.expr),
+        Expr::Group(g) => as_range(&g.expr),
+        _ => None,
+    }
+}

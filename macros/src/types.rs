@@ -1,0 +1,196 @@
+//! The types of the kernel language and how each maps onto PTX.
+
+use phasegate_ptx::ScalarType;
+use std::fmt;
+
+/// A scalar type of the kernel language.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum Prim {
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+    Bool,
+}
+
+impl Prim {
+    pub fn from_ident(name: &str) -> Option<Prim> {
+        Some(match name {
+            "u32" => Prim::U32,
+            "i32" => Prim::I32,
+            "u64" => Prim::U64,
+            "i64" => Prim::I64,
+            "f32" => Prim::F32,
+            "f64" => Prim::F64,
+            "bool" => Prim::Bool,
+            _ => return None,
+        })
+    }
+
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            Prim::U32 => "u32",
+            Prim::I32 => "i32",
+            Prim::U64 => "u64",
+            Prim::I64 => "i64",
+            Prim::F32 => "f32",
+            Prim::F64 => "f64",
+            Prim::Bool => "bool",
+        }
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self, Prim::U32 | Prim::I32 | Prim::U64 | Prim::I64)
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Prim::F32 | Prim::F64)
+    }
+    pub fn is_signed(self) -> bool {
+        matches!(self, Prim::I32 | Prim::I64)
+    }
+    pub fn is_64(self) -> bool {
+        matches!(self, Prim::U64 | Prim::I64 | Prim::F64)
+    }
+
+    /// Bytes in memory (`bool` occupies one byte, as in Rust).
+    pub fn size(self) -> u32 {
+        match self {
+            Prim::Bool => 1,
+            Prim::U32 | Prim::I32 | Prim::F32 => 4,
+            Prim::U64 | Prim::I64 | Prim::F64 => 8,
+        }
+    }
+
+    /// The PTX type of arithmetic on this type (`s32` for `i32`).
+    pub fn arith(self) -> ScalarType {
+        match self {
+            Prim::U32 => ScalarType::U32,
+            Prim::I32 => ScalarType::S32,
+            Prim::U64 => ScalarType::U64,
+            Prim::I64 => ScalarType::S64,
+            Prim::F32 => ScalarType::F32,
+            Prim::F64 => ScalarType::F64,
+            Prim::Bool => ScalarType::Pred,
+        }
+    }
+
+    /// The untyped-bits PTX type of the same width (`b32` for `i32`).
+    pub fn bits(self) -> ScalarType {
+        match self {
+            Prim::U32 | Prim::I32 | Prim::F32 => ScalarType::B32,
+            Prim::U64 | Prim::I64 | Prim::F64 => ScalarType::B64,
+            Prim::Bool => ScalarType::Pred,
+        }
+    }
+
+    /// The unsigned type of the same width, for comparisons on differences.
+    pub fn unsigned(self) -> ScalarType {
+        if self.is_64() { ScalarType::U64 } else { ScalarType::U32 }
+    }
+
+    /// The register class that holds values of this type.
+    pub fn class(self) -> RegClass {
+        match self {
+            Prim::U32 | Prim::I32 => RegClass::B32,
+            Prim::U64 | Prim::I64 => RegClass::B64,
+            Prim::F32 => RegClass::F32,
+            Prim::F64 => RegClass::F64,
+            Prim::Bool => RegClass::Pred,
+        }
+    }
+}
+
+impl fmt::Display for Prim {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.rust_name())
+    }
+}
+
+/// PTX register classes, named as nvcc names them.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum RegClass {
+    Pred,
+    B32,
+    B64,
+    F32,
+    F64,
+}
+
+impl RegClass {
+    pub const ALL: [RegClass; 5] = [RegClass::Pred, RegClass::B32, RegClass::B64, RegClass::F32, RegClass::F64];
+    pub fn prefix(self) -> &'static str {
+        match self {
+            RegClass::Pred => "%p",
+            RegClass::B32 => "%r",
+            RegClass::B64 => "%rd",
+            RegClass::F32 => "%f",
+            RegClass::F64 => "%fd",
+        }
+    }
+    pub fn decl_type(self) -> ScalarType {
+        match self {
+            RegClass::Pred => ScalarType::Pred,
+            RegClass::B32 => ScalarType::B32,
+            RegClass::B64 => ScalarType::B64,
+            RegClass::F32 => ScalarType::F32,
+            RegClass::F64 => ScalarType::F64,
+        }
+    }
+}
+
+/// An element of memory: a scalar or a vector `[T; lanes]` moved with one 8- or 16-byte access.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct Elem {
+    pub prim: Prim,
+    pub lanes: u8,
+}
+
+impl Elem {
+    pub fn scalar(prim: Prim) -> Elem {
+        Elem { prim, lanes: 1 }
+    }
+    pub fn size(self) -> u32 {
+        self.prim.size() * self.lanes as u32
+    }
+    pub fn ty(self) -> Ty {
+        if self.lanes == 1 { Ty::Prim(self.prim) } else { Ty::Vector(self.prim, self.lanes) }
+    }
+    /// Whether `[prim; lanes]` is a vector the language can move in one access.
+    pub fn vector_ok(prim: Prim, lanes: u64) -> bool {
+        prim != Prim::Bool && matches!((prim.size(), lanes), (4, 2) | (4, 4) | (8, 2))
+    }
+}
+
+impl fmt::Display for Elem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.lanes == 1 { write!(f, "{}", self.prim) } else { write!(f, "[{}; {}]", self.prim, self.lanes) }
+    }
+}
+
+/// The type of a kernel-language value.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum Ty {
+    Unit,
+    Prim(Prim),
+    /// `[T; N]` held in registers.
+    Vector(Prim, u8),
+    /// A global-memory slice parameter.
+    Global { elem: Elem, mutable: bool },
+    /// A shared-memory array.
+    Shared { elem: Elem, len: u64 },
+}
+
+impl fmt::Display for Ty {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ty::Unit => f.write_str("()"),
+            Ty::Prim(p) => write!(f, "{p}"),
+            Ty::Vector(p, n) => write!(f, "[{p}; {n}]"),
+            Ty::Global { elem, mutable: false } => write!(f, "&[{elem}]"),
+            Ty::Global { elem, mutable: true } => write!(f, "&mut [{elem}]"),
+            Ty::Shared { elem, len } => write!(f, "SharedArray<{elem}, {len}>"),
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Running NVIDIA's `ptxas` on PTX text, to check that what phasegate writes assembles.
+//!
+//! `ptxas` needs no GPU. It is found through the `PTXAS` environment variable, else in the
+//! `nvidia-cuda-nvcc-cu12` Python package (`python3 -m pip install
+//! nvidia-cuda-nvcc-cu12==12.9.86`), else on `PATH`.
+
+use crate::model::SmVersion;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Finds `ptxas`, or says how to install it.
+pub fn locate() -> Result<PathBuf, String> {
+    if let Some(path) = std::env::var_os("PTXAS") {
+        let path = PathBuf::from(path);
+        return if path.is_file() { Ok(path) } else { Err(format!("PTXAS={} is not a file", path.display())) };
+    }
+    let from_pip = Command::new("python3")
+        .args(["-c", "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| Path::new(String::from_utf8_lossy(&o.stdout).trim()).join("bin").join("ptxas"))
+        .filter(|p| p.is_file());
+    if let Some(path) = from_pip {
+        return Ok(path);
+    }
+    let on_path = Command::new("ptxas").arg("--version").output().ok().filter(|o| o.status.success());
+    if on_path.is_some() {
+        return Ok(PathBuf::from("ptxas"));
+    }
+    Err("ptxas not found: set PTXAS, or run `python3 -m pip install nvidia-cuda-nvcc-cu12==12.9.86`".into())
+}
+
+/// What `ptxas` said about one PTX text.
+#[derive(Debug)]
+pub struct Assembly {
+    /// `ptxas` exited with success and printed no warning.
+    pub clean: bool,
+    /// Everything it printed.
+    pub log: String,
+}
+
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Assembles `ptx` for `arch` (`ptxas -arch=sm_90a`), discarding the machine code.
+pub fn assemble(ptxas: &Path, ptx: &str, arch: SmVersion) -> Result<Assembly, String> {
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir();
+    let stem = format!("phasegate-{}-{n}", std::process::id());
+    let input = dir.join(format!("{stem}.ptx"));
+    let output = dir.join(format!("{stem}.cubin"));
+    std::fs::write(&input, ptx).map_err(|e| format!("cannot write {}: {e}", input.display()))?;
+    let run = Command::new(ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg("-o")
+        .arg(&output)
+        .arg(&input)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", ptxas.display()));
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    let run = run?;
+    let log = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let clean = run.status.success() && !log.to_lowercase().contains("warning");
+    Ok(Assembly { clean, log })
+}

@@ -1,0 +1,127 @@
+//! What a `#[kernel]` item tells the rest of phasegate: its PTX, entry name and parameter
+//! layout, so that simulation and launch never need to parse Rust again.
+
+/// A scalar type of the kernel language.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum ScalarKind {
+    U32,
+    I32,
+    U64,
+    I64,
+    F32,
+    F64,
+    Bool,
+}
+
+impl ScalarKind {
+    /// Size in bytes of the value in memory (`bool` is one byte, as nvcc passes it).
+    pub const fn size(self) -> u32 {
+        match self {
+            ScalarKind::Bool => 1,
+            ScalarKind::U32 | ScalarKind::I32 | ScalarKind::F32 => 4,
+            ScalarKind::U64 | ScalarKind::I64 | ScalarKind::F64 => 8,
+        }
+    }
+    pub const fn rust_name(self) -> &'static str {
+        match self {
+            ScalarKind::U32 => "u32",
+            ScalarKind::I32 => "i32",
+            ScalarKind::U64 => "u64",
+            ScalarKind::I64 => "i64",
+            ScalarKind::F32 => "f32",
+            ScalarKind::F64 => "f64",
+            ScalarKind::Bool => "bool",
+        }
+    }
+}
+
+/// The element of a slice parameter: a scalar or a vector `[T; lanes]`.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct ElemType {
+    pub scalar: ScalarKind,
+    /// 1 for a scalar, 2 or 4 for `[T; 2]` / `[T; 4]`.
+    pub lanes: u8,
+}
+
+impl ElemType {
+    pub const fn size(self) -> u32 {
+        self.scalar.size() * self.lanes as u32
+    }
+}
+
+/// The type of one kernel parameter.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum ParamType {
+    /// Passed by value.
+    Scalar(ScalarKind),
+    /// `&[T]` or `&mut [T]`: a 64-bit generic address of global memory.
+    Slice { elem: ElemType, mutable: bool },
+}
+
+impl ParamType {
+    /// Bytes in the `.param` space; also the parameter's alignment there.
+    pub const fn size(self) -> u32 {
+        match self {
+            ParamType::Scalar(s) => s.size(),
+            ParamType::Slice { .. } => 8,
+        }
+    }
+}
+
+/// One parameter of a kernel, in declaration order.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct ParamSpec {
+    /// The Rust name, which is also the `.param` name in the PTX.
+    pub name: &'static str,
+    pub ty: ParamType,
+}
+
+/// Everything needed to load and launch a generated kernel.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct KernelSpec {
+    /// The `.entry` name.
+    pub entry: &'static str,
+    /// The whole PTX module.
+    pub ptx: &'static str,
+    /// The `.target`, e.g. `sm_90a`.
+    pub target: &'static str,
+    pub params: &'static [ParamSpec],
+    /// Bytes of static shared memory the kernel declares.
+    pub static_shared_bytes: u32,
+}
+
+impl KernelSpec {
+    /// Byte offsets of the parameters in the `.param` space (each aligned to its size, as the
+    /// CUDA driver lays out kernel parameters), and the total size.
+    pub fn param_layout(&self) -> (Vec<u32>, u32) {
+        let mut offsets = Vec::with_capacity(self.params.len());
+        let mut end = 0u32;
+        for p in self.params {
+            let size = p.ty.size();
+            let offset = end.div_ceil(size) * size;
+            offsets.push(offset);
+            end = offset + size;
+        }
+        (offsets, end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_aligns_each_parameter_to_its_size() {
+        const PARAMS: &[ParamSpec] = &[
+            ParamSpec { name: "flag", ty: ParamType::Scalar(ScalarKind::Bool) },
+            ParamSpec { name: "n", ty: ParamType::Scalar(ScalarKind::U32) },
+            ParamSpec {
+                name: "x",
+                ty: ParamType::Slice { elem: ElemType { scalar: ScalarKind::F32, lanes: 4 }, mutable: false },
+            },
+            ParamSpec { name: "a", ty: ParamType::Scalar(ScalarKind::F32) },
+        ];
+        let spec = KernelSpec { entry: "k", ptx: "", target: "sm_80", params: PARAMS, static_shared_bytes: 0 };
+        assert_eq!(spec.param_layout(), (vec![0, 4, 8, 16], 20));
+    }
+}

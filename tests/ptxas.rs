@@ -1,0 +1,62 @@
+//! Every PTX text the project emits is assembled by ptxas: the examples and the language
+//! kernels, for sm_90a and, where the kernel allows, for sm_80. Any error or warning fails.
+//!
+//! ptxas comes from `PTXAS` or the `nvidia-cuda-nvcc-cu12` package (`.ci/run` installs it).
+
+mod kernels;
+
+#[path = "../examples/dot.rs"]
+#[allow(dead_code)]
+mod dot;
+#[path = "../examples/scale.rs"]
+#[allow(dead_code)]
+mod scale;
+#[path = "../examples/transpose.rs"]
+#[allow(dead_code)]
+mod transpose;
+
+use phasegate::ptx::{ptxas, SmVersion};
+
+/// Every emitted kernel: (name, PTX, whether it targets sm_80 or lower).
+fn emitted() -> Vec<(&'static str, &'static str, bool)> {
+    let mut all = vec![
+        ("scale", scale::scale::PTX, true),
+        ("transpose", transpose::transpose::PTX, true),
+        ("dot", dot::dot::PTX, true),
+    ];
+    all.extend_from_slice(kernels::ALL);
+    all
+}
+
+#[test]
+fn every_emitted_kernel_assembles_cleanly() {
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let mut failures = Vec::new();
+    let mut assembled = 0;
+    for (name, ptx, sm80) in emitted() {
+        let mut archs = vec![SmVersion::arch_specific(90)];
+        if sm80 {
+            archs.push(SmVersion::new(80));
+        }
+        for arch in archs {
+            let result = ptxas::assemble(&ptxas, ptx, arch).unwrap_or_else(|e| panic!("{e}"));
+            assembled += 1;
+            if !result.clean {
+                failures.push(format!("{name} for {arch}:\n{}\n{ptx}", result.log));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "ptxas rejected {} of {assembled}:\n{}", failures.len(), failures.join("\n"));
+    assert!(assembled >= 19, "expected every kernel to be assembled, got {assembled}");
+}
+
+#[test]
+fn kernels_for_newer_targets_are_refused_by_an_older_ptxas_target() {
+    // The check above is only meaningful if ptxas really rejects what it should.
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, kernels::cluster_ids::PTX, SmVersion::new(80)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!result.clean, "sm_90 PTX assembled for sm_80:\n{}", result.log);
+    let broken = scale::scale::PTX.replace("mul.rn.f32", "mul.rn.f33");
+    let result = ptxas::assemble(&ptxas, &broken, SmVersion::new(80)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!result.clean && result.log.contains("f33"), "{}", result.log);
+}

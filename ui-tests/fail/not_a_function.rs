@@ -1,0 +1,6 @@
+use phasegate::prelude::*;
+
+#[kernel]
+struct NotAKernel;
+
+fn main() {}
