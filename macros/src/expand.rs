@@ -13,6 +13,7 @@ use crate::{params, shadow};
 use phasegate_ptx::{FileDecl, Item, Module, SmVersion, Version};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, ItemFn, Pat, ReturnType};
 
@@ -58,8 +59,11 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let types = checker.finish();
 
     let mut output = Output { ptx: String::new(), target: pinned.unwrap_or(SmVersion::new(80)), shared_bytes: 0 };
+    let name = func.sig.ident.unraw().to_string();
+    if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        diag.error(func.sig.ident.span(), "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`");
+    }
     if !diag.has_errors() {
-        let name = func.sig.ident.to_string();
         let lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).lower(&kernel_params, &func.block);
         if !diag.has_errors() {
             let mut module = Module::new(Version::new(7, 0), output.target);
@@ -149,7 +153,7 @@ fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], outp
     let name = &func.sig.ident;
     let vis = &func.vis;
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));
-    let entry = name.to_string();
+    let entry = name.unraw().to_string();
     let ptx = &output.ptx;
     let target = output.target.to_string();
     let shared = output.shared_bytes as u32;

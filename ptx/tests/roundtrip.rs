@@ -103,7 +103,12 @@ fn initializer() -> impl Strategy<Value = Initializer> {
 fn var_decl() -> impl Strategy<Value = VarDecl> {
     let ptr = prop::option::weighted(0.2, (prop::option::of(space()), prop::option::of(1u32..256)));
     (
-        (linkage(), space(), prop::option::of(any::<u32>()), prop::option::of(prop::sample::select(vec![2u8, 4, 8]))),
+        (
+            linkage(),
+            space(),
+            prop::option::of(any::<u32>()),
+            prop::option::of(prop_oneof![prop::sample::select(vec![2u8, 4, 8]), any::<u8>()]),
+        ),
         (prop::sample::select(ScalarType::ALL.to_vec()), ptr, prop_oneof![ident(), reg()]),
         (
             prop::option::of(any::<u32>()),

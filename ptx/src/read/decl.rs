@@ -138,12 +138,11 @@ impl Parser<'_> {
     }
 }
 
-/// `v2` → 2, `v4` → 4, `v8` → 8.
+/// `v2` → 2, `v4` → 4, `v8` → 8 (any width the model can hold, as the writer writes it).
 fn vector_width(word: &str) -> Option<u8> {
-    match word {
-        "v2" => Some(2),
-        "v4" => Some(4),
-        "v8" => Some(8),
-        _ => None,
+    let digits = word.strip_prefix('v')?;
+    if digits.starts_with('+') {
+        return None;
     }
+    digits.parse().ok()
 }

@@ -54,10 +54,11 @@ impl Parser<'_> {
             Tok::Word(name) if name == "_" => Operand::Sink,
             Tok::Word(name) => {
                 self.advance();
+                // `sym+0` is `sym`, as the writer sees it.
                 return Ok(match self.offset()? {
-                    Some(offset) => Operand::SymbolOffset(name, offset),
-                    None if self.regs.contains(&name) => Operand::Reg(name),
-                    None => Operand::Symbol(name),
+                    Some(offset) if offset != 0 => Operand::SymbolOffset(name, offset),
+                    _ if self.regs.contains(&name) => Operand::Reg(name),
+                    _ => Operand::Symbol(name),
                 });
             }
             _ => return Err(self.expected("an operand")),

@@ -254,7 +254,7 @@ fn float_immediates_keep_exact_bits() {
 
 #[test]
 fn symbols_and_symbol_offsets() {
-    let ops = operands("mov.u64 %rd1, tile, tile+16, $str, tile-8, tile+-4;");
+    let ops = operands("mov.u64 %rd1, tile, tile+16, $str, tile-8, tile+-4, tile+0;");
     assert_eq!(
         &ops[1..],
         [
@@ -263,6 +263,7 @@ fn symbols_and_symbol_offsets() {
             Operand::sym("$str"),
             Operand::SymbolOffset("tile".into(), -8),
             Operand::SymbolOffset("tile".into(), -4),
+            Operand::sym("tile"),
         ]
     );
 }

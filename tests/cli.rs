@@ -1,0 +1,80 @@
+//! The `phasegate` command on nvcc's fixtures, on our own PTX, and on bad input.
+
+use phasegate::cli;
+
+fn run(args: &[&str]) -> (u8, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let mut out = String::new();
+    let status = cli::run(&args, &mut out);
+    (status, out)
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/ptx/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!("phasegate-cli-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).expect("write temp file");
+    path.display().to_string()
+}
+
+#[test]
+fn check_accepts_every_nvcc_fixture() {
+    for name in ["mbarrier_pipeline.ptx", "cluster_exchange.ptx", "ampere_cp_async.ptx", "named_barriers.ptx", "block_reduce.ptx", "bulk_store.ptx"] {
+        let (status, out) = run(&["check", &fixture(name)]);
+        assert_eq!(status, 0, "{name}: {out}");
+        assert!(out.contains(": ok (1 kernel"), "{name}: {out}");
+    }
+}
+
+#[test]
+fn check_reports_a_feature_the_target_lacks_at_its_line() {
+    let text = std::fs::read_to_string(fixture("mbarrier_pipeline.ptx")).expect("fixture");
+    let lowered = text.replace(".target sm_90a", ".target sm_80");
+    let path = temp_file("lowered.ptx", &lowered);
+    let (status, out) = run(&["check", &path]);
+    assert_eq!(status, 1, "{out}");
+    let line = lowered.lines().position(|l| l.contains("mbarrier.try_wait.parity")).expect("try_wait in fixture") + 1;
+    assert!(out.contains(&format!("{path}:{line}:")), "expected a finding at line {line}:\n{out}");
+    assert!(out.contains("error[ptx_feature]: `mbarrier.try_wait.parity` requires .target sm_90"), "{out}");
+}
+
+#[test]
+fn read_errors_carry_file_line_and_column() {
+    let path = temp_file("broken.ptx", ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret\n}\n");
+    let (status, out) = run(&["check", &path]);
+    assert_eq!(status, 1, "{out}");
+    assert!(out.starts_with(&format!("{path}:7:")), "{out}");
+    assert!(out.contains("error:"), "{out}");
+}
+
+#[test]
+fn fmt_prints_the_canonical_text_which_is_a_fixed_point() {
+    let (status, first) = run(&["fmt", &fixture("named_barriers.ptx")]);
+    assert_eq!(status, 0, "{first}");
+    let path = temp_file("formatted.ptx", &first);
+    let (status, second) = run(&["fmt", &path]);
+    assert_eq!(status, 0, "{second}");
+    assert_eq!(first, second);
+    assert!(first.contains("bar.arrive \t1, 64;"), "{first}");
+}
+
+#[test]
+fn usage_errors_exit_with_two() {
+    assert_eq!(run(&[]).0, 2);
+    assert_eq!(run(&["frobnicate"]).0, 2);
+    assert_eq!(run(&["check"]).0, 2);
+    let (status, out) = run(&["check", "/nonexistent/file.ptx"]);
+    assert_eq!(status, 1);
+    assert!(out.contains("cannot read"), "{out}");
+    let path = temp_file("binary.ptx", "\u{0}\u{1}");
+    let bytes_path = std::env::temp_dir().join(format!("phasegate-cli-{}-latin1.ptx", std::process::id()));
+    std::fs::write(&bytes_path, [0xff, 0xfe, 0x41]).expect("write");
+    let (status, out) = run(&["check", &bytes_path.display().to_string()]);
+    assert_eq!(status, 1);
+    assert!(out.contains("not UTF-8"), "{out}");
+    let (status, _) = run(&["check", &path]);
+    assert_eq!(status, 1);
+    assert_eq!(run(&["help"]).0, 0);
+}
