@@ -147,15 +147,10 @@ pub fn write_decl(out: &mut String, d: &VarDecl) -> fmt::Result {
         write!(out, "{} ", linkage.as_str())?;
     }
     out.push_str(d.space.as_str());
-    let write_align = |out: &mut String| -> fmt::Result {
-        if let Some(a) = d.align {
-            write!(out, " .align {a}")?;
-        }
-        Ok(())
-    };
-    // Params put the type before `.ptr`; other spaces put `.align` before the type.
-    if d.ptr.is_none() {
-        write_align(out)?;
+    // `.align` always precedes the type: `.param .align 8 .u64 .ptr .global .align 16 x`
+    // keeps the parameter's alignment apart from its pointee's, as ptxas requires.
+    if let Some(a) = d.align {
+        write!(out, " .align {a}")?;
     }
     if let Some(v) = d.vector {
         write!(out, " .v{v}")?;
@@ -169,7 +164,6 @@ pub fn write_decl(out: &mut String, d: &VarDecl) -> fmt::Result {
         if let Some(a) = align {
             write!(out, " .align {a}")?;
         }
-        write_align(out)?;
     }
     write!(out, " {}", d.name)?;
     if let Some(n) = d.range {

@@ -1,9 +1,7 @@
 //! `parse(&write_string(&m)) == Ok(m)` for random, well-formed models.
 //!
 //! The generators produce only models whose text is unambiguous: names are PTX identifiers,
-//! registers start with `%`, `sym+0` is never a `SymbolOffset` (it is written `sym`), and a
-//! `.ptr` parameter with an `.align` of its own always has a `.ptr` alignment too (otherwise
-//! the writer's `.ptr .global .align 8` cannot say which of the two it meant), and `.reg`
+//! registers start with `%`, `sym+0` is never a `SymbolOffset` (it is written `sym`), and `.reg`
 //! declarations use `%` names (a `%`-less one makes same-named symbols in scope registers).
 
 use phasegate_ptx::*;
@@ -117,8 +115,6 @@ fn var_decl() -> impl Strategy<Value = VarDecl> {
         ),
     )
         .prop_map(|((linkage, space, align, vector), (ty, ptr, name), (range, array, init))| {
-            // `.ptr .align 8` with no second `.align` reads as the pointer's alignment.
-            let align = if matches!(ptr, Some((_, None))) { None } else { align };
             // A `%`-less `.reg` name turns same-named symbols in its scope into registers.
             let name = if space == StateSpace::Reg && !name.starts_with('%') { format!("%{name}") } else { name };
             VarDecl { linkage, space, align, vector, ty, ptr, name, range, array, init }

@@ -1,6 +1,6 @@
 //! The recursive-descent parser: the cursor over tokens, the module header, module-scope
 //! items and function signatures. Bodies are in `body.rs`, declarations in `decl.rs`,
-//! operands in `operand.rs`.
+//! operands in `operand.rs`, the `%`-less registers in scope in `scope.rs`.
 
 use super::ReadError;
 use super::lex::{Tok, Token, tokenize};
