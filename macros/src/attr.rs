@@ -15,6 +15,9 @@ pub struct KernelArgs {
     /// The path of the `phasegate` crate, for crates that rename it.
     #[darling(default, rename = "crate")]
     pub krate: Option<syn::Path>,
+    /// The cluster shape the kernel requires, `"2,1,1"` (`.reqnctapercluster`; sm_90).
+    #[darling(default)]
+    pub cluster: Option<SpannedValue<String>>,
 }
 
 /// The lowest target phasegate generates code for.
@@ -26,6 +29,20 @@ pub fn parse(attr: TokenStream) -> Result<KernelArgs, syn::Error> {
 }
 
 impl KernelArgs {
+    /// The cluster shape, checked: three positive numbers with a product of at most 16.
+    pub fn cluster_dims(&self) -> Result<Option<(u32, u32, u32)>, syn::Error> {
+        let Some(text) = &self.cluster else { return Ok(None) };
+        let dims: Vec<Option<u32>> = text.as_str().split(',').map(|d| d.trim().parse().ok()).collect();
+        match dims.as_slice() {
+            [Some(x), Some(y), Some(z)] if *x > 0 && *y > 0 && *z > 0 && x * y * z <= 16 => Ok(Some((*x, *y, *z))),
+            [Some(x), Some(y), Some(z)] if *x > 0 && *y > 0 && *z > 0 => Err(syn::Error::new(
+                text.span(),
+                format!("a cluster has at most 16 CTAs (8 portably); {x}×{y}×{z} is {}", x * y * z),
+            )),
+            _ => Err(syn::Error::new(text.span(), "write the cluster shape as three positive numbers: `cluster = \"2,1,1\"`")),
+        }
+    }
+
     /// The pinned target, checked: `sm_XY` or `sm_XYa`, at least sm_70.
     pub fn pinned_target(&self) -> Result<Option<SmVersion>, syn::Error> {
         let Some(target) = &self.target else { return Ok(None) };

@@ -18,6 +18,60 @@ pub enum Builtin {
     FromBits(Prim),
     /// `shared_array::<T, N>()`.
     SharedArray,
+    /// A function of the barrier vocabulary.
+    Sync(SyncFn),
+}
+
+/// The free functions of the barrier vocabulary.
+#[derive(Clone, Copy, Debug, Eq, PartialEq)]
+pub enum SyncFn {
+    /// `named_barrier::<ID, THREADS>()` and its spellings and kinds.
+    Named { counted: bool, cta_spelling: bool, reduction: bool },
+    NamedDyn,
+    MBarrier,
+    Publish,
+    PublishCta,
+    Pipeline,
+    ClusterBarrier,
+    PeerShared,
+    DynamicShared,
+    BulkLoad,
+    BulkLoadMulticast,
+    BulkStore,
+    BulkCommit,
+    BulkWait,
+    BulkWaitRead,
+    CpAsync,
+    FenceProxyAsync,
+    FenceMbarrierInit,
+    FenceAcqRel,
+    FenceSc,
+    Membar(&'static str),
+    ElectOne,
+    Nanosleep,
+}
+
+impl SyncFn {
+    /// How many arguments the function takes.
+    pub fn arity(self) -> usize {
+        match self {
+            SyncFn::Named { .. } | SyncFn::MBarrier | SyncFn::ClusterBarrier | SyncFn::DynamicShared => 0,
+            SyncFn::BulkCommit | SyncFn::FenceProxyAsync | SyncFn::FenceMbarrierInit | SyncFn::Membar(_) => 0,
+            SyncFn::ElectOne => 0,
+            SyncFn::Publish | SyncFn::PublishCta | SyncFn::BulkWait | SyncFn::BulkWaitRead => 1,
+            SyncFn::FenceAcqRel | SyncFn::FenceSc | SyncFn::Nanosleep => 1,
+            SyncFn::NamedDyn | SyncFn::PeerShared => 2,
+            SyncFn::Pipeline => 3,
+            SyncFn::CpAsync => 4,
+            SyncFn::BulkStore => 5,
+            SyncFn::BulkLoad => 6,
+            SyncFn::BulkLoadMulticast => 7,
+        }
+    }
+    /// Whether the function takes generic arguments (`named_barrier::<1, 64>()`).
+    pub fn generic(self) -> bool {
+        matches!(self, SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared)
+    }
 }
 
 /// Methods on kernel-language scalars (their Rust meanings, PTX's wrapping integers).
@@ -54,6 +108,7 @@ impl Builtin {
         match self {
             Builtin::Method(kind) => kind.arity(),
             Builtin::FromBits(_) => 1,
+            Builtin::Sync(f) => f.arity(),
             _ => 0,
         }
     }
@@ -65,6 +120,7 @@ impl Builtin {
             Builtin::Method(k) => format!("{k:?}").to_lowercase(),
             Builtin::FromBits(p) => format!("{p}::from_bits"),
             Builtin::SharedArray => "shared_array".into(),
+            Builtin::Sync(f) => FUNCTIONS.iter().find(|(_, b)| *b == Builtin::Sync(f)).map(|(n, _)| n.to_string()).unwrap_or_default(),
         }
     }
 }
@@ -121,6 +177,37 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("abs", Builtin::Method(MethodKind::Abs)),
     ("sqrt", Builtin::Method(MethodKind::Sqrt)),
     ("shared_array", Builtin::SharedArray),
+    ("named_barrier", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: false, reduction: false })),
+    ("named_barrier_cta", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: true, reduction: false })),
+    ("cta_barrier", Builtin::Sync(SyncFn::Named { counted: false, cta_spelling: false, reduction: false })),
+    ("cta_barrier_cta", Builtin::Sync(SyncFn::Named { counted: false, cta_spelling: true, reduction: false })),
+    ("reduction_barrier", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: false, reduction: true })),
+    ("reduction_barrier_cta", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: true, reduction: true })),
+    ("cta_reduction_barrier", Builtin::Sync(SyncFn::Named { counted: false, cta_spelling: false, reduction: true })),
+    ("named_barrier_dyn", Builtin::Sync(SyncFn::NamedDyn)),
+    ("mbarrier", Builtin::Sync(SyncFn::MBarrier)),
+    ("publish", Builtin::Sync(SyncFn::Publish)),
+    ("publish_cta", Builtin::Sync(SyncFn::PublishCta)),
+    ("pipeline", Builtin::Sync(SyncFn::Pipeline)),
+    ("cluster_barrier", Builtin::Sync(SyncFn::ClusterBarrier)),
+    ("peer_shared", Builtin::Sync(SyncFn::PeerShared)),
+    ("dynamic_shared", Builtin::Sync(SyncFn::DynamicShared)),
+    ("bulk_load", Builtin::Sync(SyncFn::BulkLoad)),
+    ("bulk_load_multicast", Builtin::Sync(SyncFn::BulkLoadMulticast)),
+    ("bulk_store", Builtin::Sync(SyncFn::BulkStore)),
+    ("bulk_commit", Builtin::Sync(SyncFn::BulkCommit)),
+    ("bulk_wait", Builtin::Sync(SyncFn::BulkWait)),
+    ("bulk_wait_read", Builtin::Sync(SyncFn::BulkWaitRead)),
+    ("cp_async", Builtin::Sync(SyncFn::CpAsync)),
+    ("fence_proxy_async", Builtin::Sync(SyncFn::FenceProxyAsync)),
+    ("fence_mbarrier_init", Builtin::Sync(SyncFn::FenceMbarrierInit)),
+    ("fence_acq_rel", Builtin::Sync(SyncFn::FenceAcqRel)),
+    ("fence_sc", Builtin::Sync(SyncFn::FenceSc)),
+    ("membar_cta", Builtin::Sync(SyncFn::Membar("cta"))),
+    ("membar_gl", Builtin::Sync(SyncFn::Membar("gl"))),
+    ("membar_sys", Builtin::Sync(SyncFn::Membar("sys"))),
+    ("elect_one", Builtin::Sync(SyncFn::ElectOne)),
+    ("nanosleep", Builtin::Sync(SyncFn::Nanosleep)),
 ];
 
 /// Resolves the function of a call: a kernel-language function by its name, or
@@ -132,7 +219,7 @@ pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
             return Ok(Builtin::FromBits(if ty == "f32" { Prim::F32 } else { Prim::F64 }));
         }
     }
-    let generic_ok = |b: Builtin| b == Builtin::SharedArray;
+    let generic_ok = |b: Builtin| b == Builtin::SharedArray || matches!(b, Builtin::Sync(f) if f.generic());
     match names.as_slice() {
         [name] => match FUNCTIONS.iter().find(|(n, _)| n == name) {
             Some((_, b)) => {
@@ -153,4 +240,6 @@ pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
 const CALLABLE: &str = "a kernel calls only the kernel language's functions (by their plain name): \
     the index and dimension functions (`thread_idx_x()`, `block_dim_y()`, `cluster_cta_rank()`, ...), \
     `lane_id()`, `warp_id()`, `sync_threads()`, `min`, `max`, `fma`, `abs`, `sqrt`, \
-    `shared_array::<T, N>()`, `f32::from_bits` and `f64::from_bits`";
+    `shared_array::<T, N>()`, `f32::from_bits`, `f64::from_bits`, and the barrier vocabulary \
+    (`named_barrier`, `mbarrier`, `pipeline`, `cluster_barrier`, `bulk_load`, fences, ...; \
+    see `phasegate::lang`)";

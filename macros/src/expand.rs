@@ -22,6 +22,8 @@ struct Output {
     ptx: String,
     target: SmVersion,
     shared_bytes: u64,
+    dynamic_shared_bytes: u64,
+    cluster: Option<(u32, u32, u32)>,
 }
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -48,6 +50,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         diag.push(e);
         None
     });
+    let cluster = args.cluster_dims().unwrap_or_else(|e| {
+        diag.push(e);
+        None
+    });
     check_signature(&func, &mut diag);
     let (kernel_params, param_names) = collect_params(&func, &mut diag);
 
@@ -58,22 +64,39 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     checker.check_body(&func.block);
     let types = checker.finish();
 
-    let mut output = Output { ptx: String::new(), target: pinned.unwrap_or(SmVersion::new(80)), shared_bytes: 0 };
+    let mut output = Output {
+        ptx: String::new(),
+        target: pinned.unwrap_or(SmVersion::new(80)),
+        shared_bytes: 0,
+        dynamic_shared_bytes: 0,
+        cluster,
+    };
     let name = func.sig.ident.unraw().to_string();
     if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         diag.error(func.sig.ident.span(), "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`");
     }
     if !diag.has_errors() {
-        let lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).lower(&kernel_params, &func.block);
+        let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).lower(&kernel_params, &func.block);
+        if lowered.shared_bytes > 48 * 1024 {
+            diag.error(func.sig.ident.span(), format!("the kernel declares {} bytes of static shared memory; a CTA has 48 KiB of static shared memory (more is dynamic: use `dynamic_shared` or a `pipeline`)", lowered.shared_bytes));
+        }
         if !diag.has_errors() {
             let mut module = Module::new(Version::new(7, 0), output.target);
             module.items.push(Item::File(FileDecl { index: 1, path: func.sig.ident.span().file(), extra: Vec::new() }));
+            module.items.extend(lowered.module_vars.drain(..).map(Item::Var));
+            if let Some((x, y, z)) = cluster {
+                let dims = [x, y, z].map(|d| phasegate_ptx::DirectiveArg::Int(d as u64)).to_vec();
+                lowered.function.directives.push(phasegate_ptx::Directive { name: "explicitcluster".into(), args: Vec::new() });
+                lowered.function.directives.push(phasegate_ptx::Directive { name: "reqnctapercluster".into(), args: dims });
+            }
             module.items.push(Item::Function(lowered.function));
             crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
             output = Output {
                 ptx: phasegate_ptx::write_string(&module),
                 target: module.target.sm,
                 shared_bytes: lowered.shared_bytes,
+                dynamic_shared_bytes: lowered.dynamic_shared_bytes,
+                cluster,
             };
         }
     }
@@ -157,6 +180,11 @@ fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], outp
     let ptx = &output.ptx;
     let target = output.target.to_string();
     let shared = output.shared_bytes as u32;
+    let dynamic = output.dynamic_shared_bytes as u32;
+    let cluster = match output.cluster {
+        Some((x, y, z)) => quote!(::core::option::Option::Some((#x, #y, #z))),
+        None => quote!(::core::option::Option::None),
+    };
     let specs = kernel_params.iter().map(|p| param_spec(krate, p));
     quote! {
         #(#docs)*
@@ -177,6 +205,8 @@ fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], outp
                 target: TARGET,
                 params: PARAMS,
                 static_shared_bytes: #shared,
+                dynamic_shared_bytes: #dynamic,
+                cluster_dims: #cluster,
             };
         }
     }

@@ -9,6 +9,7 @@ mod builtins;
 mod check;
 mod diag;
 mod expand;
+mod handles;
 mod lower;
 mod params;
 mod shadow;

@@ -29,6 +29,11 @@ pub fn settle(module: &mut Module, pinned: Option<SmVersion>, spans: &[Span], di
                     module.target.sm = need;
                 }
             }
+            // ptxas advises against `.multicast::cluster` on any target but the `a` ones.
+            let multicast = module.functions().filter_map(|f| f.body.as_ref()).any(|b| b.instructions().any(|(_, i)| i.has("multicast::cluster")));
+            if multicast && module.target.sm.number == 90 {
+                module.target.sm = SmVersion::arch_specific(90);
+            }
             module.version = required_version(module);
         }
     }

@@ -116,13 +116,15 @@ pub enum RegClass {
     B64,
     F32,
     F64,
+    B16,
 }
 
 impl RegClass {
-    pub const ALL: [RegClass; 5] = [RegClass::Pred, RegClass::B32, RegClass::B64, RegClass::F32, RegClass::F64];
+    pub const ALL: [RegClass; 6] = [RegClass::Pred, RegClass::B16, RegClass::B32, RegClass::B64, RegClass::F32, RegClass::F64];
     pub fn prefix(self) -> &'static str {
         match self {
             RegClass::Pred => "%p",
+            RegClass::B16 => "%rs",
             RegClass::B32 => "%r",
             RegClass::B64 => "%rd",
             RegClass::F32 => "%f",
@@ -132,6 +134,7 @@ impl RegClass {
     pub fn decl_type(self) -> ScalarType {
         match self {
             RegClass::Pred => ScalarType::Pred,
+            RegClass::B16 => ScalarType::B16,
             RegClass::B32 => ScalarType::B32,
             RegClass::B64 => ScalarType::B64,
             RegClass::F32 => ScalarType::F32,
@@ -180,6 +183,101 @@ pub enum Ty {
     Global { elem: Elem, mutable: bool },
     /// A shared-memory array.
     Shared { elem: Elem, len: u64 },
+    /// A synchronisation handle or a constant argument of one (see [`Handle`]).
+    Handle(Handle),
+}
+
+/// The shape of a [`Handle::Pipeline`] and the handles made from it.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct PipeShape {
+    pub elem: Elem,
+    pub stages: u32,
+    pub tile: u32,
+}
+
+/// Handles of the barrier vocabulary. rustc checks their typestate (phase parity, tokens);
+/// the checker only needs to know what kind of handle a value is.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum Handle {
+    /// A named CTA barrier: `threads == 0` means all threads of the CTA.
+    Named { id: u32, threads: u32, cta_spelling: bool, reduction: bool },
+    /// A named barrier with run-time id and count.
+    DynNamed,
+    /// An mbarrier object in any state.
+    MBar,
+    /// The token of an mbarrier arrive-on.
+    Arrival,
+    /// What `arrive_drop` leaves.
+    Dropped,
+    /// An mbarrier with its parity in a register.
+    DynMBar,
+    /// `[MBarrier; n]`, the argument and result of `publish`.
+    MBarArray(u8),
+    ClusterBar,
+    ClusterArrival,
+    Pipeline(PipeShape),
+    Producer(PipeShape),
+    ProducerSlot(PipeShape),
+    Consumer(PipeShape),
+    ConsumerSlot(PipeShape),
+    /// The CTA's dynamic shared memory as elements.
+    DynShared(Elem),
+    /// A peer CTA's shared array.
+    Peer(Elem, u64),
+    /// `Sem::Ordered` / `Sem::Relaxed`.
+    Sem(bool),
+    /// `Scope::Cta` .. `Scope::Sys`.
+    Scope(ScopeKind),
+    /// `EVEN` / `ODD`.
+    Parity(bool),
+}
+
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub enum ScopeKind {
+    Cta,
+    Cluster,
+    Gpu,
+    Sys,
+}
+
+impl ScopeKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ScopeKind::Cta => "cta",
+            ScopeKind::Cluster => "cluster",
+            ScopeKind::Gpu => "gpu",
+            ScopeKind::Sys => "sys",
+        }
+    }
+}
+
+impl fmt::Display for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Handle::Named { reduction: true, .. } => "ReductionBarrier",
+            Handle::Named { threads: 0, .. } => "CtaBarrier",
+            Handle::Named { .. } => "NamedBarrier",
+            Handle::DynNamed => "DynNamedBarrier",
+            Handle::MBar => "MBarrier",
+            Handle::Arrival => "Arrival",
+            Handle::Dropped => "Dropped",
+            Handle::DynMBar => "DynMBarrier",
+            Handle::MBarArray(_) => "[MBarrier; N]",
+            Handle::ClusterBar => "ClusterBarrier",
+            Handle::ClusterArrival => "ClusterArrival",
+            Handle::Pipeline(_) => "Pipeline",
+            Handle::Producer(_) => "Producer",
+            Handle::ProducerSlot(_) => "ProducerSlot",
+            Handle::Consumer(_) => "Consumer",
+            Handle::ConsumerSlot(_) => "ConsumerSlot",
+            Handle::DynShared(_) => "DynamicShared",
+            Handle::Peer(..) => "PeerShared",
+            Handle::Sem(_) => "Sem",
+            Handle::Scope(_) => "Scope",
+            Handle::Parity(_) => "parity",
+        };
+        f.write_str(name)
+    }
 }
 
 impl fmt::Display for Ty {
@@ -191,6 +289,7 @@ impl fmt::Display for Ty {
             Ty::Global { elem, mutable: false } => write!(f, "&[{elem}]"),
             Ty::Global { elem, mutable: true } => write!(f, "&mut [{elem}]"),
             Ty::Shared { elem, len } => write!(f, "SharedArray<{elem}, {len}>"),
+            Ty::Handle(h) => write!(f, "{h}"),
         }
     }
 }

@@ -88,6 +88,11 @@ pub struct KernelSpec {
     pub params: &'static [ParamSpec],
     /// Bytes of static shared memory the kernel declares.
     pub static_shared_bytes: u32,
+    /// Bytes of dynamic shared memory the kernel needs at least (its pipelines' buffers); a
+    /// launch adds what the kernel's `dynamic_shared` use needs.
+    pub dynamic_shared_bytes: u32,
+    /// The cluster shape the kernel requires (`.reqnctapercluster`), if any.
+    pub cluster_dims: Option<(u32, u32, u32)>,
 }
 
 impl KernelSpec {
@@ -121,7 +126,15 @@ mod tests {
             },
             ParamSpec { name: "a", ty: ParamType::Scalar(ScalarKind::F32) },
         ];
-        let spec = KernelSpec { entry: "k", ptx: "", target: "sm_80", params: PARAMS, static_shared_bytes: 0 };
+        let spec = KernelSpec {
+            entry: "k",
+            ptx: "",
+            target: "sm_80",
+            params: PARAMS,
+            static_shared_bytes: 0,
+            dynamic_shared_bytes: 0,
+            cluster_dims: None,
+        };
         assert_eq!(spec.param_layout(), (vec![0, 4, 8, 16], 20));
     }
 }

@@ -156,3 +156,17 @@ pub const ALL: &[(&str, &str, bool)] = &[
     ("cluster_ids", cluster_ids::PTX, false),
     ("pinned", pinned::PTX, false),
 ];
+
+pub mod vocabulary;
+
+/// The barrier-vocabulary kernels, as in [`ALL`].
+pub const VOCABULARY: &[(&str, &str, bool)] = &[
+    ("named_barriers", vocabulary::named_barriers::PTX, true),
+    ("reductions", vocabulary::reductions::PTX, true),
+    ("mbarrier_forms", vocabulary::mbarrier_forms::PTX, false),
+    ("mbarrier_reuse", vocabulary::mbarrier_reuse::PTX, false),
+    ("bulk_copies", vocabulary::bulk_copies::PTX, false),
+    ("cluster_forms", vocabulary::cluster_forms::PTX, false),
+    ("ampere_copies", vocabulary::ampere_copies::PTX, true),
+    ("dynamic_memory", vocabulary::dynamic_memory::PTX, false),
+];

@@ -1,7 +1,7 @@
 // ptx_check: load a PTX file through the CUDA driver API and check one kernel against a CPU
 // reference. Used to validate PTX that phasegate writes (and nvcc's reference PTX).
 //
-//   ptx_check scale|transpose|dot FILE.ptx [ENTRY]      (ENTRY defaults to the mode name)
+//   ptx_check scale|transpose|dot|pipeline FILE.ptx [ENTRY]   (ENTRY defaults to the mode name)
 //
 // Kernel signatures and launch shapes (see tests/fixtures/cuda/*_ref.cu):
 //   scale(const float* x, float* y, float a, unsigned n)           block 256, grid ceil(n/256)
@@ -12,9 +12,20 @@
 //   dot(const float* x, const float* y, float* partial, unsigned n) block 256, grid 264
 //       the sum of the partials against a double-precision reference, relative error < 1e-4;
 //       every partial must have been written. Inputs in [0, 1) (no cancellation).
+//   pipeline(const float* x, float* y, float a, unsigned tiles)    (tests/fixtures/cuda/pipeline_ref.cu)
+//       one tile = 4096 floats (16 KB), n = tiles * 4096; y[i] = a * x[i], checked bit-exactly.
+//       block (160,1,1): warp 0 producer, warps 1..4 consumers; grid (min(tiles, SMs),1,1);
+//       65536 bytes of dynamic shared memory (4 stages of 16 KB): the function's
+//       CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES is raised to 65536 and every launch
+//       passes sharedMemBytes = 65536. Checks tiles = 1, 7, 64, 1000, then a bandwidth run at
+//       tiles = 65536 (1 GiB in, 1 GiB out; median of 20 launches after 3 warm-ups, timed with
+//       events, output checked afterwards) next to cuMemcpyDtoDAsync of the same 1 GiB.
+//       PTX_CHECK_MAX_TILES=N skips every size above N (e.g. 64 under compute-sanitizer).
 // Inputs are fresh random floats (the seed, from the clock, is printed; set PTX_CHECK_SEED to
 // repeat a run); outputs are poisoned with NaN before each launch. One line per check:
-// `PASS ...` or `FAIL ...`; the exit status is non-zero on any failure.
+// `PASS ...` or `FAIL ...`; the exit status is non-zero on any failure. A launch still running
+// after PTX_CHECK_TIMEOUT_S seconds (default 30) prints `FAIL ... still running` and exits with
+// status 3 (a deadlocked kernel: a wrong parity, an expect_tx that is never completed, ...).
 //
 // Build: nvcc -O2 -o ptx_check ptx_check.cu -lcuda      (host code only; no kernels in here)
 #include <cuda.h>
@@ -23,9 +34,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <thread>
+#include <unistd.h>
 #include <vector>
 
 static void die_cu(CUresult r, const char* what, int line)
@@ -102,10 +117,34 @@ static CUfunction load_function(CUmodule* mod, const char* path, const char* ent
     return fn;
 }
 
-static void launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned by, void** args)
+static double g_timeout_s = 30.0;
+
+// Waits for all work on the default stream, giving up (exit 3) after g_timeout_s: a deadlocked
+// kernel never finishes, and the driver ends it when the process exits.
+static void sync_or_timeout(const char* what)
 {
-    CK(cuLaunchKernel(fn, gx, gy, 1, bx, by, 1, 0, nullptr, args, nullptr));
+    auto t0 = std::chrono::steady_clock::now();
+    for (;;) {
+        CUresult r = cuStreamQuery(nullptr);
+        if (r == CUDA_SUCCESS) break;
+        if (r != CUDA_ERROR_NOT_READY) die_cu(r, what, __LINE__);
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (s > g_timeout_s) {
+            printf("FAIL %s: still running after %.0f s (deadlock?)\n", what, g_timeout_s);
+            fflush(stdout);
+            fflush(stderr);
+            _exit(3);
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
     CK(cuCtxSynchronize());
+}
+
+static void launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned by, void** args,
+                   unsigned shared_bytes = 0)
+{
+    CK(cuLaunchKernel(fn, gx, gy, 1, bx, by, 1, shared_bytes, nullptr, args, nullptr));
+    sync_or_timeout("kernel launch");
 }
 
 static int check_scale(CUfunction fn, unsigned n)
@@ -195,19 +234,133 @@ static int check_dot(CUfunction fn, unsigned n, unsigned grid)
     return ok ? 0 : 1;
 }
 
+// ---- pipeline -----------------------------------------------------------------------------
+static const unsigned PIPE_TILE_FLOATS = 4096;
+static const unsigned PIPE_BLOCK = 160;
+static const unsigned PIPE_SHARED = 4 * 16384;
+
+static unsigned pipe_grid(unsigned tiles, unsigned sms) { return tiles < sms ? tiles : sms; }
+
+static size_t count_wrong(const std::vector<float>& hx, const std::vector<float>& hy, float a, double* max_err)
+{
+    size_t bad = 0;
+    *max_err = 0;
+    for (size_t i = 0; i < hx.size(); ++i) {
+        float ref = a * hx[i];
+        if (!bits_equal(hy[i], ref)) {
+            if (bad++ < 5) fprintf(stderr, "  y[%zu] = %.9g, expected %.9g\n", i, hy[i], ref);
+            double e = std::isnan(hy[i]) ? INFINITY : fabs((double)hy[i] - ref);
+            if (e > *max_err) *max_err = e;
+        }
+    }
+    return bad;
+}
+
+static int check_pipeline(CUfunction fn, unsigned tiles, unsigned sms)
+{
+    size_t n = (size_t)tiles * PIPE_TILE_FLOATS;
+    std::vector<float> hx(n), hy(n);
+    fill_random(hx);
+    float a = rand_float() * 4.0f;
+    DevBuf dx(n * 4), dy(n * 4);
+    dx.upload(hx);
+    dy.poison();
+    CUdeviceptr px = dx.p, py = dy.p;
+    void* args[] = {&px, &py, &a, &tiles};
+    unsigned grid = pipe_grid(tiles, sms);
+    launch(fn, grid, 1, PIPE_BLOCK, 1, args, PIPE_SHARED);
+    dy.download(hy);
+    double max_err;
+    size_t bad = count_wrong(hx, hy, a, &max_err);
+    printf("%s pipeline tiles=%u grid=%u (max abs err %g, %zu wrong)\n", bad ? "FAIL" : "PASS", tiles, grid, max_err, bad);
+    fflush(stdout);
+    return bad ? 1 : 0;
+}
+
+struct Timing { double median_ms, min_ms, max_ms; };
+
+// Times `reps` back-to-back calls of issue() on the default stream with events (one event
+// between consecutive calls) after `warmup` untimed ones.
+template <class F> static Timing time_events(F issue, int warmup, int reps)
+{
+    for (int i = 0; i < warmup; ++i) issue();
+    sync_or_timeout("warm-up");
+    std::vector<CUevent> ev(reps + 1);
+    for (auto& e : ev) CK(cuEventCreate(&e, CU_EVENT_DEFAULT));
+    CK(cuEventRecord(ev[0], nullptr));
+    for (int i = 0; i < reps; ++i) {
+        issue();
+        CK(cuEventRecord(ev[i + 1], nullptr));
+    }
+    sync_or_timeout("timed runs");
+    std::vector<double> ms(reps);
+    for (int i = 0; i < reps; ++i) {
+        float t;
+        CK(cuEventElapsedTime(&t, ev[i], ev[i + 1]));
+        ms[i] = t;
+    }
+    for (auto& e : ev) CK(cuEventDestroy(e));
+    std::sort(ms.begin(), ms.end());
+    Timing r;
+    r.median_ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+    r.min_ms = ms.front();
+    r.max_ms = ms.back();
+    return r;
+}
+
+static int bench_pipeline(CUfunction fn, unsigned tiles, unsigned sms)
+{
+    const int warmup = 3, reps = 20;
+    size_t n = (size_t)tiles * PIPE_TILE_FLOATS, bytes = n * 4;
+    std::vector<float> hx(n), hy(n);
+    fill_random(hx);
+    float a = rand_float() * 4.0f;
+    DevBuf dx(bytes), dy(bytes);
+    dx.upload(hx);
+    CUdeviceptr px = dx.p, py = dy.p;
+    void* args[] = {&px, &py, &a, &tiles};
+    unsigned grid = pipe_grid(tiles, sms);
+    auto run_kernel = [&] { CK(cuLaunchKernel(fn, grid, 1, 1, PIPE_BLOCK, 1, 1, PIPE_SHARED, nullptr, args, nullptr)); };
+
+    for (int i = 0; i < warmup; ++i) run_kernel();
+    sync_or_timeout("warm-up");
+    dy.poison();   // every element must be written by the timed launches
+    Timing tk = time_events(run_kernel, 0, reps);
+    dy.download(hy);
+    double max_err;
+    size_t bad = count_wrong(hx, hy, a, &max_err);
+    printf("%s pipeline tiles=%u grid=%u (max abs err %g, %zu wrong)\n", bad ? "FAIL" : "PASS", tiles, grid, max_err, bad);
+
+    auto run_copy = [&] { CK(cuMemcpyDtoDAsync(py, px, bytes, nullptr)); };
+    Timing tc = time_events(run_copy, warmup, reps);
+
+    double gbk = 2.0 * bytes / (tk.median_ms * 1e-3) / 1e9;
+    double gbc = 2.0 * bytes / (tc.median_ms * 1e-3) / 1e9;
+    printf("BW pipeline tiles=%u: %.1f GB/s (read+write)\n", tiles, gbk);
+    printf("BW memcpy %gGiB: %.1f GB/s (read+write)\n", bytes / 1073741824.0, gbc);
+    printf("  pipeline ms: median %.4f min %.4f max %.4f; memcpy ms: median %.4f min %.4f max %.4f; "
+           "pipeline/memcpy %.1f%%\n", tk.median_ms, tk.min_ms, tk.max_ms, tc.median_ms, tc.min_ms, tc.max_ms,
+           100.0 * gbk / gbc);
+    fflush(stdout);
+    return bad ? 1 : 0;
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: %s scale|transpose|dot FILE.ptx [ENTRY]\n", argv[0]);
+        fprintf(stderr, "usage: %s scale|transpose|dot|pipeline FILE.ptx [ENTRY]\n", argv[0]);
         return 2;
     }
     std::string mode = argv[1];
     const char* path = argv[2];
     const char* entry = argc == 4 ? argv[3] : argv[1];
-    if (mode != "scale" && mode != "transpose" && mode != "dot") {
-        fprintf(stderr, "unknown mode '%s' (scale|transpose|dot)\n", mode.c_str());
+    if (mode != "scale" && mode != "transpose" && mode != "dot" && mode != "pipeline") {
+        fprintf(stderr, "unknown mode '%s' (scale|transpose|dot|pipeline)\n", mode.c_str());
         return 2;
     }
+    if (const char* t = getenv("PTX_CHECK_TIMEOUT_S")) g_timeout_s = atof(t);
+    const char* env_max = getenv("PTX_CHECK_MAX_TILES");
+    unsigned max_tiles = env_max ? (unsigned)strtoul(env_max, nullptr, 0) : ~0u;
 
     const char* env_seed = getenv("PTX_CHECK_SEED");
     uint64_t seed = env_seed ? strtoull(env_seed, nullptr, 0)
@@ -234,9 +387,27 @@ int main(int argc, char** argv)
         fails += check_transpose(fn, 1024, 1024);
         fails += check_transpose(fn, 33, 65);
         fails += check_transpose(fn, 1, 100);
-    } else {
+    } else if (mode == "dot") {
         fails += check_dot(fn, (1u << 22) + 5, 264);
         fails += check_dot(fn, 1000, 264);   // fewer elements than threads: some partials are 0
+    } else {
+        int sms = 0;
+        CK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+        CK(cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)PIPE_SHARED));
+        int regs = 0, static_smem = 0, max_threads = 0;
+        CK(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
+        CK(cuFuncGetAttribute(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn));
+        CK(cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn));
+        printf("%s: %d registers, %d bytes static shared, max %d threads per block; %d SMs\n",
+               entry, regs, static_smem, max_threads, sms);
+        const unsigned sizes[] = {1, 7, 64, 1000};
+        for (unsigned t : sizes) {
+            if (t > max_tiles) { printf("SKIP pipeline tiles=%u (PTX_CHECK_MAX_TILES=%u)\n", t, max_tiles); continue; }
+            fails += check_pipeline(fn, t, (unsigned)sms);
+        }
+        const unsigned bw_tiles = 65536;   // 1 GiB in, 1 GiB out
+        if (bw_tiles > max_tiles) printf("SKIP BW pipeline tiles=%u (PTX_CHECK_MAX_TILES=%u)\n", bw_tiles, max_tiles);
+        else fails += bench_pipeline(fn, bw_tiles, (unsigned)sms);
     }
 
     CK(cuModuleUnload(mod));

@@ -16,6 +16,9 @@ impl Lowerer<'_> {
             self.internal("unknown function");
             return Val::Unit;
         };
+        if let Builtin::Sync(f) = builtin {
+            return self.sync_fn(f, call, ty);
+        }
         let args: Vec<Val> = call.args.iter().map(|a| self.expr(a)).collect();
         match builtin {
             Builtin::Special(reg) => self.special(reg),
@@ -49,10 +52,22 @@ impl Lowerer<'_> {
                 self.internal("shared_array outside a `let`");
                 Val::Unit
             }
+            Builtin::Sync(_) => Val::Unit,
         }
     }
 
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall, ty: Ty) -> Val {
+        if let Ty::Handle(handle) = self.ty(&m.receiver) {
+            let Some((method, _, _)) = crate::handles::lookup(handle, &m.method.to_string()) else {
+                return self.internal_val("unknown handle method");
+            };
+            let receiver = match self.expr(&m.receiver) {
+                Val::Handle(h) => *h,
+                _ => return self.internal_val("handle receiver"),
+            };
+            let args: Vec<&Expr> = m.args.iter().collect();
+            return self.handle_method(receiver, method, &args);
+        }
         let Some(kind) = builtins::lookup_method(&m.method.to_string()) else {
             self.internal("unknown method");
             return Val::Unit;

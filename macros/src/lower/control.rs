@@ -49,6 +49,9 @@ impl Lowerer<'_> {
     }
 
     fn local(&mut self, local: &syn::Local) {
+        if let (Pat::Slice(slice), Some(init)) = (&local.pat, &local.init) {
+            return self.bind_published(slice, &init.expr);
+        }
         let (ident, mutable) = match pattern_name(&local.pat) {
             Some(p) => p,
             None => return self.internal("let pattern"),
@@ -67,6 +70,9 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn if_expr(&mut self, e: &syn::ExprIf, ty: Ty) -> Val {
+        if let Ty::Handle(_) = ty {
+            return self.if_handle(e);
+        }
         let result = match ty {
             Ty::Prim(p) => Some(Val::Reg(p, self.reg(p.class()))),
             Ty::Vector(p, n) => Some(Val::Vector(p, (0..n).map(|_| Val::Reg(p, self.reg(p.class()))).collect())),
@@ -92,6 +98,43 @@ impl Lowerer<'_> {
             None => self.place_label(else_label),
         }
         result.unwrap_or(Val::Unit)
+    }
+
+    /// An `if` whose value is a handle: both branches leave the same barrier in the same
+    /// state (rustc checks the types), so their values merge.
+    fn if_handle(&mut self, e: &syn::ExprIf) -> Val {
+        let Some((_, els)) = &e.else_branch else { return self.internal_val("handle-valued if without else") };
+        let else_label = self.new_label();
+        let end_label = self.new_label();
+        self.branch_unless(&e.cond, &else_label);
+        let then = self.block(&e.then_branch);
+        let then_end = self.statements.len();
+        self.branch(&end_label);
+        self.place_label(else_label);
+        let other = self.expr(els);
+        let (Val::Handle(a), Val::Handle(b)) = (then, other) else { return self.internal_val("handle-valued if") };
+        match self.merge_handles(*a, *b) {
+            Some((merged, moves)) => {
+                // Each branch moves its registers into the merged ones.
+                let mut then_moves = Vec::new();
+                for (dst, from_then, from_else) in moves {
+                    self.inst(Opcode::Mov, &["b64"], vec![Operand::reg(&dst), Operand::reg(&from_else)]);
+                    then_moves.push((dst, from_then));
+                }
+                let span = self.span;
+                for (k, (dst, src)) in then_moves.into_iter().enumerate() {
+                    let mov = Instruction::new(Opcode::Mov, &["b64"], vec![Operand::reg(&dst), Operand::reg(&src)]);
+                    self.statements.insert(then_end + k, (phasegate_ptx::Statement::Instruction(mov), span));
+                }
+                self.place_label(end_label);
+                Val::Handle(Box::new(merged))
+            }
+            None => {
+                let span = e.if_token.span;
+                self.diag.error(span, "the two branches of this `if` give different barrier handles; give the same handle back from both");
+                Val::Unit
+            }
+        }
     }
 
     /// Branches to `label` when `cond` is false.

@@ -4,8 +4,8 @@
 //! round to nearest even and are never contracted into `fma` by ptxas, so a kernel computes
 //! what the same Rust computes on the CPU.
 
-use super::{Binding, Lowerer, Val};
-use crate::types::{Prim, RegClass, Ty};
+use super::{Binding, HVal, Lowerer, Val};
+use crate::types::{Handle, Prim, RegClass, Ty};
 use phasegate_ptx::{Imm, Instruction, Opcode, Operand};
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, UnOp};
@@ -25,6 +25,14 @@ impl Lowerer<'_> {
             Expr::Lit(lit) => self.literal(&lit.lit, ty),
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
+            Expr::Path(_) if matches!(ty, Ty::Handle(Handle::Sem(_) | Handle::Scope(_) | Handle::Parity(_))) => {
+                Val::Handle(Box::new(match ty {
+                    Ty::Handle(Handle::Sem(relaxed)) => HVal::Sem(relaxed),
+                    Ty::Handle(Handle::Scope(s)) => HVal::Scope(s),
+                    Ty::Handle(Handle::Parity(odd)) => HVal::Parity(odd),
+                    _ => HVal::Dropped,
+                }))
+            }
             Expr::Path(p) => {
                 let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                 match self.lookup(&name) {
@@ -74,6 +82,8 @@ impl Lowerer<'_> {
             Expr::Break(b) => self.jump(b.label.as_ref(), true),
             Expr::Continue(c) => self.jump(c.label.as_ref(), false),
             Expr::Return(_) => self.ret(),
+            // `&bar`, `&mut tiles`: arguments of the barrier vocabulary; the handle itself.
+            Expr::Reference(r) => self.expr(&r.expr),
             _ => {
                 self.internal("expression the checker rejects");
                 Val::Unit

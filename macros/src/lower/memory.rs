@@ -13,6 +13,7 @@ use syn::Expr;
 
 /// Where an element lives.
 struct Location {
+    /// `global`, `shared` or `shared::cluster`.
     space: &'static str,
     read_only: bool,
     elem: Elem,
@@ -67,6 +68,11 @@ impl Lowerer<'_> {
                 let address = self.element_address(&base, index, elem, false);
                 Some(Location { space: "shared", read_only: false, elem, address })
             }
+            Binding::Value { val: Val::Handle(h), .. } => {
+                let index = self.expr(&ix.index);
+                let (at, elem, space) = self.handle_element(&h, index)?;
+                Some(Location { space, read_only: false, elem, address: Address { base: AddressBase::Reg(at), offset: 0 } })
+            }
             Binding::Value { .. } => {
                 self.internal("memory index on a value");
                 None
@@ -102,20 +108,25 @@ impl Lowerer<'_> {
             };
         }
         let Some(loc) = self.locate(ix) else { return Val::Unit };
-        let prim = loc.elem.prim;
-        let dst: Vec<String> = (0..loc.elem.lanes).map(|_| self.reg(prim.class())).collect();
-        let mut mods = vec![loc.space];
-        if loc.read_only {
+        self.load_elem(loc.space, loc.read_only, loc.elem, Operand::Address(loc.address))
+    }
+
+    /// `ld.<space>{.nc}{.vN}.<type>` of one element at `address`.
+    pub(super) fn load_elem(&mut self, space: &str, read_only: bool, elem: Elem, address: Operand) -> Val {
+        let prim = elem.prim;
+        let dst: Vec<String> = (0..elem.lanes).map(|_| self.reg(prim.class())).collect();
+        let mut mods = vec![space];
+        if read_only {
             mods.push("nc");
         }
-        let vec_mod = format!("v{}", loc.elem.lanes);
-        if loc.elem.lanes > 1 {
+        let vec_mod = format!("v{}", elem.lanes);
+        if elem.lanes > 1 {
             mods.push(&vec_mod);
         }
         mods.push(prim.arith().name());
-        let dst_op = if loc.elem.lanes > 1 { Operand::Vector(dst.iter().map(Operand::reg).collect()) } else { Operand::reg(&dst[0]) };
-        self.emit(Instruction::new(Opcode::Ld, &mods, vec![dst_op, Operand::Address(loc.address)]));
-        if loc.elem.lanes > 1 {
+        let dst_op = if elem.lanes > 1 { Operand::Vector(dst.iter().map(Operand::reg).collect()) } else { Operand::reg(&dst[0]) };
+        self.emit(Instruction::new(Opcode::Ld, &mods, vec![dst_op, address]));
+        if elem.lanes > 1 {
             Val::Vector(prim, dst.into_iter().map(|r| Val::Reg(prim, r)).collect())
         } else {
             Val::Reg(prim, dst.into_iter().next().unwrap_or_default())

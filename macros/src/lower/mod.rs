@@ -7,8 +7,13 @@
 
 mod calls;
 mod control;
+mod copy;
 mod expr;
 mod memory;
+mod pipeline;
+mod sync;
+
+pub use sync::HVal;
 
 use crate::check::Types;
 use crate::diag::Diagnostics;
@@ -29,6 +34,8 @@ pub enum Val {
     Imm(Prim, Imm),
     /// A vector: one value per lane.
     Vector(Prim, Vec<Val>),
+    /// A handle of the barrier vocabulary.
+    Handle(Box<HVal>),
     Unit,
 }
 
@@ -36,7 +43,7 @@ impl Val {
     fn prim(&self) -> Option<Prim> {
         match self {
             Val::Reg(p, _) | Val::Imm(p, _) | Val::Vector(p, _) => Some(*p),
-            Val::Unit => None,
+            Val::Handle(_) | Val::Unit => None,
         }
     }
 }
@@ -68,6 +75,10 @@ pub struct Lowered {
     pub function: Function,
     pub spans: Vec<RustSpan>,
     pub shared_bytes: u64,
+    /// Module-scope declarations the function needs (the dynamic shared memory).
+    pub module_vars: Vec<VarDecl>,
+    /// Bytes of dynamic shared memory the kernel's pipelines need at launch.
+    pub dynamic_shared_bytes: u64,
 }
 
 pub struct Lowerer<'a> {
@@ -75,12 +86,17 @@ pub struct Lowerer<'a> {
     diag: &'a mut Diagnostics,
     kernel: String,
     statements: Vec<(Statement, RustSpan)>,
-    regs: [u32; 5],
+    regs: [u32; 6],
     labels: u32,
     scopes: Vec<HashMap<String, Binding>>,
     loops: Vec<LoopLabels>,
     shared_decls: Vec<VarDecl>,
     shared_bytes: u64,
+    module_vars: Vec<VarDecl>,
+    /// Bytes of dynamic shared memory taken by pipelines so far.
+    dynamic_bytes: u64,
+    /// Whether `dynamic_shared` was used (pipelines must come before it).
+    dynamic_user: bool,
     span: RustSpan,
     last_loc: Option<(u32, u32)>,
     /// The `.loc` of the current statement, written before its first instruction.
@@ -94,12 +110,15 @@ impl<'a> Lowerer<'a> {
             diag,
             kernel: kernel.to_string(),
             statements: Vec::new(),
-            regs: [0; 5],
+            regs: [0; 6],
             labels: 0,
             scopes: vec![HashMap::new()],
             loops: Vec::new(),
             shared_decls: Vec::new(),
             shared_bytes: 0,
+            module_vars: Vec::new(),
+            dynamic_bytes: 0,
+            dynamic_user: false,
             span,
             last_loc: None,
             pending_loc: None,
@@ -158,7 +177,13 @@ impl<'a> Lowerer<'a> {
             directives: Vec::new(),
             body: Some(body),
         };
-        Lowered { function, spans, shared_bytes: self.shared_bytes }
+        Lowered {
+            function,
+            spans,
+            shared_bytes: self.shared_bytes,
+            module_vars: self.module_vars,
+            dynamic_shared_bytes: self.dynamic_bytes,
+        }
     }
 
     fn load_param(&mut self, symbol: &str, ty: Ty) -> Binding {
@@ -184,7 +209,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(Instruction::new(Opcode::Cvta, &["to", "global", "u64"], vec![Operand::reg(&base), Operand::reg(&generic)]));
                 Binding::Global { elem, base, mutable }
             }
-            Ty::Vector(..) | Ty::Shared { .. } | Ty::Unit => {
+            Ty::Vector(..) | Ty::Shared { .. } | Ty::Handle(_) | Ty::Unit => {
                 self.internal("parameter of a type the checker rejects");
                 Binding::Value { val: Val::Unit, mutable: false }
             }
@@ -261,7 +286,7 @@ impl<'a> Lowerer<'a> {
             Val::Reg(_, r) => Operand::reg(r),
             Val::Imm(_, imm) => Operand::Imm(*imm),
             Val::Vector(_, lanes) => Operand::Vector(lanes.iter().map(|l| self.operand(l)).collect()),
-            Val::Unit => Operand::Sink,
+            Val::Handle(_) | Val::Unit => Operand::Sink,
         }
     }
 
@@ -275,7 +300,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(&r), Operand::Imm(imm)]));
                 r
             }
-            Val::Vector(..) | Val::Unit => {
+            Val::Vector(..) | Val::Handle(_) | Val::Unit => {
                 self.internal("vector where a scalar was expected");
                 self.reg(RegClass::B32)
             }
@@ -294,6 +319,8 @@ impl<'a> Lowerer<'a> {
             }
             Val::Imm(prim, imm) => Val::Reg(prim, self.to_reg(Val::Imm(prim, imm))),
             Val::Vector(prim, lanes) => Val::Vector(prim, lanes.into_iter().map(|l| self.copy(l)).collect()),
+            // Handles are moved or borrowed, never copied: methods update their registers in place.
+            Val::Handle(h) => Val::Handle(h),
             Val::Unit => Val::Unit,
         }
     }

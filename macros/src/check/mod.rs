@@ -6,9 +6,11 @@
 //! this subset (untyped integer literals default to `i32`, float literals to `f64`), so that
 //! the PTX agrees with the ordinary-Rust copy that rustc checks.
 
-use crate::builtins::{self, Builtin, MethodKind};
+mod sync;
+
+use crate::builtins::{self, Builtin, MethodKind, SyncFn};
 use crate::diag::Diagnostics;
-use crate::types::{Elem, Prim, Ty};
+use crate::types::{Elem, Handle, Prim, Ty};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Pat, Stmt, UnOp};
@@ -235,6 +237,9 @@ impl<'d> Checker<'d> {
     }
 
     fn local(&mut self, local: &syn::Local) {
+        if let (Pat::Slice(slice), Some(init)) = (&local.pat, &local.init) {
+            return self.destructure_publish(slice, &init.expr);
+        }
         let (ident, _mutable, annotated) = match local_pattern(&local.pat) {
             Ok(p) => p,
             Err(span) => {
@@ -368,6 +373,14 @@ impl<'d> Checker<'d> {
                 self.jump_target(c.label.as_ref(), c.span(), "continue");
                 self.fresh(Slot::Free)
             }
+            // `&bar`, `&mut tiles`: how the vocabulary's functions take handles and memory.
+            Expr::Reference(r) => {
+                let v = self.expr(&r.expr);
+                if let Some(Ty::Prim(_) | Ty::Vector(..)) = self.ty(v) {
+                    self.diag.error(r.span(), "references to values are not in the kernel language; pass the value");
+                }
+                v
+            }
             Expr::Return(r) => {
                 if let Some(value) = &r.expr {
                     self.diag.error(value.span(), "kernels return nothing; write `return;`");
@@ -385,7 +398,6 @@ impl<'d> Checker<'d> {
         let what = match e {
             Expr::Match(_) => "`match` is not in the kernel language; use `if`/`else`",
             Expr::Closure(_) => "closures are not in the kernel language",
-            Expr::Reference(_) => "references are not in the kernel language; index slices and arrays directly",
             Expr::Unsafe(_) => "`unsafe` blocks are not in the kernel language; nothing in it needs one",
             Expr::Async(_) | Expr::Await(_) => "`async` is not in the kernel language",
             Expr::Macro(_) => "macros are not in the kernel language; kernels have no formatting, assertions or I/O",
@@ -437,12 +449,17 @@ impl<'d> Checker<'d> {
             if let Some(b) = self.lookup(&ident.to_string()) {
                 return b.var;
             }
+            if let Some(h) = sync::constant(&path.path) {
+                return self.known(Ty::Handle(h));
+            }
             self.diag.error(
                 ident.span(),
                 format!("cannot find `{ident}` in the kernel: a kernel sees its parameters, its `let` bindings and `const` items declared inside it"),
             );
+        } else if let Some(h) = sync::constant(&path.path) {
+            return self.known(Ty::Handle(h));
         } else {
-            self.diag.error(path.span(), "paths are not in the kernel language here; name a parameter, binding or kernel `const`");
+            self.diag.error(path.span(), "paths are not in the kernel language here; name a parameter, binding, kernel `const`, `Sem::*` or `Scope::*`");
         }
         self.fresh(Slot::Free)
     }
@@ -535,7 +552,10 @@ impl<'d> Checker<'d> {
     fn index(&mut self, ix: &syn::ExprIndex) -> usize {
         let base = self.expr(&ix.expr);
         match self.ty(base) {
-            Some(Ty::Global { elem, .. }) | Some(Ty::Shared { elem, .. }) => {
+            Some(Ty::Global { elem, .. })
+            | Some(Ty::Shared { elem, .. })
+            | Some(Ty::Handle(Handle::DynShared(elem)))
+            | Some(Ty::Handle(Handle::Peer(elem, _))) => {
                 let index = self.expr(&ix.index);
                 let u = self.known(Ty::Prim(Prim::U32));
                 self.unify(u, index, ix.index.span());
@@ -665,8 +685,17 @@ impl<'d> Checker<'d> {
             self.diag.error(call.func.span(), "only kernel-language functions can be called in a kernel");
             return self.fresh(Slot::Free);
         };
+        let builtin = builtins::lookup_call(&path.path);
+        if let Ok(Builtin::Sync(f @ (SyncFn::Publish | SyncFn::PublishCta))) = builtin {
+            // The array of handles is checked item by item; it is not a vector value.
+            let v = self.sync_call(f, call, &[]);
+            if let Some(arg) = call.args.first() {
+                self.record(arg, v);
+            }
+            return v;
+        }
         let args: Vec<usize> = call.args.iter().map(|a| self.expr(a)).collect();
-        match builtins::lookup_call(&path.path) {
+        match builtin {
             Ok(builtin) => self.builtin_call(builtin, call, &args),
             Err(message) => {
                 self.diag.error(path.span(), message);
@@ -691,6 +720,7 @@ impl<'d> Checker<'d> {
                 self.unify(b, args[0], call.args[0].span());
                 self.known(Ty::Prim(p))
             }
+            Builtin::Sync(f) => self.sync_call(f, call, args),
             Builtin::SharedArray => match crate::params::shared_array_args(&call.func, &self.consts) {
                 Ok((elem, len)) => self.known(Ty::Shared { elem, len }),
                 Err(e) => {
@@ -710,6 +740,9 @@ impl<'d> Checker<'d> {
             self.diag.error(t.span(), "kernel-language methods take no generic arguments");
         }
         let recv = self.expr(&m.receiver);
+        if let Some(Ty::Handle(h)) = self.ty(recv) {
+            return self.handle_method(h, m);
+        }
         let args: Vec<usize> = m.args.iter().map(|a| self.expr(a)).collect();
         match builtins::lookup_method(&m.method.to_string()) {
             Some(kind) => {
@@ -773,6 +806,7 @@ fn is_assign(op: &BinOp) -> bool {
 /// `let x`, `let mut x`, `let x: T` → (name, mutable, annotation).
 fn local_pattern(pat: &Pat) -> Result<(String, bool, Option<&syn::Type>), proc_macro2::Span> {
     match pat {
+        Pat::Wild(_) => Ok(("_".into(), false, None)),
         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Ok((p.ident.to_string(), p.mutability.is_some(), None)),
         Pat::Type(t) => {
             let (name, mutable, _) = local_pattern(&t.pat)?;

@@ -11,6 +11,18 @@
 use core::marker::PhantomData;
 use core::ops::{Index, IndexMut, Range, RangeInclusive};
 
+pub mod cluster;
+pub mod copy;
+pub mod mbarrier;
+pub mod named;
+pub mod pipeline;
+
+pub use cluster::*;
+pub use copy::*;
+pub use mbarrier::*;
+pub use named::*;
+pub use pipeline::*;
+
 /// Panics: kernel-language items have no meaning on the host.
 #[cold]
 #[track_caller]
@@ -87,6 +99,34 @@ impl<T: Element, const N: usize> Index<u32> for SharedArray<T, N> {
 impl<T: Element, const N: usize> IndexMut<u32> for SharedArray<T, N> {
     fn index_mut(&mut self, _: u32) -> &mut T {
         outside_kernel("shared array index")
+    }
+}
+
+/// Shared memory a bulk or asynchronous copy can write: a [`SharedArray`] or [`DynamicShared`].
+pub trait SharedDst<T: Element> {}
+
+impl<T: Element, const N: usize> SharedDst<T> for SharedArray<T, N> {}
+impl<T: Element> SharedDst<T> for DynamicShared<T> {}
+
+/// The CTA's dynamic shared memory seen as elements of `T` (`.extern .shared .align 16 .b8
+/// name[]`); its size is chosen at launch.
+pub struct DynamicShared<T: Element>(PhantomData<T>);
+
+/// The dynamic shared memory of the CTA, after the buffers of any [`Pipeline`].
+pub fn dynamic_shared<T: Element>() -> DynamicShared<T> {
+    outside_kernel("dynamic_shared")
+}
+
+impl<T: Element> Index<u32> for DynamicShared<T> {
+    type Output = T;
+    fn index(&self, _: u32) -> &T {
+        outside_kernel("dynamic shared index")
+    }
+}
+
+impl<T: Element> IndexMut<u32> for DynamicShared<T> {
+    fn index_mut(&mut self, _: u32) -> &mut T {
+        outside_kernel("dynamic shared index")
     }
 }
 

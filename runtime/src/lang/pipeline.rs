@@ -1,0 +1,96 @@
+//! A ring of `STAGES` buffers in dynamic shared memory with a full and an empty mbarrier per
+//! stage: the canonical warp-specialised bulk-copy pipeline, correct by construction.
+//!
+//! The producer gets a [`ProducerSlot`] only from [`Producer::acquire`], which waits on the
+//! stage's empty barrier; the slot is the only way to arm the stage's full barrier, and
+//! [`ProducerSlot::load`] arrives with `expect_tx` of exactly the bytes its bulk copy completes.
+//! The producer starts at the phase that treats every buffer as empty (its first wait on each
+//! empty barrier is for the phase before the current one, which returns at once, §9.7.13.15.16).
+//! Consumers wait on the full barrier and release the stage to the producer.
+
+use super::{outside_kernel, Element, Global};
+use core::marker::PhantomData;
+
+/// `STAGES` buffers of `TILE` elements of `T`, with their barriers.
+pub struct Pipeline<T: Element, const STAGES: usize, const TILE: usize>(PhantomData<T>);
+
+/// Declares the pipeline: the stage buffers take `STAGES * TILE * size_of::<T>()` bytes of
+/// dynamic shared memory (`KernelSpec::dynamic_shared_bytes`); the thread where `leader` is
+/// true initialises the full barriers with `producer_arrivals` and the empty barriers with
+/// `consumer_arrivals`, then `fence.mbarrier_init` and `bar.sync 0` publish them. Every thread
+/// of the CTA reaches it.
+pub fn pipeline<T: Element, const STAGES: usize, const TILE: usize>(
+    _leader: bool,
+    _producer_arrivals: u32,
+    _consumer_arrivals: u32,
+) -> Pipeline<T, STAGES, TILE> {
+    outside_kernel("pipeline")
+}
+
+impl<T: Element, const STAGES: usize, const TILE: usize> Pipeline<T, STAGES, TILE> {
+    /// The producer's state: stage 0, at the phase that treats every buffer as empty.
+    pub fn producer(&self) -> Producer<T, STAGES, TILE> {
+        outside_kernel("Pipeline::producer")
+    }
+    /// A consumer's state: stage 0, phase 0.
+    pub fn consumer(&self) -> Consumer<T, STAGES, TILE> {
+        outside_kernel("Pipeline::consumer")
+    }
+}
+
+/// The producer side: which stage is next and its phase.
+pub struct Producer<T: Element, const STAGES: usize, const TILE: usize>(PhantomData<T>);
+
+impl<T: Element, const STAGES: usize, const TILE: usize> Producer<T, STAGES, TILE> {
+    /// Waits until the next stage's buffer is empty (`try_wait.parity` on its empty barrier).
+    pub fn acquire(&mut self) -> ProducerSlot<'_, T, STAGES, TILE> {
+        outside_kernel("Producer::acquire")
+    }
+}
+
+/// Proof that the producer waited for the stage's empty barrier.
+#[must_use = "a slot must be loaded, or the consumers wait forever"]
+pub struct ProducerSlot<'a, T: Element, const STAGES: usize, const TILE: usize>(PhantomData<&'a mut T>);
+
+impl<T: Element, const STAGES: usize, const TILE: usize> ProducerSlot<'_, T, STAGES, TILE> {
+    /// The stage index, 0..STAGES.
+    pub fn stage(&self) -> u32 {
+        outside_kernel("ProducerSlot::stage")
+    }
+    /// Arms the stage's full barrier (`mbarrier.arrive.expect_tx` of `TILE * size_of::<T>()`
+    /// bytes) and copies `src[index .. index + TILE]` into the stage's buffer with
+    /// `cp.async.bulk` completing on that barrier; then moves to the next stage.
+    pub fn load(self, _src: &Global<T>, _index: u32) {
+        outside_kernel("ProducerSlot::load")
+    }
+}
+
+/// A consumer's side: which stage is next and its phase.
+pub struct Consumer<T: Element, const STAGES: usize, const TILE: usize>(PhantomData<T>);
+
+impl<T: Element, const STAGES: usize, const TILE: usize> Consumer<T, STAGES, TILE> {
+    /// Waits until the next stage's buffer is full (`try_wait.parity` on its full barrier).
+    pub fn wait(&mut self) -> ConsumerSlot<'_, T, STAGES, TILE> {
+        outside_kernel("Consumer::wait")
+    }
+}
+
+/// A full stage, readable until released.
+#[must_use = "a slot must be released, or the producer waits forever"]
+pub struct ConsumerSlot<'a, T: Element, const STAGES: usize, const TILE: usize>(PhantomData<&'a mut T>);
+
+impl<T: Element, const STAGES: usize, const TILE: usize> ConsumerSlot<'_, T, STAGES, TILE> {
+    /// The stage index, 0..STAGES.
+    pub fn stage(&self) -> u32 {
+        outside_kernel("ConsumerSlot::stage")
+    }
+    /// Element `index` (0..TILE) of the stage's buffer.
+    pub fn get(&self, _index: u32) -> T {
+        outside_kernel("ConsumerSlot::get")
+    }
+    /// Arrives on the stage's empty barrier (each of the `consumer_arrivals` threads does) and
+    /// moves to the next stage.
+    pub fn release(self) {
+        outside_kernel("ConsumerSlot::release")
+    }
+}
