@@ -10,6 +10,9 @@ mod scale;
 #[path = "../examples/transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
+#[path = "../examples/pipeline.rs"]
+#[allow(dead_code)]
+mod pipeline;
 
 #[test]
 fn scale_ptx() {
@@ -24,4 +27,9 @@ fn transpose_ptx() {
 #[test]
 fn dot_ptx() {
     insta::assert_snapshot!(dot::dot::PTX);
+}
+
+#[test]
+fn pipeline_ptx() {
+    insta::assert_snapshot!(pipeline::scale_pipeline::PTX);
 }

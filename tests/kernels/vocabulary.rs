@@ -91,6 +91,7 @@ pub fn mbarrier_forms(out: &mut [u32], hint: u32) {
     let bar = if leader { bar.arrive_count(127).wait() } else { bar.observe_hinted(hint) };
     let bar = if leader { bar.arrive_count(127).wait() } else { bar.observe_with(Sem::Relaxed, Scope::Cta) };
     let bar = if leader { bar.arrive_count(127).wait() } else { bar.wait_parity(ODD) };
+    let bar = if leader { bar.arrive_count(127).wait() } else { bar.observe_with(Sem::Ordered, Scope::Cluster) };
     out[t] = pending;
     if t < 32 {
         bar.arrive_drop();
@@ -153,6 +154,10 @@ pub fn bulk_copies(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     fence_acq_rel(Scope::Cta);
     fence_acq_rel(Scope::Cluster);
     fence_acq_rel(Scope::Gpu);
+    fence_acq_rel(Scope::Sys);
+    fence_sc(Scope::Cta);
+    fence_sc(Scope::Cluster);
+    fence_sc(Scope::Gpu);
     fence_sc(Scope::Sys);
     membar_cta();
     membar_gl();

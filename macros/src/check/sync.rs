@@ -322,6 +322,17 @@ impl Checker<'_> {
                     self.unify(b, v, arg.span());
                 }
                 Arg::Sem | Arg::Scope | Arg::Parity => {
+                    // mbarrier operations are `.cta` or `.cluster` scoped; expect_tx and
+                    // complete_tx are `.relaxed` only (§9.7.13.15.11-13).
+                    match (param, self.ty(v)) {
+                        (Arg::Scope, Some(Ty::Handle(Handle::Scope(ScopeKind::Gpu | ScopeKind::Sys)))) => {
+                            self.diag.error(arg.span(), "mbarrier operations have scope `Scope::Cta` or `Scope::Cluster` (PTX ISA §9.7.13.15)");
+                        }
+                        (Arg::Sem, Some(Ty::Handle(Handle::Sem(false)))) if name.ends_with("_tx_with") => {
+                            self.diag.error(arg.span(), "expect_tx and complete_tx are `.relaxed` only: pass `Sem::Relaxed` (PTX ISA §9.7.13.15.11)");
+                        }
+                        _ => {}
+                    }
                     let ok = match (param, self.ty(v)) {
                         (_, None) => true,
                         (Arg::Sem, Some(Ty::Handle(Handle::Sem(_)))) => true,

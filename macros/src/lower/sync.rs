@@ -104,22 +104,15 @@ impl Lowerer<'_> {
         self.emit_guarded(&p, true, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&label)]));
     }
 
-    fn sem_scope(&mut self, sem: &Val, scope: &Val, release: bool) -> (&'static str, &'static str) {
+    fn sem_scope(&self, sem: &Val, scope: &Val, release: bool) -> (&'static str, &'static str) {
         let sem = match sem {
             Val::Handle(h) if **h == HVal::Sem(true) => "relaxed",
             _ if release => "release",
             _ => "acquire",
         };
+        // The checker has rejected the other scopes.
         let scope = match scope {
-            Val::Handle(h) => match **h {
-                HVal::Scope(ScopeKind::Cta) => "cta",
-                HVal::Scope(ScopeKind::Cluster) => "cluster",
-                _ => {
-                    let span = self.span;
-                    self.diag.error(span, "mbarrier operations have scope `Scope::Cta` or `Scope::Cluster` (PTX ISA §9.7.13.15)");
-                    "cta"
-                }
-            },
+            Val::Handle(h) if **h == HVal::Scope(ScopeKind::Cluster) => "cluster",
             _ => "cta",
         };
         (sem, scope)
@@ -269,10 +262,6 @@ impl Lowerer<'_> {
                 let (mut sem, mut scope) = ("", "");
                 if with {
                     let (s, sc) = (self.take(&mut it), self.take(&mut it));
-                    if !matches!(&s, Val::Handle(h) if **h == HVal::Sem(true)) {
-                        let span = self.span;
-                        self.diag.error(span, "expect_tx and complete_tx are `.relaxed` only: pass `Sem::Relaxed` (PTX ISA §9.7.13.15.11)");
-                    }
                     (sem, scope) = self.sem_scope(&s, &sc, false);
                 }
                 self.inst(Opcode::Mbarrier, &[if complete { "complete_tx" } else { "expect_tx" }, sem, scope, "shared::cta", "b64"], vec![addr(&sym), bytes]);

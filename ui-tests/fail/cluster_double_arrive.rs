@@ -1,0 +1,11 @@
+use phasegate::prelude::*;
+
+#[kernel(cluster = "2,1,1")]
+fn k(out: &mut [u32]) {
+    let cluster = cluster_barrier();
+    let first = cluster.arrive();
+    let second = cluster.arrive();
+    out[0] = 1;
+}
+
+fn main() {}
