@@ -85,7 +85,26 @@ fn drop_then_exit(out: &mut [u32]) {
     out[thread_idx_x()] = bar.arrive().pending_count();
 }
 
+/// §9.7.13.2: a read of the peer's shared memory before the cluster barrier and a write after
+/// it; then the relaxed arrive ordered by a fence.
+#[kernel(cluster = "2,1,1")]
+fn cluster_arrive_wait(out: &mut [u32]) {
+    let slot = shared_array::<u32, 128>();
+    let t = thread_idx_x();
+    let mut peer = peer_shared(&slot, cluster_cta_rank() ^ 1);
+    let r0 = peer[t];
+    let cluster = cluster_barrier().arrive_aligned().wait_aligned();
+    peer[t] = r0 + 1;
+    let r1 = peer[t];
+    fence_acq_rel(Scope::Cluster);
+    let cluster = cluster.arrive_relaxed_aligned().wait_aligned();
+    peer[t] = r1;
+    out[t] = r0;
+    let _ = cluster.arrive().wait();
+}
+
 fn main() {
+    assert!(cluster_arrive_wait::PTX.contains("st.shared::cluster.u32"));
     assert!(example_1a::PTX.contains("mbarrier.test_wait.shared::cta.b64"));
     assert!(example_4::PTX.contains(".reqnctapercluster 2, 1, 1"));
     assert_eq!(example_4::SPEC.cluster_dims, Some((2, 1, 1)));
