@@ -25,7 +25,7 @@ pub const MIN_TARGET: SmVersion = SmVersion::new(70);
 
 pub fn parse(attr: TokenStream) -> Result<KernelArgs, syn::Error> {
     let items = darling::ast::NestedMeta::parse_meta_list(attr)?;
-    KernelArgs::from_list(&items).map_err(|e| syn::Error::from(e))
+    KernelArgs::from_list(&items).map_err(syn::Error::from)
 }
 
 impl KernelArgs {

@@ -214,11 +214,10 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
 /// `f32::from_bits` / `f64::from_bits`.
 pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    if let [ty, f] = names.as_slice() {
-        if f == "from_bits" && (ty == "f32" || ty == "f64") {
+    if let [ty, f] = names.as_slice()
+        && f == "from_bits" && (ty == "f32" || ty == "f64") {
             return Ok(Builtin::FromBits(if ty == "f32" { Prim::F32 } else { Prim::F64 }));
         }
-    }
     let generic_ok = |b: Builtin| b == Builtin::SharedArray || matches!(b, Builtin::Sync(f) if f.generic());
     match names.as_slice() {
         [name] => match FUNCTIONS.iter().find(|(n, _)| n == name) {

@@ -41,13 +41,12 @@ pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> T
 }
 
 fn rewrite_param(ty: &mut Box<Type>, krate: &syn::Path) {
-    if let Type::Reference(r) = &mut **ty {
-        if let Type::Slice(slice) = &*r.elem {
+    if let Type::Reference(r) = &mut **ty
+        && let Type::Slice(slice) = &*r.elem {
             let elem = &slice.elem;
             let span = slice.span();
             *r.elem = syn::parse_quote_spanned!(span=> #krate::lang::Global<#elem>);
         }
-    }
 }
 
 struct RewriteStepBy<'a> {
@@ -57,8 +56,8 @@ struct RewriteStepBy<'a> {
 impl VisitMut for RewriteStepBy<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         visit_mut::visit_expr_mut(self, e);
-        if let Expr::MethodCall(m) = e {
-            if let (true, Some(range)) = (m.method == "step_by" && m.args.len() == 1, as_range(&m.receiver)) {
+        if let Expr::MethodCall(m) = e
+            && let (true, Some(range)) = (m.method == "step_by" && m.args.len() == 1, as_range(&m.receiver)) {
                 let krate = self.krate;
                 let (recv, step) = (range, &m.args[0]);
                 let span = m.method.span();
@@ -67,7 +66,6 @@ impl VisitMut for RewriteStepBy<'_> {
                     *e = new;
                 }
             }
-        }
     }
 }
 

@@ -624,11 +624,10 @@ impl<'d> Checker<'d> {
     fn jump_target(&mut self, label: Option<&syn::Lifetime>, span: proc_macro2::Span, what: &str) {
         if self.loop_depth == 0 {
             self.diag.error(span, format!("`{what}` outside a loop"));
-        } else if let Some(l) = label {
-            if !self.labels.iter().any(|n| *n == l.ident.to_string()) {
+        } else if let Some(l) = label
+            && !self.labels.iter().any(|n| l.ident == n) {
                 self.diag.error(l.span(), format!("no enclosing loop is labelled `{l}`"));
             }
-        }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> usize {

@@ -47,21 +47,19 @@ impl Checker<'_> {
                     return self.fresh(Slot::Free);
                 }
                 let id = self.const_generic(generics[0], "barrier id");
-                if let Some(id) = id {
-                    if id > 15 {
+                if let Some(id) = id
+                    && id > 15 {
                         self.diag.error(generics[0].span(), format!("barrier id {id} is out of range: a CTA has named barriers 0..15 (PTX ISA §9.7.13.1)"));
                     }
-                }
                 let threads = if counted { self.const_generic(generics[1], "thread count") } else { Some(0) };
-                if counted {
-                    if let Some(n) = threads {
+                if counted
+                    && let Some(n) = threads {
                         if n == 0 || n % 32 != 0 {
                             self.diag.error(generics[1].span(), format!("thread count {n} is not a positive multiple of the warp size 32 (PTX ISA §9.7.13.1)"));
                         } else if n > MAX_THREADS {
                             self.diag.error(generics[1].span(), format!("thread count {n} exceeds the 1024 threads a CTA can have"));
                         }
                     }
-                }
                 match (id, threads) {
                     (Some(id), Some(threads)) => self.known(Ty::Handle(Handle::Named { id: id as u32, threads: threads as u32, cta_spelling, reduction })),
                     _ => self.fresh(Slot::Free),
@@ -189,7 +187,7 @@ impl Checker<'_> {
                 self.diag.error(call.span(), format!("a bulk copy moves elements of one type, found `{s}` and `{g}`"));
             } else if let Some(n) = elements {
                 let bytes = n * s.size() as u64;
-                if n == 0 || bytes % 16 != 0 {
+                if n == 0 || !bytes.is_multiple_of(16) {
                     self.diag.error(a(4).span(), format!("a bulk copy moves a positive multiple of 16 bytes; {n} × {s} is {bytes} (PTX ISA §9.7.9.25.4)"));
                 }
             }
@@ -286,7 +284,7 @@ impl Checker<'_> {
             return None;
         }
         let bytes = n * elem.size() as u64;
-        if n == 0 || bytes % 16 != 0 {
+        if n == 0 || !bytes.is_multiple_of(16) {
             self.diag.error(tile.span(), format!("a tile is a positive multiple of 16 bytes for its bulk copy; {n} × {elem} is {bytes} (PTX ISA §9.7.9.25.4)"));
             return None;
         }
@@ -333,13 +331,13 @@ impl Checker<'_> {
                         }
                         _ => {}
                     }
-                    let ok = match (param, self.ty(v)) {
-                        (_, None) => true,
-                        (Arg::Sem, Some(Ty::Handle(Handle::Sem(_)))) => true,
-                        (Arg::Scope, Some(Ty::Handle(Handle::Scope(_)))) => true,
-                        (Arg::Parity, Some(Ty::Handle(Handle::Parity(_)))) => true,
-                        _ => false,
-                    };
+                    let ok = matches!(
+                        (param, self.ty(v)),
+                        (_, None)
+                            | (Arg::Sem, Some(Ty::Handle(Handle::Sem(_))))
+                            | (Arg::Scope, Some(Ty::Handle(Handle::Scope(_))))
+                            | (Arg::Parity, Some(Ty::Handle(Handle::Parity(_))))
+                    );
                     if !ok {
                         let want = match param {
                             Arg::Sem => "`Sem::Ordered` or `Sem::Relaxed`",

@@ -43,7 +43,7 @@ impl Lowerer<'_> {
                 self.method(kind, recv, args.collect(), ty)
             }
             Builtin::FromBits(to) => {
-                let src = self.to_reg(args.into_iter().next().unwrap_or(Val::Unit));
+                let src = self.in_reg(args.into_iter().next().unwrap_or(Val::Unit));
                 let d = self.reg(to.class());
                 self.emit(Instruction::new(Opcode::Mov, &[to.bits().name()], vec![Operand::reg(&d), Operand::reg(&src)]));
                 Val::Reg(to, d)
@@ -104,7 +104,7 @@ impl Lowerer<'_> {
                 ("mov", vec![b], to)
             }
         };
-        let recv = self.to_reg(recv);
+        let recv = self.in_reg(recv);
         let d = self.reg(result.class());
         let mut operands = vec![Operand::reg(&d), Operand::reg(&recv)];
         for a in &args {
@@ -123,7 +123,7 @@ impl Lowerer<'_> {
 
     /// `a * b + c` on u32.
     fn mad(&mut self, a: Val, b: Val, c: Val) -> Val {
-        let (a, b, c) = (self.to_reg(a), self.operand(&b), self.operand(&c));
+        let (a, b, c) = (self.in_reg(a), self.operand(&b), self.operand(&c));
         let d = self.reg(RegClass::B32);
         self.emit(Instruction::new(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&a), b, c]));
         Val::Reg(Prim::U32, d)

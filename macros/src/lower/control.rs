@@ -274,7 +274,7 @@ impl Lowerer<'_> {
 
     /// `setp.<cmp>.<type>` into a fresh predicate.
     pub(super) fn compare(&mut self, cmp: &str, prim: Prim, a: Val, b: Val) -> String {
-        let a = Val::Reg(prim, self.to_reg(a));
+        let a = Val::Reg(prim, self.in_reg(a));
         let p = self.reg(crate::types::RegClass::Pred);
         let (a, b) = (self.operand(&a), self.operand(&b));
         self.emit(Instruction::new(Opcode::Setp, &[cmp, prim.arith().name()], vec![Operand::reg(&p), a, b]));

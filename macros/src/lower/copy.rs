@@ -45,7 +45,7 @@ impl Lowerer<'_> {
             },
             _ => return None,
         };
-        let index = self.to_reg(index);
+        let index = self.in_reg(index);
         let d = self.reg(RegClass::B32);
         self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&base)]);
         Some((d, elem))
@@ -68,7 +68,7 @@ impl Lowerer<'_> {
     pub(super) fn global_element(&mut self, e: &Expr, index: Val) -> Option<(String, Elem)> {
         let name = memory_name(e)?;
         let Binding::Global { elem, base, .. } = self.lookup(&name)? else { return None };
-        let index = self.to_reg(index);
+        let index = self.in_reg(index);
         let d = self.reg(RegClass::B64);
         self.inst(Opcode::Mad, &["wide", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&base)]);
         Some((d, elem))
@@ -278,13 +278,13 @@ impl Lowerer<'_> {
         match h {
             HVal::DynShared { elem, offset } => {
                 let base = self.dynamic_base(*offset);
-                let index = self.to_reg(index);
+                let index = self.in_reg(index);
                 let d = self.reg(RegClass::B32);
                 self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&base)]);
                 Some((d, *elem, "shared"))
             }
             HVal::Peer { elem, base } => {
-                let index = self.to_reg(index);
+                let index = self.in_reg(index);
                 let d = self.reg(RegClass::B32);
                 self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(base)]);
                 Some((d, *elem, "shared::cluster"))

@@ -182,11 +182,10 @@ impl Lowerer<'_> {
             let x = self.arith(Arith::BitXor, Prim::Bool, l, r);
             return if cmp == "eq" { self.not(Prim::Bool, x) } else { x };
         }
-        if let (Val::Imm(_, Imm::Int(a)), Val::Imm(_, Imm::Int(b))) = (&l, &r) {
-            if let Some(v) = fold_compare(cmp, prim, *a, *b) {
+        if let (Val::Imm(_, Imm::Int(a)), Val::Imm(_, Imm::Int(b))) = (&l, &r)
+            && let Some(v) = fold_compare(cmp, prim, *a, *b) {
                 return Val::Imm(Prim::Bool, Imm::Int(v as i64));
             }
-        }
         Val::Reg(Prim::Bool, self.compare(cmp, prim, l, r))
     }
 
@@ -221,7 +220,7 @@ impl Lowerer<'_> {
                         Imm::Int(x) => return Val::Imm(*p, Imm::Int(wrap(*p, (*x as i128).wrapping_neg()))),
                     }
                 }
-                let src = self.to_reg(v);
+                let src = self.in_reg(v);
                 let d = self.reg(prim.class());
                 self.emit(Instruction::new(Opcode::Neg, &[prim.arith().name()], vec![Operand::reg(&d), Operand::reg(&src)]));
                 Val::Reg(prim, d)
@@ -234,7 +233,7 @@ impl Lowerer<'_> {
         if let Val::Imm(p, Imm::Int(x)) = v {
             return Val::Imm(p, Imm::Int(if p == Prim::Bool { (x == 0) as i64 } else { wrap(p, !(x as i128)) }));
         }
-        let src = self.to_reg(v);
+        let src = self.in_reg(v);
         let d = self.reg(prim.class());
         let ty = if prim == Prim::Bool { "pred" } else { prim.bits().name() };
         self.emit(Instruction::new(Opcode::Not, &[ty], vec![Operand::reg(&d), Operand::reg(&src)]));
@@ -243,11 +242,10 @@ impl Lowerer<'_> {
 
     /// A binary arithmetic or bit operation, folded when both sides are integer constants.
     pub(super) fn arith(&mut self, op: Arith, prim: Prim, l: Val, r: Val) -> Val {
-        if let (Val::Imm(_, Imm::Int(a)), Val::Imm(_, Imm::Int(b))) = (&l, &r) {
-            if let Some(v) = fold(op, prim, *a, *b) {
+        if let (Val::Imm(_, Imm::Int(a)), Val::Imm(_, Imm::Int(b))) = (&l, &r)
+            && let Some(v) = fold(op, prim, *a, *b) {
                 return Val::Imm(prim, Imm::Int(v));
             }
-        }
         let (name, mods): (&str, Vec<&str>) = match (op, prim.is_float(), prim == Prim::Bool) {
             (Arith::BitAnd, _, true) => ("and", vec!["pred"]),
             (Arith::BitOr, _, true) => ("or", vec!["pred"]),
@@ -270,10 +268,10 @@ impl Lowerer<'_> {
         let r = match op {
             Arith::Shl | Arith::Shr => self.shift_amount(r),
             // Predicate operands are registers; PTX has no predicate immediates.
-            _ if prim == Prim::Bool => Val::Reg(prim, self.to_reg(r)),
+            _ if prim == Prim::Bool => Val::Reg(prim, self.in_reg(r)),
             _ => r,
         };
-        let a = Val::Reg(prim, self.to_reg(l));
+        let a = Val::Reg(prim, self.in_reg(l));
         let d = self.reg(prim.class());
         let (a, b) = (self.operand(&a), self.operand(&r));
         self.emit(Instruction { guard: None, opcode: Opcode::from_name(name), modifiers: mods.iter().map(|m| m.to_string()).collect(), operands: vec![Operand::reg(&d), a, b] });
@@ -310,20 +308,19 @@ impl Lowerer<'_> {
         if from == to {
             return v;
         }
-        if let Val::Imm(_, Imm::Int(x)) = v {
-            if from.is_int() && to.is_int() {
+        if let Val::Imm(_, Imm::Int(x)) = v
+            && from.is_int() && to.is_int() {
                 let x = if from.is_signed() { sign_extend(from, x) } else { zero_extend(from, x) };
-                return Val::Imm(to, Imm::Int(wrap(to, x as i128)));
+                return Val::Imm(to, Imm::Int(wrap(to, x)));
             }
-        }
         if from == Prim::Bool {
-            let p = self.to_reg(v);
+            let p = self.in_reg(v);
             let d = self.reg(to.class());
             let (one, zero) = if to.is_float() { (float_imm(to, 1.0), float_imm(to, 0.0)) } else { (Imm::Int(1), Imm::Int(0)) };
             self.emit(Instruction::new(Opcode::Selp, &[to.arith().name()], vec![Operand::reg(&d), Operand::Imm(one), Operand::Imm(zero), Operand::reg(&p)]));
             return Val::Reg(to, d);
         }
-        let src = self.to_reg(v);
+        let src = self.in_reg(v);
         if from.is_int() && to.is_int() && from.is_64() == to.is_64() {
             // Same width: the same bits.
             return Val::Reg(to, src);

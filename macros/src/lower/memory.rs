@@ -88,7 +88,7 @@ impl Lowerer<'_> {
             let k = k as u32 as i64;
             return Address { base: AddressBase::Reg(base.to_string()), offset: k * size };
         }
-        let index = self.to_reg(index);
+        let index = self.in_reg(index);
         let (d, mods) = if wide { (self.reg(RegClass::B64), ["wide", "u32"]) } else { (self.reg(RegClass::B32), ["lo", "u32"]) };
         self.emit(Instruction::new(Opcode::Mad, &mods, vec![Operand::reg(&d), Operand::reg(&index), Operand::int(size), Operand::reg(base)]));
         Address { base: AddressBase::Reg(d), offset: 0 }
@@ -156,8 +156,8 @@ impl Lowerer<'_> {
                 let Some(loc) = self.locate(ix) else { return };
                 let prim = loc.elem.prim;
                 let src = match value {
-                    Val::Vector(_, lanes) => Operand::Vector(lanes.into_iter().map(|l| Operand::reg(self.to_reg(l))).collect()),
-                    scalar => Operand::reg(self.to_reg(scalar)),
+                    Val::Vector(_, lanes) => Operand::Vector(lanes.into_iter().map(|l| Operand::reg(self.in_reg(l))).collect()),
+                    scalar => Operand::reg(self.in_reg(scalar)),
                 };
                 let vec_mod = format!("v{}", loc.elem.lanes);
                 let mut mods = vec![loc.space];

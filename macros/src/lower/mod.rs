@@ -249,12 +249,11 @@ impl<'a> Lowerer<'a> {
 
     fn emit(&mut self, inst: Instruction) {
         let span = self.span;
-        if let Some(pos) = self.pending_loc.take() {
-            if self.last_loc != Some(pos) {
+        if let Some(pos) = self.pending_loc.take()
+            && self.last_loc != Some(pos) {
                 self.last_loc = Some(pos);
                 self.statements.push((Statement::Loc(Loc { file: 1, line: pos.0, col: pos.1, rest: None }), span));
             }
-        }
         self.statements.push((Statement::Instruction(inst), span));
     }
 
@@ -291,7 +290,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Puts a scalar value in a register (immediates get a `mov`).
-    fn to_reg(&mut self, v: Val) -> String {
+    fn in_reg(&mut self, v: Val) -> String {
         match v {
             Val::Reg(_, r) => r,
             Val::Imm(prim, imm) => {
@@ -317,7 +316,7 @@ impl<'a> Lowerer<'a> {
                 self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(&d), Operand::reg(&r)]));
                 Val::Reg(prim, d)
             }
-            Val::Imm(prim, imm) => Val::Reg(prim, self.to_reg(Val::Imm(prim, imm))),
+            Val::Imm(prim, imm) => Val::Reg(prim, self.in_reg(Val::Imm(prim, imm))),
             Val::Vector(prim, lanes) => Val::Vector(prim, lanes.into_iter().map(|l| self.copy(l)).collect()),
             // Handles are moved or borrowed, never copied: methods update their registers in place.
             Val::Handle(h) => Val::Handle(h),

@@ -34,7 +34,7 @@ impl Lowerer<'_> {
         let (producers, consumers) = (self.u32_operand(producers), self.u32_operand(consumers));
         let leader = match leader {
             Val::Imm(..) => leader,
-            other => Val::Reg(Prim::Bool, self.to_reg(other)),
+            other => Val::Reg(Prim::Bool, self.in_reg(other)),
         };
         for s in 0..stages {
             for (sym, count) in [(&full, &producers), (&empty, &consumers)] {
@@ -128,7 +128,7 @@ impl Lowerer<'_> {
                 let index = self.take(&mut it);
                 let buffer = self.stage_buffer(&p, &state);
                 let elem = p.shape.elem;
-                let index = self.to_reg(index);
+                let index = self.in_reg(index);
                 let at = self.reg(RegClass::B32);
                 self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&at), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&buffer)]);
                 self.load_elem("shared", false, elem, reg_addr(&at))

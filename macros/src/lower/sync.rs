@@ -38,6 +38,9 @@ pub enum HVal {
     Parity(bool),
 }
 
+/// A register two branches merge into: `(merged, from the then branch, from the else branch)`.
+pub type RegMerge = (String, String, String);
+
 /// A pipeline's barriers and buffers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PipeVal {
@@ -89,7 +92,7 @@ impl Lowerer<'_> {
     pub(super) fn u32_operand(&mut self, v: Val) -> Operand {
         match v {
             Val::Imm(_, imm) => Operand::Imm(imm),
-            other => Operand::reg(self.to_reg(other)),
+            other => Operand::reg(self.in_reg(other)),
         }
     }
 
@@ -345,7 +348,7 @@ impl Lowerer<'_> {
             Val::Imm(_, Imm::Int(0)) => {}
             Val::Imm(..) => self.emit(inst),
             other => {
-                let p = self.to_reg(other);
+                let p = self.in_reg(other);
                 self.emit_guarded(&p, false, inst);
             }
         }
@@ -358,14 +361,13 @@ impl Lowerer<'_> {
             self.internal("bar.red without a predicate");
             return Operand::Sink;
         };
-        if let Expr::Unary(u) = strip(e) {
-            if matches!(u.op, syn::UnOp::Not(_)) && self.ty(&u.expr) == Ty::Prim(Prim::Bool) {
+        if let Expr::Unary(u) = strip(e)
+            && matches!(u.op, syn::UnOp::Not(_)) && self.ty(&u.expr) == Ty::Prim(Prim::Bool) {
                 let inner = self.expr(&u.expr);
-                return Operand::Not(Box::new(Operand::reg(self.to_reg(inner))));
+                return Operand::Not(Box::new(Operand::reg(self.in_reg(inner))));
             }
-        }
         let v = self.expr(e);
-        Operand::reg(self.to_reg(v))
+        Operand::reg(self.in_reg(v))
     }
 
     /// `mapa.shared::cluster.u32 remote, local, rank`: the address of the same shared variable
@@ -380,8 +382,8 @@ impl Lowerer<'_> {
     }
 
     /// Merges the handles two branches of an `if` produce: equal handles stay; handles of one
-    /// barrier that differ in registers get common registers.
-    pub(super) fn merge_handles(&mut self, a: HVal, b: HVal) -> Option<(HVal, Vec<(String, String, String)>)> {
+    /// barrier that differ in registers get common registers, with the moves each branch makes.
+    pub(super) fn merge_handles(&mut self, a: HVal, b: HVal) -> Option<(HVal, Vec<RegMerge>)> {
         if a == b {
             return Some((a, Vec::new()));
         }
