@@ -38,6 +38,14 @@ pub enum HVal {
     Parity(bool),
 }
 
+/// Which wait instruction a wait method is.
+#[derive(Clone, Copy)]
+struct WaitForm {
+    test: bool,
+    hinted: bool,
+    with: bool,
+}
+
 /// A register two branches merge into: `(merged, from the then branch, from the else branch)`.
 pub type RegMerge = (String, String, String);
 
@@ -221,18 +229,8 @@ impl Lowerer<'_> {
                 Val::Handle(Box::new(h))
             }
             (M::Observe { test, hinted, with }, HVal::MBar { sym, parity }) => {
-                let verb = if test { "test_wait" } else { "try_wait" };
-                let mut operands = vec![addr(&sym), Operand::int(parity as i64)];
-                let (mut sem, mut scope) = ("", "");
-                if hinted {
-                    let hint = self.take(&mut it);
-                    operands.push(self.u32_operand(hint));
-                }
-                if with {
-                    let (s, sc) = (self.take(&mut it), self.take(&mut it));
-                    (sem, scope) = self.sem_scope(&s, &sc, false);
-                }
-                self.spin(Opcode::Mbarrier, &[verb, "parity", sem, scope, "shared::cta", "b64"], operands);
+                let form = WaitForm { test, hinted, with };
+                self.mbar_wait(&sym, Operand::int(parity as i64), true, form, &mut it);
                 Val::Handle(Box::new(HVal::MBar { sym, parity: parity ^ 1 }))
             }
             (M::WaitParity, HVal::MBar { sym, parity }) => {
@@ -287,18 +285,8 @@ impl Lowerer<'_> {
                 Val::Unit
             }
             (M::Wait { test, hinted, with }, HVal::Arrival { sym, parity, state }) => {
-                let verb = if test { "test_wait" } else { "try_wait" };
-                let mut operands = vec![addr(&sym), Operand::reg(&state)];
-                let (mut sem, mut scope) = ("", "");
-                if hinted {
-                    let hint = self.take(&mut it);
-                    operands.push(self.u32_operand(hint));
-                }
-                if with {
-                    let (s, sc) = (self.take(&mut it), self.take(&mut it));
-                    (sem, scope) = self.sem_scope(&s, &sc, false);
-                }
-                self.spin(Opcode::Mbarrier, &[verb, sem, scope, "shared::cta", "b64"], operands);
+                let form = WaitForm { test, hinted, with };
+                self.mbar_wait(&sym, Operand::reg(&state), false, form, &mut it);
                 Val::Handle(Box::new(HVal::MBar { sym, parity: parity ^ 1 }))
             }
             (M::PendingCount, HVal::Arrival { state, .. }) => {
@@ -332,6 +320,24 @@ impl Lowerer<'_> {
             }
             (method, h) => self.pipeline_method(method, h, arg_exprs),
         }
+    }
+
+    /// Spins on `mbarrier.{test,try}_wait{.parity}{.sem.scope}` until the phase named by
+    /// `phase` (a parity, or the state an arrive returned) has completed; the hint and the
+    /// semantics come from the next arguments.
+    fn mbar_wait<'e>(&mut self, sym: &str, phase: Operand, parity: bool, form: WaitForm, args: &mut impl Iterator<Item = &'e Expr>) {
+        let verb = if form.test { "test_wait" } else { "try_wait" };
+        let mut operands = vec![addr(sym), phase];
+        if form.hinted {
+            let hint = self.take(args);
+            operands.push(self.u32_operand(hint));
+        }
+        let (mut sem, mut scope) = ("", "");
+        if form.with {
+            let (s, sc) = (self.take(args), self.take(args));
+            (sem, scope) = self.sem_scope(&s, &sc, false);
+        }
+        self.spin(Opcode::Mbarrier, &[verb, if parity { "parity" } else { "" }, sem, scope, "shared::cta", "b64"], operands);
     }
 
     /// `fence.mbarrier_init.release.cluster` (if `fence`) and `bar.sync 0`.
