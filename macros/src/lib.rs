@@ -16,6 +16,9 @@ mod shadow;
 mod target;
 mod types;
 
+#[cfg(test)]
+mod robustness;
+
 use proc_macro::TokenStream;
 
 /// Compiles a kernel-language function to PTX. See the `phasegate` crate's documentation.

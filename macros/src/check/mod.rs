@@ -270,12 +270,25 @@ impl<'d> Checker<'d> {
                 if let Some((_, diverge)) = &init.diverge {
                     self.diag.error(diverge.span(), "`let ... else` is not in the kernel language; use `if`");
                 }
-                let v = self.expr(&init.expr);
+                let v = self.operand(&init.expr);
                 self.unify(var, v, init.expr.span());
             }
             None => self.diag.error(local.span(), "a kernel `let` needs an initial value"),
         }
         self.scopes.last_mut().map(|s| s.insert(ident, Binding { var }));
+    }
+
+    /// Checks an expression used as an operand: `break`, `continue` and `return` end control
+    /// flow and have no value, so the language takes them as statements only.
+    fn operand(&mut self, e: &Expr) -> usize {
+        let mut inner = e;
+        while let Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        if matches!(inner, Expr::Break(_) | Expr::Continue(_) | Expr::Return(_)) {
+            self.diag.error(e.span(), "`break`, `continue` and `return` are statements in the kernel language, not operands");
+        }
+        self.expr(e)
     }
 
     /// Checks an expression and returns its type variable.
@@ -293,7 +306,7 @@ impl<'d> Checker<'d> {
             Expr::Binary(b) => self.binary(b),
             Expr::Unary(u) => self.unary(u),
             Expr::Cast(c) => {
-                let from = self.expr(&c.expr);
+                let from = self.operand(&c.expr);
                 match crate::params::scalar_type(&c.ty) {
                     Some(to) => {
                         if let Some(Ty::Vector(..) | Ty::Global { .. } | Ty::Shared { .. } | Ty::Unit) = self.ty(from) {
@@ -335,7 +348,7 @@ impl<'d> Checker<'d> {
             Expr::Assign(a) => {
                 self.place(&a.left);
                 let l = self.expr(&a.left);
-                let r = self.expr(&a.right);
+                let r = self.operand(&a.right);
                 self.unify(l, r, a.right.span());
                 self.known(Ty::Unit)
             }
@@ -465,8 +478,8 @@ impl<'d> Checker<'d> {
     }
 
     fn binary(&mut self, b: &syn::ExprBinary) -> usize {
-        let l = self.expr(&b.left);
-        let r = self.expr(&b.right);
+        let l = self.operand(&b.left);
+        let r = self.operand(&b.right);
         let span = b.op.span();
         match b.op {
             BinOp::And(_) | BinOp::Or(_) => {
@@ -525,7 +538,7 @@ impl<'d> Checker<'d> {
     }
 
     fn unary(&mut self, u: &syn::ExprUnary) -> usize {
-        let v = self.expr(&u.expr);
+        let v = self.operand(&u.expr);
         match u.op {
             UnOp::Neg(_) => {
                 match self.resolve(v) {
@@ -556,6 +569,9 @@ impl<'d> Checker<'d> {
             | Some(Ty::Shared { elem, .. })
             | Some(Ty::Handle(Handle::DynShared(elem)))
             | Some(Ty::Handle(Handle::Peer(elem, _))) => {
+                if !is_name(&ix.expr) {
+                    self.diag.error(ix.expr.span(), "index memory through its name (`x[i]`)");
+                }
                 let index = self.expr(&ix.index);
                 let u = self.known(Ty::Prim(Prim::U32));
                 self.unify(u, index, ix.index.span());
@@ -570,6 +586,9 @@ impl<'d> Checker<'d> {
                 self.known(Ty::Prim(p))
             }
             None => {
+                if let Slot::Int | Slot::Float = self.resolve(base) {
+                    self.diag.error(ix.expr.span(), "cannot index a number; index slices, shared arrays and vectors");
+                }
                 self.expr(&ix.index);
                 self.fresh(Slot::Free)
             }
@@ -693,7 +712,7 @@ impl<'d> Checker<'d> {
             }
             return v;
         }
-        let args: Vec<usize> = call.args.iter().map(|a| self.expr(a)).collect();
+        let args: Vec<usize> = call.args.iter().map(|a| self.operand(a)).collect();
         match builtin {
             Ok(builtin) => self.builtin_call(builtin, call, &args),
             Err(message) => {
@@ -742,7 +761,7 @@ impl<'d> Checker<'d> {
         if let Some(Ty::Handle(h)) = self.ty(recv) {
             return self.handle_method(h, m);
         }
-        let args: Vec<usize> = m.args.iter().map(|a| self.expr(a)).collect();
+        let args: Vec<usize> = m.args.iter().map(|a| self.operand(a)).collect();
         match builtins::lookup_method(&m.method.to_string()) {
             Some(kind) => {
                 if args.len() + 1 != kind.arity() {
@@ -812,6 +831,16 @@ fn local_pattern(pat: &Pat) -> Result<(String, bool, Option<&syn::Type>), proc_m
             Ok((name, mutable, Some(&t.ty)))
         }
         other => Err(other.span()),
+    }
+}
+
+/// Whether `e` is a plain name, possibly parenthesised.
+fn is_name(e: &Expr) -> bool {
+    match e {
+        Expr::Path(p) => p.path.get_ident().is_some(),
+        Expr::Paren(p) => is_name(&p.expr),
+        Expr::Group(g) => is_name(&g.expr),
+        _ => false,
     }
 }
 

@@ -139,7 +139,10 @@ impl Lowerer<'_> {
             Expr::Path(p) => {
                 let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                 match self.lookup(&name) {
-                    Some(Binding::Value { val, .. }) => self.assign_to(&val, value),
+                    Some(Binding::Value { val, mutable: true }) => self.assign_to(&val, value),
+                    // rustc reports the assignment to an immutable binding (E0384) on the copy
+                    // it checks; there is nothing to lower.
+                    Some(Binding::Value { mutable: false, .. }) => {}
                     _ => self.internal("assignment to a non-value"),
                 }
             }
@@ -148,7 +151,8 @@ impl Lowerer<'_> {
                 let Expr::Path(p) = strip(&ix.expr) else { return self.internal("vector lane place") };
                 let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
                 match self.lookup(&name) {
-                    Some(Binding::Value { val: Val::Vector(_, lanes), .. }) if lane < lanes.len() => self.assign_to(&lanes[lane], value),
+                    Some(Binding::Value { val: Val::Vector(_, lanes), mutable: true }) if lane < lanes.len() => self.assign_to(&lanes[lane], value),
+                    Some(Binding::Value { mutable: false, .. }) => {}
                     _ => self.internal("vector lane place"),
                 }
             }

@@ -216,8 +216,13 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Reports a lowering invariant that the checker should have guaranteed.
+    /// Reports a lowering invariant that the checker should have guaranteed. After a reported
+    /// error (a literal out of range, say) the lowering goes on with placeholder values, and
+    /// what it then cannot lower is a consequence, not news.
     fn internal(&mut self, what: &str) {
+        if self.diag.has_errors() {
+            return;
+        }
         let span = self.span;
         self.diag.error(span, format!("internal error in #[kernel] lowering ({what}); please report this kernel"));
     }
@@ -327,6 +332,8 @@ impl<'a> Lowerer<'a> {
     /// Moves `src` into the registers of `dst` (an assignment to a binding).
     fn assign_to(&mut self, dst: &Val, src: Val) {
         match (dst, src) {
+            // A branch that ended in `break`, `continue` or `return` has no value to move.
+            (_, Val::Unit) => {}
             (Val::Reg(prim, d), src) => {
                 let ty = if *prim == Prim::Bool { "pred" } else { prim.bits().name() };
                 let src = self.operand(&src);
