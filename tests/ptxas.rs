@@ -26,6 +26,9 @@ mod popc_count;
 #[path = "../examples/cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
+#[path = "../examples/latency.rs"]
+#[allow(dead_code)]
+mod latency;
 
 use phasegate::ptx::{ptxas, SmVersion};
 
@@ -39,6 +42,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("producer_consumer", producer_consumer::producer_consumer::PTX, true),
         ("popc_count", popc_count::popc_count::PTX, true),
         ("cluster_exchange", cluster_exchange::cluster_exchange::PTX, false),
+        ("bar_sync_latency", latency::bar_sync_latency::PTX, true),
+        ("bar_red_popc_latency", latency::bar_red_popc_latency::PTX, true),
+        ("mbarrier_phase_latency", latency::mbarrier_phase_latency::PTX, false),
+        ("ping_pong_latency", latency::ping_pong_latency::PTX, true),
+        ("cluster_latency", latency::cluster_latency::PTX, false),
     ];
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);
@@ -64,7 +72,7 @@ fn every_emitted_kernel_assembles_cleanly() {
         }
     }
     assert!(failures.is_empty(), "ptxas rejected {} of {assembled}:\n{}", failures.len(), failures.join("\n"));
-    assert!(assembled >= 35, "expected every kernel to be assembled, got {assembled}");
+    assert!(assembled >= 43, "expected every kernel to be assembled, got {assembled}");
 }
 
 #[test]

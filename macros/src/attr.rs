@@ -18,6 +18,13 @@ pub struct KernelArgs {
     /// The cluster shape the kernel requires, `"2,1,1"` (`.reqnctapercluster`; sm_90).
     #[darling(default)]
     pub cluster: Option<SpannedValue<String>>,
+    /// Lints to silence, warn about or deny in this kernel: `allow(barrier_red_sync_mix)`.
+    #[darling(default)]
+    pub allow: darling::util::PathList,
+    #[darling(default)]
+    pub warn: darling::util::PathList,
+    #[darling(default)]
+    pub deny: darling::util::PathList,
 }
 
 /// The lowest target phasegate generates code for.
@@ -29,6 +36,35 @@ pub fn parse(attr: TokenStream) -> Result<KernelArgs, syn::Error> {
 }
 
 impl KernelArgs {
+    /// The analyzer's configuration for this kernel: the default levels, changed by
+    /// `allow(...)`, `warn(...)` and `deny(...)`; an unknown lint name is an error on it.
+    pub fn lint_config(&self) -> Result<phasegate_lints::LintConfig, syn::Error> {
+        let mut config = phasegate_lints::LintConfig::default();
+        let mut errors: Option<syn::Error> = None;
+        let levels = [
+            (&self.allow, phasegate_lints::Level::Allow),
+            (&self.warn, phasegate_lints::Level::Warn),
+            (&self.deny, phasegate_lints::Level::Deny),
+        ];
+        for (paths, level) in levels {
+            for path in paths.iter() {
+                let name = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+                let name = name.strip_prefix("phasegate::").unwrap_or(&name).to_string();
+                if let Err(unknown) = config.set(&name, level) {
+                    let e = syn::Error::new_spanned(path, format!("{unknown}; `phasegate lint --list` lists the lints"));
+                    match &mut errors {
+                        Some(all) => all.combine(e),
+                        None => errors = Some(e),
+                    }
+                }
+            }
+        }
+        match errors {
+            Some(e) => Err(e),
+            None => Ok(config),
+        }
+    }
+
     /// The cluster shape, checked: three positive numbers with a product of at most 16.
     pub fn cluster_dims(&self) -> Result<Option<(u32, u32, u32)>, syn::Error> {
         let Some(text) = &self.cluster else { return Ok(None) };

@@ -10,6 +10,8 @@ pub enum Builtin {
     Special(SpecialReg),
     /// The linear thread index divided by 32.
     WarpId,
+    /// `%clock64`: the SM's cycle counter.
+    Clock64,
     /// `bar.sync 0`.
     SyncThreads,
     /// A free-function form of a method: `min(a, b)` is `a.min(b)`.
@@ -116,6 +118,7 @@ impl Builtin {
         match self {
             Builtin::Special(r) => FUNCTIONS.iter().find(|(_, b)| *b == Builtin::Special(r)).map(|(n, _)| n.to_string()).unwrap_or_default(),
             Builtin::WarpId => "warp_id".into(),
+            Builtin::Clock64 => "clock64".into(),
             Builtin::SyncThreads => "sync_threads".into(),
             Builtin::Method(k) => format!("{k:?}").to_lowercase(),
             Builtin::FromBits(p) => format!("{p}::from_bits"),
@@ -170,6 +173,7 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("cluster_cta_rank", Builtin::Special(SpecialReg::ClusterCtaRank)),
     ("lane_id", Builtin::Special(SpecialReg::LaneId)),
     ("warp_id", Builtin::WarpId),
+    ("clock64", Builtin::Clock64),
     ("sync_threads", Builtin::SyncThreads),
     ("min", Builtin::Method(MethodKind::Min)),
     ("max", Builtin::Method(MethodKind::Max)),
@@ -238,7 +242,7 @@ pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
 /// What a kernel may call, for error messages.
 const CALLABLE: &str = "a kernel calls only the kernel language's functions (by their plain name): \
     the index and dimension functions (`thread_idx_x()`, `block_dim_y()`, `cluster_cta_rank()`, ...), \
-    `lane_id()`, `warp_id()`, `sync_threads()`, `min`, `max`, `fma`, `abs`, `sqrt`, \
+    `lane_id()`, `warp_id()`, `clock64()`, `sync_threads()`, `min`, `max`, `fma`, `abs`, `sqrt`, \
     `shared_array::<T, N>()`, `f32::from_bits`, `f64::from_bits`, and the barrier vocabulary \
     (`named_barrier`, `mbarrier`, `pipeline`, `cluster_barrier`, `bulk_load`, fences, ...; \
     see `phasegate::lang`)";

@@ -54,6 +54,11 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         diag.push(e);
         None
     });
+    let lint_config = args.lint_config().unwrap_or_else(|e| {
+        diag.push(e);
+        phasegate_lints::LintConfig::default()
+    });
+    let mut lint_warnings = TokenStream::new();
     check_signature(&func, &mut diag);
     let (kernel_params, param_names) = collect_params(&func, &mut diag);
 
@@ -91,6 +96,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             module.items.push(Item::Function(lowered.function));
             crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
+            lint_warnings = crate::lint::run(&module, &name, &lowered.spans, &lint_config, &mut diag);
             output = Output {
                 ptx: phasegate_ptx::write_string(&module),
                 target: module.target.sm,
@@ -105,7 +111,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
     let copy = shadow::type_check_copy(&func, &krate, &accepted);
     let errors = diag.to_compile_errors();
-    quote! { #module #copy #errors }
+    quote! { #module #copy #errors #lint_warnings }
 }
 
 fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {

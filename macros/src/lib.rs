@@ -2,7 +2,8 @@
 //!
 //! The pipeline, one file each: [`attr`] reads the arguments, [`check`] decides what is in the
 //! language and infers types, [`lower`] builds the PTX model, [`target`] settles `.target` and
-//! `.version` from the features used, [`shadow`] keeps the body for rustc, [`expand`] emits it all.
+//! `.version` from the features used, [`lint`] runs the analyzer on the PTX, [`shadow`] keeps the
+//! body for rustc, [`expand`] emits it all.
 
 mod attr;
 mod builtins;
@@ -10,6 +11,7 @@ mod check;
 mod diag;
 mod expand;
 mod handles;
+mod lint;
 mod lower;
 mod params;
 mod shadow;

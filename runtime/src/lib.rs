@@ -1,7 +1,12 @@
 //! `phasegate-runtime`: the kernel-language types that rustc checks kernels against, and the
 //! description of a generated kernel ([`KernelSpec`]).
 
+pub mod generate;
 pub mod kernel;
 pub mod lang;
+pub mod sim;
+
+#[cfg(feature = "cuda")]
+pub mod cuda;
 
 pub use kernel::{ElemType, KernelSpec, ParamSpec, ParamType, ScalarKind};

@@ -1,9 +1,13 @@
 //! The command line, as a function from arguments to output and exit status, so that tests
 //! call it directly. Bad input never panics: it is reported with its file, line and column.
 //!
+//! - `phasegate lint FILE.ptx...` ([`lint`]) and `phasegate sim FILE.ptx ...` ([`sim`]);
 //! - `phasegate check FILE.ptx...`: reads each module and checks its `.version`/`.target`
 //!   against the features it uses; exit status 1 when anything is wrong.
 //! - `phasegate fmt FILE.ptx`: prints the module as phasegate writes PTX (canonical form).
+
+pub mod lint;
+pub mod sim;
 
 use crate::lints::{Diagnostic, Level};
 use crate::ptx::{self, validate};
@@ -12,6 +16,8 @@ pub const USAGE: &str = "\
 usage: phasegate <command> [args]
 
 commands:
+  lint FILE.ptx...    the barrier analyzer (`phasegate lint --help`)
+  sim FILE.ptx ...    run a kernel in the CPU simulator (`phasegate sim --help`)
   check FILE.ptx...   read PTX and check that its .version and .target cover every feature it uses
   fmt FILE.ptx        print PTX in phasegate's canonical form
   help                print this message
@@ -23,6 +29,8 @@ exit status: 0 when clean, 1 when a finding or read error was reported, 2 on usa
 pub fn run(args: &[String], out: &mut String) -> u8 {
     match args.first().map(String::as_str) {
         Some("check") if args.len() > 1 => check(&args[1..], out),
+        Some("lint") => lint::run(&args[1..], out),
+        Some("sim") => sim::run(&args[1..], out),
         Some("fmt") if args.len() == 2 => fmt(&args[1], out),
         Some("help" | "--help" | "-h") => {
             out.push_str(USAGE);
@@ -88,6 +96,8 @@ fn check(paths: &[String], out: &mut String) -> u8 {
                 span: e.span,
                 message: e.to_string(),
                 notes: vec![format!("the lowest .version for what this module uses is {}", validate::required_version(&module))],
+                related: Vec::new(),
+                source: None,
             })
             .collect();
         for d in &findings {

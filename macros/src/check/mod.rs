@@ -270,7 +270,13 @@ impl<'d> Checker<'d> {
                 if let Some((_, diverge)) = &init.diverge {
                     self.diag.error(diverge.span(), "`let ... else` is not in the kernel language; use `if`");
                 }
-                let v = self.operand(&init.expr);
+                let v = match (&*init.expr, self.ty(var)) {
+                    (Expr::Array(arr), Some(Ty::Vector(p, _))) => {
+                        let v = self.array(arr, Some(p));
+                        self.record(&init.expr, v)
+                    }
+                    _ => self.operand(&init.expr),
+                };
                 self.unify(var, v, init.expr.span());
             }
             None => self.diag.error(local.span(), "a kernel `let` needs an initial value"),
@@ -324,31 +330,20 @@ impl<'d> Checker<'d> {
                 }
             }
             Expr::Index(ix) => self.index(ix),
-            Expr::Array(arr) => {
-                let elem = self.fresh(Slot::Free);
-                for item in &arr.elems {
-                    let v = self.expr(item);
-                    self.unify(elem, v, item.span());
-                }
-                let n = arr.elems.len() as u64;
-                match self.ty(elem) {
-                    Some(Ty::Prim(p)) if Elem::vector_ok(p, n) => self.known(Ty::Vector(p, n as u8)),
-                    _ => match self.resolve(elem) {
-                        Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
-                        Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
-                        _ => {
-                            self.diag.error(arr.span(), "array values are vectors of 8 or 16 bytes: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T; annotate the element type if needed (`[1.0f32, ...]`)");
-                            self.fresh(Slot::Free)
-                        }
-                    },
-                }
-            }
+            Expr::Array(arr) => self.array(arr, None),
             Expr::Call(call) => self.call(call),
             Expr::MethodCall(m) => self.method(m),
             Expr::Assign(a) => {
                 self.place(&a.left);
                 let l = self.expr(&a.left);
-                let r = self.operand(&a.right);
+                let r = match (&*a.right, self.ty(l)) {
+                    // `tile[i] = [1.0, 2.0, 3.0, 4.0]`: the place gives the literal its type.
+                    (Expr::Array(arr), Some(Ty::Vector(p, _))) => {
+                        let v = self.array(arr, Some(p));
+                        self.record(&a.right, v)
+                    }
+                    _ => self.operand(&a.right),
+                };
                 self.unify(l, r, a.right.span());
                 self.known(Ty::Unit)
             }
@@ -404,6 +399,31 @@ impl<'d> Checker<'d> {
                 self.unsupported(other);
                 self.fresh(Slot::Free)
             }
+        }
+    }
+
+    /// An array literal: a vector of 8 or 16 bytes. `expected` is the element type its place
+    /// or annotation gives, so that `[1.0, 2.0, 3.0, 4.0]` can be `[f32; 4]`, as rustc infers.
+    fn array(&mut self, arr: &syn::ExprArray, expected: Option<Prim>) -> usize {
+        let elem = match expected {
+            Some(p) => self.known(Ty::Prim(p)),
+            None => self.fresh(Slot::Free),
+        };
+        for item in &arr.elems {
+            let v = self.operand(item);
+            self.unify(elem, v, item.span());
+        }
+        let n = arr.elems.len() as u64;
+        match self.ty(elem) {
+            Some(Ty::Prim(p)) if Elem::vector_ok(p, n) => self.known(Ty::Vector(p, n as u8)),
+            _ => match self.resolve(elem) {
+                Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
+                Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
+                _ => {
+                    self.diag.error(arr.span(), "array values are vectors of 8 or 16 bytes: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T; annotate the element type if needed (`[1.0f32, ...]`)");
+                    self.fresh(Slot::Free)
+                }
+            },
         }
     }
 
@@ -730,6 +750,7 @@ impl<'d> Checker<'d> {
         }
         match builtin {
             Builtin::Special(_) | Builtin::WarpId => self.known(Ty::Prim(Prim::U32)),
+            Builtin::Clock64 => self.known(Ty::Prim(Prim::U64)),
             Builtin::SyncThreads => self.known(Ty::Unit),
             Builtin::Method(kind) => self.method_kind(kind, args[0], &args[1..], call.span()),
             Builtin::FromBits(p) => {

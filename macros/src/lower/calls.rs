@@ -22,6 +22,11 @@ impl Lowerer<'_> {
         let args: Vec<Val> = call.args.iter().map(|a| self.expr(a)).collect();
         match builtin {
             Builtin::Special(reg) => self.special(reg),
+            Builtin::Clock64 => {
+                let d = self.reg(RegClass::B64);
+                self.emit(Instruction::new(Opcode::Mov, &["u64"], vec![Operand::reg(&d), Operand::reg(SpecialReg::Clock64.name())]));
+                Val::Reg(Prim::U64, d)
+            }
             Builtin::WarpId => {
                 // (tid.x + ntid.x * (tid.y + ntid.y * tid.z)) / 32
                 let tz = self.special(SpecialReg::Tid(Dim::Z));

@@ -183,9 +183,11 @@ impl Lowerer<'_> {
 
     /// `for i in a..b` / `a..=b` / `(a..b).step_by(s)`.
     ///
-    /// The bounds are evaluated once. The exit test compares the distance left, `end - i`,
-    /// with the step, so that `i + step` is only computed when it stays in the range: a loop
-    /// whose end is near the type's maximum ends instead of wrapping around, as in Rust.
+    /// The bounds are evaluated once, and `i + step` is only computed when another iteration
+    /// follows, so a loop whose end is near the type's maximum ends instead of wrapping around,
+    /// as in Rust. The latch has the shape ptxas recognises as a counted loop (and unrolls):
+    /// `add i, i, 1; setp.lt p, i, end; @p bra body` for `a..b`; a trip count computed once and
+    /// counted down for `step_by`; `setp.lt` before the increment for `a..=b`.
     pub(super) fn for_loop(&mut self, f: &syn::ExprForLoop) -> Val {
         let Some(parts) = range_parts(&f.expr) else {
             self.internal("for over something other than a range");
@@ -226,6 +228,32 @@ impl Lowerer<'_> {
             Val::Reg(_, p) => self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)])),
             _ => self.branch(&exit),
         }
+        // `(a..b).step_by(s)`: the number of iterations, (b - a - 1) / s + 1 in unsigned
+        // arithmetic (b > a here), counted down in the latch.
+        let trips = match (&step, parts.inclusive) {
+            (Val::Imm(_, phasegate_ptx::Imm::Int(1)), _) | (_, true) => None,
+            _ => {
+                let unsigned = if prim.is_64() { Prim::U64 } else { Prim::U32 };
+                let span = self.arith_raw("sub", prim, end.clone(), start.clone());
+                let span = match span {
+                    Val::Reg(_, r) => Val::Reg(unsigned, r),
+                    Val::Imm(_, imm) => Val::Imm(unsigned, imm),
+                    other => other,
+                };
+                let before = self.arith_raw("sub", unsigned, span, Val::Imm(unsigned, phasegate_ptx::Imm::Int(1)));
+                let step_u = match step.clone() {
+                    Val::Reg(_, r) => Val::Reg(unsigned, r),
+                    Val::Imm(_, imm) => Val::Imm(unsigned, imm),
+                    other => other,
+                };
+                let q = self.arith(super::expr::Arith::Div, unsigned, before, step_u);
+                let n = self.arith_raw("add", unsigned, q, Val::Imm(unsigned, phasegate_ptx::Imm::Int(1)));
+                match self.copy(n) {
+                    Val::Reg(_, r) => Some(r),
+                    _ => None,
+                }
+            }
+        };
         self.place_label(body_label.clone());
         self.scopes.push(HashMap::new());
         if let Some((name, _)) = pattern_name(&f.pat) {
@@ -234,23 +262,51 @@ impl Lowerer<'_> {
         self.loop_body(f.label.as_ref(), &f.body, &exit, &cont);
         self.scopes.pop();
         self.place_label(cont);
-        // left = end - i (as unsigned); leave when left <= step (exclusive) or left < step (inclusive).
-        let left = self.arith_raw("sub", prim, end, i.clone());
-        let unsigned = if prim.is_64() { Prim::U64 } else { Prim::U32 };
-        let left = match left {
-            Val::Reg(_, r) => Val::Reg(unsigned, r),
-            other => other,
+        let ty = prim.arith().name();
+        let unit_step = matches!(step, Val::Imm(_, phasegate_ptx::Imm::Int(1)));
+        let Val::Reg(_, i_reg) = &i else {
+            self.internal("loop counter without a register");
+            return Val::Unit;
         };
-        let step_u = match step.clone() {
-            Val::Reg(_, r) => Val::Reg(unsigned, r),
-            Val::Imm(_, imm) => Val::Imm(unsigned, imm),
-            other => other,
-        };
-        let done = self.compare(if parts.inclusive { "lt" } else { "le" }, unsigned, left, step_u);
-        self.emit_guarded(&done, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]));
-        let next = self.arith_raw("add", prim, i.clone(), step);
-        self.assign_to(&i, next);
-        self.branch(&body_label);
+        let i_reg = i_reg.clone();
+        let step_op = self.operand(&step);
+        let end_op = self.operand(&end);
+        let go_on = self.reg(crate::types::RegClass::Pred);
+        match (parts.inclusive, unit_step, trips) {
+            (false, true, _) => {
+                // i < end before the increment, so i + 1 <= end cannot wrap.
+                self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)]));
+                self.emit(Instruction::new(Opcode::Setp, &["lt", ty], vec![Operand::reg(&go_on), Operand::reg(&i_reg), end_op]));
+            }
+            (true, _, _) | (false, false, None) => {
+                // a..=b: another iteration when i < end, and then i + step stays in range only
+                // if end - i >= step.
+                let left = self.arith_raw("sub", prim, end.clone(), i.clone());
+                let unsigned = if prim.is_64() { Prim::U64 } else { Prim::U32 };
+                let left = match left {
+                    Val::Reg(_, r) => Val::Reg(unsigned, r),
+                    other => other,
+                };
+                let step_u = match step.clone() {
+                    Val::Reg(_, r) => Val::Reg(unsigned, r),
+                    Val::Imm(_, imm) => Val::Imm(unsigned, imm),
+                    other => other,
+                };
+                let done = self.compare(if parts.inclusive { "lt" } else { "le" }, unsigned, left, step_u);
+                self.emit_guarded(&done, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]));
+                self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), step_op]));
+                self.branch(&body_label);
+                self.place_label(exit);
+                return Val::Unit;
+            }
+            (false, false, Some(trips)) => {
+                self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), step_op]));
+                let width = if prim.is_64() { "u64" } else { "u32" };
+                self.emit(Instruction::new(Opcode::Sub, &[width], vec![Operand::reg(&trips), Operand::reg(&trips), Operand::int(1)]));
+                self.emit(Instruction::new(Opcode::Setp, &["ne", width], vec![Operand::reg(&go_on), Operand::reg(&trips), Operand::int(0)]));
+            }
+        }
+        self.emit_guarded(&go_on, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&body_label)]));
         self.place_label(exit);
         Val::Unit
     }

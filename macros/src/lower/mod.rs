@@ -164,8 +164,11 @@ impl<'a> Lowerer<'a> {
             body.push(Statement::Decl(decl), Span::NONE);
             spans.push(fn_span);
         }
+        // The body's spans hold the Rust line and column of each statement: the analyzer's
+        // messages then name places in the kernel's source.
         for (statement, span) in self.statements {
-            body.push(statement, Span::NONE);
+            let start = span.start();
+            body.push(statement, Span::new(start.line as u32, start.column as u32 + 1));
             spans.push(span);
         }
         let function = Function {
@@ -334,6 +337,15 @@ impl<'a> Lowerer<'a> {
         match (dst, src) {
             // A branch that ended in `break`, `continue` or `return` has no value to move.
             (_, Val::Unit) => {}
+            // A handle given back to its own binding (`cluster = cluster.arrive().wait()` in a
+            // loop): the same barrier, nothing to move; registers of a changed handle move.
+            (Val::Handle(d), Val::Handle(s)) => match (&**d, *s) {
+                (a, b) if *a == b => {}
+                (sync::HVal::Arrival { state: d, .. }, sync::HVal::Arrival { state: s, .. }) => {
+                    self.emit(Instruction::new(Opcode::Mov, &["b64"], vec![Operand::reg(d), Operand::reg(&s)]));
+                }
+                _ => self.internal("assignment of a different handle"),
+            },
             (Val::Reg(prim, d), src) => {
                 let ty = if *prim == Prim::Bool { "pred" } else { prim.bits().name() };
                 let src = self.operand(&src);

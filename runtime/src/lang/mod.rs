@@ -183,6 +183,11 @@ special_registers! {
     warp_id,
 }
 
+/// `%clock64`: the cycle counter of the SM the thread runs on (for timing inside a kernel).
+pub fn clock64() -> u64 {
+    outside_kernel("clock64")
+}
+
 /// `bar.sync 0`: waits until every thread of the CTA has arrived; orders their memory
 /// accesses. Reach it with CTA-uniform control.
 pub fn sync_threads() {

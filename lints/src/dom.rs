@@ -1,0 +1,194 @@
+//! Dominators and post-dominators (Cooper, Harvey and Kennedy's iterative algorithm over
+//! reverse post-order), and control dependence from the post-dominator tree.
+//!
+//! Post-dominators are computed on the reversed graph rooted at the virtual exit. Blocks from
+//! which the exit cannot be reached (an endless spin loop) get an edge to the exit for this
+//! purpose only, so every reachable block has an immediate post-dominator.
+
+use crate::cfg::{BlockId, Cfg, reverse_post_order};
+
+const UNDEF: usize = usize::MAX;
+
+/// A dominator tree: `idom[b]` is the immediate dominator, the root is its own; `UNDEF` for
+/// nodes not reached.
+#[derive(Clone, Debug)]
+pub struct DomTree {
+    idom: Vec<usize>,
+    /// Position of each node in the order used to build the tree (for `intersect`).
+    order: Vec<usize>,
+    root: usize,
+}
+
+impl DomTree {
+    fn build(
+        n: usize,
+        root: usize,
+        succs: &dyn Fn(usize) -> Vec<usize>,
+        preds: &dyn Fn(usize) -> Vec<usize>,
+    ) -> DomTree {
+        let rpo = reverse_post_order(n, succs, Some(root));
+        let mut order = vec![UNDEF; n];
+        for (i, &b) in rpo.iter().enumerate() {
+            order[b] = i;
+        }
+        let mut idom = vec![UNDEF; n];
+        idom[root] = root;
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &b in rpo.iter().skip(1) {
+                let mut new = UNDEF;
+                for p in preds(b) {
+                    if p >= n || idom[p] == UNDEF {
+                        continue;
+                    }
+                    new = if new == UNDEF {
+                        p
+                    } else {
+                        intersect(&idom, &order, p, new)
+                    };
+                }
+                if new != UNDEF && idom[b] != new {
+                    idom[b] = new;
+                    changed = true;
+                }
+            }
+        }
+        DomTree { idom, order, root }
+    }
+
+    /// The immediate dominator; `None` for the root and unreached nodes.
+    pub fn idom(&self, b: usize) -> Option<usize> {
+        match self.idom.get(b) {
+            Some(&d) if d != UNDEF && b != self.root => Some(d),
+            _ => None,
+        }
+    }
+
+    pub fn is_reached(&self, b: usize) -> bool {
+        self.idom.get(b).is_some_and(|&d| d != UNDEF)
+    }
+
+    /// Whether `a` dominates `b` (every node dominates itself).
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        if !self.is_reached(a) || !self.is_reached(b) {
+            return false;
+        }
+        let mut x = b;
+        // Walk up; the order index strictly decreases towards the root.
+        loop {
+            if x == a {
+                return true;
+            }
+            if x == self.root || self.order[x] < self.order[a] {
+                return false;
+            }
+            x = self.idom[x];
+        }
+    }
+}
+
+fn intersect(idom: &[usize], order: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while order[a] > order[b] {
+            a = idom[a];
+        }
+        while order[b] > order[a] {
+            b = idom[b];
+        }
+    }
+    a
+}
+
+/// Dominators of the blocks (root: block 0; the virtual exit is not part of it).
+pub fn dominators(cfg: &Cfg) -> DomTree {
+    let n = cfg.len();
+    if n == 0 {
+        return DomTree {
+            idom: Vec::new(),
+            order: Vec::new(),
+            root: 0,
+        };
+    }
+    DomTree::build(
+        n,
+        0,
+        &|b| cfg.succs(b).iter().copied().filter(|&s| s < n).collect(),
+        &|b| cfg.preds(b).to_vec(),
+    )
+}
+
+/// Post-dominators, rooted at the virtual exit (`cfg.exit()`).
+pub fn post_dominators(cfg: &Cfg) -> DomTree {
+    let n = cfg.len() + 1;
+    let exit = cfg.exit();
+    // Reverse edges: preds of the reversed graph are the succs of the CFG.
+    let mut rsuccs: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut rpreds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for b in 0..cfg.len() {
+        for &s in cfg.succs(b) {
+            rsuccs[s].push(b);
+            rpreds[b].push(s);
+        }
+    }
+    // Blocks that cannot reach the exit get a pseudo edge to it.
+    let mut reaches = vec![false; n];
+    let mut stack = vec![exit];
+    reaches[exit] = true;
+    while let Some(x) = stack.pop() {
+        for &p in &rsuccs[x] {
+            if !reaches[p] {
+                reaches[p] = true;
+                stack.push(p);
+            }
+        }
+    }
+    // Add pseudo edges from the last block (in text order) of every region that cannot reach
+    // the exit, repeating until every block does.
+    for b in (0..cfg.len()).rev() {
+        if !reaches[b] {
+            rsuccs[exit].push(b);
+            rpreds[b].push(exit);
+            let mut stack = vec![b];
+            reaches[b] = true;
+            while let Some(x) = stack.pop() {
+                for &p in &rsuccs[x].clone() {
+                    if !reaches[p] {
+                        reaches[p] = true;
+                        stack.push(p);
+                    }
+                }
+            }
+        }
+    }
+    DomTree::build(n, exit, &|b| rsuccs[b].clone(), &|b| rpreds[b].clone())
+}
+
+/// Control dependence: `deps[b]` lists `(a, i)`: block `b` runs or not depending on which
+/// successor block `a` takes, `b` being reached through `a`'s successor number `i`.
+pub fn control_dependence(cfg: &Cfg, pdom: &DomTree) -> Vec<Vec<(BlockId, usize)>> {
+    let n = cfg.len();
+    let mut deps: Vec<Vec<(BlockId, usize)>> = vec![Vec::new(); n];
+    for a in 0..n {
+        let succs = cfg.succs(a);
+        if succs.len() < 2 {
+            continue;
+        }
+        let stop = pdom.idom(a);
+        for (i, &s) in succs.iter().enumerate() {
+            let mut x = s;
+            let mut guard = 0usize;
+            while Some(x) != stop && x != cfg.exit() && guard <= n {
+                if x < n && !deps[x].contains(&(a, i)) {
+                    deps[x].push((a, i));
+                }
+                match pdom.idom(x) {
+                    Some(up) => x = up,
+                    None => break,
+                }
+                guard += 1;
+            }
+        }
+    }
+    deps
+}

@@ -1,0 +1,202 @@
+//! ### What it does
+//! Finds aligned barriers executed under control that is not uniform enough for their form:
+//! - `bar.sync a`, `bar.red`, `barrier.sync.aligned a` without a thread count: every thread of
+//!   the CTA must execute the same instruction, so the control must be CTA-uniform;
+//! - the same with a thread count, and `bar.arrive`: each participating warp executes it
+//!   convergently, so the control must be warp-uniform (`if warp < 2 { bar.sync 1, 64 }` is
+//!   fine);
+//! - `barrier.cluster.*.aligned`: warp-uniform; and `barrier.cluster.arrive` (aligned or not)
+//!   must be reached by every thread of the cluster, so a branch on `%ctaid` or
+//!   `%cluster_ctarank` around it is a bug although it is CTA-uniform.
+//!
+//! Loops count: a barrier in a loop whose trip count differs between threads is under
+//! divergent control. A guard (`@%p bar.sync 0`) counts like a branch.
+//!
+//! ### Why is this bad
+//! PTX ISA §9.7.13.1: "an aligned `barrier{.cta}` instruction should only be used if it is
+//! known that all threads in CTA evaluate the condition identically, otherwise behavior is
+//! undefined." §9.7.13.3 says the same of the warp for `barrier.cluster`, and the cluster
+//! barrier completes only when every non-exited thread of the cluster has arrived. In practice
+//! the kernel hangs or the barrier completes early and a race follows.
+//!
+//! ### Example
+//! ```ptx
+//! mov.u32 %r1, %tid.x;
+//! setp.lt.u32 %p1, %r1, 16;
+//! @%p1 bra SKIP;
+//! bar.sync 0;
+//! SKIP:
+//! ```
+//!
+//! ### Use instead
+//! Hoist the barrier out of the branch, give it a thread count and make the condition
+//! warp-uniform (`tid.x / 32 < k`), or use the non-aligned `barrier.sync`.
+
+use super::{Context, LintInfo, Sink};
+use crate::barriers::{BarKind, ClusterKind, cluster_barrier, cta_barrier};
+use crate::diagnostic::Level;
+use crate::uniformity::{Level as U, offending_branch};
+use phasegate_ptx::StmtId;
+
+pub const LINT: LintInfo = LintInfo {
+    name: "aligned_barrier_divergence",
+    default: Level::Deny,
+    summary: "an aligned barrier under control that is not uniform enough for its form",
+};
+
+/// What a barrier instruction needs of its control, and how to say it.
+pub(crate) struct Requirement {
+    pub allowed: U,
+    pub what: String,
+    pub who: &'static str,
+}
+
+/// The requirement of a barrier instruction, if it has one.
+pub(crate) fn requirement(cx: &Context, stmt: StmtId) -> Option<Requirement> {
+    let fa = cx.fa;
+    let inst = fa.inst(stmt)?;
+    if let Some(b) = cta_barrier(fa, stmt, inst) {
+        if !b.aligned {
+            return None;
+        }
+        let id = b
+            .id_const()
+            .map(|i| i.to_string())
+            .unwrap_or_else(|| "?".into());
+        return Some(match (&b.count, b.kind) {
+            (None, _) => Requirement {
+                allowed: U::Cta,
+                what: format!("`{} {id}` without a thread count", b.name),
+                who: "every thread of the CTA",
+            },
+            (Some(_), BarKind::Arrive | BarKind::Sync | BarKind::Red) => Requirement {
+                allowed: U::Warp,
+                what: format!("`{}` on barrier {id} with a thread count", b.name),
+                who: "every thread of each participating warp",
+            },
+        });
+    }
+    match cluster_barrier(inst)? {
+        (ClusterKind::Arrive, aligned) => Some(Requirement {
+            allowed: U::Cluster,
+            what: format!(
+                "`barrier.cluster.arrive{}`",
+                if aligned { ".aligned" } else { "" }
+            ),
+            who: "every thread of the cluster",
+        }),
+        (ClusterKind::Wait, true) => Some(Requirement {
+            allowed: U::Warp,
+            what: "`barrier.cluster.wait.aligned`".into(),
+            who: "every thread of the warp",
+        }),
+        (ClusterKind::Wait, false) => None,
+    }
+}
+
+pub fn check(cx: &Context, sink: &mut Sink) {
+    let fa = cx.fa;
+    for (stmt, inst) in fa.instructions() {
+        let Some(req) = requirement(cx, stmt) else {
+            continue;
+        };
+        let reached = fa.dom.is_reached(fa.block(stmt));
+        if !reached {
+            continue;
+        }
+        let spec = if req.allowed == U::Cluster || inst.has("cluster") {
+            "PTX ISA §9.7.13.3"
+        } else {
+            "PTX ISA §9.7.13.1"
+        };
+        // The guard first: it is the nearest condition.
+        let (glevel, gvar) = fa.uni.guard_level(stmt, inst, &fa.vars);
+        if glevel > req.allowed {
+            let mut related = Vec::new();
+            let mut notes = Vec::new();
+            if let Some(v) = gvar {
+                for (s, why) in fa.uni.explain(v, fa.body, &fa.vars, &fa.cfg) {
+                    related.push((s, why));
+                }
+            }
+            notes.push(format!(
+                "{spec}: {} must execute it, so its guard must be {}",
+                req.who,
+                needed(req.allowed)
+            ));
+            notes.push(advice(req.allowed));
+            let guard = inst
+                .guard
+                .as_ref()
+                .map(|g| g.pred.clone())
+                .unwrap_or_default();
+            sink.report(
+                cx,
+                &LINT,
+                stmt,
+                format!(
+                    "{} is guarded by `{guard}`, which is {}",
+                    req.what,
+                    glevel.describe()
+                ),
+                related,
+                notes,
+            );
+            continue;
+        }
+        if let Some(off) = offending_branch(fa, stmt, req.allowed) {
+            let mut related = vec![(
+                off.stmt,
+                if off.loop_exit {
+                    "the loop's exit branch is here".to_string()
+                } else {
+                    "the branch is here".to_string()
+                },
+            )];
+            for (s, why) in fa.uni.explain_branch(off.block, fa.body, &fa.vars, &fa.cfg) {
+                related.push((s, why));
+            }
+            let message = if off.loop_exit {
+                format!(
+                    "{} is in a loop whose trip count is {} (exit branch at line {})",
+                    req.what,
+                    off.level.describe(),
+                    fa.line(off.stmt)
+                )
+            } else {
+                format!(
+                    "{} is under a branch at line {} whose condition is {}",
+                    req.what,
+                    fa.line(off.stmt),
+                    off.level.describe()
+                )
+            };
+            let notes = vec![
+                format!(
+                    "{spec}: {} must execute the same barrier instruction, so its control must be {}",
+                    req.who,
+                    needed(req.allowed)
+                ),
+                advice(req.allowed),
+            ];
+            sink.report(cx, &LINT, stmt, message, related, notes);
+        }
+    }
+}
+
+fn needed(level: U) -> &'static str {
+    match level {
+        U::Cluster => "uniform across the cluster",
+        U::Cta => "CTA-uniform",
+        U::Warp => "warp-uniform",
+        U::Thread => "anything",
+    }
+}
+
+fn advice(level: U) -> String {
+    match level {
+        U::Cluster => "move the arrive out of the branch so that every thread of every CTA of the cluster arrives once".into(),
+        U::Cta => "move the barrier out of the branch, or give it a thread count (a multiple of 32) and a warp-uniform condition, or use the non-aligned `barrier.sync`".into(),
+        _ => "make the condition warp-uniform (e.g. on `%tid.x / 32`), or use the non-aligned `barrier.sync`".into(),
+    }
+}

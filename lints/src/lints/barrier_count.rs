@@ -1,0 +1,138 @@
+//! ### What it does
+//! Checks the barrier id and thread count of `bar`/`barrier` instructions, where constant
+//! propagation knows them:
+//! - ids out of `0..15`;
+//! - thread counts that are zero or not a multiple of 32, or larger than the CTA
+//!   (`.reqntid`/`.maxntid`);
+//! - `bar.arrive`/`barrier.arrive` without a thread count;
+//! - one id used with different thread counts in one kernel (no count means "all threads of
+//!   the CTA").
+//!
+//! ### Why is this bad
+//! PTX ISA §9.7.13.1: "Each CTA instance has sixteen barriers numbered 0..15", the count "must
+//! be a multiple of the warp size", and "a non-zero thread count is required for
+//! `barrier{.cta}.arrive`". ptxas rejects the constant cases; a register id or count passes
+//! ptxas and is undefined at run time. Different counts for one id make the barrier complete
+//! after a number of arrivals that depends on which warp got there first.
+//!
+//! ### Example
+//! ```ptx
+//! bar.sync 1, 48;
+//! bar.arrive 2;
+//! ```
+//!
+//! ### Use instead
+//! ```ptx
+//! bar.sync 1, 64;
+//! bar.arrive 2, 64;
+//! ```
+
+use super::{Context, LintInfo, Sink};
+use crate::barriers::{BarKind, cta_barriers};
+use crate::diagnostic::Level;
+use phasegate_ptx::{DirectiveArg, Function};
+
+pub const LINT: LintInfo = LintInfo {
+    name: "barrier_count",
+    default: Level::Deny,
+    summary: "a barrier id out of 0..15, a thread count not a multiple of 32, an arrive without count, or different counts for one id",
+};
+
+/// The number of threads of the CTA: exact from `.reqntid`, an upper bound from `.maxntid`.
+pub(crate) fn cta_threads(function: &Function) -> (Option<u64>, Option<u64>) {
+    let product = |name: &str| {
+        function
+            .directives
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| {
+                d.args
+                    .iter()
+                    .map(|a| if let DirectiveArg::Int(v) = a { *v } else { 1 })
+                    .product::<u64>()
+            })
+    };
+    (product("reqntid"), product("maxntid"))
+}
+
+pub fn check(cx: &Context, sink: &mut Sink) {
+    let fa = cx.fa;
+    let (exact, bound) = cta_threads(fa.function);
+    let spec = "PTX ISA §9.7.13.1";
+    let bars = cta_barriers(fa);
+    for b in &bars {
+        if let Some(id) = b.id_const()
+            && !(0..=15).contains(&id)
+        {
+            sink.report(
+                cx,
+                &LINT,
+                b.stmt,
+                format!("barrier id {id} of `{}` is out of range", b.name),
+                Vec::new(),
+                vec![format!(
+                    "{spec}: each CTA has sixteen barriers numbered 0..15"
+                )],
+            );
+        }
+        match (&b.count, b.kind) {
+            (None, BarKind::Arrive) => {
+                sink.report(cx, &LINT, b.stmt, format!("`{}` needs a thread count", b.name), Vec::new(), vec![
+                    format!("{spec}: a non-zero thread count is required for barrier.arrive"),
+                    "give the number of threads that take part (arrivers and waiters), a multiple of 32".into(),
+                ]);
+            }
+            (Some(c), _) => {
+                if let Some(c) = c.as_const() {
+                    if c <= 0 || c % 32 != 0 {
+                        sink.report(cx, &LINT, b.stmt, format!("thread count {c} of `{}` is not a positive multiple of 32", b.name), Vec::new(), vec![
+                            format!("{spec}: when specifying a thread count, the value must be a multiple of the warp size"),
+                        ]);
+                    } else if let Some(limit) = exact.or(bound)
+                        && c as u64 > limit
+                    {
+                        sink.report(cx, &LINT, b.stmt, format!("thread count {c} of `{}` is more than the {limit} threads of the CTA", b.name), Vec::new(), vec![
+                            "the barrier can never complete: not enough threads can arrive".into(),
+                        ]);
+                    }
+                }
+            }
+            (None, _) => {}
+        }
+    }
+    // One id, one count.
+    let mut firsts: Vec<(i64, Option<i64>, phasegate_ptx::StmtId)> = Vec::new();
+    for b in &bars {
+        let Some(id) = b.id_const() else { continue };
+        let count = match &b.count {
+            None => exact.map(|e| e as i64),
+            Some(c) => match c.as_const() {
+                Some(v) => Some(v),
+                None => continue,
+            },
+        };
+        let count_key = if b.count.is_none() && exact.is_none() {
+            None
+        } else {
+            count
+        };
+        match firsts.iter().find(|(i, _, _)| *i == id) {
+            None => firsts.push((id, count_key, b.stmt)),
+            Some(&(_, c0, s0)) if c0 != count_key => {
+                let show = |c: Option<i64>| {
+                    c.map(|v| format!("thread count {v}"))
+                        .unwrap_or_else(|| "no thread count (all threads)".into())
+                };
+                sink.report(
+                    cx,
+                    &LINT,
+                    b.stmt,
+                    format!("barrier {id} is used with {} here and with {} at line {}", show(count_key), show(c0), fa.line(s0)),
+                    vec![(s0, format!("barrier {id} with {}", show(c0)))],
+                    vec![format!("{spec}: the warps that use one barrier must agree on the thread count; use another barrier id for the other group")],
+                );
+            }
+            Some(_) => {}
+        }
+    }
+}

@@ -1,0 +1,212 @@
+//! ### What it does
+//! Finds shared-memory stores of the generic proxy (`st.shared`, `atom`/`red` on shared,
+//! `stmatrix`) that reach a bulk copy reading that shared memory (`cp.async.bulk` /
+//! `cp.reduce.async.bulk` / `cp.async.bulk.tensor` from `.shared::cta`) along some path with
+//! no `fence.proxy.async` in between. The path may cross barriers: the usual shape is "every
+//! thread stores, `fence.proxy.async.shared::cta`, `bar.sync`, one thread copies".
+//!
+//! ### Why is this bad
+//! The bulk copy is performed by the async proxy, which does not see the generic proxy's
+//! writes without a proxy fence (PTX ISA §8, memory consistency model, proxies; the article in
+//! `spec/asynchronicity-and-barriers.md`): the copy can read stale shared memory.
+//!
+//! ### Example
+//! ```ptx
+//! st.shared.f32 [tile+%r1], %f1;
+//! bar.sync 0;
+//! @%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 4096;
+//! ```
+//!
+//! ### Use instead
+//! ```ptx
+//! st.shared.f32 [tile+%r1], %f1;
+//! fence.proxy.async.shared::cta;
+//! bar.sync 0;
+//! @%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 4096;
+//! ```
+
+use super::{Context, LintInfo, Sink};
+use crate::consts::Val;
+use crate::diagnostic::Level;
+use crate::protocol::forward;
+use phasegate_ptx::{Instruction, Opcode, Operand, StmtId};
+
+pub const LINT: LintInfo = LintInfo {
+    name: "missing_proxy_fence",
+    default: Level::Deny,
+    summary: "generic-proxy shared stores read by a bulk copy without fence.proxy.async",
+};
+
+/// What a statement does for this lint.
+#[derive(Clone, Debug, PartialEq)]
+enum Effect {
+    /// A generic-proxy write to shared memory, of the symbol when known.
+    Store(Option<String>),
+    Fence,
+    /// A bulk copy reading shared memory of the symbol when known.
+    CopyFrom(Option<String>),
+}
+
+fn shared_sym(v: &Val) -> Option<String> {
+    match v {
+        Val::Expr(e) => e.base.clone(),
+        _ => None,
+    }
+}
+
+fn effect(cx: &Context, stmt: StmtId, inst: &Instruction) -> Option<Effect> {
+    let fa = cx.fa;
+    let shared = |inst: &Instruction| {
+        inst.modifiers
+            .iter()
+            .any(|m| m == "shared" || m == "shared::cta" || m == "shared::cluster")
+    };
+    let addr_sym = |i: usize| {
+        inst.operands
+            .get(i)
+            .map(|o| fa.consts.operand(stmt, o, &fa.vars))
+            .as_ref()
+            .and_then(shared_sym)
+    };
+    match &inst.opcode {
+        Opcode::St if shared(inst) && !inst.has("async") => Some(Effect::Store(addr_sym(0))),
+        Opcode::Red if shared(inst) && !inst.has("async") => Some(Effect::Store(addr_sym(0))),
+        Opcode::Atom if shared(inst) => Some(Effect::Store(addr_sym(1))),
+        Opcode::Other(n) if n == "stmatrix" => Some(Effect::Store(addr_sym(0))),
+        Opcode::Fence if inst.has("proxy") && inst.has("async") && !inst.has("global") => {
+            Some(Effect::Fence)
+        }
+        Opcode::Cp | Opcode::Other(_) if is_bulk_from_shared(inst) => {
+            // The source operand: the second, `[srcMem]`.
+            let src = inst
+                .operands
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| matches!(o, Operand::Address(_)))
+                .nth(1)
+                .map(|(i, _)| i)
+                .unwrap_or(1);
+            Some(Effect::CopyFrom(addr_sym(src)))
+        }
+        _ => None,
+    }
+}
+
+/// `cp{.reduce}.async.bulk{.tensor.Nd}.DST.SRC...` with a shared source.
+fn is_bulk_from_shared(inst: &Instruction) -> bool {
+    let is_cp =
+        matches!(&inst.opcode, Opcode::Cp) || matches!(&inst.opcode, Opcode::Other(n) if n == "cp");
+    if !is_cp
+        || !inst.has("async")
+        || !inst.has("bulk")
+        || inst.has("prefetch")
+        || inst.has("commit_group")
+        || inst.has("wait_group")
+    {
+        return false;
+    }
+    let spaces: Vec<&str> = inst
+        .modifiers
+        .iter()
+        .map(String::as_str)
+        .filter(|m| *m == "global" || m.starts_with("shared"))
+        .collect();
+    spaces.len() >= 2 && spaces[1].starts_with("shared")
+}
+
+pub fn check(cx: &Context, sink: &mut Sink) {
+    let fa = cx.fa;
+    let effects: Vec<Option<Effect>> = fa
+        .body
+        .iter()
+        .map(|(id, _)| fa.inst(id).and_then(|i| effect(cx, id, i)))
+        .collect();
+    if !effects
+        .iter()
+        .any(|e| matches!(e, Some(Effect::CopyFrom(_))))
+    {
+        return;
+    }
+    // State: the stores that may not be fenced yet.
+    let step =
+        |b: usize, s: &Vec<StmtId>, mut out: Option<&mut Vec<(StmtId, StmtId)>>| -> Vec<StmtId> {
+            let mut st = s.clone();
+            for stmt in fa.cfg.blocks[b].stmts() {
+                match &effects[stmt.index()] {
+                    Some(Effect::Store(_)) => {
+                        if !st.contains(&stmt) {
+                            st.push(stmt);
+                        }
+                    }
+                    Some(Effect::Fence) => {
+                        let guarded = fa.inst(stmt).is_some_and(|i| i.guard.is_some());
+                        if !guarded {
+                            st.clear();
+                        }
+                    }
+                    Some(Effect::CopyFrom(src)) => {
+                        if let Some(o) = out.as_deref_mut() {
+                            for &store in &st {
+                                let Some(Effect::Store(dst)) = &effects[store.index()] else {
+                                    continue;
+                                };
+                                let overlap = match (dst, src) {
+                                    (Some(a), Some(b)) => a == b,
+                                    _ => true,
+                                };
+                                if overlap {
+                                    o.push((store, stmt));
+                                }
+                            }
+                        }
+                    }
+                    None => {}
+                }
+            }
+            st
+        };
+    let ins = forward(
+        fa,
+        Vec::new(),
+        |b, s| step(b, s, None),
+        |_, _, _, s| s.clone(),
+        |cur, new| {
+            let n = cur.len();
+            for x in new {
+                if !cur.contains(x) {
+                    cur.push(*x);
+                }
+            }
+            cur.len() != n
+        },
+    );
+    let mut pairs = Vec::new();
+    for (b, state) in ins.iter().enumerate() {
+        if let Some(s) = state {
+            step(b, s, Some(&mut pairs));
+        }
+    }
+    let mut done: Vec<StmtId> = Vec::new();
+    for (store, copy) in pairs {
+        if done.contains(&copy) {
+            continue;
+        }
+        done.push(copy);
+        let what = fa.inst(copy).map(|i| i.full_name()).unwrap_or_default();
+        let sym = match &effects[copy.index()] {
+            Some(Effect::CopyFrom(Some(s))) => format!(" `{s}`"),
+            _ => String::new(),
+        };
+        sink.report(
+            cx,
+            &LINT,
+            copy,
+            format!("`{what}` reads shared memory{sym} that the generic-proxy store at line {} wrote, with no `fence.proxy.async` in between", fa.line(store)),
+            vec![(store, "the store (generic proxy)".into())],
+            vec![
+                "the bulk copy runs in the async proxy, which sees generic-proxy writes only after a proxy fence (PTX ISA memory consistency model: proxies)".into(),
+                "the threads that store execute `fence.proxy.async.shared::cta` after their stores and before the barrier that precedes the copy".into(),
+            ],
+        );
+    }
+}

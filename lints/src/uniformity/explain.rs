@@ -1,0 +1,194 @@
+//! Why a value is divergent, as a chain down to its source, and which branches make a
+//! statement's control less uniform than it needs.
+
+use super::*;
+
+impl Uniformity {
+    /// Why `var` is not cluster-uniform, as a chain of steps down to the source, e.g.
+    /// ["`%p2` is computed from `%r5` (line 40)", "`%r5` reads `%tid.x` (line 39)"].
+    pub fn explain(
+        &self,
+        var: VarId,
+        body: &Body,
+        vars: &Vars,
+        cfg: &Cfg,
+    ) -> Vec<(StmtId, String)> {
+        let mut out = Vec::new();
+        let mut seen = vec![var];
+        let mut cur = var;
+        let line = |s: StmtId| {
+            if s.index() < body.len() {
+                body.span(s).line
+            } else {
+                0
+            }
+        };
+        for _ in 0..12 {
+            let level = self.level(cur);
+            let Some(why) = self.why(cur) else { break };
+            let name = vars.name(cur);
+            let lvl = match level {
+                Level::Thread => "divergent",
+                Level::Warp => "warp-uniform only",
+                Level::Cta => "CTA-uniform only",
+                Level::Cluster => "uniform",
+            };
+            match why {
+                Why::Special { name: sreg, stmt } => {
+                    out.push((
+                        *stmt,
+                        format!("`{name}` ({lvl}) reads `{sreg}` at line {}", line(*stmt)),
+                    ));
+                    break;
+                }
+                Why::Op { stmt, what } => {
+                    out.push((
+                        *stmt,
+                        format!("`{name}` ({lvl}) is {what} at line {}", line(*stmt)),
+                    ));
+                    break;
+                }
+                Why::From { var: src, stmt } => {
+                    out.push((
+                        *stmt,
+                        format!(
+                            "`{name}` ({lvl}) is computed from `{}` at line {}",
+                            vars.name(*src),
+                            line(*stmt)
+                        ),
+                    ));
+                    if seen.contains(src) {
+                        break;
+                    }
+                    seen.push(*src);
+                    cur = *src;
+                }
+                Why::Control { branch, pred } => {
+                    let branch_level = pred.map(|p| self.level(p)).unwrap_or(level);
+                    out.push((*branch, format!("`{name}` ({lvl}) is assigned under the branch at line {}, whose condition is {}", line(*branch), branch_level.describe())));
+                    match pred {
+                        Some(p) if !seen.contains(p) => {
+                            seen.push(*p);
+                            cur = *p;
+                        }
+                        _ => break,
+                    }
+                }
+            }
+        }
+        let _ = cfg;
+        out
+    }
+
+    /// The chain for a branch: the predicate of the branch that ends block `b`.
+    pub fn explain_branch(
+        &self,
+        b: BlockId,
+        body: &Body,
+        vars: &Vars,
+        cfg: &Cfg,
+    ) -> Vec<(StmtId, String)> {
+        match self.branch(b) {
+            Some((_, _, Some(p))) => self.explain(p, body, vars, cfg),
+            Some((_, stmt, None)) => vec![(stmt, "the guard is a special register".to_string())],
+            None => Vec::new(),
+        }
+    }
+}
+
+/// A branch that a statement depends on and whose condition is less uniform than needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offending {
+    pub block: BlockId,
+    pub stmt: StmtId,
+    pub level: Level,
+    pub pred: Option<VarId>,
+    /// The branch decides whether to stay in a loop that contains the statement.
+    pub loop_exit: bool,
+}
+
+/// The nearest branch (control dependence, transitively) of the block of `stmt` whose level is
+/// above `allowed`; early exits are not counted (see [`exit_branches`]).
+pub fn offending_branch(
+    fa: &crate::analysis::FunctionAnalysis,
+    stmt: StmtId,
+    allowed: Level,
+) -> Option<Offending> {
+    let start = fa.block(stmt);
+    let n = fa.cfg.len();
+    let mut seen = vec![false; n];
+    let mut queue = std::collections::VecDeque::from([start]);
+    seen[start] = true;
+    while let Some(b) = queue.pop_front() {
+        for &(a, i) in &fa.uni.control_deps(b).deps {
+            if let Some((level, bstmt, pred)) = fa.uni.branch(a)
+                && level > allowed
+            {
+                let _ = i;
+                let loop_exit = fa.loops.nest(start).iter().any(|&l| {
+                    fa.loops.loops[l]
+                        .exits
+                        .iter()
+                        .any(|&(from, _, _)| from == a)
+                });
+                return Some(Offending {
+                    block: a,
+                    stmt: bstmt,
+                    level,
+                    pred,
+                    loop_exit,
+                });
+            }
+            if a < n && !seen[a] {
+                seen[a] = true;
+                queue.push_back(a);
+            }
+        }
+        for &(a, _) in &fa.uni.control_deps(b).exits {
+            if a < n && !seen[a] {
+                seen[a] = true;
+                queue.push_back(a);
+            }
+        }
+    }
+    None
+}
+
+/// Branches that let threads leave the kernel before `stmt` and whose condition is above
+/// `allowed` (the block of `stmt` and the blocks it depends on, transitively).
+pub fn exit_branches(
+    fa: &crate::analysis::FunctionAnalysis,
+    stmt: StmtId,
+    allowed: Level,
+) -> Vec<Offending> {
+    let start = fa.block(stmt);
+    let n = fa.cfg.len();
+    let mut seen = vec![false; n];
+    let mut queue = std::collections::VecDeque::from([start]);
+    seen[start] = true;
+    let mut out: Vec<Offending> = Vec::new();
+    while let Some(b) = queue.pop_front() {
+        let cd = fa.uni.control_deps(b);
+        for &(a, _) in &cd.exits {
+            if let Some((level, bstmt, pred)) = fa.uni.branch(a)
+                && level > allowed
+                && !out.iter().any(|o| o.block == a)
+            {
+                out.push(Offending {
+                    block: a,
+                    stmt: bstmt,
+                    level,
+                    pred,
+                    loop_exit: false,
+                });
+            }
+        }
+        for &(a, _) in cd.deps.iter().chain(cd.exits.iter()) {
+            if a < n && !seen[a] {
+                seen[a] = true;
+                queue.push_back(a);
+            }
+        }
+    }
+    out
+}

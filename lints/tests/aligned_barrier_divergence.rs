@@ -1,0 +1,322 @@
+mod common;
+use common::*;
+
+const LINT: &str = "aligned_barrier_divergence";
+
+#[test]
+fn bar_sync_under_tid_branch() {
+    let f = expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra SKIP;
+	bar.sync 0;
+SKIP:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+    assert!(f[0].message.contains("divergent"), "{}", f[0].message);
+    // The chain names %tid.x and the branch is a related place.
+    assert!(
+        f[0].related.iter().any(|r| r.message.contains("%tid.x")),
+        "{:?}",
+        f[0].related
+    );
+    assert!(
+        f[0].related.iter().any(|r| r.span.line == 17),
+        "{:?}",
+        f[0].related
+    );
+    assert_eq!(f[0].span.line, 18);
+}
+
+#[test]
+fn bar_sync_after_uniform_branch_on_param_and_ctaid_is_fine() {
+    clean(
+        "
+	ld.param.u32 %r1, [k_param_1];
+	mov.u32 %r2, %ctaid.x;
+	setp.lt.u32 %p1, %r2, %r1;
+	@%p1 bra SKIP;
+	bar.sync 0;
+SKIP:
+	ret;",
+    );
+}
+
+#[test]
+fn counted_barrier_in_warp_role_is_fine_but_uncounted_is_not() {
+    // warp = tid / 32; if warp < 2 { bar.sync 1, 64 }
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.ge.u32 %p1, %r2, 2;
+	@%p1 bra OTHER;
+	bar.sync 1, 64;
+	bra.uni DONE;
+OTHER:
+	bar.sync 2, 64;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+    );
+    let f = expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.ge.u32 %p1, %r2, 2;
+	@%p1 bra DONE;
+	bar.sync 1;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+    assert!(f[0].message.contains("warp-uniform"), "{}", f[0].message);
+}
+
+#[test]
+fn tid_compare_with_multiple_of_32_is_warp_uniform() {
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 64;
+	@!%p1 bra DONE;
+	bar.sync 1, 64;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+    );
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 48;
+	@!%p1 bra DONE;
+	bar.sync 1, 64;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+}
+
+#[test]
+fn guarded_barrier() {
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %laneid;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bar.sync 0;
+	ret;",
+        1,
+    );
+}
+
+#[test]
+fn loop_with_divergent_trip_count() {
+    let f = expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, 0;
+LOOP:
+	bar.sync 0;
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p1, %r2, %r1;
+	@%p1 bra LOOP;
+	st.global.u32 [%rd1], %r2;
+	ret;",
+        1,
+    );
+    assert!(f[0].message.contains("loop"), "{}", f[0].message);
+}
+
+#[test]
+fn loop_with_uniform_trip_count_is_fine() {
+    clean(
+        "
+	ld.param.u32 %r1, [k_param_1];
+	mov.u32 %r2, 0;
+LOOP:
+	bar.sync 0;
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p1, %r2, %r1;
+	@%p1 bra LOOP;
+	st.global.u32 [%rd1], %r2;
+	ret;",
+    );
+}
+
+#[test]
+fn value_merged_after_divergent_branch_is_divergent() {
+    // x = 0; if (tid == 0) x = 1; if (x) bar.sync
+    let f = expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, 0;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra J;
+	mov.u32 %r2, 1;
+J:
+	setp.eq.u32 %p2, %r2, 0;
+	@%p2 bra DONE;
+	bar.sync 0;
+DONE:
+	st.global.u32 [%rd1], %r2;
+	ret;",
+        1,
+    );
+    assert!(
+        f[0].related
+            .iter()
+            .any(|r| r.message.contains("assigned under the branch")),
+        "{:?}",
+        f[0].related
+    );
+}
+
+#[test]
+fn bar_red_result_and_uniform_load_are_uniform() {
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	bar.red.popc.u32 %r2, 0, %p1;
+	setp.eq.u32 %p2, %r2, 0;
+	@%p2 bra A;
+	bar.sync 0;
+A:
+	ld.param.u64 %rd1, [k_param_0];
+	ld.global.u32 %r3, [%rd1];
+	setp.eq.u32 %p3, %r3, 7;
+	@%p3 bra B;
+	bar.sync 0;
+B:
+	ret;",
+    );
+    // A load from a divergent address is divergent.
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd1, [k_param_0];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	ld.global.u32 %r3, [%rd3];
+	setp.eq.u32 %p3, %r3, 7;
+	@%p3 bra B;
+	bar.sync 0;
+B:
+	st.global.u32 [%rd3], %r1;
+	ret;",
+        1,
+    );
+}
+
+#[test]
+fn non_aligned_barrier_sync_may_diverge() {
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra SKIP;
+	barrier.sync 0;
+SKIP:
+	barrier.sync 0;
+	ret;",
+    );
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra SKIP;
+	barrier.sync.aligned 0;
+SKIP:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+}
+
+#[test]
+fn cluster_arrive_under_cta_uniform_branch() {
+    let f = expect(
+        LINT,
+        "
+	mov.u32 %r1, %cluster_ctarank;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra SKIP;
+	barrier.cluster.arrive.aligned;
+SKIP:
+	barrier.cluster.wait.aligned;
+	ret;",
+        1,
+    );
+    assert!(f[0].message.contains("cluster"), "{}", f[0].message);
+    assert!(
+        f[0].related
+            .iter()
+            .any(|r| r.message.contains("%cluster_ctarank")),
+        "{:?}",
+        f[0].related
+    );
+    // On a cluster-uniform value it is fine.
+    clean(
+        "
+	ld.param.u32 %r1, [k_param_1];
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra SKIP;
+	barrier.cluster.arrive.aligned;
+	barrier.cluster.wait.aligned;
+SKIP:
+	ret;",
+    );
+}
+
+#[test]
+fn elect_sync_predicate_is_divergent() {
+    expect(
+        LINT,
+        "
+	elect.sync %r1|%p1, -1;
+	@!%p1 bra SKIP;
+	bar.sync 1, 32;
+SKIP:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+}
+
+#[test]
+fn inline_asm_scopes_keep_registers_apart() {
+    // `p` in the first scope is divergent; the `p` of the second scope is a bar.red result.
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	{
+	.reg .pred p;
+	setp.eq.u32 p, %r1, 0;
+	selp.u32 %r2, 1, 0, p;
+	}
+	{
+	.reg .pred p;
+	setp.ne.u32 %p1, %r2, 0;
+	bar.red.or.pred p, 0, %p1;
+	selp.u32 %r3, 1, 0, p;
+	}
+	setp.eq.u32 %p2, %r3, 0;
+	@%p2 bra DONE;
+	bar.sync 0;
+DONE:
+	ret;",
+    );
+}

@@ -1,0 +1,128 @@
+mod common;
+use common::*;
+
+const LINT: &str = "mbarrier_missing_wait";
+
+/// Init by thread 0 and publish; `decls` declares the objects.
+const PROLOGUE: &str = "
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;";
+
+#[test]
+fn arrive_in_loop_without_wait() {
+    let body = format!(
+        "
+	.shared .align 8 .b64 bar;{PROLOGUE}
+	@%p1 mbarrier.init.shared::cta.b64 [bar], 128;
+	bar.sync 0;
+	mov.u32 %r2, 0;
+L:
+	mbarrier.arrive.shared::cta.b64 %rd1, [bar];
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, 8;
+	@%p2 bra L;
+W:
+	mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;
+	@!%p3 bra W;
+	ret;"
+    );
+    let f = expect(LINT, &body, 1);
+    assert!(f[0].message.contains("later iteration"), "{}", f[0].message);
+}
+
+#[test]
+fn arrive_and_wait_each_iteration_with_parity_is_fine() {
+    clean(&format!(
+        "
+	.shared .align 8 .b64 bar;{PROLOGUE}
+	@%p1 mbarrier.init.shared::cta.b64 [bar], 128;
+	bar.sync 0;
+	mov.u32 %r2, 0;
+L:
+	mbarrier.arrive.shared::cta.b64 %rd1, [bar];
+	and.b32 %r3, %r2, 1;
+W:
+	mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], %r3;
+	@!%p3 bra W;
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, 8;
+	@%p2 bra L;
+	ret;"
+    ));
+}
+
+#[test]
+fn two_arrives_in_a_row() {
+    let f = expect(
+        LINT,
+        &format!(
+            "
+	.shared .align 8 .b64 bar;{PROLOGUE}
+	@%p1 mbarrier.init.shared::cta.b64 [bar], 128;
+	bar.sync 0;
+	mbarrier.arrive.shared::cta.b64 %rd1, [bar];
+	mbarrier.arrive.shared::cta.b64 %rd2, [bar];
+W:
+	mbarrier.test_wait.shared::cta.b64 %p3, [bar], %rd2;
+	@!%p3 bra W;
+	ret;"
+        ),
+        1,
+    );
+    assert_eq!(f[0].related.len(), 1);
+    assert_eq!(f[0].related[0].span.line, 20);
+    assert_eq!(f[0].span.line, 21);
+}
+
+#[test]
+fn cp_async_arrive_then_arrive_is_one_phase() {
+    clean(&format!(
+        "
+	.shared .align 8 .b64 bar;{PROLOGUE}
+	mov.u32 %r5, %ntid.x;
+	shl.b32 %r6, %r5, 1;
+	@%p1 mbarrier.init.shared.b64 [bar], %r6;
+	bar.sync 0;
+	cp.async.mbarrier.arrive.noinc.shared.b64 [bar];
+	mbarrier.arrive.shared.b64 %rd2, [bar];
+W:
+	mbarrier.test_wait.shared.b64 %p3, [bar], %rd2;
+	@!%p3 bra W;
+	ret;"
+    ));
+}
+
+fn pipeline(producer_wait: bool, consumer_wait: bool) -> String {
+    common::pipeline(&Pipeline {
+        producer_wait,
+        consumer_wait,
+        ..Pipeline::default()
+    })
+}
+
+#[test]
+fn warp_specialised_pipeline_is_fine() {
+    clean(&pipeline(true, true));
+}
+
+#[test]
+fn producer_without_empty_wait() {
+    // The producer refills full[s] without waiting; and then nobody waits on empty[s] at all,
+    // so the consumers' arrives on it break the rule too.
+    let f = findings(LINT, &pipeline(false, true));
+    assert!(
+        f.iter().any(|d| d.message.contains("`full` stage")),
+        "{f:?}"
+    );
+    assert!(f.len() <= 2);
+}
+
+#[test]
+fn consumer_without_full_wait() {
+    let f = findings(LINT, &pipeline(true, false));
+    assert!(
+        f.iter().any(|d| d.message.contains("`empty` stage")),
+        "{f:?}"
+    );
+    assert!(f.len() <= 2);
+}

@@ -1,0 +1,270 @@
+//! Launching a kernel on a real GPU (feature `cuda`), through the CUDA driver API that `cudarc`
+//! loads at run time, so that the workspace builds and tests on machines without CUDA.
+//!
+//! The launch takes the same [`Launch`] and arguments as the simulator, so one kernel is run
+//! both ways with one call shape. Device errors are values ([`CudaError`]), never panics; a
+//! machine without a driver gives [`CudaError::NoDriver`].
+
+use crate::kernel::{KernelSpec, ParamType};
+use crate::sim::{ArgValue, KernelArgs, Launch};
+use cudarc::driver::sys;
+use std::ffi::{c_void, CString};
+use std::time::{Duration, Instant};
+
+/// What went wrong on the device side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CudaError {
+    /// No CUDA driver library, or no device.
+    NoDriver(String),
+    /// A driver call failed: the call, and the driver's name for the error.
+    Driver { call: &'static str, error: String },
+    /// The driver's JIT compiler rejected the PTX; its log.
+    Jit(String),
+    /// The kernel did not finish in time (a deadlock, most likely); the context is unusable
+    /// afterwards, so the process should end.
+    Timeout(Duration),
+    /// The arguments do not fit the kernel's parameters.
+    Args(String),
+}
+
+impl std::fmt::Display for CudaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CudaError::NoDriver(why) => write!(f, "no CUDA device: {why}"),
+            CudaError::Driver { call, error } => write!(f, "{call} failed: {error}"),
+            CudaError::Jit(log) => write!(f, "the driver rejected the PTX:\n{log}"),
+            CudaError::Timeout(d) => write!(f, "the kernel was still running after {:.1} s (deadlock?)", d.as_secs_f64()),
+            CudaError::Args(why) => write!(f, "arguments: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for CudaError {}
+
+fn check(call: &'static str, result: sys::CUresult) -> Result<(), CudaError> {
+    if result == sys::CUresult::CUDA_SUCCESS {
+        return Ok(());
+    }
+    let mut name: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: cuGetErrorName writes a pointer to a static string or leaves it null.
+    let error = unsafe {
+        if sys::cuGetErrorName(result, &mut name) == sys::CUresult::CUDA_SUCCESS && !name.is_null() {
+            std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned()
+        } else {
+            format!("{result:?}")
+        }
+    };
+    Err(CudaError::Driver { call, error })
+}
+
+/// A device and its primary context.
+pub struct Gpu {
+    context: sys::CUcontext,
+}
+
+impl Gpu {
+    /// Device `ordinal`, or why there is none.
+    pub fn new(ordinal: i32) -> Result<Gpu, CudaError> {
+        // SAFETY: probing for the library does not call into it.
+        if !unsafe { sys::is_culib_present() } {
+            return Err(CudaError::NoDriver("the CUDA driver library (libcuda) is not installed".into()));
+        }
+        // SAFETY: plain driver calls with valid out-pointers.
+        unsafe {
+            check("cuInit", sys::cuInit(0)).map_err(|e| CudaError::NoDriver(e.to_string()))?;
+            let mut count = 0;
+            check("cuDeviceGetCount", sys::cuDeviceGetCount(&mut count))?;
+            if ordinal >= count {
+                return Err(CudaError::NoDriver(format!("device {ordinal} asked for, {count} present")));
+            }
+            let mut device = 0;
+            check("cuDeviceGet", sys::cuDeviceGet(&mut device, ordinal))?;
+            let mut context = std::ptr::null_mut();
+            check("cuDevicePrimaryCtxRetain", sys::cuDevicePrimaryCtxRetain(&mut context, device))?;
+            check("cuCtxSetCurrent", sys::cuCtxSetCurrent(context))?;
+            Ok(Gpu { context })
+        }
+    }
+
+    /// Runs `spec` with typed arguments, as [`crate::sim::simulate`] does: `&mut` slices
+    /// receive the results.
+    pub fn launch<A: KernelArgs>(&self, spec: &KernelSpec, launch: &Launch, args: A) -> Result<(), CudaError> {
+        let mut values = args.values();
+        self.launch_values(spec, launch, &mut values, Duration::from_secs(30))?;
+        args.write_back(&values);
+        Ok(())
+    }
+
+    /// Runs `spec` with argument values; buffers are copied to the device before and back
+    /// after. A kernel still running after `timeout` gives [`CudaError::Timeout`].
+    pub fn launch_values(&self, spec: &KernelSpec, launch: &Launch, args: &mut [ArgValue], timeout: Duration) -> Result<(), CudaError> {
+        check_args(spec, args)?;
+        // SAFETY: the context was created by `new` and outlives this call.
+        unsafe { check("cuCtxSetCurrent", sys::cuCtxSetCurrent(self.context))? };
+        let module = Module::load(spec.ptx)?;
+        let function = module.function(spec.entry)?;
+        let mut buffers = DeviceBuffers::default();
+        let mut params: Vec<Vec<u8>> = Vec::with_capacity(args.len());
+        for arg in args.iter() {
+            params.push(match arg {
+                ArgValue::Buffer(bytes) => buffers.upload(bytes)?.to_le_bytes().to_vec(),
+                ArgValue::U32(v) => v.to_le_bytes().to_vec(),
+                ArgValue::I32(v) => v.to_le_bytes().to_vec(),
+                ArgValue::U64(v) => v.to_le_bytes().to_vec(),
+                ArgValue::I64(v) => v.to_le_bytes().to_vec(),
+                ArgValue::F32(v) => v.to_le_bytes().to_vec(),
+                ArgValue::F64(v) => v.to_le_bytes().to_vec(),
+                ArgValue::Bool(v) => vec![*v as u8],
+                ArgValue::Bytes(b) => b.clone(),
+            });
+        }
+        let mut pointers: Vec<*mut c_void> = params.iter_mut().map(|p| p.as_mut_ptr() as *mut c_void).collect();
+        let shared = launch.dynamic_shared_bytes.max(spec.dynamic_shared_bytes);
+        // SAFETY: `function` is valid while `module` lives; the attribute and the launch
+        // config are plain values; `pointers` point at `params`, alive across the launch.
+        unsafe {
+            if shared > 48 * 1024 {
+                let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+                check("cuFuncSetAttribute", sys::cuFuncSetAttribute(function, attr, shared as i32))?;
+            }
+            let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
+            if let (Some((x, y, z)), None) = (launch.cluster, spec.cluster_dims) {
+                let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
+                attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+                attr.value.clusterDim.x = x;
+                attr.value.clusterDim.y = y;
+                attr.value.clusterDim.z = z;
+                attrs.push(attr);
+            }
+            let config = sys::CUlaunchConfig {
+                gridDimX: launch.grid.0,
+                gridDimY: launch.grid.1,
+                gridDimZ: launch.grid.2,
+                blockDimX: launch.block.0,
+                blockDimY: launch.block.1,
+                blockDimZ: launch.block.2,
+                sharedMemBytes: shared,
+                hStream: std::ptr::null_mut(),
+                attrs: attrs.as_mut_ptr(),
+                numAttrs: attrs.len() as u32,
+            };
+            check("cuLaunchKernelEx", sys::cuLaunchKernelEx(&config, function, pointers.as_mut_ptr(), std::ptr::null_mut()))?;
+            wait(timeout)?;
+        }
+        buffers.download(args)
+    }
+}
+
+/// Polls the default stream until the kernel finishes or `timeout` passes.
+fn wait(timeout: Duration) -> Result<(), CudaError> {
+    let start = Instant::now();
+    loop {
+        // SAFETY: querying the default stream of the current context.
+        let r = unsafe { sys::cuStreamQuery(std::ptr::null_mut()) };
+        if r != sys::CUresult::CUDA_ERROR_NOT_READY {
+            return check("kernel execution", r);
+        }
+        if start.elapsed() > timeout {
+            return Err(CudaError::Timeout(timeout));
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+fn check_args(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), CudaError> {
+    if spec.params.len() != args.len() {
+        return Err(CudaError::Args(format!("`{}` takes {} arguments, {} given", spec.entry, spec.params.len(), args.len())));
+    }
+    for (p, a) in spec.params.iter().zip(args) {
+        let fits = matches!((p.ty, a), (ParamType::Slice { .. }, ArgValue::Buffer(_)))
+            || matches!(p.ty, ParamType::Scalar(_)) && !matches!(a, ArgValue::Buffer(_));
+        if !fits {
+            return Err(CudaError::Args(format!("parameter `{}` is {:?}, the argument is not", p.name, p.ty)));
+        }
+    }
+    Ok(())
+}
+
+/// A loaded module, unloaded when dropped.
+struct Module(sys::CUmodule);
+
+impl Module {
+    fn load(ptx: &str) -> Result<Module, CudaError> {
+        let text = CString::new(ptx).map_err(|_| CudaError::Jit("the PTX contains a NUL byte".into()))?;
+        let mut log = vec![0u8; 16 * 1024];
+        let mut options = [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
+        let mut module = std::ptr::null_mut();
+        // SAFETY: the option values are a buffer and its size, as the options say.
+        let r = unsafe { sys::cuModuleLoadDataEx(&mut module, text.as_ptr() as *const c_void, 2, options.as_mut_ptr(), values.as_mut_ptr()) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+            let message = String::from_utf8_lossy(&log[..end]).into_owned();
+            return match check("cuModuleLoadDataEx", r) {
+                Err(e) if message.is_empty() => Err(e),
+                _ => Err(CudaError::Jit(message)),
+            };
+        }
+        Ok(Module(module))
+    }
+
+    fn function(&self, entry: &str) -> Result<sys::CUfunction, CudaError> {
+        let name = CString::new(entry).map_err(|_| CudaError::Args("entry name with a NUL byte".into()))?;
+        let mut function = std::ptr::null_mut();
+        // SAFETY: the module is loaded; the name is NUL-terminated.
+        unsafe { check("cuModuleGetFunction", sys::cuModuleGetFunction(&mut function, self.0, name.as_ptr()))? };
+        Ok(function)
+    }
+}
+
+impl Drop for Module {
+    fn drop(&mut self) {
+        // SAFETY: unloading a module this value loaded.
+        unsafe {
+            let _ = sys::cuModuleUnload(self.0);
+        }
+    }
+}
+
+/// The device copies of the buffer arguments, freed when dropped.
+#[derive(Default)]
+struct DeviceBuffers {
+    pointers: Vec<sys::CUdeviceptr>,
+}
+
+impl DeviceBuffers {
+    fn upload(&mut self, bytes: &[u8]) -> Result<u64, CudaError> {
+        let mut ptr: sys::CUdeviceptr = 0;
+        // SAFETY: allocation, then a copy of `bytes.len()` bytes from a live host slice.
+        unsafe {
+            check("cuMemAlloc", sys::cuMemAlloc_v2(&mut ptr, bytes.len().max(1)))?;
+            self.pointers.push(ptr);
+            check("cuMemcpyHtoD", sys::cuMemcpyHtoD_v2(ptr, bytes.as_ptr() as *const c_void, bytes.len()))?;
+        }
+        Ok(ptr)
+    }
+
+    /// Copies every buffer back into its argument, in argument order.
+    fn download(&self, args: &mut [ArgValue]) -> Result<(), CudaError> {
+        let mut next = self.pointers.iter();
+        for arg in args.iter_mut() {
+            if let ArgValue::Buffer(bytes) = arg {
+                let Some(&ptr) = next.next() else { break };
+                // SAFETY: the device buffer holds `bytes.len()` bytes, uploaded from it.
+                unsafe { check("cuMemcpyDtoH", sys::cuMemcpyDtoH_v2(bytes.as_mut_ptr() as *mut c_void, ptr, bytes.len()))? };
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for DeviceBuffers {
+    fn drop(&mut self) {
+        for &ptr in &self.pointers {
+            // SAFETY: freeing allocations this value made.
+            unsafe {
+                let _ = sys::cuMemFree_v2(ptr);
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Kernel arguments: the values a launch passes, and typed conversions from Rust values.
+
+use crate::kernel::{KernelSpec, ParamType, ScalarKind};
+use crate::sim::SimError;
+
+/// One kernel argument. A [`ArgValue::Buffer`] becomes a global allocation whose address is
+/// passed; the simulator copies its final contents back into the value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue {
+    U32(u32),
+    I32(i32),
+    U64(u64),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+    Bool(bool),
+    /// A global buffer, passed as a 64-bit pointer.
+    Buffer(Vec<u8>),
+    /// The raw bytes of a by-value parameter (a struct, `.b8 name[16]`).
+    Bytes(Vec<u8>),
+}
+
+/// Plain values that live in buffers: integers, floats and arrays of them.
+pub trait Element: Copy {
+    const SIZE: usize;
+    fn write_le(self, out: &mut Vec<u8>);
+    fn read_le(bytes: &[u8]) -> Self;
+}
+
+macro_rules! element {
+    ($($t:ty),*) => {$(
+        impl Element for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn write_le(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes[..Self::SIZE].try_into().expect("element bytes"))
+            }
+        }
+    )*};
+}
+element!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+
+impl<T: Element, const N: usize> Element for [T; N] {
+    const SIZE: usize = T::SIZE * N;
+    fn write_le(self, out: &mut Vec<u8>) {
+        for x in self {
+            x.write_le(out);
+        }
+    }
+    fn read_le(bytes: &[u8]) -> Self {
+        std::array::from_fn(|i| T::read_le(&bytes[i * T::SIZE..]))
+    }
+}
+
+impl ArgValue {
+    /// A buffer holding `data`.
+    pub fn buffer<T: Element>(data: &[T]) -> ArgValue {
+        let mut bytes = Vec::with_capacity(data.len() * T::SIZE);
+        for x in data {
+            x.write_le(&mut bytes);
+        }
+        ArgValue::Buffer(bytes)
+    }
+
+    /// A zero-filled buffer of `bytes` bytes.
+    pub fn zeroed(bytes: usize) -> ArgValue {
+        ArgValue::Buffer(vec![0; bytes])
+    }
+
+    /// The elements of a buffer (empty for other values).
+    pub fn read<T: Element>(&self) -> Vec<T> {
+        match self {
+            ArgValue::Buffer(b) => b.chunks_exact(T::SIZE).map(T::read_le).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The bytes this value puts in the parameter block (`None` for buffers).
+    pub(crate) fn param_bytes(&self) -> Option<Vec<u8>> {
+        Some(match self {
+            ArgValue::U32(v) => v.to_le_bytes().to_vec(),
+            ArgValue::I32(v) => v.to_le_bytes().to_vec(),
+            ArgValue::U64(v) => v.to_le_bytes().to_vec(),
+            ArgValue::I64(v) => v.to_le_bytes().to_vec(),
+            ArgValue::F32(v) => v.to_le_bytes().to_vec(),
+            ArgValue::F64(v) => v.to_le_bytes().to_vec(),
+            ArgValue::Bool(v) => vec![*v as u8],
+            ArgValue::Bytes(b) => b.clone(),
+            ArgValue::Buffer(_) => return None,
+        })
+    }
+
+    pub(crate) fn kind_name(&self) -> &'static str {
+        match self {
+            ArgValue::U32(_) => "u32",
+            ArgValue::I32(_) => "i32",
+            ArgValue::U64(_) => "u64",
+            ArgValue::I64(_) => "i64",
+            ArgValue::F32(_) => "f32",
+            ArgValue::F64(_) => "f64",
+            ArgValue::Bool(_) => "bool",
+            ArgValue::Buffer(_) => "buffer",
+            ArgValue::Bytes(_) => "bytes",
+        }
+    }
+}
+
+/// A Rust value that can be a kernel argument.
+pub trait KernelArg {
+    fn value(&self) -> ArgValue;
+    /// Receives the buffer's final contents (only `&mut` slices keep them).
+    fn write_back(self, _value: &ArgValue)
+    where
+        Self: Sized,
+    {
+    }
+}
+
+impl<T: Element> KernelArg for &[T] {
+    fn value(&self) -> ArgValue {
+        ArgValue::buffer(self)
+    }
+}
+
+impl<T: Element> KernelArg for &Vec<T> {
+    fn value(&self) -> ArgValue {
+        ArgValue::buffer(self)
+    }
+}
+
+impl<T: Element> KernelArg for &mut [T] {
+    fn value(&self) -> ArgValue {
+        ArgValue::buffer(self)
+    }
+    fn write_back(self, value: &ArgValue) {
+        for (x, v) in self.iter_mut().zip(value.read::<T>()) {
+            *x = v;
+        }
+    }
+}
+
+impl<T: Element> KernelArg for &mut Vec<T> {
+    fn value(&self) -> ArgValue {
+        ArgValue::buffer(self)
+    }
+    fn write_back(self, value: &ArgValue) {
+        self.as_mut_slice().write_back(value);
+    }
+}
+
+macro_rules! scalar_arg {
+    ($($t:ty => $v:ident),*) => {$(
+        impl KernelArg for $t {
+            fn value(&self) -> ArgValue {
+                ArgValue::$v(*self)
+            }
+        }
+    )*};
+}
+scalar_arg!(u32 => U32, i32 => I32, u64 => U64, i64 => I64, f32 => F32, f64 => F64, bool => Bool);
+
+/// A tuple of kernel arguments, in parameter order.
+pub trait KernelArgs {
+    fn values(&self) -> Vec<ArgValue>;
+    fn write_back(self, values: &[ArgValue]);
+}
+
+macro_rules! tuple_args {
+    ($($name:ident $i:tt),+) => {
+        impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
+            fn values(&self) -> Vec<ArgValue> {
+                vec![$(self.$i.value()),+]
+            }
+            fn write_back(self, values: &[ArgValue]) {
+                $(self.$i.write_back(&values[$i]);)+
+            }
+        }
+    };
+}
+tuple_args!(A 0);
+tuple_args!(A 0, B 1);
+tuple_args!(A 0, B 1, C 2);
+tuple_args!(A 0, B 1, C 2, D 3);
+tuple_args!(A 0, B 1, C 2, D 3, E 4);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// Checks arguments against a `#[kernel]`'s parameters.
+pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), SimError> {
+    if spec.params.len() != args.len() {
+        return Err(SimError::Args(format!("`{}` takes {} arguments, {} given", spec.entry, spec.params.len(), args.len())));
+    }
+    for (p, a) in spec.params.iter().zip(args) {
+        let ok = match (p.ty, a) {
+            (ParamType::Slice { elem, .. }, ArgValue::Buffer(b)) => b.len() % elem.size() as usize == 0,
+            (ParamType::Scalar(ScalarKind::U32), ArgValue::U32(_))
+            | (ParamType::Scalar(ScalarKind::I32), ArgValue::I32(_))
+            | (ParamType::Scalar(ScalarKind::U64), ArgValue::U64(_))
+            | (ParamType::Scalar(ScalarKind::I64), ArgValue::I64(_))
+            | (ParamType::Scalar(ScalarKind::F32), ArgValue::F32(_))
+            | (ParamType::Scalar(ScalarKind::F64), ArgValue::F64(_))
+            | (ParamType::Scalar(ScalarKind::Bool), ArgValue::Bool(_)) => true,
+            _ => false,
+        };
+        if !ok {
+            let want = match p.ty {
+                ParamType::Slice { elem, .. } => format!("a buffer of {}-byte elements", elem.size()),
+                ParamType::Scalar(k) => format!("a {}", k.rust_name()),
+            };
+            return Err(SimError::Args(format!("parameter `{}` of `{}` takes {want}, given {}", p.name, spec.entry, a.kind_name())));
+        }
+    }
+    Ok(())
+}

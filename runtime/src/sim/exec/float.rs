@@ -1,0 +1,343 @@
+//! Float arithmetic, comparisons and conversions.
+//!
+//! Round-to-nearest-even results are IEEE-exact, as the hardware's. `.approx` instructions
+//! are computed exactly (within the spec's error bound, which allows any value in it).
+//! `.ftz` flushes subnormal inputs and results to sign-preserving zero; `.sat` clamps to
+//! [0, 1] with NaN → 0.
+
+use super::alu::{fetch, map1, map2, map3};
+use crate::sim::decode::*;
+use crate::sim::machine::lanes;
+
+#[inline(always)]
+fn ftz32(x: f32, on: bool) -> f32 {
+    if on && x.is_subnormal() { 0.0f32.copysign(x) } else { x }
+}
+
+#[inline(always)]
+fn ftz64(x: f64, on: bool) -> f64 {
+    if on && x.is_subnormal() { 0.0f64.copysign(x) } else { x }
+}
+
+#[inline(always)]
+fn sat32(x: f32, on: bool) -> f32 {
+    if !on {
+        x
+    } else if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+#[inline(always)]
+fn sat64(x: f64, on: bool) -> f64 {
+    if !on {
+        x
+    } else if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+/// PTX `min`/`max`: a NaN operand yields the other operand; `-0.0 < +0.0`.
+fn minmax64(a: f64, b: f64, max: bool) -> f64 {
+    if a.is_nan() {
+        return b;
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        return if a.is_sign_negative() ^ max { a } else { b };
+    }
+    if (a < b) ^ max { a } else { b }
+}
+
+fn un64(op: FUn, x: f64) -> f64 {
+    match op {
+        FUn::Neg => -x,
+        FUn::Abs => x.abs(),
+        FUn::Sqrt => x.sqrt(),
+        FUn::Rsqrt => 1.0 / x.sqrt(),
+        FUn::Rcp => 1.0 / x,
+        FUn::Ex2 => x.exp2(),
+        FUn::Lg2 => x.log2(),
+        FUn::Sin => x.sin(),
+        FUn::Cos => x.cos(),
+        FUn::Tanh => x.tanh(),
+    }
+}
+
+fn un32(op: FUn, x: f32) -> f32 {
+    match op {
+        FUn::Neg => -x,
+        FUn::Abs => x.abs(),
+        FUn::Sqrt => x.sqrt(),
+        FUn::Rsqrt => 1.0 / x.sqrt(),
+        FUn::Rcp => 1.0 / x,
+        FUn::Ex2 => x.exp2(),
+        FUn::Lg2 => x.log2(),
+        FUn::Sin => x.sin(),
+        FUn::Cos => x.cos(),
+        FUn::Tanh => x.tanh(),
+    }
+}
+
+fn bin32(op: FBin, a: f32, b: f32) -> f32 {
+    match op {
+        FBin::Add => a + b,
+        FBin::Sub => a - b,
+        FBin::Mul => a * b,
+        FBin::Div => a / b,
+        FBin::Min => minmax64(a as f64, b as f64, false) as f32,
+        FBin::Max => minmax64(a as f64, b as f64, true) as f32,
+        FBin::Copysign => b.copysign(a),
+    }
+}
+
+fn bin64(op: FBin, a: f64, b: f64) -> f64 {
+    match op {
+        FBin::Add => a + b,
+        FBin::Sub => a - b,
+        FBin::Mul => a * b,
+        FBin::Div => a / b,
+        FBin::Min => minmax64(a, b, false),
+        FBin::Max => minmax64(a, b, true),
+        FBin::Copysign => b.copysign(a),
+    }
+}
+
+pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
+    match *kind {
+        Kind::Float1 { op, ty: FTy::F32, d, a, ftz, sat } => map1(regs, eff, d, a, move |x| {
+            let r = un32(op, ftz32(f32::from_bits(x as u32), ftz));
+            sat32(ftz32(r, ftz), sat).to_bits() as u64
+        }),
+        Kind::Float1 { op, ty: FTy::F64, d, a, ftz, sat } => map1(regs, eff, d, a, move |x| sat64(ftz64(un64(op, ftz64(f64::from_bits(x), ftz)), ftz), sat).to_bits()),
+        Kind::Float2 { op, ty: FTy::F32, d, a, b, ftz, sat } => map2(regs, eff, d, a, b, move |x, y| {
+            let r = bin32(op, ftz32(f32::from_bits(x as u32), ftz), ftz32(f32::from_bits(y as u32), ftz));
+            sat32(ftz32(r, ftz), sat).to_bits() as u64
+        }),
+        Kind::Float2 { op, ty: FTy::F64, d, a, b, ftz, sat } => {
+            map2(regs, eff, d, a, b, move |x, y| sat64(ftz64(bin64(op, ftz64(f64::from_bits(x), ftz), ftz64(f64::from_bits(y), ftz)), ftz), sat).to_bits())
+        }
+        Kind::Fma { ty: FTy::F32, d, a, b, c, ftz, sat } => map3(regs, eff, d, a, b, c, move |x, y, z| {
+            let f = |v: u64| ftz32(f32::from_bits(v as u32), ftz);
+            sat32(ftz32(f(x).mul_add(f(y), f(z)), ftz), sat).to_bits() as u64
+        }),
+        Kind::Fma { ty: FTy::F64, d, a, b, c, ftz, sat } => map3(regs, eff, d, a, b, c, move |x, y, z| {
+            let f = |v: u64| ftz64(f64::from_bits(v), ftz);
+            sat64(ftz64(f(x).mul_add(f(y), f(z)), ftz), sat).to_bits()
+        }),
+        Kind::Cvt { d, a, from, to, rnd, sat, ftz } => map1(regs, eff, d, a, move |x| cvt(x, from, to, rnd, sat, ftz)),
+        _ => unreachable!("not a float op"),
+    }
+}
+
+/// A value of type `t` as f64 (exact for every supported type but 64-bit integers).
+fn to_f64(x: u64, t: CvtTy) -> f64 {
+    match t {
+        CvtTy::Float(FTy::F32) => f32::from_bits(x as u32) as f64,
+        CvtTy::Float(FTy::F64) => f64::from_bits(x),
+        CvtTy::F16 => f16_to_f32(x as u16) as f64,
+        CvtTy::Bf16 => f32::from_bits((x as u32 & 0xffff) << 16) as f64,
+        CvtTy::Int(it) => {
+            if it.signed {
+                it.extend(x) as i64 as f64
+            } else {
+                (x & it.mask()) as f64
+            }
+        }
+    }
+}
+
+fn round(v: f64, rnd: Rnd) -> f64 {
+    match rnd {
+        Rnd::Rni | Rnd::Rn => v.round_ties_even(),
+        Rnd::Rzi | Rnd::Rz | Rnd::Default => v.trunc(),
+        Rnd::Rmi | Rnd::Rm => v.floor(),
+        Rnd::Rpi | Rnd::Rp => v.ceil(),
+    }
+}
+
+/// `cvt`: integer↔integer (with `.sat` clamping), integer↔float, float↔float.
+pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool) -> u64 {
+    match (from, to) {
+        (CvtTy::Int(f), CvtTy::Int(t)) => {
+            let v = f.extend(x);
+            if sat {
+                let (lo, hi): (i128, i128) = if t.signed { (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1) } else { (0, (1i128 << t.bits) - 1) };
+                let wide = if f.signed { v as i64 as i128 } else { v as i128 };
+                (wide.clamp(lo, hi) as u64) & t.mask()
+            } else {
+                v & t.mask()
+            }
+        }
+        (CvtTy::Int(f), CvtTy::Float(t)) => {
+            // Integer to float rounds to nearest even, as `as` does, from the exact integer.
+            let r = match (f.signed, t) {
+                (true, FTy::F32) => (f.extend(x) as i64 as f32).to_bits() as u64,
+                (false, FTy::F32) => ((x & f.mask()) as f32).to_bits() as u64,
+                (true, FTy::F64) => (f.extend(x) as i64 as f64).to_bits(),
+                (false, FTy::F64) => ((x & f.mask()) as f64).to_bits(),
+            };
+            finish_float(r, t, sat, ftz)
+        }
+        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, CvtTy::Int(f)) as f32, to),
+        (_, CvtTy::Int(t)) => {
+            let v = to_f64(x, from);
+            let v = if ftz && v.abs() < f32::MIN_POSITIVE as f64 && matches!(from, CvtTy::Float(FTy::F32)) { 0.0 } else { v };
+            let r = round(v, rnd);
+            // Float to integer saturates; NaN gives 0.
+            let out = if r.is_nan() {
+                0u64
+            } else if t.signed {
+                let lo = -(2f64.powi(t.bits as i32 - 1));
+                let hi = 2f64.powi(t.bits as i32 - 1) - 1.0;
+                (r.clamp(lo, hi) as i64) as u64
+            } else {
+                r.clamp(0.0, 2f64.powi(t.bits as i32) - 1.0) as u64
+            };
+            out & t.mask()
+        }
+        (_, CvtTy::Float(t)) => {
+            let mut v = to_f64(x, from);
+            if ftz && from == CvtTy::Float(FTy::F32) && (v as f32).is_subnormal() {
+                v = 0.0f64.copysign(v);
+            }
+            if matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+                v = round(v, rnd);
+            }
+            let r = match t {
+                FTy::F32 => (v as f32).to_bits() as u64,
+                FTy::F64 => v.to_bits(),
+            };
+            finish_float(r, t, sat, ftz)
+        }
+        (_, CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, from) as f32, to),
+    }
+}
+
+fn finish_float(bits: u64, t: FTy, sat: bool, ftz: bool) -> u64 {
+    match t {
+        FTy::F32 => sat32(ftz32(f32::from_bits(bits as u32), ftz), sat).to_bits() as u64,
+        FTy::F64 => sat64(f64::from_bits(bits), sat).to_bits(),
+    }
+}
+
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: normalise.
+            let v = m as f32 * 2f32.powi(-24);
+            return if sign != 0 { -v } else { v };
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 112) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// f32 → f16/bf16 with round to nearest even.
+fn float_to_half(v: f32, to: CvtTy) -> u64 {
+    let bits = v.to_bits();
+    if to == CvtTy::Bf16 {
+        if v.is_nan() {
+            return 0x7fc0;
+        }
+        let round = ((bits >> 16) & 1) + 0x7fff;
+        return (bits.wrapping_add(round) >> 16) as u64;
+    }
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    if v.is_nan() {
+        return (sign | 0x7e00) as u64;
+    }
+    let a = v.abs();
+    if a >= 65520.0 {
+        return (sign | 0x7c00) as u64;
+    }
+    if a < 2f32.powi(-14) {
+        // Subnormal half: multiples of 2^-24, rounded to nearest even.
+        let q = (a * 2f32.powi(24)) as f64;
+        return (sign | q.round_ties_even() as u16) as u64;
+    }
+    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let man = bits & 0x7f_ffff;
+    let mut h = ((exp as u32) << 10) | (man >> 13);
+    let rest = man & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
+        h += 1;
+    }
+    (sign | h as u16) as u64
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn setp(regs: &mut [u64], eff: u32, cmp: Cmp, ty: CvtTy, d: u32, dn: u32, a: Src, b: Src, comb: Option<(BoolOp, Src, bool)>) {
+    let av = fetch(regs, a);
+    let bv = fetch(regs, b);
+    let cv = comb.map(|(_, c, _)| fetch(regs, c));
+    for i in lanes(eff) {
+        let r = match ty {
+            CvtTy::Int(it) => {
+                let (x, y) = (it.extend(av[i]), it.extend(bv[i]));
+                let ord = if it.signed { (x as i64).cmp(&(y as i64)) } else { x.cmp(&y) };
+                use std::cmp::Ordering::*;
+                match cmp {
+                    Cmp::Eq | Cmp::Equ => ord == Equal,
+                    Cmp::Ne | Cmp::Neu => ord != Equal,
+                    Cmp::Lt | Cmp::Ltu => ord == Less,
+                    Cmp::Le | Cmp::Leu => ord != Greater,
+                    Cmp::Gt | Cmp::Gtu => ord == Greater,
+                    Cmp::Ge | Cmp::Geu => ord != Less,
+                    Cmp::Num => true,
+                    Cmp::Nan => false,
+                }
+            }
+            _ => {
+                let (x, y) = (to_f64(av[i], ty), to_f64(bv[i], ty));
+                let nan = x.is_nan() || y.is_nan();
+                match cmp {
+                    Cmp::Eq => !nan && x == y,
+                    Cmp::Ne => !nan && x != y,
+                    Cmp::Lt => !nan && x < y,
+                    Cmp::Le => !nan && x <= y,
+                    Cmp::Gt => !nan && x > y,
+                    Cmp::Ge => !nan && x >= y,
+                    Cmp::Equ => nan || x == y,
+                    Cmp::Neu => nan || x != y,
+                    Cmp::Ltu => nan || x < y,
+                    Cmp::Leu => nan || x <= y,
+                    Cmp::Gtu => nan || x > y,
+                    Cmp::Geu => nan || x >= y,
+                    Cmp::Num => !nan,
+                    Cmp::Nan => nan,
+                }
+            }
+        };
+        let (out, out_n) = match (comb, &cv) {
+            (Some((op, _, neg)), Some(cv)) => {
+                let c = (cv[i] != 0) ^ neg;
+                let f = |v: bool| match op {
+                    BoolOp::And => v & c,
+                    BoolOp::Or => v | c,
+                    BoolOp::Xor => v ^ c,
+                };
+                (f(r), f(!r))
+            }
+            _ => (r, !r),
+        };
+        if d != SINK {
+            regs[d as usize * 32 + i] = out as u64;
+        }
+        if dn != SINK {
+            regs[dn as usize * 32 + i] = out_n as u64;
+        }
+    }
+}

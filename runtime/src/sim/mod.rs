@@ -1,0 +1,231 @@
+//! The CPU simulator: runs the PTX that ships — what `#[kernel]` generated or what nvcc wrote
+//! — with the barrier semantics of the PTX ISA, and stops with a [`Report`] on a deadlock or
+//! undefined behaviour.
+//!
+//! ```text
+//! PTX model --decode--> Program (compact ops) --Machine (per cluster)--> Outcome
+//!                                               \--scheduler (policy, seed)
+//! ```
+//!
+//! - [`simulate_module`] runs one launch of an entry; [`simulate_spec`] checks arguments
+//!   against a `#[kernel]`'s [`KernelSpec`](crate::KernelSpec) first;
+//! - [`explore`] runs many schedules of a (small) launch and returns the first failure with
+//!   the schedule that replays it;
+//! - [`simulate_traced`] also records a timeline ([`Trace`]: Chrome trace JSON, SVG, summary).
+//!
+//! A run returns `Ok(Outcome::Completed(stats))`, `Ok(Outcome::Finding(report))` when the
+//! kernel is at fault (deadlock, undefined behaviour, out-of-bounds access, trap, step budget
+//! exceeded), or `Err(SimError)` when the simulator cannot run it (an instruction it does not
+//! know, a bad launch, bad arguments). It never panics on any input.
+
+mod args;
+mod async_copy;
+mod barrier;
+mod deadlock;
+mod decode;
+mod exec;
+mod machine;
+mod memory;
+mod race;
+mod report;
+mod run;
+mod sched;
+mod trace;
+
+pub use args::{ArgValue, KernelArg, KernelArgs};
+pub use report::{FindingKind, Report, Site};
+pub use sched::{Policy, Schedule};
+pub use trace::{Event, EventKind, Trace, Track};
+
+use phasegate_ptx::Module;
+use std::fmt;
+
+/// The shape and options of one launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: (u32, u32, u32),
+    pub block: (u32, u32, u32),
+    /// CTAs per cluster; `None` uses the kernel's `.reqnctapercluster`, or clusters of one CTA.
+    pub cluster: Option<(u32, u32, u32)>,
+    pub dynamic_shared_bytes: u32,
+    pub schedule: Schedule,
+    /// The most thread-instructions the run may execute before it stops with
+    /// [`FindingKind::StepLimit`].
+    pub max_steps: u64,
+    /// Whether shared-memory accesses are checked for data races (happens-before).
+    pub race_check: bool,
+}
+
+impl Default for Launch {
+    fn default() -> Launch {
+        Launch { grid: (1, 1, 1), block: (32, 1, 1), cluster: None, dynamic_shared_bytes: 0, schedule: Schedule::default(), max_steps: 1_000_000_000, race_check: true }
+    }
+}
+
+/// Counts of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Instructions issued, counted once per thread of the issuing group.
+    pub thread_instructions: u64,
+    /// Instructions issued, counted once per warp group.
+    pub warp_instructions: u64,
+    pub clusters: u64,
+    pub ctas: u64,
+    pub barrier_phases: u64,
+    pub mbarrier_phases: u64,
+    pub cluster_phases: u64,
+    pub async_ops: u64,
+    /// Scheduling decisions.
+    pub decisions: u64,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every thread exited and nothing was found.
+    Completed(Stats),
+    /// The kernel broke a rule of the spec; the run stopped there.
+    Finding(Box<Report>),
+}
+
+impl Outcome {
+    pub fn is_completed(&self) -> bool {
+        matches!(self, Outcome::Completed(_))
+    }
+    pub fn report(&self) -> Option<&Report> {
+        match self {
+            Outcome::Finding(r) => Some(r),
+            Outcome::Completed(_) => None,
+        }
+    }
+    /// The stats of a completed run; panics with the report otherwise (for tests).
+    #[track_caller]
+    pub fn expect_completed(self) -> Stats {
+        match self {
+            Outcome::Completed(s) => s,
+            Outcome::Finding(r) => panic!("expected the run to complete, but:\n{r}"),
+        }
+    }
+    /// The report of a finding; panics otherwise (for tests).
+    #[track_caller]
+    pub fn expect_finding(self) -> Report {
+        match self {
+            Outcome::Finding(r) => *r,
+            Outcome::Completed(s) => panic!("expected a finding, but the run completed ({} thread-instructions)", s.thread_instructions),
+        }
+    }
+}
+
+/// Why the simulator could not run a kernel (not the kernel's fault).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SimError {
+    /// The PTX text does not parse.
+    Parse { line: u32, col: u32, message: String },
+    /// A thread reached an instruction (or form of one) the simulator does not implement.
+    Unsupported { function: String, line: u32, instruction: String, reason: String },
+    /// The launch does not fit the kernel or the simulator's limits.
+    Launch(String),
+    /// The arguments do not fit the kernel's parameters.
+    Args(String),
+}
+
+impl fmt::Display for SimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SimError::Parse { line, col, message } => write!(f, "cannot read the PTX: line {line}, column {col}: {message}"),
+            SimError::Unsupported { function, line, instruction, reason } => {
+                write!(f, "the simulator cannot run line {line} of `{function}`: {reason} (instruction `{instruction}`)")
+            }
+            SimError::Launch(m) => write!(f, "bad launch: {m}"),
+            SimError::Args(m) => write!(f, "bad arguments: {m}"),
+        }
+    }
+}
+
+impl std::error::Error for SimError {}
+
+/// Runs `entry` of `module` once. Buffers in `args` are copied back after the run (also
+/// after a finding), so the caller reads the kernel's results there.
+pub fn simulate_module(module: &Module, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
+    run::run(module, entry, launch, args, None)
+}
+
+/// Like [`simulate_module`], and records the timeline of the run.
+pub fn simulate_traced(module: &Module, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> Result<(Outcome, Trace), SimError> {
+    let mut trace = Trace::default();
+    let outcome = run::run(module, entry, launch, args, Some(&mut trace))?;
+    Ok((outcome, trace))
+}
+
+/// Reads PTX text and runs `entry`.
+pub fn simulate_ptx(ptx: &str, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
+    let module = parse(ptx)?;
+    simulate_module(&module, entry, launch, args)
+}
+
+pub(crate) fn parse(ptx: &str) -> Result<Module, SimError> {
+    phasegate_ptx::parse(ptx).map_err(|e| SimError::Parse { line: e.line, col: e.col, message: e.message })
+}
+
+/// Runs a `#[kernel]` from its [`KernelSpec`](crate::KernelSpec): the arguments are checked
+/// against its parameters (a slice needs a buffer whose size is a multiple of the element,
+/// a scalar the same kind), then its PTX text runs.
+pub fn simulate_spec(spec: &crate::KernelSpec, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
+    args::check_spec(spec, args)?;
+    simulate_ptx(spec.ptx, spec.entry, launch, args)
+}
+
+/// Runs a `#[kernel]` with typed arguments: `(&x, &mut y, 2.0f32, n)`; slices given as
+/// `&mut` receive the results.
+pub fn simulate<A: KernelArgs>(spec: &crate::KernelSpec, launch: &Launch, args: A) -> Result<Outcome, SimError> {
+    let mut values = args.values();
+    let outcome = simulate_spec(spec, launch, &mut values)?;
+    args.write_back(&values);
+    Ok(outcome)
+}
+
+/// A failing schedule found by [`explore`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Replays the failure: `Launch { schedule, .. }`.
+    pub schedule: Schedule,
+    pub report: Report,
+}
+
+/// What [`explore`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exploration {
+    /// Runs made (up to and including the failing one).
+    pub runs: usize,
+    pub failure: Option<Failure>,
+}
+
+/// Runs `runs` schedules of the launch — the launch's own schedule first, then random and PCT
+/// schedules with seeds following it — on fresh copies of `args`, and returns the first
+/// failure. Async completions are scheduling choices too, so a kernel correct only when its
+/// copies are fast (or slow) fails under some schedule.
+pub fn explore(module: &Module, entry: &str, launch: &Launch, args: &[ArgValue], runs: usize) -> Result<Exploration, SimError> {
+    for i in 0..runs {
+        let schedule = exploration_schedule(launch.schedule, i);
+        let mut copy = args.to_vec();
+        let l = Launch { schedule, ..launch.clone() };
+        if let Outcome::Finding(report) = simulate_module(module, entry, &l, &mut copy)? {
+            return Ok(Exploration { runs: i + 1, failure: Some(Failure { schedule, report: *report }) });
+        }
+    }
+    Ok(Exploration { runs, failure: None })
+}
+
+/// The `i`-th schedule [`explore`] tries.
+pub fn exploration_schedule(first: Schedule, i: usize) -> Schedule {
+    if i == 0 {
+        return first;
+    }
+    let seed = first.seed.wrapping_add(i as u64);
+    let policy = match i % 3 {
+        1 => Policy::Random,
+        2 => Policy::Pct { depth: 3 },
+        _ => Policy::Pct { depth: 5 },
+    };
+    Schedule { policy, seed }
+}

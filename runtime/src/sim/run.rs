@@ -1,0 +1,191 @@
+//! One launch: check the shape against the kernel and the simulator's limits, place the
+//! arguments, run the clusters one after another, copy the buffers back.
+
+use super::args::ArgValue;
+use super::async_copy::AsyncState;
+use super::barrier::cluster::ClusterBarrier;
+use super::decode::{self, Program};
+use super::machine::{LaunchMem, Machine, Shape, build_cluster, volume};
+use super::memory::{MAX_SHARED_BYTES, SHARED_BASE};
+use super::race::Race;
+use super::report::Stop;
+use super::sched::Scheduler;
+use super::trace::Trace;
+use super::{Launch, Outcome, SimError, Stats};
+use phasegate_ptx::Module;
+
+/// Most threads in one cluster: vector clocks are quadratic in it.
+const MAX_CLUSTER_THREADS: u64 = 4096;
+/// CUDA's limit on a kernel's parameters.
+const MAX_PARAM_BYTES: u32 = 32764;
+/// Local memory per thread (the hardware's limit) and `.param` frames per thread.
+const MAX_LOCAL_BYTES: u32 = 512 * 1024;
+const MAX_FRAME_BYTES: u32 = 64 * 1024;
+
+pub(crate) fn run(module: &Module, entry: &str, launch: &Launch, args: &mut [ArgValue], trace: Option<&mut Trace>) -> Result<Outcome, SimError> {
+    let prog = decode::decode(module, entry)?;
+    let shape = shape(&prog, launch)?;
+    let mut mem = LaunchMem { global: prog.global.clone(), kernel_params: vec![0; prog.kernel_param_bytes as usize] };
+    let buffers = place_args(&prog, &mut mem, args)?;
+    let _span = tracing::debug_span!("launch", entry, grid = ?shape.grid, block = ?shape.block).entered();
+    let result = run_clusters(&prog, &shape, &mut mem, launch, trace);
+    return_buffers(&mut mem, &buffers, args);
+    result
+}
+
+fn run_clusters(prog: &Program, shape: &Shape, mem: &mut LaunchMem, launch: &Launch, trace: Option<&mut Trace>) -> Result<Outcome, SimError> {
+    let mut stats = Stats::default();
+    let mut sched = Scheduler::new(launch.schedule, 4096);
+    let clusters = volume(shape.grid) / volume(shape.cluster);
+    let mut trace = trace;
+    let mut outcome = None;
+    for c in 0..clusters as u32 {
+        let (ctas, warps) = build_cluster(prog, shape, c);
+        let threads = warps.len() * 32;
+        let n_ctas = ctas.len();
+        let mut m = Machine {
+            prog,
+            shape,
+            mem,
+            ctas,
+            warps,
+            cluster: ClusterBarrier::default(),
+            race: Race::new(threads, n_ctas, shape.shared_bytes as usize, launch.race_check),
+            asyncs: AsyncState::new(threads),
+            stats: &mut stats,
+            trace: trace.as_deref_mut(),
+            scratch_vc: Vec::new(),
+            max_steps: launch.max_steps,
+            cluster_index: c,
+            gathering: 0,
+        };
+        m.trace_start_cluster();
+        let result = {
+            let _cta = tracing::debug_span!("cta", ctaid = ?m.ctas[0].ctaid, cluster = c).entered();
+            m.run(&mut sched)
+        };
+        drop(m);
+        stats.clusters += 1;
+        stats.ctas += n_ctas as u64;
+        match result {
+            Ok(()) => {}
+            Err(Stop::Finding(mut report)) => {
+                report.schedule = launch.schedule;
+                report.thread_instructions = stats.thread_instructions;
+                tracing::debug!(target: "phasegate::sim", kind = report.kind.code(), "finding");
+                outcome = Some(Outcome::Finding(report));
+                break;
+            }
+            Err(Stop::Error(e)) => return Err(e),
+        }
+    }
+    stats.decisions = sched.decisions;
+    Ok(outcome.unwrap_or(Outcome::Completed(stats)))
+}
+
+fn check_dims(what: &str, d: (u32, u32, u32)) -> Result<(), SimError> {
+    if d.0 == 0 || d.1 == 0 || d.2 == 0 {
+        return Err(SimError::Launch(format!("{what} {d:?} has a zero dimension")));
+    }
+    Ok(())
+}
+
+fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
+    check_dims("grid", launch.grid)?;
+    check_dims("block", launch.block)?;
+    let threads = volume(launch.block);
+    if threads > 1024 {
+        return Err(SimError::Launch(format!("a block of {threads} threads; at most 1024")));
+    }
+    if let Some(req) = prog.shape.reqntid
+        && req != launch.block
+    {
+        return Err(SimError::Launch(format!("the kernel requires blocks of {req:?} (.reqntid), the launch has {:?}", launch.block)));
+    }
+    if let Some(max) = prog.shape.maxntid
+        && threads > volume(max)
+    {
+        return Err(SimError::Launch(format!("the kernel allows at most {} threads per block (.maxntid {max:?}), the launch has {threads}", volume(max))));
+    }
+    let cluster = match (launch.cluster, prog.shape.reqnctapercluster) {
+        (Some(c), Some(r)) if c != r => return Err(SimError::Launch(format!("the kernel requires clusters of {r:?} (.reqnctapercluster), the launch has {c:?}"))),
+        (Some(c), _) => c,
+        (None, Some(r)) => r,
+        (None, None) if prog.shape.explicit_cluster => return Err(SimError::Launch("the kernel is .explicitcluster: give the launch a cluster shape".into())),
+        (None, None) => (1, 1, 1),
+    };
+    check_dims("cluster", cluster)?;
+    if volume(cluster) > 16 {
+        return Err(SimError::Launch(format!("a cluster of {} CTAs; at most 16", volume(cluster))));
+    }
+    if !launch.grid.0.is_multiple_of(cluster.0) || !launch.grid.1.is_multiple_of(cluster.1) || !launch.grid.2.is_multiple_of(cluster.2) {
+        return Err(SimError::Launch(format!("the grid {:?} is not a multiple of the cluster shape {cluster:?}", launch.grid)));
+    }
+    let warps_per_cta = (threads as u32).div_ceil(32);
+    let cluster_threads = volume(cluster) * warps_per_cta as u64 * 32;
+    if cluster_threads > MAX_CLUSTER_THREADS {
+        return Err(SimError::Launch(format!("a cluster of {cluster_threads} threads; the simulator's happens-before tracking supports at most {MAX_CLUSTER_THREADS}")));
+    }
+    if prog.kernel_param_bytes > MAX_PARAM_BYTES {
+        return Err(SimError::Launch(format!("{} bytes of kernel parameters; at most {MAX_PARAM_BYTES}", prog.kernel_param_bytes)));
+    }
+    if prog.local_bytes > MAX_LOCAL_BYTES || prog.frame_bytes > MAX_FRAME_BYTES {
+        return Err(SimError::Launch(format!("{} bytes of local memory and {} of parameter frames per thread exceed the simulator's {MAX_LOCAL_BYTES} and {MAX_FRAME_BYTES}", prog.local_bytes, prog.frame_bytes)));
+    }
+    let static_bytes = prog.shared_static_end - SHARED_BASE;
+    let dynamic_start = prog.dynamic_shared_offset() - SHARED_BASE;
+    let total = dynamic_start as u64 + launch.dynamic_shared_bytes as u64;
+    if total > MAX_SHARED_BYTES as u64 {
+        return Err(SimError::Launch(format!("{static_bytes} bytes of static and {} of dynamic shared memory exceed the {MAX_SHARED_BYTES} bytes of a CTA", launch.dynamic_shared_bytes)));
+    }
+    Ok(Shape {
+        grid: launch.grid,
+        block: launch.block,
+        cluster,
+        explicit_cluster: launch.cluster.is_some() || prog.shape.reqnctapercluster.is_some() || prog.shape.explicit_cluster,
+        threads_per_cta: threads as u32,
+        warps_per_cta,
+        ctas_per_cluster: volume(cluster) as u32,
+        shared_bytes: total as u32,
+        dynamic_shared_bytes: launch.dynamic_shared_bytes,
+    })
+}
+
+/// Writes the parameter block and moves each buffer argument into global memory (its
+/// place in `args` is empty until [`return_buffers`]); returns (argument index, buffer index).
+fn place_args(prog: &Program, mem: &mut LaunchMem, args: &mut [ArgValue]) -> Result<Vec<(usize, usize)>, SimError> {
+    if args.len() != prog.kernel_params.len() {
+        let names: Vec<&str> = prog.kernel_params.iter().map(|p| p.name.as_str()).collect();
+        return Err(SimError::Args(format!("the kernel takes {} parameters ({}), {} given", names.len(), names.join(", "), args.len())));
+    }
+    for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter()).enumerate() {
+        let size = match a {
+            ArgValue::Buffer(_) => 8,
+            other => other.param_bytes().expect("scalar").len(),
+        };
+        if size != p.size as usize {
+            let what = if matches!(a, ArgValue::Buffer(_)) { "a buffer is passed as an 8-byte pointer".to_string() } else { format!("the argument ({}) has {size}", a.kind_name()) };
+            return Err(SimError::Args(format!("parameter {i} (`{}`, .{}) has {} bytes; {what}", p.name, p.ty, p.size)));
+        }
+    }
+    let mut buffers = Vec::new();
+    for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter_mut()).enumerate() {
+        let bytes = match a {
+            ArgValue::Buffer(data) => {
+                let base = mem.global.alloc(std::mem::take(data), false, format!("argument {i} (`{}`)", p.name));
+                buffers.push((i, mem.global.buffers.len() - 1));
+                base.to_le_bytes().to_vec()
+            }
+            other => other.param_bytes().expect("scalar"),
+        };
+        mem.kernel_params[p.offset as usize..(p.offset + p.size) as usize].copy_from_slice(&bytes);
+    }
+    Ok(buffers)
+}
+
+/// Moves the buffers' final contents back into the arguments.
+fn return_buffers(mem: &mut LaunchMem, buffers: &[(usize, usize)], args: &mut [ArgValue]) {
+    for &(i, b) in buffers {
+        args[i] = ArgValue::Buffer(std::mem::take(&mut mem.global.buffers[b].bytes));
+    }
+}

@@ -1,0 +1,360 @@
+//! `phasegate lint`: text and JSON output, levels, exit status, on the nvcc fixtures and on
+//! small PTX files written here.
+
+use phasegate::cli::lint::run;
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn lint(list: &[&str]) -> (u8, String) {
+    let mut out = String::new();
+    let status = run(&args(list), &mut out);
+    (status, out)
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/ptx/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A PTX file with `.loc` lines: thread 0 skips a `bar.sync 0` (line 23 of the PTX, line 7 of
+/// `k.cu`), and every thread leaves early if `tid >= n` (a warning).
+const BUGGY: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry divergent(
+	.param .u64 divergent_param_0,
+	.param .u32 divergent_param_1
+)
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<4>;
+
+	.loc	1 4 5
+	ld.param.u64 	%rd1, [divergent_param_0];
+	ld.param.u32 	%r2, [divergent_param_1];
+	mov.u32 	%r1, %tid.x;
+	.loc	1 6 5
+	setp.eq.s32 	%p1, %r1, 0;
+	@%p1 bra 	$L__BB0_2;
+
+	.loc	1 7 9
+	bar.sync 	0;
+
+$L__BB0_2:
+	.loc	1 9 5
+	setp.ge.u32 	%p2, %r1, %r2;
+	@%p2 bra 	$L__BB0_4;
+	.loc	1 10 5
+	bar.sync 	0;
+	st.global.u32 	[%rd1], %r1;
+
+$L__BB0_4:
+	ret;
+
+}
+	.file	1 "/src/k.cu"
+"#;
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("phasegate-cli-lint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write temp file");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn fixtures_are_clean_and_exit_0() {
+    let files: Vec<String> = ["mbarrier_pipeline.ptx", "named_barriers.ptx", "block_reduce.ptx", "cluster_exchange.ptx", "bulk_store.ptx", "ampere_cp_async.ptx"].iter().map(|f| fixture(f)).collect();
+    let mut list = vec!["--deny", "all"];
+    list.extend(files.iter().map(String::as_str));
+    let (status, out) = lint(&list);
+    assert_eq!(status, 0, "{out}");
+    assert_eq!(out.lines().filter(|l| l.ends_with(": ok (1 kernel)")).count(), 6, "{out}");
+}
+
+#[test]
+fn text_output_has_line_source_related_and_notes() {
+    let path = temp_file("text.ptx", BUGGY);
+    let (status, out) = lint(&[&path]);
+    assert_eq!(status, 1, "{out}");
+    assert!(out.contains(&format!("{path}:23:2: error[aligned_barrier_divergence]:")), "{out}");
+    assert!(out.contains("--> /src/k.cu:7:9 (in kernel `divergent`)"), "{out}");
+    // The branch, with its source line, and the chain down to %tid.x.
+    assert!(out.contains(&format!("{path}:20:2: note: the branch is here (/src/k.cu:6:5)")), "{out}");
+    assert!(out.contains("reads `%tid.x` at line 17"), "{out}");
+    assert!(out.contains("= note: PTX ISA §9.7.13.1"), "{out}");
+    assert!(out.contains(&format!("{path}:30:2: warning[divergent_exit_before_barrier]:")), "{out}");
+    assert!(out.contains(&format!("{path}: 1 error, 1 warning")), "{out}");
+}
+
+#[test]
+fn levels_from_the_command_line() {
+    let path = temp_file("levels.ptx", BUGGY);
+    let (status, out) = lint(&["--allow", "aligned_barrier_divergence", &path]);
+    assert_eq!(status, 0, "{out}");
+    assert!(!out.contains("aligned_barrier_divergence"), "{out}");
+    let (status, out) = lint(&["--warn=aligned_barrier_divergence", &path]);
+    assert_eq!(status, 0, "{out}");
+    assert!(out.contains("warning[aligned_barrier_divergence]"), "{out}");
+    let (status, out) = lint(&["--allow", "all", "--deny", "divergent_exit_before_barrier", &path]);
+    assert_eq!(status, 1, "{out}");
+    assert!(out.contains("error[divergent_exit_before_barrier]") && !out.contains("aligned_barrier_divergence"), "{out}");
+}
+
+#[test]
+fn unknown_lint_and_bad_usage_exit_2() {
+    let (status, out) = lint(&["--allow", "aligned_barier_divergence", "x.ptx"]);
+    assert_eq!(status, 2);
+    assert!(out.contains("unknown lint `aligned_barier_divergence` (did you mean `aligned_barrier_divergence`?)"), "{out}");
+    let (status, out) = lint(&[]);
+    assert_eq!(status, 2);
+    assert!(out.contains("usage: phasegate lint"), "{out}");
+    let (status, _) = lint(&["--format", "xml", "x.ptx"]);
+    assert_eq!(status, 2);
+    let (status, _) = lint(&["--frobnicate", "x.ptx"]);
+    assert_eq!(status, 2);
+}
+
+#[test]
+fn read_errors_exit_1_with_position() {
+    let (status, out) = lint(&["/nonexistent/phasegate.ptx"]);
+    assert_eq!(status, 1);
+    assert!(out.starts_with("/nonexistent/phasegate.ptx: error: cannot read"), "{out}");
+    let path = temp_file("bad.ptx", ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bar.sync 0 }\n");
+    let (status, out) = lint(&[&path]);
+    assert_eq!(status, 1);
+    assert!(out.starts_with(&format!("{path}:4:")), "{out}");
+}
+
+#[test]
+fn list_names_every_lint() {
+    let (status, out) = lint(&["--list"]);
+    assert_eq!(status, 0);
+    for l in phasegate::lints::LINTS {
+        assert!(out.contains(l.name), "{out}");
+    }
+}
+
+// A small JSON reader, enough to check that every line is one well-formed object.
+#[derive(Debug, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Num(f64),
+    Str(String),
+    Arr(Vec<Json>),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    fn str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn num(&self) -> Option<f64> {
+        match self {
+            Json::Num(n) => Some(*n),
+            _ => None,
+        }
+    }
+}
+
+fn parse_json(text: &str) -> Result<Json, String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut pos = 0;
+    let v = value(&chars, &mut pos)?;
+    skip_ws(&chars, &mut pos);
+    if pos != chars.len() {
+        return Err(format!("trailing text at {pos}"));
+    }
+    Ok(v)
+}
+
+fn skip_ws(c: &[char], p: &mut usize) {
+    while *p < c.len() && c[*p].is_whitespace() {
+        *p += 1;
+    }
+}
+
+fn value(c: &[char], p: &mut usize) -> Result<Json, String> {
+    skip_ws(c, p);
+    match c.get(*p) {
+        Some('{') => {
+            *p += 1;
+            let mut fields = Vec::new();
+            skip_ws(c, p);
+            if c.get(*p) == Some(&'}') {
+                *p += 1;
+                return Ok(Json::Obj(fields));
+            }
+            loop {
+                skip_ws(c, p);
+                let Json::Str(k) = value(c, p)? else { return Err("key".into()) };
+                skip_ws(c, p);
+                if c.get(*p) != Some(&':') {
+                    return Err(format!("expected : at {p}"));
+                }
+                *p += 1;
+                fields.push((k, value(c, p)?));
+                skip_ws(c, p);
+                match c.get(*p) {
+                    Some(',') => *p += 1,
+                    Some('}') => {
+                        *p += 1;
+                        return Ok(Json::Obj(fields));
+                    }
+                    _ => return Err(format!("expected , or }} at {p}")),
+                }
+            }
+        }
+        Some('[') => {
+            *p += 1;
+            let mut items = Vec::new();
+            skip_ws(c, p);
+            if c.get(*p) == Some(&']') {
+                *p += 1;
+                return Ok(Json::Arr(items));
+            }
+            loop {
+                items.push(value(c, p)?);
+                skip_ws(c, p);
+                match c.get(*p) {
+                    Some(',') => *p += 1,
+                    Some(']') => {
+                        *p += 1;
+                        return Ok(Json::Arr(items));
+                    }
+                    _ => return Err(format!("expected , or ] at {p}")),
+                }
+            }
+        }
+        Some('"') => {
+            *p += 1;
+            let mut s = String::new();
+            loop {
+                match c.get(*p) {
+                    Some('"') => {
+                        *p += 1;
+                        return Ok(Json::Str(s));
+                    }
+                    Some('\\') => {
+                        *p += 1;
+                        match c.get(*p) {
+                            Some('n') => s.push('\n'),
+                            Some('t') => s.push('\t'),
+                            Some('r') => s.push('\r'),
+                            Some('"') => s.push('"'),
+                            Some('\\') => s.push('\\'),
+                            Some('/') => s.push('/'),
+                            Some('u') => {
+                                let hex: String = c[*p + 1..*p + 5].iter().collect();
+                                s.push(char::from_u32(u32::from_str_radix(&hex, 16).map_err(|e| e.to_string())?).ok_or("bad \\u")?);
+                                *p += 4;
+                            }
+                            _ => return Err("bad escape".into()),
+                        }
+                        *p += 1;
+                    }
+                    Some(ch) if (*ch as u32) < 0x20 => return Err("control character in string".into()),
+                    Some(ch) => {
+                        s.push(*ch);
+                        *p += 1;
+                    }
+                    None => return Err("unterminated string".into()),
+                }
+            }
+        }
+        Some('n') if c[*p..].starts_with(&['n', 'u', 'l', 'l']) => {
+            *p += 4;
+            Ok(Json::Null)
+        }
+        Some('t') if c[*p..].starts_with(&['t', 'r', 'u', 'e']) => {
+            *p += 4;
+            Ok(Json::Bool(true))
+        }
+        Some('f') if c[*p..].starts_with(&['f', 'a', 'l', 's', 'e']) => {
+            *p += 5;
+            Ok(Json::Bool(false))
+        }
+        Some(ch) if ch.is_ascii_digit() || *ch == '-' => {
+            let start = *p;
+            while *p < c.len() && (c[*p].is_ascii_digit() || "-+.eE".contains(c[*p])) {
+                *p += 1;
+            }
+            let t: String = c[start..*p].iter().collect();
+            t.parse().map(Json::Num).map_err(|e| format!("{e}"))
+        }
+        other => Err(format!("unexpected {other:?} at {p}")),
+    }
+}
+
+#[test]
+fn json_lines_are_objects_with_the_fields() {
+    let path = temp_file("json.ptx", BUGGY);
+    let (status, out) = lint(&["--format", "json", &path]);
+    assert_eq!(status, 1, "{out}");
+    let objects: Vec<Json> = out.lines().map(|l| parse_json(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    assert_eq!(objects.len(), 2, "{out}");
+    let first = &objects[0];
+    assert_eq!(first.get("lint").and_then(Json::str), Some("aligned_barrier_divergence"));
+    assert_eq!(first.get("level").and_then(Json::str), Some("deny"));
+    assert_eq!(first.get("kernel").and_then(Json::str), Some("divergent"));
+    assert_eq!(first.get("line").and_then(Json::num), Some(23.0));
+    assert_eq!(first.get("source_file").and_then(Json::str), Some("/src/k.cu"));
+    assert_eq!(first.get("source_line").and_then(Json::num), Some(7.0));
+    assert!(first.get("message").and_then(Json::str).is_some_and(|m| m.contains("bar.sync")));
+    assert!(matches!(first.get("related"), Some(Json::Arr(r)) if !r.is_empty()));
+    assert_eq!(objects[1].get("level").and_then(Json::str), Some("warn"));
+    // Clean files print nothing in JSON.
+    let (status, out) = lint(&["--format", "json", &fixture("named_barriers.ptx")]);
+    assert_eq!((status, out.as_str()), (0, ""));
+}
+
+/// The corpus through the command line: one JSON object per finding, the lints of each file
+/// equal to its `// expect:` label, exit status 1 exactly when a deny-level lint is expected.
+#[test]
+fn corpus_verdicts_through_the_cli() {
+    let dir = format!("{}/tests/corpus", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 40);
+    for name in names {
+        let cu = std::fs::read_to_string(format!("{dir}/{name}.cu")).expect("read .cu");
+        let label = cu.lines().find_map(|l| l.trim().strip_prefix("// expect:")).expect("label").trim().to_string();
+        let mut expected: Vec<String> = label.split(',').map(|s| s.trim().to_string()).filter(|s| s != "clean").collect();
+        expected.sort();
+        let ptx = format!("{dir}/ptx/{name}.ptx");
+        let (status, out) = lint(&["--format", "json", &ptx]);
+        let mut got: Vec<String> = out
+            .lines()
+            .map(|l| parse_json(l).unwrap_or_else(|e| panic!("{name}: {e}: {l}")))
+            .map(|o| {
+                assert_eq!(o.get("kernel").and_then(Json::str), Some(name.as_str()), "{name}");
+                assert!(o.get("source_file").and_then(Json::str).is_some_and(|f| f.contains("tests/corpus/")), "{name}: {o:?}");
+                o.get("lint").and_then(Json::str).expect("lint").to_string()
+            })
+            .collect();
+        got.sort();
+        got.dedup();
+        assert_eq!(got, expected, "{name}: {out}");
+        let deny = expected.iter().any(|l| phasegate::lints::lints::find(l).is_some_and(|i| i.default == phasegate::lints::Level::Deny));
+        assert_eq!(status, u8::from(deny), "{name}: {out}");
+    }
+}
