@@ -218,6 +218,9 @@ impl Lowerer<'_> {
             }
             None => Val::Imm(prim, phasegate_ptx::Imm::Int(1)),
         };
+        if !parts.inclusive && parts.step.is_none() && !prim.is_64() && unrollable(&f.body) {
+            return self.for_unrolled(f, prim, start, i, end);
+        }
         let body_label = self.new_label();
         let cont = self.new_label();
         let exit = self.new_label();
@@ -311,6 +314,74 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
+    /// A small `for i in a..b` loop around a barrier, unrolled four times: a barrier round then
+    /// costs no loop bookkeeping of its own, as in nvcc's unrolled loops (a loop with a
+    /// `try_wait` spin inside is one ptxas does not unroll itself). The trip count is counted
+    /// down; the last `trips % 4` iterations run in a plain loop.
+    fn for_unrolled(&mut self, f: &syn::ExprForLoop, prim: Prim, start: Val, i: Val, end: Val) -> Val {
+        const COPIES: i64 = 4;
+        let ty = prim.arith().name();
+        let Val::Reg(_, i_reg) = &i else {
+            self.internal("loop counter without a register");
+            return Val::Unit;
+        };
+        let i_reg = i_reg.clone();
+        let (main, rest, rest_body, exit) = (self.new_label(), self.new_label(), self.new_label(), self.new_label());
+        match self.comparison("ge", prim, start.clone(), end.clone()) {
+            Val::Imm(_, phasegate_ptx::Imm::Int(0)) => {}
+            Val::Reg(_, p) => self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)])),
+            _ => self.branch(&exit),
+        }
+        let left = match self.arith_raw("sub", prim, end, start) {
+            Val::Reg(_, r) => Val::Reg(Prim::U32, r),
+            Val::Imm(_, imm) => Val::Imm(Prim::U32, imm),
+            other => other,
+        };
+        let left = match self.copy(left) {
+            Val::Reg(_, r) => r,
+            _ => {
+                self.internal("trip count");
+                return Val::Unit;
+            }
+        };
+        let p = self.reg(crate::types::RegClass::Pred);
+        self.emit(Instruction::new(Opcode::Setp, &["lt", "u32"], vec![Operand::reg(&p), Operand::reg(&left), Operand::int(COPIES)]));
+        self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&rest)]));
+        self.place_label(main.clone());
+        for _ in 0..COPIES {
+            self.unrolled_body(f, &i, &exit);
+            self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)]));
+        }
+        self.emit(Instruction::new(Opcode::Sub, &["u32"], vec![Operand::reg(&left), Operand::reg(&left), Operand::int(COPIES)]));
+        let again = self.reg(crate::types::RegClass::Pred);
+        self.emit(Instruction::new(Opcode::Setp, &["ge", "u32"], vec![Operand::reg(&again), Operand::reg(&left), Operand::int(COPIES)]));
+        self.emit_guarded(&again, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&main)]));
+        self.place_label(rest);
+        let none = self.reg(crate::types::RegClass::Pred);
+        self.emit(Instruction::new(Opcode::Setp, &["eq", "u32"], vec![Operand::reg(&none), Operand::reg(&left), Operand::int(0)]));
+        self.emit_guarded(&none, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]));
+        self.place_label(rest_body.clone());
+        self.unrolled_body(f, &i, &exit);
+        self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)]));
+        self.emit(Instruction::new(Opcode::Sub, &["u32"], vec![Operand::reg(&left), Operand::reg(&left), Operand::int(1)]));
+        let more = self.reg(crate::types::RegClass::Pred);
+        self.emit(Instruction::new(Opcode::Setp, &["ne", "u32"], vec![Operand::reg(&more), Operand::reg(&left), Operand::int(0)]));
+        self.emit_guarded(&more, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&rest_body)]));
+        self.place_label(exit);
+        Val::Unit
+    }
+
+    /// One copy of an unrolled loop's body, with the loop variable bound to `i`.
+    fn unrolled_body(&mut self, f: &syn::ExprForLoop, i: &Val, exit: &str) {
+        self.scopes.push(HashMap::new());
+        if let Some((name, _)) = pattern_name(&f.pat) {
+            self.bind(name, Binding::Value { val: i.clone(), mutable: false });
+        }
+        // Unrollable bodies have no `break` or `continue`; the labels are there for symmetry.
+        self.loop_body(f.label.as_ref(), &f.body, exit, exit);
+        self.scopes.pop();
+    }
+
     pub(super) fn jump(&mut self, label: Option<&syn::Lifetime>, is_break: bool) -> Val {
         let target = match label {
             Some(l) => self.loops.iter().rev().find(|lp| lp.name.as_deref() == Some(&l.ident.to_string())),
@@ -336,6 +407,52 @@ impl Lowerer<'_> {
         self.emit(Instruction::new(Opcode::Setp, &[cmp, prim.arith().name()], vec![Operand::reg(&p), a, b]));
         p
     }
+}
+
+/// Whether a loop body is worth unrolling and safe to lower more than once: a few statements
+/// around a barrier, with no control flow of its own and nothing that declares memory.
+fn unrollable(body: &syn::Block) -> bool {
+    use syn::visit::Visit;
+    struct Scan {
+        barrier: bool,
+        blocked: bool,
+    }
+    impl<'a> Visit<'a> for Scan {
+        fn visit_expr(&mut self, e: &'a Expr) {
+            match e {
+                Expr::Break(_) | Expr::Continue(_) | Expr::Return(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) | Expr::Macro(_) => {
+                    self.blocked = true;
+                }
+                Expr::Call(c) => {
+                    if let Expr::Path(p) = &*c.func {
+                        let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                        if ["shared_array", "mbarrier", "pipeline", "dynamic_shared", "publish", "publish_cta", "peer_shared"].contains(&name.as_str()) {
+                            self.blocked = true;
+                        }
+                        if name == "sync_threads" {
+                            self.barrier = true;
+                        }
+                    }
+                }
+                Expr::MethodCall(m) => {
+                    let name = m.method.to_string();
+                    if ["sync", "arrive", "wait", "popc", "all", "any", "observe"].iter().any(|b| name.starts_with(b))
+                        || name.starts_with("arrive_") && name.contains("aligned")
+                    {
+                        self.barrier = true;
+                    }
+                }
+                _ => {}
+            }
+            syn::visit::visit_expr(self, e);
+        }
+    }
+    if body.stmts.len() > 6 {
+        return false;
+    }
+    let mut scan = Scan { barrier: false, blocked: false };
+    scan.visit_block(body);
+    scan.barrier && !scan.blocked
 }
 
 fn pattern_name(pat: &Pat) -> Option<(String, bool)> {

@@ -246,6 +246,14 @@ impl Lowerer<'_> {
             && let Some(v) = fold(op, prim, *a, *b) {
                 return Val::Imm(prim, Imm::Int(v));
             }
+        // `x + 0`, `x - 0`, `x * 1`: nothing to compute.
+        if prim.is_int() {
+            match (op, &r) {
+                (Arith::Add | Arith::Sub | Arith::BitOr | Arith::BitXor | Arith::Shl | Arith::Shr, Val::Imm(_, Imm::Int(0)))
+                | (Arith::Mul | Arith::Div, Val::Imm(_, Imm::Int(1))) => return l,
+                _ => {}
+            }
+        }
         let (name, mods): (&str, Vec<&str>) = match (op, prim.is_float(), prim == Prim::Bool) {
             (Arith::BitAnd, _, true) => ("and", vec!["pred"]),
             (Arith::BitOr, _, true) => ("or", vec!["pred"]),
