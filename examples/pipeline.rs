@@ -29,7 +29,9 @@ pub fn scale_pipeline(x: &[[f32; 4]], y: &mut [[f32; 4]], a: f32, tiles: u32) {
         let t = thread_idx_x() - 32;
         for tile in (block_idx_x()..tiles).step_by(grid_dim_x()) {
             let slot = consumer.wait();
-            for k in (t..TILE).step_by(CONSUMERS) {
+            // A constant trip count (8): ptxas unrolls it and keeps all eight loads in flight.
+            for j in 0..TILE / CONSUMERS {
+                let k = t + j * CONSUMERS;
                 let v = slot.get(k);
                 y[tile * TILE + k] = [a * v[0], a * v[1], a * v[2], a * v[3]];
             }
