@@ -144,7 +144,7 @@ pub fn kernel(seed: u64) -> Generated {
                 let (bit, pbit) = (b.r(), b.p());
                 b.i("and", &["b32"], vec![Builder::reg(&bit), Builder::reg(&v), Operand::int(1 << rng.below(8))]);
                 b.i("setp", &["ne", "u32"], vec![Operand::reg(&pbit), Builder::reg(&bit), Operand::int(0)]);
-                b.i("bar", &["red", "popc", "u32"], vec![Builder::reg(&c), Operand::int(2), Operand::reg(&pbit)]);
+                b.i("bar", &["red", "popc", "u32"], vec![Builder::reg(&c), Operand::int(15), Operand::reg(&pbit)]);
                 b.i("add", &["u32"], vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&c)]);
                 "red.popc"
             }
@@ -235,7 +235,7 @@ fn exchange(b: &mut Builder, rng: &mut Rng, tid: &str, ntid: &str, v: &str) {
     b.i("bar", &["sync"], vec![Operand::int(0)]);
 }
 
-/// The first `k` warps exchange through named barrier 1 counted for them alone; the others
+/// The first `k` warps exchange through named barrier `k` counted for them alone; the others
 /// skip it (a warp-uniform branch, as in a warp-specialised kernel).
 fn named_subset(b: &mut Builder, rng: &mut Rng, tid: &str, block: u32, v: &str) {
     let warps = block / 32;
@@ -246,12 +246,13 @@ fn named_subset(b: &mut Builder, rng: &mut Rng, tid: &str, block: u32, v: &str) 
     let (slot, at, w) = (b.r(), b.r(), b.r());
     b.i("mad", &["lo", "u32"], vec![Builder::reg(&slot), Builder::reg(tid), Operand::int(4), Operand::reg("%rs_buf")]);
     b.i("st", &["shared", "u32"], vec![Builder::addr(&slot, 0), Builder::reg(v)]);
-    b.i("bar", &["sync"], vec![Operand::int(1), Operand::int((k * 32) as i64)]);
+    // One barrier id per thread count (ids 1..=8): one id never serves two counts.
+    b.i("bar", &["sync"], vec![Operand::int(k as i64), Operand::int((k * 32) as i64)]);
     b.i("xor", &["b32"], vec![Builder::reg(&at), Builder::reg(tid), Operand::int((k * 32 - 1).min(31) as i64)]);
     b.i("mad", &["lo", "u32"], vec![Builder::reg(&at), Builder::reg(&at), Operand::int(4), Operand::reg("%rs_buf")]);
     b.i("ld", &["shared", "u32"], vec![Builder::reg(&w), Builder::addr(&at, 0)]);
     b.i("sub", &["u32"], vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)]);
-    b.i("bar", &["sync"], vec![Operand::int(1), Operand::int((k * 32) as i64)]);
+    b.i("bar", &["sync"], vec![Operand::int(k as i64), Operand::int((k * 32) as i64)]);
     b.body.push(Statement::Label(skip));
     // Re-converge the CTA before the next phase touches shared memory.
     b.i("bar", &["sync"], vec![Operand::int(0)]);
