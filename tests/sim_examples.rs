@@ -115,7 +115,8 @@ fn bulk_copy_pipeline_example() {
     let mut y = vec![[0.0f32; 4]; x.len()];
     let spec = pipeline::scale_pipeline::SPEC;
     for schedule in [Schedule { policy: Policy::RoundRobin, seed: 0 }, Schedule { policy: Policy::Random, seed: 3 }, Schedule { policy: Policy::Pct { depth: 3 }, seed: 4 }] {
-        let launch = Launch { grid: (2, 1, 1), block: (160, 1, 1), dynamic_shared_bytes: spec.dynamic_shared_bytes, schedule, ..Launch::default() };
+        // The spec's dynamic shared memory comes with it, as on the GPU.
+        let launch = Launch { grid: (2, 1, 1), block: (160, 1, 1), schedule, ..Launch::default() };
         let stats = sim::simulate(&spec, &launch, (&x, &mut y, 2.0f32, tiles)).expect("runs").expect_completed();
         assert_eq!(stats.async_ops, tiles as u64);
         for (i, (a, b)) in x.iter().zip(&y).enumerate() {
@@ -139,3 +140,4 @@ fn producer_consumer_example() {
         }
     }
 }
+

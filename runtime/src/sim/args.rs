@@ -23,7 +23,8 @@ pub enum ArgValue {
 /// Plain values that live in buffers: integers, floats and arrays of them.
 pub trait Element: Copy {
     const SIZE: usize;
-    fn write_le(self, out: &mut Vec<u8>);
+    /// Writes the value's `SIZE` little-endian bytes into `out`.
+    fn write_to(self, out: &mut [u8]);
     fn read_le(bytes: &[u8]) -> Self;
 }
 
@@ -31,8 +32,8 @@ macro_rules! element {
     ($($t:ty),*) => {$(
         impl Element for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
-            fn write_le(self, out: &mut Vec<u8>) {
-                out.extend_from_slice(&self.to_le_bytes());
+            fn write_to(self, out: &mut [u8]) {
+                out[..Self::SIZE].copy_from_slice(&self.to_le_bytes());
             }
             fn read_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes[..Self::SIZE].try_into().expect("element bytes"))
@@ -44,9 +45,9 @@ element!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 
 impl<T: Element, const N: usize> Element for [T; N] {
     const SIZE: usize = T::SIZE * N;
-    fn write_le(self, out: &mut Vec<u8>) {
-        for x in self {
-            x.write_le(out);
+    fn write_to(self, out: &mut [u8]) {
+        for (i, x) in self.into_iter().enumerate() {
+            x.write_to(&mut out[i * T::SIZE..]);
         }
     }
     fn read_le(bytes: &[u8]) -> Self {
@@ -57,9 +58,9 @@ impl<T: Element, const N: usize> Element for [T; N] {
 impl ArgValue {
     /// A buffer holding `data`.
     pub fn buffer<T: Element>(data: &[T]) -> ArgValue {
-        let mut bytes = Vec::with_capacity(data.len() * T::SIZE);
-        for x in data {
-            x.write_le(&mut bytes);
+        let mut bytes = vec![0u8; data.len() * T::SIZE];
+        for (out, x) in bytes.chunks_exact_mut(T::SIZE.max(1)).zip(data) {
+            x.write_to(out);
         }
         ArgValue::Buffer(bytes)
     }

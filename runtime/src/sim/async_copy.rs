@@ -186,7 +186,7 @@ impl Machine<'_> {
             AsyncKind::MbarArrive { mbar, .. } => {
                 let (mc, mo) = *mbar;
                 self.async_mbar_valid(mc, mo, actor)?;
-                self.mbar_arrive(mc, mo, actor, 1, false, false, &op.vc, MbarOp::Arrive { drop: false, expect_tx: false, no_complete: false })?;
+                self.mbar_arrive(mc, mo, actor, 1, false, false, Some(&op.vc), MbarOp::Arrive { drop: false, expect_tx: false, no_complete: false })?;
             }
         }
         // Group bookkeeping: the issuing thread's waits acquire the operation's clock.

@@ -287,8 +287,6 @@ pub(crate) struct Machine<'a> {
     pub asyncs: super::async_copy::AsyncState,
     pub stats: &'a mut super::Stats,
     pub trace: Option<&'a mut super::trace::Trace>,
-    /// A reusable clock buffer.
-    pub scratch_vc: super::race::Clock,
     pub max_steps: u64,
     pub cluster_index: u32,
     /// Warps with lanes waiting for the rest of their warp at an aligned instruction.

@@ -115,19 +115,32 @@ impl Global {
     }
 }
 
-/// Little-endian load of `len <= 8` bytes.
-#[inline]
+/// Little-endian load of `len <= 8` bytes (the common widths without a call to memcpy).
+#[inline(always)]
 pub(crate) fn load_le(bytes: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    buf[..bytes.len()].copy_from_slice(bytes);
-    u64::from_le_bytes(buf)
+    match bytes.len() {
+        4 => u32::from_le_bytes(bytes.try_into().expect("4 bytes")) as u64,
+        8 => u64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+        1 => bytes[0] as u64,
+        2 => u16::from_le_bytes(bytes.try_into().expect("2 bytes")) as u64,
+        n => {
+            let mut buf = [0u8; 8];
+            buf[..n].copy_from_slice(bytes);
+            u64::from_le_bytes(buf)
+        }
+    }
 }
 
 /// Little-endian store of the low `out.len() <= 8` bytes of `v`.
-#[inline]
+#[inline(always)]
 pub(crate) fn store_le(out: &mut [u8], v: u64) {
-    let len = out.len();
-    out.copy_from_slice(&v.to_le_bytes()[..len]);
+    match out.len() {
+        4 => out.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => out.copy_from_slice(&v.to_le_bytes()),
+        1 => out[0] = v as u8,
+        2 => out.copy_from_slice(&(v as u16).to_le_bytes()),
+        n => out.copy_from_slice(&v.to_le_bytes()[..n]),
+    }
 }
 
 /// The CTA rank a `.shared::cluster` address names, or `None` for the executing CTA.

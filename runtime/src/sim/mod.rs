@@ -169,10 +169,12 @@ pub(crate) fn parse(ptx: &str) -> Result<Module, SimError> {
 
 /// Runs a `#[kernel]` from its [`KernelSpec`](crate::KernelSpec): the arguments are checked
 /// against its parameters (a slice needs a buffer whose size is a multiple of the element,
-/// a scalar the same kind), then its PTX text runs.
+/// a scalar the same kind), then its PTX text runs with at least the dynamic shared memory
+/// the kernel needs (as the CUDA launch path gives it).
 pub fn simulate_spec(spec: &crate::KernelSpec, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
     args::check_spec(spec, args)?;
-    simulate_ptx(spec.ptx, spec.entry, launch, args)
+    let launch = Launch { dynamic_shared_bytes: launch.dynamic_shared_bytes.max(spec.dynamic_shared_bytes), ..launch.clone() };
+    simulate_ptx(spec.ptx, spec.entry, &launch, args)
 }
 
 /// Runs a `#[kernel]` with typed arguments: `(&x, &mut y, 2.0f32, n)`; slices given as

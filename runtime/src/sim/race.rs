@@ -2,8 +2,12 @@
 //! (FastTrack-style epochs: one write epoch and one read epoch per byte, inflated to a read
 //! vector clock only when reads are concurrent).
 //!
-//! Clock components: one per thread of the cluster, then one per thread's *async agent*, the
-//! asynchronous proxy acting for that thread (`cp.async.bulk`, `cp.async`). Barrier
+//! Clock components: one per thread of the cluster, then one per *async agent*, the
+//! asynchronous proxy acting for a thread that issued `cp.async.bulk` or `cp.async` (given out
+//! as threads issue their first operation). A thread's async operations share its agent's
+//! component, which counts them in issue order: an access ordered after the completion of one
+//! of them counts as ordered after the thread's earlier operations too (a source of missed
+//! races, never of false ones). Barrier
 //! operations release and acquire clocks as the spec orders memory:
 //! - `bar.sync/red/arrive` (§9.7.13.1): every arrival releases, `sync`/`red` acquire the join;
 //! - mbarrier arrive-on (release) and a successful `test_wait`/`try_wait` (acquire) of the
@@ -19,18 +23,20 @@ use std::collections::HashMap;
 /// A vector clock.
 pub(crate) type Clock = Vec<u32>;
 
+/// `into = max(into, from)` componentwise. Clocks stay below 2^31, so the signed maximum
+/// (one compare and blend per lane with baseline SSE2) gives the same result.
 pub(crate) fn join_into(into: &mut [u32], from: &[u32]) {
     let n = into.len().min(from.len());
     let (into, from) = (&mut into[..n], &from[..n]);
     for i in 0..n {
-        into[i] = into[i].max(from[i]);
+        into[i] = (into[i] as i32).max(from[i] as i32) as u32;
     }
 }
 
 /// Who made an access: a thread or the async agent of a thread, at which op.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Access {
-    /// Clock component (thread, or `threads + thread` for an async agent).
+    /// Clock component (a thread's, or an async agent's: see [`Race::agent`]).
     pub who: u32,
     /// Its clock at the access; 0 = no access.
     pub clock: u32,
@@ -59,6 +65,9 @@ pub(crate) struct Conflict {
     pub missing_fence: bool,
 }
 
+/// Concurrent readers of cells, by (cta, first byte of the cell).
+type ReadSets = HashMap<(u32, u32), Clock>;
+
 /// Shadow memory of one cluster's shared memory: a cell per 4-byte granule, split into
 /// per-byte cells for granules that see narrower accesses.
 #[derive(Default)]
@@ -66,13 +75,27 @@ struct Shadow {
     cells: Vec<Vec<Cell>>,
     bytes: HashMap<(u32, u32), [Cell; 4]>,
     /// Concurrent readers of a cell, by (cta, first byte of the cell).
-    read_sets: HashMap<(u32, u32), Clock>,
+    read_sets: ReadSets,
 }
 
 impl Shadow {
+    /// The cells of `[off, off + len)` when it covers whole granules none of which is split:
+    /// the common case, which the accessors run as a plain loop.
+    #[inline(always)]
+    fn aligned(&mut self, cta: u32, off: u32, len: u32) -> Option<(&mut [Cell], &mut ReadSets)> {
+        if !off.is_multiple_of(4) || !len.is_multiple_of(4) {
+            return None;
+        }
+        let cells = &mut self.cells[cta as usize][(off / 4) as usize..((off + len) / 4) as usize];
+        if cells.iter().any(|c| c.split) {
+            return None;
+        }
+        Some((cells, &mut self.read_sets))
+    }
+
     /// Calls `f` on every cell covering `[off, off + len)` of CTA `cta`, with the cell's key.
     #[inline(always)]
-    fn visit(&mut self, cta: u32, off: u32, len: u32, mut f: impl FnMut(&mut Cell, &mut HashMap<(u32, u32), Clock>, u32) -> Result<(), Conflict>) -> Result<(), Conflict> {
+    fn visit(&mut self, cta: u32, off: u32, len: u32, mut f: impl FnMut(&mut Cell, &mut ReadSets, u32) -> Result<(), Conflict>) -> Result<(), Conflict> {
         let aligned = off.is_multiple_of(4) && len.is_multiple_of(4);
         let cells = &mut self.cells[cta as usize];
         for g in off / 4..(off + len).div_ceil(4) {
@@ -112,7 +135,7 @@ fn sees(seen: &[u32], a: Access) -> bool {
 
 /// Records a read by `me` (whose clock is `seen`) in `cell`.
 #[inline(always)]
-fn record_read(cell: &mut Cell, sets: &mut HashMap<(u32, u32), Clock>, cta: u32, key: u32, me: Access, seen: &[u32]) {
+fn record_read(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Access, seen: &[u32]) {
     if cell.shared_reads {
         let set = sets.entry((cta, key)).or_insert_with(|| vec![0; seen.len()]);
         set[me.who as usize] = set[me.who as usize].max(me.clock);
@@ -130,7 +153,7 @@ fn record_read(cell: &mut Cell, sets: &mut HashMap<(u32, u32), Clock>, cta: u32,
 
 /// Checks that a writer that has seen `seen` is ordered after every access in `cell`.
 #[inline(always)]
-fn check_write(cell: &Cell, sets: &HashMap<(u32, u32), Clock>, cta: u32, key: u32, seen: &[u32]) -> Result<(), Conflict> {
+fn check_write(cell: &Cell, sets: &ReadSets, cta: u32, key: u32, seen: &[u32]) -> Result<(), Conflict> {
     if !sees(seen, cell.write) {
         return Err(Conflict { earlier: cell.write, earlier_write: true, offset: key, missing_fence: false });
     }
@@ -147,7 +170,7 @@ fn check_write(cell: &Cell, sets: &HashMap<(u32, u32), Clock>, cta: u32, key: u3
 }
 
 #[inline(always)]
-fn set_written(cell: &mut Cell, sets: &mut HashMap<(u32, u32), Clock>, cta: u32, key: u32, me: Access, fences: u32) {
+fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Access, fences: u32) {
     if cell.shared_reads {
         sets.remove(&(cta, key));
     }
@@ -164,6 +187,11 @@ pub(crate) struct Race {
     /// Fences of each thread: the thread's own clock at each `fence.proxy.async`.
     fences: Vec<Vec<u32>>,
     agent_clock: Vec<u32>,
+    /// Clock component of each thread's async agent (`u32::MAX`: none yet), and the thread
+    /// of each agent component: components are given to agents as threads issue operations,
+    /// so clocks stay narrow when one thread issues them all.
+    agent_of: Vec<u32>,
+    pub owner: Vec<u32>,
     /// A `fence.sc`/`acq_rel` makes the thread's next `.relaxed` cluster arrive a release.
     pub fenced: Vec<bool>,
     /// Empty when checking is off.
@@ -184,6 +212,8 @@ impl Race {
             clocks,
             fences: vec![Vec::new(); threads],
             agent_clock: vec![0; threads],
+            agent_of: vec![u32::MAX; threads],
+            owner: Vec::new(),
             fenced: vec![false; threads],
             shadow: Shadow { cells: if check { (0..ctas).map(|_| vec![Cell::default(); shared_bytes.div_ceil(4)]).collect() } else { Vec::new() }, ..Shadow::default() },
         }
@@ -216,11 +246,8 @@ impl Race {
         self.fenced[t as usize] = false;
     }
 
-    /// A copy of `t`'s clock into `into`, then a new epoch of `t`: a release whose clock the
-    /// caller keeps.
-    pub(crate) fn release_copy(&mut self, t: u32, into: &mut Clock) {
-        into.clear();
-        into.extend_from_slice(self.clock(t));
+    /// A new epoch of `t`, after the caller released its clock.
+    pub(crate) fn tick(&mut self, t: u32) {
         self.clock_mut(t)[t as usize] += 1;
         self.fenced[t as usize] = false;
     }
@@ -237,14 +264,29 @@ impl Race {
     /// A snapshot of `t`'s clock with a new event of `t`'s async agent: the clock of an async
     /// operation `t` issues now.
     pub(crate) fn issue_async(&mut self, t: u32) -> (Clock, u32) {
-        self.width = self.dims;
+        let slot = self.agent(t) as usize;
+        self.width = self.width.max(slot + 1);
         self.agent_clock[t as usize] += 1;
         let c = self.agent_clock[t as usize];
         let mut vc = self.clock(t).to_vec();
-        vc[self.threads + t as usize] = c;
+        vc[slot] = c;
         // The thread's later accesses are not ordered before the operation.
         self.clock_mut(t)[t as usize] += 1;
         (vc, c)
+    }
+
+    /// The clock component of `t`'s async agent.
+    pub(crate) fn agent(&mut self, t: u32) -> u32 {
+        if self.agent_of[t as usize] == u32::MAX {
+            self.agent_of[t as usize] = (self.threads + self.owner.len()) as u32;
+            self.owner.push(t);
+        }
+        self.agent_of[t as usize]
+    }
+
+    /// The thread a clock component belongs to (itself, or the issuer of an async agent).
+    pub(crate) fn thread_of(&self, who: u32) -> u32 {
+        if (who as usize) < self.threads { who } else { self.owner[who as usize - self.threads] }
     }
 
     pub(crate) fn fence_proxy_async(&mut self, t: u32) {
@@ -257,13 +299,20 @@ impl Race {
         let dims = self.dims;
         let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
         let me = Access { who: t, clock: seen[t as usize], pc };
-        self.shadow.visit(cta, offset, len, |cell, sets, key| {
+        let cell_read = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if !sees(seen, cell.write) {
                 return Err(Conflict { earlier: cell.write, earlier_write: true, offset: key, missing_fence: false });
             }
             record_read(cell, sets, cta, key, me, seen);
             Ok(())
-        })
+        };
+        if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {
+            for (k, cell) in cells.iter_mut().enumerate() {
+                cell_read(cell, sets, offset + 4 * k as u32)?;
+            }
+            return Ok(());
+        }
+        self.shadow.visit(cta, offset, len, cell_read)
     }
 
     /// A generic-proxy write by thread `t`.
@@ -272,28 +321,42 @@ impl Race {
         let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
         let me = Access { who: t, clock: seen[t as usize], pc };
         let fences = self.fences[t as usize].len() as u32;
-        self.shadow.visit(cta, offset, len, |cell, sets, key| {
+        let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             check_write(cell, sets, cta, key, seen)?;
             set_written(cell, sets, cta, key, me, fences);
             Ok(())
-        })
+        };
+        if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {
+            for (k, cell) in cells.iter_mut().enumerate() {
+                cell_write(cell, sets, offset + 4 * k as u32)?;
+            }
+            return Ok(());
+        }
+        self.shadow.visit(cta, offset, len, cell_write)
     }
 
     /// A write by the async agent of thread `t` whose operation has clock `vc`.
     pub(crate) fn async_write(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32) -> Result<(), Conflict> {
-        let who = self.threads as u32 + t;
+        let who = self.agent(t);
         let me = Access { who, clock: vc[who as usize], pc };
-        self.shadow.visit(cta, offset, len, |cell, sets, key| {
+        let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             check_write(cell, sets, cta, key, vc)?;
             set_written(cell, sets, cta, key, me, 0);
             Ok(())
-        })
+        };
+        if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {
+            for (k, cell) in cells.iter_mut().enumerate() {
+                cell_write(cell, sets, offset + 4 * k as u32)?;
+            }
+            return Ok(());
+        }
+        self.shadow.visit(cta, offset, len, cell_write)
     }
 
     /// A read by the async agent of thread `t`: generic writes must be ordered before it and
     /// fenced with `fence.proxy.async` by their writer.
     pub(crate) fn async_read(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32) -> Result<(), Conflict> {
-        let who = self.threads as u32 + t;
+        let who = self.agent(t);
         let me = Access { who, clock: vc[who as usize], pc };
         let threads = self.threads;
         let fences = &self.fences;

@@ -54,7 +54,6 @@ fn run_clusters(prog: &Program, shape: &Shape, mem: &mut LaunchMem, launch: &Lau
             asyncs: AsyncState::new(threads),
             stats: &mut stats,
             trace: trace.as_deref_mut(),
-            scratch_vc: Vec::new(),
             max_steps: launch.max_steps,
             cluster_index: c,
             gathering: 0,

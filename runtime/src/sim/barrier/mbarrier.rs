@@ -106,9 +106,18 @@ impl Machine<'_> {
         }
         let traced = self.trace.is_some() && eff != 0;
         let first_target = if traced { Some(self.addr_value(w, eff.trailing_zeros() as usize, addr)) } else { None };
+        // Lanes of a group mostly name one mbarrier: locate it once.
+        let mut located: Option<(u64, (u32, u32))> = None;
         for lane in lanes(eff) {
             let at = self.addr_value(w, lane, addr);
-            let (cta, off) = self.mbar_locate(w, lane, pc, space, at, section(op))?;
+            let (cta, off) = match located {
+                Some((a, target)) if a == at => target,
+                _ => {
+                    let target = self.mbar_locate(w, lane, pc, space, at, section(op))?;
+                    located = Some((at, target));
+                    target
+                }
+            };
             let arg = a.map(|s| self.src_value(w, lane, s)).unwrap_or(0);
             let own = self.warps[w].cta;
             if cta != own && !matches!(op, MbarOp::Arrive { .. } | MbarOp::ExpectTx | MbarOp::CompleteTx) {
@@ -145,11 +154,7 @@ impl Machine<'_> {
                         self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?;
                     }
                     let count = if expect_tx || a.is_none() { 1 } else { arg as u32 as i64 };
-                    let t = w as u32 * 32 + lane as u32;
-                    let mut vc = std::mem::take(&mut self.scratch_vc);
-                    self.race.release_copy(t, &mut vc);
-                    let before = self.mbar_arrive(cta, off, actor, count, drop, no_complete, &vc, op)?;
-                    self.scratch_vc = vc;
+                    let before = self.mbar_arrive(cta, off, actor, count, drop, no_complete, None, op)?;
                     if d != SINK {
                         self.warps[w].set_reg(d, lane, before);
                     }
@@ -248,15 +253,26 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// An arrive-on of `count` (with `drop`, the expected count drops by `count` first);
-    /// returns the state token.
+    /// An arrive-on of `count` (with `drop`, the expected count drops by `count` first) that
+    /// releases `vc` — an async operation's clock, or with `None` the arriving thread's own,
+    /// which then starts a new epoch; returns the state token.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn mbar_arrive(&mut self, cta: u32, off: u32, actor: Actor, count: i64, drop: bool, no_complete: bool, vc: &[u32], op: MbarOp) -> Res<u64> {
+    pub(crate) fn mbar_arrive(&mut self, cta: u32, off: u32, actor: Actor, count: i64, drop: bool, no_complete: bool, vc: Option<&[u32]>, op: MbarOp) -> Res<u64> {
         if !(1..=MAX_COUNT).contains(&count) {
             return Err(self.range_error(cta, off, actor, op, "arrival count argument", count).into());
         }
-        self.check_wait_before_arrive(cta, off, actor, vc)?;
-        let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
+        let own = actor.warp * 32 + actor.lane;
+        self.check_wait_before_arrive(cta, off, actor, vc.unwrap_or(self.race.clock(own)))?;
+        let Machine { ctas, race, .. } = self;
+        let m = ctas[cta as usize].mbars.get_mut(&off).expect("valid");
+        let released = vc.unwrap_or(race.clock(own));
+        if released.len() > m.cur_vc.len() {
+            m.cur_vc.resize(released.len(), 0);
+        }
+        join_into(&mut m.cur_vc, released);
+        if vc.is_none() {
+            race.tick(own);
+        }
         let before = token(m.phase, m.pending);
         if drop {
             let expected = m.expected - count;
@@ -271,10 +287,6 @@ impl Machine<'_> {
         }
         m.pending = pending;
         m.version += 1;
-        if vc.len() > m.cur_vc.len() {
-            m.cur_vc.resize(vc.len(), 0);
-        }
-        join_into(&mut m.cur_vc, vc);
         if m.pending == 0 && m.tx == 0 && no_complete {
             let state = m.describe();
             return Err(Report::new(FindingKind::MbarrierNoComplete, "§9.7.13.15.13", format!("{} with .noComplete completes the current phase of {}", op_name(op), self.mbar_name(cta, off)))

@@ -49,12 +49,33 @@ fn each(regs: &mut [u64], mask: u32, d: u32, f: impl Fn(&[u64], usize) -> u64) {
 
 #[inline(always)]
 pub(super) fn map1(regs: &mut [u64], mask: u32, d: u32, a: Src, f: impl Fn(u64) -> u64) {
-    each(regs, mask, d, |r, i| f(val(r, a, i)))
+    match a {
+        Src::Reg(x) => {
+            let x = x as usize * 32;
+            each(regs, mask, d, |r, i| f(r[x + i]))
+        }
+        Src::Imm(v) => each(regs, mask, d, |_, _| f(v)),
+    }
 }
 
+/// Sources are resolved outside the lane loop, so each combination gets its own tight loop.
 #[inline(always)]
 pub(super) fn map2(regs: &mut [u64], mask: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
-    each(regs, mask, d, |r, i| f(val(r, a, i), val(r, b, i)))
+    match (a, b) {
+        (Src::Reg(x), Src::Reg(y)) => {
+            let (x, y) = (x as usize * 32, y as usize * 32);
+            each(regs, mask, d, |r, i| f(r[x + i], r[y + i]))
+        }
+        (Src::Reg(x), Src::Imm(v)) => {
+            let x = x as usize * 32;
+            each(regs, mask, d, |r, i| f(r[x + i], v))
+        }
+        (Src::Imm(u), Src::Reg(y)) => {
+            let y = y as usize * 32;
+            each(regs, mask, d, |r, i| f(u, r[y + i]))
+        }
+        (Src::Imm(u), Src::Imm(v)) => each(regs, mask, d, |_, _| f(u, v)),
+    }
 }
 
 #[inline(always)]

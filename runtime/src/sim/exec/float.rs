@@ -5,7 +5,7 @@
 //! `.ftz` flushes subnormal inputs and results to sign-preserving zero; `.sat` clamps to
 //! [0, 1] with NaN → 0.
 
-use super::alu::{fetch, map1, map2, map3};
+use super::alu::{map1, map2, map3};
 use crate::sim::decode::*;
 use crate::sim::machine::lanes;
 
@@ -278,15 +278,41 @@ fn float_to_half(v: f32, to: CvtTy) -> u64 {
     (sign | h as u16) as u64
 }
 
+/// An integer comparison in a loop of its own.
+#[inline(always)]
+fn int_compare(regs: &mut [u64], eff: u32, d: u32, a: Src, b: Src, it: IntTy, f: impl Fn(std::cmp::Ordering) -> bool) {
+    if it.signed {
+        map2(regs, eff, d, a, b, move |x, y| f((it.extend(x) as i64).cmp(&(it.extend(y) as i64))) as u64)
+    } else {
+        let m = it.mask();
+        map2(regs, eff, d, a, b, move |x, y| f((x & m).cmp(&(y & m))) as u64)
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn setp(regs: &mut [u64], eff: u32, cmp: Cmp, ty: CvtTy, d: u32, dn: u32, a: Src, b: Src, comb: Option<(BoolOp, Src, bool)>) {
-    let av = fetch(regs, a);
-    let bv = fetch(regs, b);
-    let cv = comb.map(|(_, c, _)| fetch(regs, c));
+    // The common form: an integer comparison into one predicate.
+    if let (CvtTy::Int(it), None, SINK) = (ty, comb, dn) {
+        use std::cmp::Ordering::*;
+        match cmp {
+            Cmp::Eq | Cmp::Equ => return int_compare(regs, eff, d, a, b, it, |o| o == Equal),
+            Cmp::Ne | Cmp::Neu => return int_compare(regs, eff, d, a, b, it, |o| o != Equal),
+            Cmp::Lt | Cmp::Ltu => return int_compare(regs, eff, d, a, b, it, |o| o == Less),
+            Cmp::Le | Cmp::Leu => return int_compare(regs, eff, d, a, b, it, |o| o != Greater),
+            Cmp::Gt | Cmp::Gtu => return int_compare(regs, eff, d, a, b, it, |o| o == Greater),
+            Cmp::Ge | Cmp::Geu => return int_compare(regs, eff, d, a, b, it, |o| o != Less),
+            Cmp::Num | Cmp::Nan => {}
+        }
+    }
+    let val = |regs: &[u64], s: Src, i: usize| match s {
+        Src::Reg(r) => regs[r as usize * 32 + i],
+        Src::Imm(v) => v,
+    };
     for i in lanes(eff) {
+        let (av, bv) = (val(regs, a, i), val(regs, b, i));
         let r = match ty {
             CvtTy::Int(it) => {
-                let (x, y) = (it.extend(av[i]), it.extend(bv[i]));
+                let (x, y) = (it.extend(av), it.extend(bv));
                 let ord = if it.signed { (x as i64).cmp(&(y as i64)) } else { x.cmp(&y) };
                 use std::cmp::Ordering::*;
                 match cmp {
@@ -301,7 +327,7 @@ pub(super) fn setp(regs: &mut [u64], eff: u32, cmp: Cmp, ty: CvtTy, d: u32, dn: 
                 }
             }
             _ => {
-                let (x, y) = (to_f64(av[i], ty), to_f64(bv[i], ty));
+                let (x, y) = (to_f64(av, ty), to_f64(bv, ty));
                 let nan = x.is_nan() || y.is_nan();
                 match cmp {
                     Cmp::Eq => !nan && x == y,
@@ -321,9 +347,9 @@ pub(super) fn setp(regs: &mut [u64], eff: u32, cmp: Cmp, ty: CvtTy, d: u32, dn: 
                 }
             }
         };
-        let (out, out_n) = match (comb, &cv) {
-            (Some((op, _, neg)), Some(cv)) => {
-                let c = (cv[i] != 0) ^ neg;
+        let (out, out_n) = match comb {
+            Some((op, c, neg)) => {
+                let c = (val(regs, c, i) != 0) ^ neg;
                 let f = |v: bool| match op {
                     BoolOp::And => v & c,
                     BoolOp::Or => v | c,

@@ -48,7 +48,7 @@ impl Machine<'_> {
     pub(crate) fn race_report(&self, c: Conflict, cta: u32, t: u32, pc: u32, is_async: bool, is_read: bool) -> Stop {
         let threads = self.race.threads as u32;
         let earlier_async = c.earlier.who >= threads;
-        let ew = (c.earlier.who % threads) as usize;
+        let ew = self.race.thread_of(c.earlier.who) as usize;
         let (w, lane) = (t as usize / 32, t as usize % 32);
         let name = self.shared_name(c.offset + SHARED_BASE);
         let (kind, spec, message) = if c.missing_fence {
