@@ -204,6 +204,16 @@ fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], outp
             pub const TARGET: &str = #target;
             /// The parameters, in order.
             pub const PARAMS: &[#krate::runtime::ParamSpec] = &[#(#specs),*];
+            /// Runs this kernel in phasegate's CPU simulator with typed arguments, as in
+            /// `simulate(&Launch { grid: (2, 1, 1), block: (128, 1, 1), ..Launch::default() },
+            /// (&x, &mut y, 2.0f32, n))`: `&mut` slices receive the results. A deadlock or
+            /// undefined behaviour is an `Err` with its report.
+            pub fn simulate<A: #krate::runtime::sim::KernelArgs>(
+                launch: &#krate::runtime::sim::Launch,
+                args: A,
+            ) -> ::core::result::Result<#krate::runtime::sim::Stats, #krate::runtime::sim::RunError> {
+                #krate::runtime::sim::run(&SPEC, launch, args)
+            }
             /// Everything needed to simulate or launch this kernel.
             pub const SPEC: #krate::runtime::KernelSpec = #krate::runtime::KernelSpec {
                 entry: ENTRY,

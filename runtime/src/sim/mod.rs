@@ -18,6 +18,7 @@
 //! exceeded), or `Err(SimError)` when the simulator cannot run it (an instruction it does not
 //! know, a bad launch, bad arguments). It never panics on any input.
 
+mod checked;
 mod args;
 mod async_copy;
 mod barrier;
@@ -33,6 +34,7 @@ mod sched;
 mod trace;
 
 pub use args::{ArgValue, KernelArg, KernelArgs};
+pub use checked::{run, RunError};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};
 pub use trace::{Event, EventKind, Trace, Track};
