@@ -2,31 +2,11 @@
 //! the writer on the same model. `cargo bench --bench ptx_text`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use phasegate::ptx::{self, Item};
+use phasegate::ptx;
 
-/// A module of about `bytes` bytes: the fixtures' functions repeated under new names.
-fn large_module(bytes: usize) -> String {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
-    let mut sources = Vec::new();
-    for name in ["mbarrier_pipeline.ptx", "named_barriers.ptx", "block_reduce.ptx", "cluster_exchange.ptx", "bulk_store.ptx"] {
-        let text = std::fs::read_to_string(format!("{dir}/{name}")).expect("fixture");
-        sources.push(ptx::parse(&text).expect("fixture parses"));
-    }
-    let mut module = sources[0].clone();
-    module.items.retain(|i| matches!(i, Item::File(_)));
-    let mut copy = 0;
-    while ptx::write_string(&module).len() < bytes {
-        for source in &sources {
-            for f in source.functions() {
-                let mut f = f.clone();
-                f.name = format!("{}_{copy}", f.name);
-                module.items.push(Item::Function(f));
-            }
-        }
-        copy += 1;
-    }
-    ptx::write_string(&module)
-}
+#[path = "support/large_module.rs"]
+mod support;
+use support::large_module;
 
 fn bench(c: &mut Criterion) {
     let text = large_module(1 << 20);
