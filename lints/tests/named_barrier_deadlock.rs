@@ -111,3 +111,156 @@ DONE:
     );
     assert!(f[0].message.contains("barrier"), "{}", f[0].message);
 }
+
+fn guarded_bar(cond: &str, bar: &str) -> String {
+    format!(
+        "
+	mov.u32 %r1, %tid.x;
+{cond}
+	@!%p1 bra L;
+	{bar}
+L:
+	st.global.u32 [%rd1], %r1;
+	ret;"
+    )
+}
+
+#[test]
+fn more_threads_than_the_count() {
+    // if (threadIdx.x < 96) bar.sync 1, 64: the third warp waits on a second instance forever.
+    let f = expect(
+        LINT,
+        &guarded_bar("\tsetp.lt.u32 %p1, %r1, 96;", "bar.sync 1, 64;"),
+        1,
+    );
+    let m = &f[0].message;
+    assert!(
+        m.contains("barrier 1 with thread count 64 is reached by 96 threads (`%tid.x` in [0, 96))"),
+        "{m}"
+    );
+    assert!(m.contains("the other 32 wait"), "{m}");
+    assert!(
+        f[0].notes.iter().any(|n| n.contains("§9.7.13.1")),
+        "{:?}",
+        f[0].notes
+    );
+}
+
+#[test]
+fn more_threads_than_the_count_swapped_operands_and_arrive() {
+    // 96 > tid.x, with bar.arrive.
+    expect(
+        LINT,
+        &guarded_bar("\tsetp.gt.u32 %p1, 96, %r1;", "bar.arrive 1, 64;"),
+        1,
+    );
+}
+
+#[test]
+fn more_warps_than_the_count() {
+    // (tid >> 5) in [1, 4): 96 threads on a barrier of 64.
+    let f = expect(
+        LINT,
+        &guarded_bar(
+            "\tshr.u32 %r2, %r1, 5;\n\tadd.u32 %r3, %r2, -1;\n\tsetp.lt.u32 %p1, %r3, 3;",
+            "bar.sync 2, 64;",
+        ),
+        1,
+    );
+    assert!(f[0].message.contains("[32, 128)"), "{}", f[0].message);
+}
+
+#[test]
+fn exactly_the_count_is_fine() {
+    clean(&guarded_bar(
+        "\tsetp.lt.u32 %p1, %r1, 64;",
+        "bar.sync 1, 64;",
+    ));
+}
+
+#[test]
+fn warp_index_exactly_the_count_is_fine() {
+    clean(&guarded_bar(
+        "\tshr.u32 %r2, %r1, 5;\n\tsetp.lt.u32 %p1, %r2, 2;",
+        "bar.sync 1, 64;",
+    ));
+    clean(&guarded_bar(
+        "\tdiv.u32 %r2, %r1, 32;\n\tsetp.lt.u32 %p1, %r2, 2;",
+        "bar.sync 1, 64;",
+    ));
+}
+
+#[test]
+fn unknown_number_of_threads_is_not_reported() {
+    // Unbounded: tid >= 32.
+    assert!(
+        findings(
+            LINT,
+            &guarded_bar("\tsetp.ge.u32 %p1, %r1, 32;", "bar.sync 1, 64;")
+        )
+        .is_empty()
+    );
+    // A condition on a parameter.
+    assert!(
+        findings(
+            LINT,
+            &guarded_bar(
+                "\tld.param.u32 %r9, [k_param_1];\n\tsetp.lt.u32 %p1, %r1, %r9;",
+                "bar.sync 1, 64;"
+            )
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn launch_bounds_limit_the_threads() {
+    // .reqntid 64: only 64 threads exist, `tid < 96` lets all of them through.
+    assert!(
+        findings_with(
+            LINT,
+            ".reqntid 64, 1, 1",
+            &guarded_bar("\tsetp.lt.u32 %p1, %r1, 96;", "bar.sync 1, 64;")
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn barrier_in_a_loop_with_unknown_trips_is_not_reported() {
+    assert!(
+        findings(
+            LINT,
+            "
+	ld.param.u32 %r9, [k_param_1];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r3, 0;
+	setp.lt.u32 %p1, %r1, 96;
+TOP:
+	@!%p1 bra SKIP;
+	bar.sync 1, 64;
+SKIP:
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p2, %r3, %r9;
+	@%p2 bra TOP;
+	st.global.u32 [%rd1], %r1;
+	ret;"
+        )
+        .is_empty()
+    );
+}
+
+#[test]
+fn guarded_barrier_instruction() {
+    // @%p1 bar.sync 1, 32 with tid.x < 64.
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 64;
+	@%p1 bar.sync 1, 32;
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+}

@@ -13,10 +13,23 @@
 //! analysis (that is `aligned_barrier_divergence`'s business). A role that runs out of its
 //! walk budget makes the run inconclusive: nothing is reported then.
 //!
+//! It also finds a counted barrier (`bar.sync id, C`, `barrier.sync`, `bar.arrive`, `bar.red`
+//! with a constant count C, a multiple of 32) that more than C threads reach in one pass, such
+//! as `if (threadIdx.x < 96) bar.sync 1, 64;`. The threads that reach it are known when every
+//! branch it is control dependent on (transitively, each with the edge every path to the barrier
+//! takes), and its own guard, test `setp.<cmp>.u32/s32 p, X, K` (or `K, X`) with K constant and X
+//! `%tid.x` plus a constant, the linear thread index, or those shifted right / divided by
+//! `2^s` (the warp index). The conditions are intersected over the thread indices (bounded by
+//! `.reqntid`/`.maxntid` when given); if they form one bounded range of N > C threads, the
+//! finding gives N and the range. Any other condition (a parameter, a loop branch, an unbounded
+//! range) leaves N unknown and nothing is reported; N <= C is not this check's business.
+//!
 //! ### Why is this bad
 //! PTX ISA §9.7.13.1: `bar.sync` waits until the barrier's thread count has arrived; a role
 //! that syncs on barrier 0 before arriving on 1, while the other role syncs on 1 before
-//! arriving on 0, waits forever. The GPU hangs without an error.
+//! arriving on 0, waits forever. The GPU hangs without an error. The thread count is "the
+//! number of threads participating in the barrier": when more threads reach it, the first C
+//! complete it and the others start an instance that never gets its C threads.
 //!
 //! ### Example
 //! ```ptx
@@ -25,9 +38,17 @@
 //! bar.arrive 1, 64;              bar.arrive 0, 64;
 //! ```
 //!
+//! ```ptx
+//! setp.lt.u32 %p1, %r1, 96;      // %r1 = %tid.x: 96 threads
+//! @!%p1 bra L;
+//! bar.sync 1, 64;                // 64 complete it, 32 wait forever
+//! L:
+//! ```
+//!
 //! ### Use instead
 //! One role arrives first: warp 0 `bar.arrive 0, 64; bar.sync 1, 64;`, warp 1
-//! `bar.sync 0, 64; bar.arrive 1, 64;`.
+//! `bar.sync 0, 64; bar.arrive 1, 64;`. Make a barrier's count the number of threads that
+//! reach it (`bar.sync 1, 96;`), or guard it so that exactly that many do (`tid.x < 64`).
 
 use super::{Context, LintInfo, Sink};
 use crate::analysis::FunctionAnalysis;
@@ -471,6 +492,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     if !is_bar.iter().any(|&b| b) {
         return;
     }
+    check_over_participation(cx, sink);
     // Roles can only wait on each other through named barriers: two ids, or a thread count.
     let bars: Vec<_> = crate::barriers::cta_barriers(fa);
     let mut ids: Vec<i64> = bars.iter().filter_map(|b| b.id_const()).collect();
@@ -525,4 +547,374 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             "let one role arrive (bar.arrive) on the barrier the other waits on before it waits itself".into(),
         ],
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// More participants than the count: a counted barrier that more threads reach in one pass.
+
+/// What a thread-index expression is built on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TidBase {
+    /// `%tid.x`.
+    X,
+    /// The linear thread index `%tid.x + %ntid.x * (%tid.y + %ntid.y * %tid.z)`.
+    Linear,
+}
+
+/// One step applied to the thread index, in 32-bit arithmetic.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Add(i64),
+    Shr { by: u32, signed: bool },
+    Div { by: i64, signed: bool },
+}
+
+/// A condition `(steps applied to base) <cmp> k` on the thread index.
+#[derive(Clone, Debug)]
+struct TidCond {
+    base: TidBase,
+    steps: Vec<Step>,
+    cmp: Cmp,
+    k: i64,
+    signed: bool,
+}
+
+impl TidCond {
+    fn holds(&self, t: u32) -> bool {
+        let mut x = t;
+        for s in &self.steps {
+            x = match *s {
+                Step::Add(c) => x.wrapping_add(c as u32),
+                Step::Shr { by, signed: false } => x.checked_shr(by).unwrap_or(0),
+                Step::Shr { by, signed: true } => ((x as i32) >> by.min(31)) as u32,
+                Step::Div { by, signed: false } => x / (by as u32),
+                Step::Div { by, signed: true } => (x as i32).wrapping_div(by as i32) as u32,
+            };
+        }
+        let (a, b) = if self.signed {
+            (x as i32 as i64, self.k as i32 as i64)
+        } else {
+            (x as i64, self.k as u32 as i64)
+        };
+        match self.cmp {
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+            Cmp::Lt => a < b,
+            Cmp::Le => a <= b,
+            Cmp::Gt => a > b,
+            Cmp::Ge => a >= b,
+        }
+    }
+}
+
+/// The single unguarded instruction that defines `var`.
+fn single_def<'a>(fa: &FunctionAnalysis<'a>, var: VarId) -> Option<(StmtId, &'a Instruction)> {
+    match fa.vars.def_sites(var) {
+        [site] => {
+            let inst = fa.inst(*site)?;
+            (inst.guard.is_none() && fa.vars.defs(*site).len() == 1).then_some((*site, inst))
+        }
+        _ => None,
+    }
+}
+
+fn const_operand(fa: &FunctionAnalysis, stmt: StmtId, op: &Operand) -> Option<i64> {
+    match op {
+        Operand::Imm(Imm::Int(v)) => Some(*v),
+        Operand::Reg(_) => fa.consts.operand(stmt, op, &fa.vars).as_const(),
+        _ => None,
+    }
+}
+
+/// `op` at `stmt` as a thread index with steps applied (innermost first).
+fn trace_tid(
+    fa: &FunctionAnalysis,
+    linear: &[VarId],
+    stmt: StmtId,
+    op: &Operand,
+    depth: usize,
+) -> Option<(TidBase, Vec<Step>)> {
+    if depth > 16 {
+        return None;
+    }
+    let Operand::Reg(name) = op else { return None };
+    let var = match fa.vars.resolve(stmt, name)? {
+        Src::Special(s) => return (&*s == "%tid.x").then(|| (TidBase::X, Vec::new())),
+        Src::Var(v) => v,
+    };
+    if linear.contains(&var) {
+        return Some((TidBase::Linear, Vec::new()));
+    }
+    let (site, inst) = single_def(fa, var)?;
+    let ops = &inst.operands;
+    let size4 = inst.scalar_type().is_some_and(|t| t.size() == 4);
+    let signed = inst.scalar_type().is_some_and(|t| t.is_signed());
+    match inst.opcode {
+        Opcode::Mov if ops.len() == 2 => trace_tid(fa, linear, site, &ops[1], depth + 1),
+        Opcode::Cvt if ops.len() == 2 && size4 => trace_tid(fa, linear, site, &ops[1], depth + 1),
+        Opcode::Add | Opcode::Sub if ops.len() == 3 && size4 => {
+            let sub = inst.opcode == Opcode::Sub;
+            let (inner, c) = if let Some(c) = const_operand(fa, site, &ops[2]) {
+                (&ops[1], if sub { c.wrapping_neg() } else { c })
+            } else if !sub && let Some(c) = const_operand(fa, site, &ops[1]) {
+                (&ops[2], c)
+            } else {
+                return None;
+            };
+            let (base, mut steps) = trace_tid(fa, linear, site, inner, depth + 1)?;
+            steps.push(Step::Add(c));
+            Some((base, steps))
+        }
+        Opcode::Shr if ops.len() == 3 && size4 => {
+            let by = const_operand(fa, site, &ops[2])?;
+            if !(0..32).contains(&by) {
+                return None;
+            }
+            let (base, mut steps) = trace_tid(fa, linear, site, &ops[1], depth + 1)?;
+            steps.push(Step::Shr {
+                by: by as u32,
+                signed,
+            });
+            Some((base, steps))
+        }
+        Opcode::Div if ops.len() == 3 && size4 => {
+            let by = const_operand(fa, site, &ops[2])?;
+            if by <= 0 || by > i32::MAX as i64 || (by & (by - 1)) != 0 {
+                return None;
+            }
+            let (base, mut steps) = trace_tid(fa, linear, site, &ops[1], depth + 1)?;
+            steps.push(Step::Div { by, signed });
+            Some((base, steps))
+        }
+        _ => None,
+    }
+}
+
+/// The condition that predicate register `pred` (read at `stmt`) holds, when it is
+/// `setp.<cmp>.u32/s32 p, X, K` (or `K, X`) on a thread index `X`.
+fn tid_condition(
+    fa: &FunctionAnalysis,
+    linear: &[VarId],
+    stmt: StmtId,
+    pred: &str,
+) -> Option<TidCond> {
+    let Src::Var(p) = fa.vars.resolve(stmt, pred)? else {
+        return None;
+    };
+    let (site, inst) = single_def(fa, p)?;
+    if inst.opcode != Opcode::Setp
+        || inst.operands.len() != 3
+        || inst.has("and")
+        || inst.has("or")
+        || inst.has("xor")
+        || !(inst.has("u32") || inst.has("s32"))
+    {
+        return None;
+    }
+    let signed = inst.has("s32");
+    let cmp = Cmp::from_modifiers(inst)?;
+    let ops = &inst.operands;
+    let (x, cmp, k) = if let Some(k) = const_operand(fa, site, &ops[2]) {
+        (&ops[1], cmp, k)
+    } else if let Some(k) = const_operand(fa, site, &ops[1]) {
+        (&ops[2], cmp.swap(), k)
+    } else {
+        return None;
+    };
+    let (base, steps) = trace_tid(fa, linear, site, x, 0)?;
+    Some(TidCond {
+        base,
+        steps,
+        cmp,
+        k,
+        signed,
+    })
+}
+
+/// The `.reqntid`/`.maxntid` dimensions of the function.
+fn launch_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
+    for name in ["reqntid", "maxntid"] {
+        if let Some(d) = fa.function.directives.iter().find(|d| d.name == name) {
+            let v: Vec<u64> = d
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    phasegate_ptx::DirectiveArg::Int(v) => Some(*v),
+                    _ => None,
+                })
+                .collect();
+            if v.is_empty() || v.contains(&0) {
+                return None;
+            }
+            return Some([
+                v[0],
+                v.get(1).copied().unwrap_or(1),
+                v.get(2).copied().unwrap_or(1),
+            ]);
+        }
+    }
+    None
+}
+
+/// Whether `to` can be reached from the entry without taking the edge `from -> succs[idx]`.
+fn reachable_avoiding(fa: &FunctionAnalysis, from: BlockId, idx: usize, to: BlockId) -> bool {
+    let n = fa.cfg.len();
+    let mut seen = vec![false; n];
+    let mut stack = vec![0usize];
+    while let Some(b) = stack.pop() {
+        if b >= n || seen[b] {
+            continue;
+        }
+        if b == to {
+            return true;
+        }
+        seen[b] = true;
+        for (i, &s) in fa.cfg.succs(b).iter().enumerate() {
+            if b == from && i == idx {
+                continue;
+            }
+            stack.push(s);
+        }
+    }
+    false
+}
+
+/// The conditions on the thread index under which the barrier at `stmt` runs, `None` when some
+/// condition is not of that form (the threads that reach it are then not known).
+fn reach_conditions(
+    fa: &FunctionAnalysis,
+    linear: &[VarId],
+    cd: &[Vec<(BlockId, usize)>],
+    stmt: StmtId,
+    inst: &Instruction,
+) -> Option<Vec<TidCond>> {
+    let mut conds = Vec::new();
+    if let Some(g) = &inst.guard {
+        let mut c = tid_condition(fa, linear, stmt, &g.pred)?;
+        if g.negated {
+            c.cmp = c.cmp.negate();
+        }
+        conds.push(c);
+    }
+    let b = fa.block(stmt);
+    // Transitive control dependence, with the edge each branch must take.
+    let mut edges: Vec<(BlockId, usize)> = Vec::new();
+    let mut work = vec![b];
+    let mut visited = vec![false; fa.cfg.len()];
+    while let Some(x) = work.pop() {
+        if x >= fa.cfg.len() || visited[x] {
+            continue;
+        }
+        visited[x] = true;
+        for &(a, i) in cd.get(x)? {
+            if !edges.contains(&(a, i)) {
+                edges.push((a, i));
+            }
+            work.push(a);
+        }
+        if edges.len() > 32 {
+            return None;
+        }
+    }
+    for &(a, i) in &edges {
+        // Reached through either side: not a condition.
+        if edges.contains(&(a, 1 - i.min(1))) && i <= 1 {
+            return None;
+        }
+        let succs = fa.cfg.succs(a);
+        if succs.len() != 2 || succs[0] == succs[1] || i > 1 {
+            return None;
+        }
+        let (bstmt, guard) = fa.cfg.branch_guard(a)?;
+        // Every way to the barrier takes this edge.
+        if reachable_avoiding(fa, a, i, b) {
+            return None;
+        }
+        let mut c = tid_condition(fa, linear, bstmt, &guard.pred)?;
+        // Successor 0 is taken when the guard holds.
+        let pred_true = (i == 0) != guard.negated;
+        if !pred_true {
+            c.cmp = c.cmp.negate();
+        }
+        conds.push(c);
+    }
+    Some(conds)
+}
+
+fn check_over_participation(cx: &Context, sink: &mut Sink) {
+    let fa = cx.fa;
+    let bars = crate::barriers::cta_barriers(fa);
+    if !bars.iter().any(|b| b.count_const().is_some()) {
+        return;
+    }
+    let linear = crate::uniformity::linear_tid_vars(fa.body, &fa.vars);
+    let cd = crate::dom::control_dependence(&fa.cfg, &fa.pdom);
+    let dims = launch_dims(fa);
+    for bar in &bars {
+        let (Some(id), Some(count)) = (bar.id_const(), bar.count_const()) else {
+            continue;
+        };
+        // A count that is not a positive multiple of the warp size is `barrier_count`'s finding
+        // (undefined behavior, so no count of participants is meaningful).
+        if count <= 0 || count % 32 != 0 {
+            continue;
+        }
+        let Some(inst) = fa.inst(bar.stmt) else {
+            continue;
+        };
+        let Some(conds) = reach_conditions(fa, &linear, &cd, bar.stmt, inst) else {
+            continue;
+        };
+        if conds.is_empty() {
+            continue;
+        }
+        let base = conds[0].base;
+        if conds.iter().any(|c| c.base != base) {
+            continue;
+        }
+        // The threads of the index range, and how many threads share one index value.
+        let (universe, rows) = match (base, dims) {
+            (TidBase::X, Some([x, y, z])) => (x.min(1024), y * z),
+            (TidBase::Linear, Some([x, y, z])) => ((x * y * z).min(1024), 1),
+            (_, None) => (1024, 1),
+        };
+        let mut lo: Option<u32> = None;
+        let mut hi = 0u32;
+        let mut n = 0u64;
+        for t in 0..universe as u32 {
+            if conds.iter().all(|c| c.holds(t)) {
+                lo.get_or_insert(t);
+                hi = t + 1;
+                n += 1;
+            }
+        }
+        let Some(lo) = lo else { continue };
+        // Unbounded (up to the largest possible index without launch bounds), or not one range.
+        if (dims.is_none() && hi >= universe as u32) || n != u64::from(hi - lo) {
+            continue;
+        }
+        let n = n * rows;
+        let count = count as u64;
+        if n <= count {
+            continue;
+        }
+        let what = match base {
+            TidBase::X => "`%tid.x`",
+            TidBase::Linear => "the linear thread index",
+        };
+        sink.report(
+            cx,
+            &LINT,
+            bar.stmt,
+            format!(
+                "barrier {id} with thread count {count} is reached by {n} threads ({what} in [{lo}, {hi})): the first {count} complete it and the other {} wait for an instance that never completes",
+                n - count
+            ),
+            Vec::new(),
+            vec![
+                "PTX ISA §9.7.13.1: the thread count is the number of threads participating in the barrier; once that many have arrived the barrier completes, and the threads that arrive later start a new instance".into(),
+                format!("make the count equal to the threads that reach the barrier, or guard it so that exactly {count} threads reach it"),
+            ],
+        );
+    }
 }

@@ -201,7 +201,7 @@ pub struct Uniformity {
 /// `%tid.x + %ntid.x * (%tid.y + %ntid.y * %tid.z)`, computed as `#[kernel]`'s `warp_id()`
 /// computes it: `mad.lo.u32 yz, ntid.y, tid.z, tid.y; mad.lo.u32 l, ntid.x, yz, tid.x` with each
 /// special register read by a `mov`.
-fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
+pub(crate) fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
     let def = |stmt: StmtId, op: Option<&Operand>| -> Option<&Instruction> {
         let Some(Operand::Reg(name)) = op else { return None };
         let Some(Src::Var(v)) = vars.resolve(stmt, name) else { return None };
