@@ -314,12 +314,15 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
-    /// A small `for i in a..b` loop around a barrier, unrolled four times: a barrier round then
-    /// costs no loop bookkeeping of its own, as in nvcc's unrolled loops (a loop with a
-    /// `try_wait` spin inside is one ptxas does not unroll itself). The trip count is counted
-    /// down; the last `trips % 4` iterations run in a plain loop.
+    /// A small `for i in a..b` loop around a barrier, unrolled sixteen times, as nvcc's front
+    /// end and ptxas together unroll such loops (four times each): a barrier round then costs
+    /// no loop bookkeeping of its own, and reductions overlap their result waits as in nvcc's
+    /// code (`docs/performance.md`: 4 copies left `bar.red.popc` 20 % slower at 128 threads, 8
+    /// made it 9 % slower at 1024, 16 matches nvcc within 5 % on every row). ptxas does not
+    /// unroll a loop with a `try_wait` spin inside, so this is phasegate's to do. The trip count
+    /// is counted down; the last `trips % 16` iterations run in a plain loop.
     fn for_unrolled(&mut self, f: &syn::ExprForLoop, prim: Prim, start: Val, i: Val, end: Val) -> Val {
-        const COPIES: i64 = 4;
+        const COPIES: i64 = 16;
         let ty = prim.arith().name();
         let Val::Reg(_, i_reg) = &i else {
             self.internal("loop counter without a register");

@@ -101,7 +101,7 @@ impl Lowerer<'_> {
                 self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![reg_addr(&bar), Operand::reg(&parity)]);
                 Val::Handle(Box::new(HVal::ProducerSlot(p, state)))
             }
-            (Method::SlotStage, HVal::ProducerSlot(_, state) | HVal::ConsumerSlot(_, state)) => Val::Reg(Prim::U32, state.stage),
+            (Method::SlotStage, HVal::ProducerSlot(_, state) | HVal::ConsumerSlot(_, state, _)) => Val::Reg(Prim::U32, state.stage),
             (Method::Load, HVal::ProducerSlot(p, state)) => {
                 let bar = self.stage_barrier(&p.full, &state);
                 let bytes = p.shape.tile as i64 * p.shape.elem.size() as i64;
@@ -122,18 +122,18 @@ impl Lowerer<'_> {
             (Method::ConsumerWait, HVal::Consumer(p, state)) => {
                 let bar = self.stage_barrier(&p.full, &state);
                 self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![reg_addr(&bar), Operand::reg(&state.phase)]);
-                Val::Handle(Box::new(HVal::ConsumerSlot(p, state)))
-            }
-            (Method::SlotGet, HVal::ConsumerSlot(p, state)) => {
-                let index = self.take(&mut it);
                 let buffer = self.stage_buffer(&p, &state);
+                Val::Handle(Box::new(HVal::ConsumerSlot(p, state, buffer)))
+            }
+            (Method::SlotGet, HVal::ConsumerSlot(p, _, buffer)) => {
+                let index = self.take(&mut it);
                 let elem = p.shape.elem;
                 let index = self.in_reg(index);
                 let at = self.reg(RegClass::B32);
                 self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&at), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&buffer)]);
                 self.load_elem("shared", false, elem, reg_addr(&at))
             }
-            (Method::Release, HVal::ConsumerSlot(p, state)) => {
+            (Method::Release, HVal::ConsumerSlot(p, state, _)) => {
                 let bar = self.stage_barrier(&p.empty, &state);
                 let token = self.reg(RegClass::B64);
                 self.inst(Opcode::Mbarrier, &["arrive", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&bar)]);

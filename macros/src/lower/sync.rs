@@ -28,7 +28,8 @@ pub enum HVal {
     Producer(PipeVal, PipeState),
     ProducerSlot(PipeVal, PipeState),
     Consumer(PipeVal, PipeState),
-    ConsumerSlot(PipeVal, PipeState),
+    /// A full stage and the shared address of its buffer, computed once when it was waited for.
+    ConsumerSlot(PipeVal, PipeState, String),
     /// The dynamic shared memory from byte `offset` on.
     DynShared { elem: Elem, offset: u64 },
     /// A peer CTA's shared array at a `shared::cluster` address in a register.
