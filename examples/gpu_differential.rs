@@ -10,7 +10,7 @@ mod differential;
 
 use differential::{compare, example_cases, generated_case, Case};
 use phasegate::runtime::cuda::Gpu;
-use phasegate::runtime::generate::Rng;
+use phasegate::runtime::rng::Rng;
 
 fn main() {
     let mut argv = std::env::args().skip(1);

@@ -7,7 +7,7 @@ mod differential;
 
 use differential::{compare, example_cases, generated_case};
 use phasegate::runtime::cuda::Gpu;
-use phasegate::runtime::generate::Rng;
+use phasegate::runtime::rng::Rng;
 
 fn main() {
     let gpu = match Gpu::new(0) {

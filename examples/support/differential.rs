@@ -25,7 +25,8 @@ mod scale;
 mod transpose;
 
 use phasegate::runtime::cuda::Gpu;
-use phasegate::runtime::generate::{self, Rng};
+use phasegate::runtime::generate;
+use phasegate::runtime::rng::Rng;
 use phasegate::runtime::sim::{simulate_spec, ArgValue, Launch, Outcome};
 use phasegate::runtime::KernelSpec;
 use std::time::Duration;

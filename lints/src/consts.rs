@@ -190,6 +190,12 @@ impl Consts {
         let mut queued = vec![false; body.len()];
         let mut visits = vec![0u8; body.len()];
         let mut work: std::collections::VecDeque<StmtId> = std::collections::VecDeque::new();
+        // The join over a variable's definitions depends only on the values and on which
+        // definitions have passed 8 visits; `epoch` counts changes to either, and `joined`
+        // keeps each variable's last join with its epoch. Without it, a register defined at
+        // `d` sites costs `d` transfers at each of its `d` definitions (quadratic).
+        let mut epoch = 0u64;
+        let mut joined: Vec<Option<(u64, Val)>> = vec![None; vars.len()];
         for (id, _) in body.instructions() {
             if !vars.defs(id).is_empty() {
                 work.push_back(id);
@@ -199,6 +205,9 @@ impl Consts {
         while let Some(id) = work.pop_front() {
             queued[id.index()] = false;
             visits[id.index()] = visits[id.index()].saturating_add(1);
+            if visits[id.index()] == 9 {
+                epoch += 1;
+            }
             if !matches!(body.get(id), Statement::Instruction(_)) {
                 continue;
             }
@@ -207,6 +216,10 @@ impl Consts {
                 // value seen early (a counter's initial 0) does not stick.
                 let new = if visits[id.index()] > 8 {
                     Val::Top
+                } else if let Some((at, v)) = &joined[var as usize]
+                    && *at == epoch
+                {
+                    v.clone()
                 } else {
                     let mut v = Val::Bot;
                     for &d in vars.def_sites(var) {
@@ -218,9 +231,11 @@ impl Consts {
                         };
                         v = v.join(&dv);
                     }
+                    joined[var as usize] = Some((epoch, v.clone()));
                     v
                 };
                 if new != c.vals[var as usize] {
+                    epoch += 1;
                     c.vals[var as usize] = new;
                     for &u in vars.use_sites(var) {
                         if !queued[u.index()] {

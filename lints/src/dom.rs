@@ -179,7 +179,9 @@ pub fn control_dependence(cfg: &Cfg, pdom: &DomTree) -> Vec<Vec<(BlockId, usize)
             let mut x = s;
             let mut guard = 0usize;
             while Some(x) != stop && x != cfg.exit() && guard <= n {
-                if x < n && !deps[x].contains(&(a, i)) {
+                // One walk pushes only `(a, i)`, and no other walk does: a repeat can only be
+                // the last entry (a malformed tree revisiting `x`), so no linear search.
+                if x < n && deps[x].last() != Some(&(a, i)) {
                     deps[x].push((a, i));
                 }
                 match pdom.idom(x) {

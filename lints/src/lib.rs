@@ -43,9 +43,39 @@ pub use lints::{ALL as LINTS, LintConfig, LintInfo, UnknownLint};
 
 use phasegate_ptx::{Function, Module};
 
+/// The most statements a function body may have for the analyzer to run on it. Several
+/// analyses keep per-loop block sets or compare pairs of blocks, barriers or mbarrier objects,
+/// so time and memory grow faster than size; at this bound the worst inputs known (thousands of
+/// nested loops or of back edges) take a few seconds and under 200 MB. The kernels of the corpus
+/// are ten times smaller. A larger function gets one [`ANALYSIS_LIMIT`] error instead of findings.
+pub const MAX_STATEMENTS: usize = 10_000;
+
+/// The name of the error a function over [`MAX_STATEMENTS`] gets; it is not a lint and cannot
+/// be allowed.
+pub const ANALYSIS_LIMIT: &str = "analysis_limit";
+
 /// Lints one function of `module` (which supplies `.file` names and module-scope variables).
-/// Findings come in statement order; allowed lints report nothing.
+/// Findings come in statement order; allowed lints report nothing. A body of more than
+/// [`MAX_STATEMENTS`] statements is not analyzed and gets one [`ANALYSIS_LIMIT`] error.
 pub fn lint_function(module: &Module, function: &Function, config: &LintConfig) -> Vec<Diagnostic> {
+    if let Some(body) = &function.body
+        && body.len() > MAX_STATEMENTS
+    {
+        return vec![Diagnostic {
+            lint: ANALYSIS_LIMIT,
+            level: Level::Deny,
+            function: function.name.clone(),
+            stmt: None,
+            span: body.span(phasegate_ptx::StmtId(0)),
+            message: format!(
+                "`{}` has {} statements, more than the analyzer's limit of {MAX_STATEMENTS}; it was not analyzed",
+                function.name,
+                body.len()
+            ),
+            notes: vec!["the limit bounds the analyzer's time and memory on any input".into()],
+            ..Diagnostic::default()
+        }];
+    }
     let Some(fa) = analysis::FunctionAnalysis::new(module, function) else {
         return Vec::new();
     };

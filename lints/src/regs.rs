@@ -129,6 +129,31 @@ pub fn dest_count(inst: &Instruction) -> usize {
 struct Scope {
     parent: Option<usize>,
     names: FastMap<String, VarId>,
+    /// Register ranges declared in this scope (`r<4>`: `r` → 4, the largest count when a
+    /// prefix is declared twice). Their names get a variable when first named, so that a
+    /// range costs nothing until used: `.reg .b32 r<4000000000>;` declares four billion names.
+    ranges: FastMap<String, u32>,
+}
+
+impl Scope {
+    /// Whether `name` is one of this scope's ranges (`r3` under `r<4>`).
+    fn in_range(&self, name: &str) -> bool {
+        !self.ranges.is_empty()
+            && range_member(name).is_some_and(|(prefix, index)| {
+                self.ranges.get(prefix).is_some_and(|&count| index < count)
+            })
+    }
+}
+
+/// `r12` → (`r`, 12): the prefix and index of a name of a register range. `r<4>` declares
+/// `r0` to `r3`; `r03` and `r` are other names.
+fn range_member(name: &str) -> Option<(&str, u32)> {
+    let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let digits = &name[prefix.len()..];
+    if digits.is_empty() || (digits.len() > 1 && digits.starts_with('0')) {
+        return None;
+    }
+    Some((prefix, digits.parse().ok()?))
 }
 
 /// Variables of one body, with the definitions and uses of each statement.
@@ -168,7 +193,7 @@ impl Vars {
                 Statement::ScopeOpen => {
                     v.scopes.push(Scope {
                         parent: Some(cur),
-                        names: FastMap::default(),
+                        ..Scope::default()
                     });
                     cur = v.scopes.len() - 1;
                 }
@@ -178,19 +203,17 @@ impl Vars {
                 Statement::Decl(decl)
                     if cur != 0 && decl.space == phasegate_ptx::StateSpace::Reg =>
                 {
-                    // A scoped register declaration shadows the outer name.
-                    let names: Vec<String> = match decl.range {
-                        Some(k) => (0..k.min(4096))
-                            .map(|i| format!("{}{}", decl.name, i))
-                            .collect(),
-                        None => vec![decl.name.clone()],
-                    };
-                    for name in names {
-                        let var = v.names.len() as VarId;
-                        v.names.push(name.clone());
-                        v.def_sites.push(Vec::new());
-                        v.use_sites.push(Vec::new());
-                        v.scopes[cur].names.insert(name, var);
+                    // A scoped register declaration shadows the outer name; a range's names
+                    // get their variables when first named (`lookup`).
+                    match decl.range {
+                        Some(count) => {
+                            let known = v.scopes[cur].ranges.entry(decl.name.clone()).or_default();
+                            *known = (*known).max(count);
+                        }
+                        None => {
+                            let var = v.new_var(&decl.name);
+                            v.scopes[cur].names.insert(decl.name.clone(), var);
+                        }
                     }
                 }
                 Statement::Instruction(inst) => {
@@ -231,10 +254,23 @@ impl Vars {
         v
     }
 
+    fn new_var(&mut self, name: &str) -> VarId {
+        let var = self.names.len() as VarId;
+        self.names.push(name.to_string());
+        self.def_sites.push(Vec::new());
+        self.use_sites.push(Vec::new());
+        var
+    }
+
     fn lookup(&mut self, scope: usize, name: &str) -> VarId {
         let mut s = Some(scope);
         while let Some(i) = s {
             if let Some(&var) = self.scopes[i].names.get(name) {
+                return var;
+            }
+            if self.scopes[i].in_range(name) {
+                let var = self.new_var(name);
+                self.scopes[i].names.insert(name.to_string(), var);
                 return var;
             }
             s = self.scopes[i].parent;
@@ -242,10 +278,7 @@ impl Vars {
         if let Some(&var) = self.global.get(name) {
             return var;
         }
-        let var = self.names.len() as VarId;
-        self.names.push(name.to_string());
-        self.def_sites.push(Vec::new());
-        self.use_sites.push(Vec::new());
+        let var = self.new_var(name);
         self.global.insert(name.to_string(), var);
         var
     }
@@ -356,6 +389,10 @@ impl Vars {
         while let Some(i) = s {
             if let Some(&var) = self.scopes[i].names.get(name) {
                 return Some(Src::Var(var));
+            }
+            if self.scopes[i].in_range(name) {
+                // Declared here but never named in the body.
+                return None;
             }
             s = self.scopes[i].parent;
         }

@@ -785,16 +785,23 @@ pub enum SpecialReg {
     ClusterNctaid(Dim),
     ClusterCtaRank,
     ClusterNctaRank,
+    IsExplicitCluster,
     LaneId,
     WarpId,
     NWarpId,
     SmId,
+    NSmId,
+    GridId,
     Clock,
     Clock64,
     GlobalTimer,
     LaneMaskEq,
     LaneMaskLt,
+    LaneMaskLe,
+    LaneMaskGt,
+    LaneMaskGe,
     DynamicSmemSize,
+    TotalSmemSize,
 }
 
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
@@ -829,16 +836,23 @@ impl SpecialReg {
             SpecialReg::ClusterNctaid(d) => dim("cluster_nctaid", d),
             SpecialReg::ClusterCtaRank => "%cluster_ctarank".into(),
             SpecialReg::ClusterNctaRank => "%cluster_nctarank".into(),
+            SpecialReg::IsExplicitCluster => "%is_explicit_cluster".into(),
             SpecialReg::LaneId => "%laneid".into(),
             SpecialReg::WarpId => "%warpid".into(),
             SpecialReg::NWarpId => "%nwarpid".into(),
             SpecialReg::SmId => "%smid".into(),
+            SpecialReg::NSmId => "%nsmid".into(),
+            SpecialReg::GridId => "%gridid".into(),
             SpecialReg::Clock => "%clock".into(),
             SpecialReg::Clock64 => "%clock64".into(),
             SpecialReg::GlobalTimer => "%globaltimer".into(),
             SpecialReg::LaneMaskEq => "%lanemask_eq".into(),
             SpecialReg::LaneMaskLt => "%lanemask_lt".into(),
+            SpecialReg::LaneMaskLe => "%lanemask_le".into(),
+            SpecialReg::LaneMaskGt => "%lanemask_gt".into(),
+            SpecialReg::LaneMaskGe => "%lanemask_ge".into(),
             SpecialReg::DynamicSmemSize => "%dynamic_smem_size".into(),
+            SpecialReg::TotalSmemSize => "%total_smem_size".into(),
         }
     }
 
@@ -861,17 +875,40 @@ impl SpecialReg {
             ("%cluster_nctaid", Some(d)) => SpecialReg::ClusterNctaid(d),
             ("%cluster_ctarank", None) => SpecialReg::ClusterCtaRank,
             ("%cluster_nctarank", None) => SpecialReg::ClusterNctaRank,
+            ("%is_explicit_cluster", None) => SpecialReg::IsExplicitCluster,
             ("%laneid", None) => SpecialReg::LaneId,
             ("%warpid", None) => SpecialReg::WarpId,
             ("%nwarpid", None) => SpecialReg::NWarpId,
             ("%smid", None) => SpecialReg::SmId,
+            ("%nsmid", None) => SpecialReg::NSmId,
+            ("%gridid", None) => SpecialReg::GridId,
             ("%clock", None) => SpecialReg::Clock,
             ("%clock64", None) => SpecialReg::Clock64,
             ("%globaltimer", None) => SpecialReg::GlobalTimer,
             ("%lanemask_eq", None) => SpecialReg::LaneMaskEq,
             ("%lanemask_lt", None) => SpecialReg::LaneMaskLt,
+            ("%lanemask_le", None) => SpecialReg::LaneMaskLe,
+            ("%lanemask_gt", None) => SpecialReg::LaneMaskGt,
+            ("%lanemask_ge", None) => SpecialReg::LaneMaskGe,
             ("%dynamic_smem_size", None) => SpecialReg::DynamicSmemSize,
+            ("%total_smem_size", None) => SpecialReg::TotalSmemSize,
             _ => return None,
         })
+    }
+
+    /// The width of the register in bits: 64 for `%gridid`, `%clock64` and `%globaltimer`,
+    /// 1 (a predicate) for `%is_explicit_cluster`, 32 otherwise (§10).
+    pub fn bits(self) -> u8 {
+        match self {
+            SpecialReg::GridId | SpecialReg::Clock64 | SpecialReg::GlobalTimer => 64,
+            SpecialReg::IsExplicitCluster => 1,
+            _ => 32,
+        }
+    }
+
+    /// Whether reading the register observes time (`%clock`, `%clock64`, `%globaltimer`):
+    /// such reads are not a pure function of the thread's position in the grid.
+    pub fn is_timer(self) -> bool {
+        matches!(self, SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer)
     }
 }

@@ -8,27 +8,8 @@
 //! barrier's protocol, so the result is defined and schedule-independent. Kernels are built in
 //! the PTX model and written with [`phasegate_ptx::write_string`]; a seed names each one.
 
+use crate::rng::Rng;
 use phasegate_ptx::*;
-
-/// splitmix64: a small, seedable generator (no dependency, same sequence everywhere).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
 
 /// A generated kernel and the launch it is written for.
 #[derive(Clone, Debug)]
@@ -207,7 +188,7 @@ pub fn kernel(seed: u64) -> Generated {
 /// Random wrapping arithmetic on `v` (2 to 5 operations).
 fn arithmetic(b: &mut Builder, rng: &mut Rng, v: &str) {
     for _ in 0..2 + rng.below(4) {
-        let k = rng.next() as u32 | 1;
+        let k = rng.next_u64() as u32 | 1;
         let (op, mods, imm): (&str, &[&str], i64) = match rng.below(7) {
             0 => ("add", &["u32"], k as i64),
             1 => ("mul", &["lo", "u32"], k as i64),

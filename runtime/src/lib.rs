@@ -4,6 +4,7 @@
 pub mod generate;
 pub mod kernel;
 pub mod lang;
+pub mod rng;
 pub mod sim;
 
 #[cfg(feature = "cuda")]

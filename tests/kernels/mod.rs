@@ -146,6 +146,7 @@ pub fn pinned(out: &mut [i64], v: i64) {
 }
 
 /// Every kernel above with its name and whether it assembles for sm_80.
+#[allow(dead_code, reason = "each test binary that includes this module reads a part of it")]
 pub const ALL: &[(&str, &str, bool)] = &[
     ("casts", casts::PTX, true),
     ("integer_ops", integer_ops::PTX, true),
@@ -160,6 +161,7 @@ pub const ALL: &[(&str, &str, bool)] = &[
 pub mod vocabulary;
 
 /// The barrier-vocabulary kernels, as in [`ALL`].
+#[allow(dead_code, reason = "each test binary that includes this module reads a part of it")]
 pub const VOCABULARY: &[(&str, &str, bool)] = &[
     ("named_barriers", vocabulary::named_barriers::PTX, true),
     ("reductions", vocabulary::reductions::PTX, true),

@@ -230,10 +230,8 @@ pub(crate) fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
             let Some(&site) = vars.def_sites(v).first() else { return false };
             is_mad(i) && reads(site, i.operands.get(1), "%ntid.y") && reads(site, i.operands.get(2), "%tid.z") && reads(site, i.operands.get(3), "%tid.y")
         });
-        if yz_ok {
-            if let Some(&v) = vars.defs(id).first() {
-                out.push(v);
-            }
+        if yz_ok && let Some(&v) = vars.defs(id).first() {
+            out.push(v);
         }
     }
     out

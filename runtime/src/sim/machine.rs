@@ -8,10 +8,10 @@
 use super::barrier::cluster::ClusterBarrier;
 use super::barrier::mbarrier::MBarrier;
 use super::barrier::named::NamedBarrier;
-use super::decode::{Program, SReg};
+use super::decode::Program;
 use super::memory::{Global, SHARED_BASE};
 use super::report::Stop;
-use phasegate_ptx::Dim;
+use phasegate_ptx::{Dim, SpecialReg};
 use std::collections::BTreeMap;
 
 pub(crate) type Dim3 = (u32, u32, u32);
@@ -237,32 +237,34 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
 }
 
 #[allow(clippy::too_many_arguments)]
-fn sreg_value(s: SReg, shape: &Shape, cid: Dim3, nclusters: Dim3, ctaid: Dim3, local: Dim3, rank: u32, tid: Dim3, warp: u32, lane: u32) -> u64 {
+fn sreg_value(s: SpecialReg, shape: &Shape, cid: Dim3, nclusters: Dim3, ctaid: Dim3, local: Dim3, rank: u32, tid: Dim3, warp: u32, lane: u32) -> u64 {
     let v: u32 = match s {
-        SReg::Tid(d) => dim(tid, d),
-        SReg::Ntid(d) => dim(shape.block, d),
-        SReg::Ctaid(d) => dim(ctaid, d),
-        SReg::Nctaid(d) => dim(shape.grid, d),
-        SReg::ClusterId(d) => dim(cid, d),
-        SReg::NClusterId(d) => dim(nclusters, d),
-        SReg::ClusterCtaid(d) => dim(local, d),
-        SReg::ClusterNctaid(d) => dim(shape.cluster, d),
-        SReg::ClusterCtaRank => rank,
-        SReg::ClusterNctaRank => shape.ctas_per_cluster,
-        SReg::IsExplicitCluster => shape.explicit_cluster as u32,
-        SReg::LaneId => lane,
-        SReg::WarpId => warp,
-        SReg::NWarpId => shape.warps_per_cta,
-        SReg::SmId => 0,
-        SReg::NSmId => 1,
-        SReg::GridId => 0,
-        SReg::LaneMaskEq => 1 << lane,
-        SReg::LaneMaskLt => (1u32 << lane) - 1,
-        SReg::LaneMaskLe => ((1u64 << (lane + 1)) - 1) as u32,
-        SReg::LaneMaskGt => !(((1u64 << (lane + 1)) - 1) as u32),
-        SReg::LaneMaskGe => !((1u32 << lane) - 1),
-        SReg::DynamicSmemSize => shape.dynamic_shared_bytes,
-        SReg::TotalSmemSize => shape.shared_bytes,
+        SpecialReg::Tid(d) => dim(tid, d),
+        SpecialReg::Ntid(d) => dim(shape.block, d),
+        SpecialReg::Ctaid(d) => dim(ctaid, d),
+        SpecialReg::Nctaid(d) => dim(shape.grid, d),
+        SpecialReg::ClusterId(d) => dim(cid, d),
+        SpecialReg::NClusterId(d) => dim(nclusters, d),
+        SpecialReg::ClusterCtaid(d) => dim(local, d),
+        SpecialReg::ClusterNctaid(d) => dim(shape.cluster, d),
+        SpecialReg::ClusterCtaRank => rank,
+        SpecialReg::ClusterNctaRank => shape.ctas_per_cluster,
+        SpecialReg::IsExplicitCluster => shape.explicit_cluster as u32,
+        SpecialReg::LaneId => lane,
+        SpecialReg::WarpId => warp,
+        SpecialReg::NWarpId => shape.warps_per_cta,
+        SpecialReg::SmId => 0,
+        SpecialReg::NSmId => 1,
+        SpecialReg::GridId => 0,
+        SpecialReg::LaneMaskEq => 1 << lane,
+        SpecialReg::LaneMaskLt => (1u32 << lane) - 1,
+        SpecialReg::LaneMaskLe => ((1u64 << (lane + 1)) - 1) as u32,
+        SpecialReg::LaneMaskGt => !(((1u64 << (lane + 1)) - 1) as u32),
+        SpecialReg::LaneMaskGe => !((1u32 << lane) - 1),
+        SpecialReg::DynamicSmemSize => shape.dynamic_shared_bytes,
+        SpecialReg::TotalSmemSize => shape.shared_bytes,
+        // Never given a slot: decoding turns timer reads into reads of the simulated time.
+        SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer => 0,
     };
     v as u64
 }

@@ -11,6 +11,7 @@
 //!   random priorities, the highest ready one runs; at `depth` random points the running
 //!   entity drops below all others. A bug of depth d is found with probability ≥ 1/(n·k^(d-1)).
 
+use crate::rng::Rng;
 use std::fmt;
 
 /// How a run orders warps and async completions.
@@ -58,27 +59,6 @@ impl fmt::Display for Schedule {
     }
 }
 
-/// SplitMix64: small, fast, and good enough for scheduling choices.
-#[derive(Clone, Debug)]
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Rng {
-        Rng(seed ^ 0x005e_ed0f_9a5e_6a7e)
-    }
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub(crate) fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
-    }
-}
-
 /// What to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Action {
@@ -106,7 +86,8 @@ pub(crate) struct Scheduler {
 impl Scheduler {
     /// `expected` estimates how many decisions a run takes (for PCT's change points).
     pub(crate) fn new(schedule: Schedule, expected: u64) -> Scheduler {
-        let mut rng = Rng::new(schedule.seed);
+        // Salted, so that schedule seed n and generated kernel n draw different sequences.
+        let mut rng = Rng::new(schedule.seed ^ 0x005e_ed0f_9a5e_6a7e);
         let change_points = match schedule.policy {
             Policy::Pct { depth } => {
                 let mut v: Vec<u64> = (0..depth.saturating_sub(1)).map(|_| rng.below(expected.max(1))).collect();

@@ -1,7 +1,7 @@
 //! Data movement: `mov`, `ld`, `st`, `atom`, `red`, `cvta`, `mapa`.
 
 use super::alu::int_ty;
-use super::names::{FnCx, ValTy};
+use super::names::{FnCx, ValTy, is_timer_name};
 use super::ops::*;
 use phasegate_ptx::{Instruction, Opcode, Operand, ScalarType};
 
@@ -147,7 +147,7 @@ fn mov(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Strin
             let srcs = parts.iter().map(|p| fcx.src(p, pt)).collect::<Result<Vec<_>, _>>()?;
             Ok(Kind::Pack { d: fcx.dst(dst)?, parts: srcs, part_bits: part_bits as u8 })
         }
-        (dst, Operand::Reg(name)) if matches!(name.as_str(), "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi") => {
+        (dst, Operand::Reg(name)) if is_timer_name(name) => {
             Ok(Kind::Clock { d: fcx.dst(dst)? })
         }
         (dst, src) => {

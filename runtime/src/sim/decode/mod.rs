@@ -16,13 +16,12 @@ mod mem;
 mod names;
 mod sync;
 
-pub(crate) use names::SReg;
 use names::{FnCx, Sym};
 pub(crate) use ops::*;
 
 use crate::sim::SimError;
 use crate::sim::memory::{self, Global, SHARED_BASE};
-use phasegate_ptx::{Directive, DirectiveArg, Function, Initializer, Instruction, Item, Module, Operand, StateSpace, Statement, VarDecl};
+use phasegate_ptx::{Directive, DirectiveArg, Function, SpecialReg, Initializer, Instruction, Item, Module, Operand, StateSpace, Statement, VarDecl};
 use std::collections::HashMap;
 
 /// Where an op came from, for reports.
@@ -71,7 +70,7 @@ pub(crate) struct Program {
     pub reg_bits: Vec<u8>,
     pub reg_names: Vec<String>,
     /// Special registers that have a slot, filled per thread at launch.
-    pub sregs: Vec<(SReg, u32)>,
+    pub sregs: Vec<(SpecialReg, u32)>,
     pub kernel_params: Vec<KernelParam>,
     pub kernel_param_bytes: u32,
     /// Bytes of each thread's `.param` frame (`.func` parameters, call-sequence variables).

@@ -3,7 +3,7 @@
 
 use super::ops::*;
 use super::{ModCx, place_shared};
-use phasegate_ptx::{Address, AddressBase, Dim, Imm, Operand, ScalarType, StateSpace, VarDecl};
+use phasegate_ptx::{Address, AddressBase, Imm, Operand, ScalarType, SpecialReg, StateSpace, VarDecl};
 use std::collections::HashMap;
 
 /// What a name denotes inside a function.
@@ -17,87 +17,6 @@ pub(crate) enum Sym {
     DynamicShared,
     /// Something the simulator cannot give an address (an initializer it cannot evaluate).
     Opaque(String),
-}
-
-/// Special registers that get a per-thread slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum SReg {
-    Tid(Dim),
-    Ntid(Dim),
-    Ctaid(Dim),
-    Nctaid(Dim),
-    ClusterId(Dim),
-    NClusterId(Dim),
-    ClusterCtaid(Dim),
-    ClusterNctaid(Dim),
-    ClusterCtaRank,
-    ClusterNctaRank,
-    IsExplicitCluster,
-    LaneId,
-    WarpId,
-    NWarpId,
-    SmId,
-    NSmId,
-    GridId,
-    LaneMaskEq,
-    LaneMaskLt,
-    LaneMaskLe,
-    LaneMaskGt,
-    LaneMaskGe,
-    DynamicSmemSize,
-    TotalSmemSize,
-}
-
-impl SReg {
-    fn from_name(name: &str) -> Option<SReg> {
-        let dim = |s: &str| match s {
-            "x" => Some(Dim::X),
-            "y" => Some(Dim::Y),
-            "z" => Some(Dim::Z),
-            _ => None,
-        };
-        if let Some((base, d)) = name.rsplit_once('.')
-            && let Some(d) = dim(d)
-        {
-            return Some(match base {
-                "%tid" => SReg::Tid(d),
-                "%ntid" => SReg::Ntid(d),
-                "%ctaid" => SReg::Ctaid(d),
-                "%nctaid" => SReg::Nctaid(d),
-                "%clusterid" => SReg::ClusterId(d),
-                "%nclusterid" => SReg::NClusterId(d),
-                "%cluster_ctaid" => SReg::ClusterCtaid(d),
-                "%cluster_nctaid" => SReg::ClusterNctaid(d),
-                _ => return None,
-            });
-        }
-        Some(match name {
-            "%cluster_ctarank" => SReg::ClusterCtaRank,
-            "%cluster_nctarank" => SReg::ClusterNctaRank,
-            "%is_explicit_cluster" => SReg::IsExplicitCluster,
-            "%laneid" => SReg::LaneId,
-            "%warpid" => SReg::WarpId,
-            "%nwarpid" => SReg::NWarpId,
-            "%smid" => SReg::SmId,
-            "%nsmid" => SReg::NSmId,
-            "%gridid" => SReg::GridId,
-            "%lanemask_eq" => SReg::LaneMaskEq,
-            "%lanemask_lt" => SReg::LaneMaskLt,
-            "%lanemask_le" => SReg::LaneMaskLe,
-            "%lanemask_gt" => SReg::LaneMaskGt,
-            "%lanemask_ge" => SReg::LaneMaskGe,
-            "%dynamic_smem_size" => SReg::DynamicSmemSize,
-            "%total_smem_size" => SReg::TotalSmemSize,
-            _ => return None,
-        })
-    }
-    fn bits(self) -> u8 {
-        match self {
-            SReg::GridId => 64,
-            SReg::IsExplicitCluster => 1,
-            _ => 32,
-        }
-    }
 }
 
 /// The type an operand is read as, for immediates.
@@ -154,7 +73,7 @@ fn mask(v: u64, bits: u8) -> u64 {
 pub(crate) struct FnCx<'a, 'm> {
     pub cx: &'a mut ModCx<'m>,
     scopes: Vec<HashMap<String, Sym>>,
-    sreg_slots: HashMap<SReg, u32>,
+    sreg_slots: HashMap<SpecialReg, u32>,
     pub carry: Option<u32>,
 }
 
@@ -238,7 +157,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
     }
 
     /// The slot of a special register, created on first use.
-    fn sreg(&mut self, s: SReg) -> u32 {
+    fn sreg(&mut self, s: SpecialReg) -> u32 {
         if let Some(&slot) = self.sreg_slots.get(&s) {
             return slot;
         }
@@ -266,10 +185,10 @@ impl<'a, 'm> FnCx<'a, 'm> {
             Some(_) => return Err(format!("`{name}` is not a register")),
             None => {}
         }
-        if matches!(name, "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi") {
+        if is_timer_name(name) {
             return Err(format!("`{name}` can only be read by `mov`"));
         }
-        match SReg::from_name(name) {
+        match SpecialReg::from_name(name) {
             Some(s) => Ok(self.sreg(s)),
             None => Err(format!("unknown register `{name}`")),
         }
@@ -342,4 +261,10 @@ impl<'a, 'm> FnCx<'a, 'm> {
             other => Ok((self.src(other, ValTy::Pred)?, false)),
         }
     }
+}
+
+/// Whether a register name reads the clock (`%clock`, `%clock64`, `%globaltimer` and its
+/// halves): those are decoded as reads of the simulated time, never given a slot.
+pub(crate) fn is_timer_name(name: &str) -> bool {
+    SpecialReg::from_name(name).is_some_and(SpecialReg::is_timer) || matches!(name, "%globaltimer_lo" | "%globaltimer_hi")
 }
