@@ -30,7 +30,7 @@
 // Exit status: 0 when every check passed, 1 when a check failed, 2 on a driver error.
 //
 // Build: nvcc -O2 -o bench bench.cu -lcuda      (host code only; no kernels in here)
-#include <cuda.h>
+#include "../cuda_host.h"
 
 #include <algorithm>
 #include <chrono>
@@ -46,40 +46,6 @@
 #include <thread>
 #include <unistd.h>
 #include <vector>
-
-static void die_cu(CUresult r, const char* what, int line)
-{
-    const char* name = nullptr;
-    const char* msg = nullptr;
-    cuGetErrorName(r, &name);
-    cuGetErrorString(r, &msg);
-    fprintf(stderr, "FAIL %s (line %d): %s: %s\n", what, line, name ? name : "?", msg ? msg : "unknown error");
-    fflush(stdout);
-    exit(2);
-}
-#define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) die_cu(r_, #call, __LINE__); } while (0)
-
-static const char* cu_err_name(CUresult r)
-{
-    const char* name = nullptr;
-    cuGetErrorName(r, &name);
-    return name ? name : "?";
-}
-
-// ---- random inputs ------------------------------------------------------------------------
-static uint64_t g_rng;
-static uint32_t next_u32()
-{
-    // splitmix64
-    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
-}
-// uniform in [-1, 1), 24 random bits
-static float rand_float() { return (float)((int32_t)(next_u32() >> 8) - (1 << 23)) / (float)(1 << 23); }
-
-static bool bits_equal(float a, float b) { uint32_t x, y; memcpy(&x, &a, 4); memcpy(&y, &b, 4); return x == y; }
 
 static double median(std::vector<double> v)
 {
@@ -98,30 +64,8 @@ static CUmodule load_module(const std::string& path)
 {
     auto it = g_modules.find(path);
     if (it != g_modules.end()) return it->second;
-    FILE* f = fopen(path.c_str(), "rb");
-    if (!f) { fprintf(stderr, "FAIL cannot open %s\n", path.c_str()); exit(2); }
-    std::string ptx;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) ptx.append(buf, n);
-    fclose(f);
-
-    static char error_log[1 << 16];
-    static char info_log[1 << 16];
-    error_log[0] = info_log[0] = 0;
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void* vals[] = {error_log, (void*)(uintptr_t)sizeof error_log,
-                    info_log, (void*)(uintptr_t)sizeof info_log, (void*)(uintptr_t)1};
-    CUmodule mod;
-    CUresult r = cuModuleLoadDataEx(&mod, ptx.c_str(), 5, opts, vals);
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "JIT error log for %s:\n%s\n", path.c_str(), error_log);
-        if (info_log[0]) fprintf(stderr, "JIT info log:\n%s\n", info_log);
-        die_cu(r, "cuModuleLoadDataEx", __LINE__);
-    }
+    CUmodule mod = jit_load(path.c_str(), "  ");
     printf("loaded %s\n", path.c_str());
-    if (info_log[0]) printf("  JIT info: %s\n", info_log);
     g_modules[path] = mod;
     return mod;
 }
@@ -129,15 +73,7 @@ static CUmodule load_module(const std::string& path)
 // nullptr when the module has no such entry and `required` is false.
 static CUfunction get_function(const std::string& path, const char* entry, bool required)
 {
-    CUmodule mod = load_module(path);
-    CUfunction fn = nullptr;
-    CUresult r = cuModuleGetFunction(&fn, mod, entry);
-    if (r == CUDA_ERROR_NOT_FOUND && !required) return nullptr;
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "no entry '%s' in %s\n", entry, path.c_str());
-        die_cu(r, "cuModuleGetFunction", __LINE__);
-    }
-    return fn;
+    return entry_of(load_module(path), path.c_str(), entry, required);
 }
 
 static bool is_directory(const std::string& path)
@@ -157,30 +93,6 @@ static int func_regs(CUfunction fn)
     int regs = 0;
     CK(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, fn));
     return regs;
-}
-
-// ---- launch watchdog ------------------------------------------------------------------------
-static double g_timeout_s = 30.0;
-
-// Waits for all work on the default stream, giving up (exit 3) after g_timeout_s: a deadlocked
-// kernel never finishes, and the driver ends it when the process exits.
-static void sync_or_timeout(const char* what)
-{
-    auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
-        CUresult r = cuStreamQuery(nullptr);
-        if (r == CUDA_SUCCESS) break;
-        if (r != CUDA_ERROR_NOT_READY) die_cu(r, what, __LINE__);
-        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s > g_timeout_s) {
-            printf("FAIL %s: still running after %.0f s (deadlock?)\n", what, g_timeout_s);
-            fflush(stdout);
-            fflush(stderr);
-            _exit(3);
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-    CK(cuCtxSynchronize());
 }
 
 // ---- latency --------------------------------------------------------------------------------

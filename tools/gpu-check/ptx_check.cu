@@ -28,7 +28,7 @@
 // status 3 (a deadlocked kernel: a wrong parity, an expect_tx that is never completed, ...).
 //
 // Build: nvcc -O2 -o ptx_check ptx_check.cu -lcuda      (host code only; no kernels in here)
-#include <cuda.h>
+#include "../cuda_host.h"
 
 #include <cmath>
 #include <cstdint>
@@ -43,36 +43,11 @@
 #include <unistd.h>
 #include <vector>
 
-static void die_cu(CUresult r, const char* what, int line)
-{
-    const char* name = nullptr;
-    const char* msg = nullptr;
-    cuGetErrorName(r, &name);
-    cuGetErrorString(r, &msg);
-    fprintf(stderr, "FAIL %s (line %d): %s: %s\n", what, line, name ? name : "?", msg ? msg : "unknown error");
-    exit(2);
-}
-#define CK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) die_cu(r_, #call, __LINE__); } while (0)
-
-static uint64_t g_rng;
-static uint32_t next_u32()
-{
-    // splitmix64
-    uint64_t z = (g_rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (uint32_t)((z ^ (z >> 31)) >> 32);
-}
-// uniform in [-1, 1), 24 random bits
-static float rand_float() { return (float)((int32_t)(next_u32() >> 8) - (1 << 23)) / (float)(1 << 23); }
-
 // uniform in [0, 1), 24 random bits
 static float rand_unit() { return (float)(next_u32() >> 8) / (float)(1 << 24); }
 
 static void fill_random(std::vector<float>& v) { for (auto& e : v) e = rand_float(); }
 static void fill_random_unit(std::vector<float>& v) { for (auto& e : v) e = rand_unit(); }
-
-static bool bits_equal(float a, float b) { uint32_t x, y; memcpy(&x, &a, 4); memcpy(&y, &b, 4); return x == y; }
 
 struct DevBuf {
     CUdeviceptr p = 0;
@@ -86,58 +61,8 @@ struct DevBuf {
 
 static CUfunction load_function(CUmodule* mod, const char* path, const char* entry)
 {
-    FILE* f = fopen(path, "rb");
-    if (!f) { fprintf(stderr, "FAIL cannot open %s\n", path); exit(2); }
-    std::string ptx;
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) ptx.append(buf, n);
-    fclose(f);
-
-    static char error_log[1 << 16];
-    static char info_log[1 << 16];
-    error_log[0] = info_log[0] = 0;
-    CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                           CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_LOG_VERBOSE};
-    void* vals[] = {error_log, (void*)(uintptr_t)sizeof error_log,
-                    info_log, (void*)(uintptr_t)sizeof info_log, (void*)(uintptr_t)1};
-    CUresult r = cuModuleLoadDataEx(mod, ptx.c_str(), 5, opts, vals);
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "JIT error log for %s:\n%s\n", path, error_log);
-        if (info_log[0]) fprintf(stderr, "JIT info log:\n%s\n", info_log);
-        die_cu(r, "cuModuleLoadDataEx", __LINE__);
-    }
-    if (info_log[0]) printf("JIT info: %s\n", info_log);
-    CUfunction fn;
-    r = cuModuleGetFunction(&fn, *mod, entry);
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "no entry '%s' in %s\n", entry, path);
-        die_cu(r, "cuModuleGetFunction", __LINE__);
-    }
-    return fn;
-}
-
-static double g_timeout_s = 30.0;
-
-// Waits for all work on the default stream, giving up (exit 3) after g_timeout_s: a deadlocked
-// kernel never finishes, and the driver ends it when the process exits.
-static void sync_or_timeout(const char* what)
-{
-    auto t0 = std::chrono::steady_clock::now();
-    for (;;) {
-        CUresult r = cuStreamQuery(nullptr);
-        if (r == CUDA_SUCCESS) break;
-        if (r != CUDA_ERROR_NOT_READY) die_cu(r, what, __LINE__);
-        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s > g_timeout_s) {
-            printf("FAIL %s: still running after %.0f s (deadlock?)\n", what, g_timeout_s);
-            fflush(stdout);
-            fflush(stderr);
-            _exit(3);
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-    CK(cuCtxSynchronize());
+    *mod = jit_load(path, "");
+    return entry_of(*mod, path, entry, true);
 }
 
 static void launch(CUfunction fn, unsigned gx, unsigned gy, unsigned bx, unsigned by, void** args,
