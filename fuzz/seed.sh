@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seeds fuzz/corpus/{read,lint,cli_lint} with every PTX file of the test fixtures and the
+# Seeds fuzz/corpus/{read,lint,cli_lint,sim} with every PTX file of the test fixtures and the
 # nvcc corpus, and with the PTX that the examples print (one file per module).
 #
 #   bash fuzz/seed.sh            # from the repository root
@@ -22,8 +22,8 @@ for e in cluster_exchange dot latency pipeline popc_count producer_consumer scal
         | awk -v out="$seeds/example-$e" '/^\.version/ { n++ } n { print > (out "-" n ".ptx") }'
 done
 
-for target in read lint cli_lint; do
+for target in read lint cli_lint sim; do
     mkdir -p "fuzz/corpus/$target"
     cp "$seeds"/*.ptx "fuzz/corpus/$target/"
 done
-echo "seeded $(ls "$seeds" | wc -l) files into fuzz/corpus/{read,lint,cli_lint}"
+echo "seeded $(ls "$seeds" | wc -l) files into fuzz/corpus/{read,lint,cli_lint,sim}"
