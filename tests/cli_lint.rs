@@ -358,3 +358,26 @@ fn corpus_verdicts_through_the_cli() {
         assert_eq!(status, u8::from(deny), "{name}: {out}");
     }
 }
+
+/// A function over the analyzer's statement limit is reported, not analyzed: an error in both
+/// formats and exit status 1, even with every lint allowed (found while fuzzing; see
+/// docs/reliability.md).
+#[test]
+fn functions_over_the_analysis_limit_are_errors() {
+    let limit = phasegate::lints::MAX_STATEMENTS;
+    let text = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry big()\n{{\n.reg .b32 %r<4>;\n{}ret;\n}}\n",
+        "add.u32 %r1, %r1, 1;\n".repeat(limit)
+    );
+    let path = temp_file("over_limit.ptx", &text);
+    let (status, out) = lint(&["--allow", "all", &path]);
+    assert_eq!(status, 1, "{out}");
+    let expected = format!("{path}:6:1: error[analysis_limit]: `big` has {} statements, more than the analyzer's limit of {limit}; it was not analyzed", limit + 2);
+    assert!(out.starts_with(&expected), "{out}");
+    let (status, out) = lint(&["--format", "json", &path]);
+    assert_eq!(status, 1, "{out}");
+    let object = parse_json(out.trim_end()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(object.get("lint").and_then(Json::str), Some("analysis_limit"));
+    assert_eq!(object.get("level").and_then(Json::str), Some("deny"));
+    assert_eq!(object.get("kernel").and_then(Json::str), Some("big"));
+}

@@ -1,6 +1,6 @@
 //! `phasegate lint --format json FILE` on arbitrary file contents (not only UTF-8): never a
 //! panic, never a usage error; exit status 0 (clean or warnings) or 1 (deny finding or read
-//! error), with a read error reported as `FILE:...: error: ...`.
+//! error), and a file that does not read is reported as one JSON object with `"lint":"read"`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -21,9 +21,10 @@ fuzz_target!(|data: &[u8]| {
     let mut out = String::new();
     let status = phasegate::cli::run(&args, &mut out);
     assert!(status == 0 || status == 1, "exit status {status}:\n{out}");
+    assert!(out.lines().all(|l| l.starts_with("{\"file\":") && l.ends_with('}')), "not JSON lines:\n{out}");
     let reads = std::str::from_utf8(data).ok().is_some_and(|text| phasegate_ptx::parse(text).is_ok());
     if !reads {
         assert_eq!(status, 1, "a file that does not read must exit 1:\n{out}");
-        assert!(out.starts_with(&format!("{file}:")) && out.contains(": error: "), "read error not reported:\n{out}");
+        assert!(out.starts_with("{\"file\":") && out.contains("\"lint\":\"read\"") && out.ends_with("}\n"), "read error not reported:\n{out}");
     }
 });
