@@ -91,3 +91,15 @@ proptest! {
         let _ = sim::simulate_module(&module, &f.name, &launch, &mut args);
     }
 }
+
+/// Found by `cargo fuzz run sim`: static shared memory near 4 GiB made the start of dynamic
+/// shared memory overflow `u32` (a panic in debug builds, a wrapped offset in release ones).
+/// It is a launch error, like any CTA over the hardware's shared memory.
+#[test]
+fn shared_memory_near_four_gib_is_a_launch_error() {
+    let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k()\n{\n\t.shared .align 16 .b8 tile[122222222024];\n\tret;\n}\n";
+    match sim::simulate_ptx(text, "k", &Launch::default(), &mut []) {
+        Err(sim::SimError::Launch(message)) => assert!(message.contains("shared memory exceed"), "{message}"),
+        other => panic!("expected a launch error, got {other:?}"),
+    }
+}

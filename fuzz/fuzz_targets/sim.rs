@@ -6,15 +6,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use phasegate::ptx::{FunctionKind, Item, Module, ScalarType, StateSpace, VarDecl};
+use phasegate::ptx::{ScalarType, VarDecl};
 use phasegate::runtime::sim::{simulate_module, ArgValue, Launch, Policy, Schedule};
 
 /// An argument for one kernel parameter: a 4 KiB buffer for 64-bit parameters (most are
-/// pointers), small values for the rest, raw bytes for arrays and structs.
+/// pointers), small values for other scalars, zero bytes for arrays and structs.
 fn argument(p: &VarDecl) -> ArgValue {
     if !p.array.is_empty() || p.vector.is_some() {
-        let elems: u64 = p.array.iter().map(|d| d.unwrap_or(1)).product::<u64>() * p.vector.unwrap_or(1) as u64;
-        return ArgValue::Bytes(vec![0; (elems.min(4096) * p.ty.size() as u64) as usize]);
+        return ArgValue::Bytes(vec![0; p.byte_size().min(4096) as usize]);
     }
     match p.ty {
         ScalarType::F32 => ArgValue::F32(1.5),
@@ -23,18 +22,6 @@ fn argument(p: &VarDecl) -> ArgValue {
         t if t.size() == 8 => ArgValue::Buffer(vec![0x5a; 4096]),
         _ => ArgValue::U32(100),
     }
-}
-
-fn entries(module: &Module) -> Vec<(String, Vec<ArgValue>)> {
-    module
-        .items
-        .iter()
-        .filter_map(|item| match item {
-            Item::Function(f) if f.kind == FunctionKind::Entry && f.body.is_some() => Some(f),
-            _ => None,
-        })
-        .map(|f| (f.name.clone(), f.params.iter().filter(|p| p.space == StateSpace::Param).map(argument).collect()))
-        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -49,8 +36,9 @@ fuzz_target!(|data: &[u8]| {
         max_steps: 200_000,
         ..Launch::default()
     };
-    for (entry, mut args) in entries(&module) {
+    for entry in module.entries() {
+        let mut args: Vec<ArgValue> = entry.params.iter().map(argument).collect();
         // Ok(outcome) and Err(SimError) are both answers; only a panic or a hang is a bug.
-        let _ = simulate_module(&module, &entry, &launch, &mut args);
+        let _ = simulate_module(&module, &entry.name, &launch, &mut args);
     }
 });

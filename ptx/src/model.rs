@@ -511,7 +511,7 @@ impl VarDecl {
     /// Bytes taken by one declared variable (arrays counted whole; `[]` counts as zero).
     pub fn byte_size(&self) -> u64 {
         let elem = self.ty.size() as u64 * self.vector.unwrap_or(1) as u64;
-        self.array.iter().fold(elem, |acc, d| acc * d.unwrap_or(0))
+        self.array.iter().fold(elem, |acc, d| acc.saturating_mul(d.unwrap_or(0)))
     }
 }
 

@@ -132,8 +132,8 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
         return Err(SimError::Launch(format!("{} bytes of local memory and {} of parameter frames per thread exceed the simulator's {MAX_LOCAL_BYTES} and {MAX_FRAME_BYTES}", prog.local_bytes, prog.frame_bytes)));
     }
     let static_bytes = prog.shared_static_end - SHARED_BASE;
-    let dynamic_start = prog.dynamic_shared_offset() - SHARED_BASE;
-    let total = dynamic_start as u64 + launch.dynamic_shared_bytes as u64;
+    let dynamic_start = prog.dynamic_shared_offset() - SHARED_BASE as u64;
+    let total = dynamic_start + launch.dynamic_shared_bytes as u64;
     if total > MAX_SHARED_BYTES as u64 {
         return Err(SimError::Launch(format!("{static_bytes} bytes of static and {} of dynamic shared memory exceed the {MAX_SHARED_BYTES} bytes of a CTA", launch.dynamic_shared_bytes)));
     }

@@ -92,9 +92,11 @@ impl Program {
     pub(crate) fn nregs(&self) -> usize {
         self.reg_bits.len()
     }
-    /// Where dynamic shared memory starts (`extern .shared` arrays).
-    pub(crate) fn dynamic_shared_offset(&self) -> u32 {
-        self.shared_static_end.div_ceil(self.dynamic_shared_align) * self.dynamic_shared_align
+    /// Where dynamic shared memory starts (`extern .shared` arrays). In 64 bits: static
+    /// shared memory near 4 GiB (which the launch then rejects) must not wrap around.
+    pub(crate) fn dynamic_shared_offset(&self) -> u64 {
+        let align = self.dynamic_shared_align.max(1) as u64;
+        (self.shared_static_end as u64).div_ceil(align) * align
     }
 }
 

@@ -246,7 +246,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 Some(Sym::Reg(r)) => Ok((Addr { base: Src::Reg(*r), offset: *offset }, None)),
                 Some(Sym::Var { space, addr, .. }) => Ok((Addr { base: Src::Imm(*addr), offset: *offset }, Some(*space))),
                 Some(Sym::DynamicShared) => {
-                    Ok((Addr { base: Src::Imm(self.cx.prog.dynamic_shared_offset() as u64), offset: *offset }, Some(Space::Shared)))
+                    Ok((Addr { base: Src::Imm(self.cx.prog.dynamic_shared_offset()), offset: *offset }, Some(Space::Shared)))
                 }
                 Some(Sym::Opaque(why)) => Err(format!("{why} is not supported")),
                 None => Err(format!("unknown symbol `{name}`")),

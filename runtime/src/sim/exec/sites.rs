@@ -35,8 +35,8 @@ impl Machine<'_> {
         let dynamic = self.prog.dynamic_shared_offset();
         for (name, o, size) in &self.prog.shared_vars {
             if *o == u32::MAX {
-                if off >= dynamic {
-                    return format!("`{name}`+{}", off - dynamic);
+                if off as u64 >= dynamic {
+                    return format!("`{name}`+{}", off as u64 - dynamic);
                 }
             } else if off >= *o && off < o + size {
                 return if off == *o { format!("`{name}`") } else { format!("`{name}`+{}", off - o) };
