@@ -795,6 +795,8 @@ pub enum SpecialReg {
     Clock,
     Clock64,
     GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
     LaneMaskEq,
     LaneMaskLt,
     LaneMaskLe,
@@ -846,6 +848,8 @@ impl SpecialReg {
             SpecialReg::Clock => "%clock".into(),
             SpecialReg::Clock64 => "%clock64".into(),
             SpecialReg::GlobalTimer => "%globaltimer".into(),
+            SpecialReg::GlobalTimerLo => "%globaltimer_lo".into(),
+            SpecialReg::GlobalTimerHi => "%globaltimer_hi".into(),
             SpecialReg::LaneMaskEq => "%lanemask_eq".into(),
             SpecialReg::LaneMaskLt => "%lanemask_lt".into(),
             SpecialReg::LaneMaskLe => "%lanemask_le".into(),
@@ -885,6 +889,8 @@ impl SpecialReg {
             ("%clock", None) => SpecialReg::Clock,
             ("%clock64", None) => SpecialReg::Clock64,
             ("%globaltimer", None) => SpecialReg::GlobalTimer,
+            ("%globaltimer_lo", None) => SpecialReg::GlobalTimerLo,
+            ("%globaltimer_hi", None) => SpecialReg::GlobalTimerHi,
             ("%lanemask_eq", None) => SpecialReg::LaneMaskEq,
             ("%lanemask_lt", None) => SpecialReg::LaneMaskLt,
             ("%lanemask_le", None) => SpecialReg::LaneMaskLe,
@@ -906,9 +912,9 @@ impl SpecialReg {
         }
     }
 
-    /// Whether reading the register observes time (`%clock`, `%clock64`, `%globaltimer`):
-    /// such reads are not a pure function of the thread's position in the grid.
+    /// Whether reading the register observes time (`%clock`, `%clock64`, `%globaltimer` and
+    /// its halves): such reads are not a pure function of the thread's position in the grid.
     pub fn is_timer(self) -> bool {
-        matches!(self, SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer)
+        matches!(self, SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi)
     }
 }

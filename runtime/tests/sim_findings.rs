@@ -472,3 +472,20 @@ fn a_kernel_correct_only_when_the_copy_is_fast_is_caught() {
     });
     assert_eq!(fast.expect("a schedule with a fast copy")[1].read::<f32>(), input);
 }
+
+/// The timer registers (§10.15–10.18: `%clock`, `%clock64`, `%globaltimer` and its halves) read
+/// the simulated time through `mov`, and time does not go backwards between two reads.
+#[test]
+fn timer_registers_read_the_simulated_time() {
+    let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<6>;\n\tld.param.u64 %rd1, [out];\n\tmov.u64 %rd2, %clock64;\n\tmov.u32 %r1, %clock;\n\tmov.u32 %r2, %globaltimer_lo;\n\tmov.u32 %r3, %globaltimer_hi;\n\tmov.u64 %rd3, %globaltimer;\n\tmov.u64 %rd4, %clock64;\n\tst.global.u64 [%rd1], %rd2;\n\tst.global.u64 [%rd1+8], %rd4;\n\tret;\n}\n";
+    let mut args = [ArgValue::Buffer(vec![0; 16])];
+    let launch = Launch { block: (1, 1, 1), ..Launch::default() };
+    match sim::simulate_ptx(text, "k", &launch, &mut args) {
+        Ok(Outcome::Completed(_)) => {}
+        other => panic!("expected a completed run, got {other:?}"),
+    }
+    let ArgValue::Buffer(out) = &args[0] else { panic!("the buffer comes back") };
+    let first = u64::from_le_bytes(out[0..8].try_into().expect("8 bytes"));
+    let second = u64::from_le_bytes(out[8..16].try_into().expect("8 bytes"));
+    assert!(second >= first, "%clock64 went backwards: {first} then {second}");
+}

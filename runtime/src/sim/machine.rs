@@ -264,7 +264,7 @@ fn sreg_value(s: SpecialReg, shape: &Shape, cid: Dim3, nclusters: Dim3, ctaid: D
         SpecialReg::DynamicSmemSize => shape.dynamic_shared_bytes,
         SpecialReg::TotalSmemSize => shape.shared_bytes,
         // Never given a slot: decoding turns timer reads into reads of the simulated time.
-        SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer => 0,
+        SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi => 0,
     };
     v as u64
 }

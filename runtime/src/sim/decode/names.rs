@@ -266,5 +266,5 @@ impl<'a, 'm> FnCx<'a, 'm> {
 /// Whether a register name reads the clock (`%clock`, `%clock64`, `%globaltimer` and its
 /// halves): those are decoded as reads of the simulated time, never given a slot.
 pub(crate) fn is_timer_name(name: &str) -> bool {
-    SpecialReg::from_name(name).is_some_and(SpecialReg::is_timer) || matches!(name, "%globaltimer_lo" | "%globaltimer_hi")
+    SpecialReg::from_name(name).is_some_and(SpecialReg::is_timer)
 }
