@@ -5,14 +5,16 @@
 //! can arm a stage only with the slot that proves it waited for the stage to be empty, and the
 //! bytes it expects are the bytes its copy moves.
 //!
-//! Launch: blocks of 160 threads (warp 0 produces, warps 1..=4 consume), any grid, and
+//! Launch: blocks of exactly 160 threads (warp 0 produces, warps 1..=4 consume), any grid, and
 //! `SPEC.dynamic_shared_bytes` (64 KiB) of dynamic shared memory. `x` and `y` hold
 //! `tiles * 1024` vectors of 4 floats. `cargo run --example pipeline` prints the PTX.
 
 use phasegate::prelude::*;
 
-/// `y = a * x`, tile by tile, through a 4-stage bulk-copy pipeline.
-#[kernel(target = "sm_90a")]
+/// `y = a * x`, tile by tile, through a 4-stage bulk-copy pipeline. Blocks are exactly 160
+/// threads, one per SM (the 64 KiB of stages allow no more): ptxas may give each thread enough
+/// registers to keep all eight of its shared loads in flight, as CUDA's `__launch_bounds__(160, 1)`.
+#[kernel(target = "sm_90a", block = "160,1,1", min_blocks_per_sm = 1)]
 pub fn scale_pipeline(x: &[[f32; 4]], y: &mut [[f32; 4]], a: f32, tiles: u32) {
     const TILE: u32 = 1024; // vectors of 4 floats: 16 KB a tile
     const CONSUMERS: u32 = 128;

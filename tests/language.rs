@@ -142,3 +142,16 @@ fn emitted_ptx_reads_back_to_the_same_text() {
         assert!(module.function(name).is_some(), "{name}");
     }
 }
+
+#[test]
+fn launch_bounds_become_entry_directives() {
+    let shaped = kernels::shaped::PTX;
+    assert!(shaped.contains(".reqntid 32, 4, 1\n"), "{shaped}");
+    assert!(!shaped.contains("%ntid") && !shaped.contains("%tid.z"), "a required shape makes %ntid constant and %tid.z zero:\n{shaped}");
+    assert!(kernels::unshaped::PTX.contains("%ntid.x") && kernels::unshaped::PTX.contains("%tid.z"));
+    let bounded = kernels::bounded::PTX;
+    assert!(bounded.contains(".maxntid 256, 1, 1\n.minnctapersm 2\n"), "{bounded}");
+    assert_eq!(kernels::shaped::SPEC.block_dims, Some((32, 4, 1)));
+    assert_eq!(kernels::bounded::SPEC.max_threads, Some(256));
+    assert_eq!(kernels::unshaped::SPEC.block_dims, None);
+}

@@ -117,6 +117,8 @@ pub fn generated_case(seed: u64) -> (Case, String) {
         static_shared_bytes: 0,
         dynamic_shared_bytes: 0,
         cluster_dims: None,
+        block_dims: None,
+        max_threads: None,
     };
     let case = Case {
         name: format!("generated seed {seed} {:?}", k.phases),

@@ -24,6 +24,7 @@ struct Output {
     shared_bytes: u64,
     dynamic_shared_bytes: u64,
     cluster: Option<(u32, u32, u32)>,
+    bounds: crate::attr::LaunchBounds,
 }
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -54,6 +55,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         diag.push(e);
         None
     });
+    let bounds = args.launch_bounds().unwrap_or_else(|e| {
+        diag.push(e);
+        crate::attr::LaunchBounds::default()
+    });
     let lint_config = args.lint_config().unwrap_or_else(|e| {
         diag.push(e);
         phasegate_lints::LintConfig::default()
@@ -75,13 +80,14 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         shared_bytes: 0,
         dynamic_shared_bytes: 0,
         cluster,
+        bounds,
     };
     let name = func.sig.ident.unraw().to_string();
     if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         diag.error(func.sig.ident.span(), "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`");
     }
     if !diag.has_errors() {
-        let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).lower(&kernel_params, &func.block);
+        let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).with_block(bounds.block).lower(&kernel_params, &func.block);
         if lowered.shared_bytes > 48 * 1024 {
             diag.error(func.sig.ident.span(), format!("the kernel declares {} bytes of static shared memory; a CTA has 48 KiB of static shared memory (more is dynamic: use `dynamic_shared` or a `pipeline`)", lowered.shared_bytes));
         }
@@ -89,6 +95,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             let mut module = Module::new(Version::new(7, 0), output.target);
             module.items.push(Item::File(FileDecl { index: 1, path: func.sig.ident.span().file(), extra: Vec::new() }));
             module.items.extend(lowered.module_vars.drain(..).map(Item::Var));
+            lowered.function.directives.extend(bounds.directives());
             if let Some((x, y, z)) = cluster {
                 let dims = [x, y, z].map(|d| phasegate_ptx::DirectiveArg::Int(d as u64)).to_vec();
                 lowered.function.directives.push(phasegate_ptx::Directive { name: "explicitcluster".into(), args: Vec::new() });
@@ -103,6 +110,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
                 shared_bytes: lowered.shared_bytes,
                 dynamic_shared_bytes: lowered.dynamic_shared_bytes,
                 cluster,
+                bounds,
             };
         }
     }
@@ -191,6 +199,14 @@ fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], outp
         Some((x, y, z)) => quote!(::core::option::Option::Some((#x, #y, #z))),
         None => quote!(::core::option::Option::None),
     };
+    let block = match output.bounds.block {
+        Some((x, y, z)) => quote!(::core::option::Option::Some((#x, #y, #z))),
+        None => quote!(::core::option::Option::None),
+    };
+    let max_threads = match output.bounds.max_threads {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
     let specs = kernel_params.iter().map(|p| param_spec(krate, p));
     quote! {
         #(#docs)*
@@ -223,6 +239,8 @@ fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], outp
                 static_shared_bytes: #shared,
                 dynamic_shared_bytes: #dynamic,
                 cluster_dims: #cluster,
+                block_dims: #block,
+                max_threads: #max_threads,
             };
         }
     }

@@ -25,6 +25,9 @@ pub enum CudaError {
     Timeout(Duration),
     /// The arguments do not fit the kernel's parameters.
     Args(String),
+    /// The launch's block does not fit the kernel's `.reqntid` or `.maxntid`; checked before
+    /// the launch, where the driver would only say `CUDA_ERROR_INVALID_VALUE`.
+    Shape(String),
 }
 
 impl std::fmt::Display for CudaError {
@@ -35,6 +38,7 @@ impl std::fmt::Display for CudaError {
             CudaError::Jit(log) => write!(f, "the driver rejected the PTX:\n{log}"),
             CudaError::Timeout(d) => write!(f, "the kernel was still running after {:.1} s (deadlock?)", d.as_secs_f64()),
             CudaError::Args(why) => write!(f, "arguments: {why}"),
+            CudaError::Shape(why) => write!(f, "launch shape: {why}"),
         }
     }
 }
@@ -99,6 +103,7 @@ impl Gpu {
     /// after. A kernel still running after `timeout` gives [`CudaError::Timeout`].
     pub fn launch_values(&self, spec: &KernelSpec, launch: &Launch, args: &mut [ArgValue], timeout: Duration) -> Result<(), CudaError> {
         check_args(spec, args)?;
+        spec.check_block(launch.block).map_err(CudaError::Shape)?;
         // SAFETY: the context was created by `new` and outlives this call.
         unsafe { check("cuCtxSetCurrent", sys::cuCtxSetCurrent(self.context))? };
         let module = Module::load(spec.ptx)?;

@@ -93,9 +93,31 @@ pub struct KernelSpec {
     pub dynamic_shared_bytes: u32,
     /// The cluster shape the kernel requires (`.reqnctapercluster`), if any.
     pub cluster_dims: Option<(u32, u32, u32)>,
+    /// The block shape the kernel requires (`.reqntid`, from `#[kernel(block = "x,y,z")]`).
+    pub block_dims: Option<(u32, u32, u32)>,
+    /// The most threads a block may have (`.maxntid`, from `#[kernel(max_threads = N)]`).
+    pub max_threads: Option<u32>,
 }
 
 impl KernelSpec {
+    /// A block shape against the kernel's launch bounds (PTX ISA §11.4.2 `.maxntid`, §11.4.3
+    /// `.reqntid`); the error says which bound and what the launch has. The GPU launch checks
+    /// this first, where the driver would only say `CUDA_ERROR_INVALID_VALUE`.
+    pub fn check_block(&self, block: (u32, u32, u32)) -> Result<(), String> {
+        if let Some(required) = self.block_dims
+            && required != block
+        {
+            return Err(format!("`{}` requires blocks of {required:?} (.reqntid), the launch has {block:?}", self.entry));
+        }
+        let threads = block.0 as u64 * block.1 as u64 * block.2 as u64;
+        if let Some(max) = self.max_threads
+            && threads > max as u64
+        {
+            return Err(format!("`{}` allows at most {max} threads per block (.maxntid), the launch has {threads}", self.entry));
+        }
+        Ok(())
+    }
+
     /// Byte offsets of the parameters in the `.param` space (each aligned to its size, as the
     /// CUDA driver lays out kernel parameters), and the total size.
     pub fn param_layout(&self) -> (Vec<u32>, u32) {
@@ -134,7 +156,33 @@ mod tests {
             static_shared_bytes: 0,
             dynamic_shared_bytes: 0,
             cluster_dims: None,
+            block_dims: None,
+            max_threads: None,
         };
         assert_eq!(spec.param_layout(), (vec![0, 4, 8, 16], 20));
+    }
+
+    #[test]
+    fn blocks_are_checked_against_the_launch_bounds() {
+        let free = KernelSpec {
+            entry: "k",
+            ptx: "",
+            target: "sm_90a",
+            params: &[],
+            static_shared_bytes: 0,
+            dynamic_shared_bytes: 0,
+            cluster_dims: None,
+            block_dims: None,
+            max_threads: None,
+        };
+        assert_eq!(free.check_block((1024, 1, 1)), Ok(()));
+        let shaped = KernelSpec { block_dims: Some((160, 1, 1)), ..free };
+        assert_eq!(shaped.check_block((160, 1, 1)), Ok(()));
+        let e = shaped.check_block((32, 5, 1)).unwrap_err();
+        assert!(e.contains(".reqntid") && e.contains("(32, 5, 1)"), "{e}");
+        let bounded = KernelSpec { max_threads: Some(256), ..free };
+        assert_eq!(bounded.check_block((16, 16, 1)), Ok(()));
+        let e = bounded.check_block((16, 16, 2)).unwrap_err();
+        assert!(e.contains(".maxntid") && e.contains("512"), "{e}");
     }
 }

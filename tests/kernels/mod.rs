@@ -129,6 +129,32 @@ pub fn indices(out: &mut [u32]) {
     out[block * 1024 + linear] = lane_id() + warp_id() * 32 + slots[0] + slots[31];
 }
 
+/// The same as [`indices`] (minus the shared array) for blocks of exactly 32×4×1 threads
+/// (`.reqntid`): `block_dim_*()` are constants, `thread_idx_z()` is 0 and `warp_id()` reads
+/// `%tid.x` and `%tid.y` only.
+#[kernel(block = "32,4,1")]
+pub fn shaped(out: &mut [u32]) {
+    let linear = thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z());
+    let block = block_idx_x() + grid_dim_x() * (block_idx_y() + grid_dim_y() * block_idx_z());
+    out[block * 1024 + linear] = lane_id() + warp_id() * 32 + block_dim_z() + grid_dim_z();
+}
+
+/// [`shaped`] without a required shape, for comparison.
+#[kernel]
+pub fn unshaped(out: &mut [u32]) {
+    let linear = thread_idx_x() + block_dim_x() * (thread_idx_y() + block_dim_y() * thread_idx_z());
+    let block = block_idx_x() + grid_dim_x() * (block_idx_y() + grid_dim_y() * block_idx_z());
+    out[block * 1024 + linear] = lane_id() + warp_id() * 32 + block_dim_z() + grid_dim_z();
+}
+
+/// Launch bounds as CUDA's `__launch_bounds__(256, 2)`: `.maxntid 256, 1, 1` and
+/// `.minnctapersm 2`.
+#[kernel(max_threads = 256, min_blocks_per_sm = 2)]
+pub fn bounded(out: &mut [u32]) {
+    let i = block_idx_x() * block_dim_x() + thread_idx_x();
+    out[i] = warp_id();
+}
+
 /// Cluster special registers: these need sm_90, so the kernel's target rises to sm_90.
 #[kernel]
 pub fn cluster_ids(out: &mut [u32]) {
@@ -156,6 +182,9 @@ pub const ALL: &[(&str, &str, bool)] = &[
     ("indices", indices::PTX, true),
     ("cluster_ids", cluster_ids::PTX, false),
     ("pinned", pinned::PTX, false),
+    ("shaped", shaped::PTX, true),
+    ("unshaped", unshaped::PTX, true),
+    ("bounded", bounded::PTX, true),
 ];
 
 pub mod vocabulary;

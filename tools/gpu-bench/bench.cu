@@ -200,7 +200,7 @@ static const unsigned PIPE_TILE_FLOATS = 4096;
 static const unsigned PIPE_BLOCK = 160;
 static const unsigned PIPE_SHARED = 4 * 16384;
 static const unsigned PIPE_TILES = 65536;   // 1 GiB in, 1 GiB out
-static const int BW_ROUNDS = 3;
+static int BW_ROUNDS = 3;   // BENCH_BW_ROUNDS overrides
 static const int BW_REPS = 20;
 
 static unsigned pipe_grid(unsigned tiles, unsigned sms) { return tiles < sms ? tiles : sms; }
@@ -277,6 +277,47 @@ static int check_pipeline_small(CUfunction fn, const char* side, unsigned tiles,
     return bad ? 1 : 0;
 }
 
+// Fixed cost: the time per launch of a short pipeline (`per_cta` tiles for each of `sms` CTAs),
+// the median over rounds of 100 back-to-back launches, the sides alternating (the median, since
+// the first round runs on freshly allocated memory). A launch this short is mostly the kernel's
+// start (barrier initialisation, the first copy) and end, which the 1 GiB rows hide.
+static void fixed_cost(Pipe* pipes, unsigned sms, unsigned per_cta, double out_us[2])
+{
+    unsigned tiles = sms * per_cta;
+    size_t bytes = (size_t)tiles * PIPE_TILE_FLOATS * 4;
+    CUdeviceptr dx, dy;
+    CK(cuMemAlloc(&dx, bytes));
+    CK(cuMemAlloc(&dy, bytes));
+    CK(cuMemsetD8(dx, 0, bytes));
+    float a = 1.5f;
+    void* args[] = {&dx, &dy, &a, &tiles};
+    const int rounds = 21, reps = 100;
+    std::vector<double> per[2];
+    for (int round = 0; round < rounds; ++round) {
+        for (int k = 0; k < 2; ++k) {
+            int side = (k + round) % 2;
+            auto launch = [&] { CK(cuLaunchKernel(pipes[side].fn, sms, 1, 1, PIPE_BLOCK, 1, 1, PIPE_SHARED, nullptr, args, nullptr)); };
+            launch();
+            sync_or_timeout("fixed-cost warm-up");
+            CUevent e0, e1;
+            CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
+            CK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
+            CK(cuEventRecord(e0, nullptr));
+            for (int i = 0; i < reps; ++i) launch();
+            CK(cuEventRecord(e1, nullptr));
+            sync_or_timeout("fixed-cost launches");
+            float ms;
+            CK(cuEventElapsedTime(&ms, e0, e1));
+            per[side].push_back(1000.0 * ms / reps);
+            CK(cuEventDestroy(e0));
+            CK(cuEventDestroy(e1));
+        }
+    }
+    for (int k = 0; k < 2; ++k) out_us[k] = median(per[k]);
+    CK(cuMemFree(dx));
+    CK(cuMemFree(dy));
+}
+
 // The diagnostic table (the CUDA kernels with `#pragma unroll 1`, ARCHITECTURE.md's figures), then
 // the head and the latency rows of the final table.
 static void print_latency_tables(const char* name, int sms, const std::vector<LatResult>& lat)
@@ -320,6 +361,7 @@ int main(int argc, char** argv)
     auto cu_pipe = split_entry(argv[4], "pipeline");
     if (const char* t = getenv("BENCH_TIMEOUT_S")) g_timeout_s = atof(t);
     if (const char* t = getenv("BENCH_ITERS")) LAT_ITERS = (unsigned)strtoul(t, nullptr, 0);
+    if (const char* t = getenv("BENCH_BW_ROUNDS")) BW_ROUNDS = atoi(t) > 0 ? atoi(t) : BW_ROUNDS;
     const char* env_seed = getenv("BENCH_SEED");
     uint64_t seed = env_seed ? strtoull(env_seed, nullptr, 0)
                              : ((uint64_t)time(nullptr) * 1000003ull) ^ (uint64_t)clock();
@@ -363,6 +405,9 @@ int main(int argc, char** argv)
                      {"CUDA", get_function(cu_pipe.first, cu_pipe.second.c_str(), true), {}, 0}};
     for (auto& p : pipes) prepare_pipeline(p.fn, p.side);
     for (auto& p : pipes) fails += check_pipeline_small(p.fn, p.side, 1000, (unsigned)sms);
+    double short1[2], short8[2];
+    fixed_cost(pipes, (unsigned)sms, 1, short1);
+    fixed_cost(pipes, (unsigned)sms, 8, short8);
 
     const size_t n = (size_t)PIPE_TILES * PIPE_TILE_FLOATS, bytes = n * 4;
     std::vector<float> hx(n), hy(n);
@@ -421,6 +466,9 @@ int main(int argc, char** argv)
     printf("%-38s | %9.1f | %9.1f | %6.4f\n", "pipeline y=a*x, 1 GiB in + 1 GiB out", bw_pg, bw_cu, bw_pg / bw_cu);
     printf("%-38s | %8.1f%% | %8.1f%% |\n", "pipeline, % of memcpy", 100.0 * bw_pg / bw_copy, 100.0 * bw_cu / bw_copy);
     printf("%-38s | %9.1f (one figure, both sides)\n", "memcpy DtoD 1 GiB", bw_copy);
+    printf("\nfixed cost, diagnostic (us per launch incl. launch overhead, median of 21 rounds of 100 back-to-back launches; grid %d, 160 threads; ratio > 1: phasegate slower)\n", sms);
+    printf("%-38s | %9.3f | %9.3f | %6.4f\n", "pipeline, 1 tile per CTA", short1[0], short1[1], short1[0] / short1[1]);
+    printf("%-38s | %9.3f | %9.3f | %6.4f\n", "pipeline, 8 tiles per CTA", short8[0], short8[1], short8[0] / short8[1]);
     printf("%s\n", fails ? "SOME CHECKS FAILED" : "all checks passed");
 
     for (auto& m : g_modules) CK(cuModuleUnload(m.second));

@@ -27,6 +27,11 @@ impl Lowerer<'_> {
                 self.emit(Instruction::new(Opcode::Mov, &["u64"], vec![Operand::reg(&d), Operand::reg(SpecialReg::Clock64.name())]));
                 Val::Reg(Prim::U64, d)
             }
+            Builtin::WarpId if matches!(self.block, Some((_, 1, 1))) => {
+                // A one-dimensional block: tid.x / 32.
+                let tx = self.special(SpecialReg::Tid(Dim::X));
+                self.arith(super::expr::Arith::Shr, Prim::U32, tx, Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)))
+            }
             Builtin::WarpId => {
                 // (tid.x + ntid.x * (tid.y + ntid.y * tid.z)) / 32
                 let tz = self.special(SpecialReg::Tid(Dim::Z));
@@ -121,6 +126,18 @@ impl Lowerer<'_> {
 
     /// `mov.u32 %r, %special`.
     fn special(&mut self, reg: SpecialReg) -> Val {
+        if let Some((x, y, z)) = self.block {
+            let size = |d: Dim| match d {
+                Dim::X => x,
+                Dim::Y => y,
+                Dim::Z => z,
+            };
+            match reg {
+                SpecialReg::Ntid(d) => return Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(size(d) as i64)),
+                SpecialReg::Tid(d) if size(d) == 1 => return Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(0)),
+                _ => {}
+            }
+        }
         let d = self.reg(RegClass::B32);
         self.emit(Instruction::new(Opcode::Mov, &["u32"], vec![Operand::reg(&d), Operand::reg(reg.name())]));
         Val::Reg(Prim::U32, d)

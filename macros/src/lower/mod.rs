@@ -101,6 +101,9 @@ pub struct Lowerer<'a> {
     last_loc: Option<(u32, u32)>,
     /// The `.loc` of the current statement, written before its first instruction.
     pending_loc: Option<(u32, u32)>,
+    /// The block shape of `#[kernel(block = ...)]`: `%ntid` is a constant, and `%tid` in a
+    /// dimension of size 1 is 0.
+    block: Option<(u32, u32, u32)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -122,7 +125,14 @@ impl<'a> Lowerer<'a> {
             span,
             last_loc: None,
             pending_loc: None,
+            block: None,
         }
+    }
+
+    /// Lowers for blocks of exactly this shape (the kernel's `.reqntid`).
+    pub fn with_block(mut self, block: Option<(u32, u32, u32)>) -> Self {
+        self.block = block;
+        self
     }
 
     /// Lowers the whole kernel: parameter loads, the body, the final `ret`.

@@ -6,7 +6,7 @@
 //! which `try_wait.parity` returns at once (§9.7.13.15.16), so every buffer starts empty. From
 //! the second round on it waits for the consumers' release of the round before.
 
-use super::sync::{reg_addr, HVal, PipeState, PipeVal};
+use super::sync::{reg_addr, HVal, PipeState, PipeVal, SlotAddrs};
 use super::{Lowerer, Val};
 use crate::handles::Method;
 use crate::types::{Handle, Prim, RegClass, Ty};
@@ -36,13 +36,14 @@ impl Lowerer<'_> {
             Val::Imm(..) => leader,
             other => Val::Reg(Prim::Bool, self.in_reg(other)),
         };
+        let mut inits = Vec::new();
         for s in 0..stages {
             for (sym, count) in [(&full, &producers), (&empty, &consumers)] {
                 let at = Operand::Address(phasegate_ptx::Address { base: phasegate_ptx::AddressBase::Symbol(sym.clone()), offset: 8 * s as i64 });
-                let init = phasegate_ptx::Instruction::new(Opcode::Mbarrier, &["init", "shared::cta", "b64"], vec![at, count.clone()]);
-                self.guarded_by(leader.clone(), init);
+                inits.push(phasegate_ptx::Instruction::new(Opcode::Mbarrier, &["init", "shared::cta", "b64"], vec![at, count.clone()]));
             }
         }
+        self.guarded_all(leader, inits);
         self.publish(true);
         Val::Handle(Box::new(HVal::Pipe(PipeVal { full, empty, data_offset, shape })))
     }
@@ -95,48 +96,46 @@ impl Lowerer<'_> {
                 Val::Handle(Box::new(HVal::Consumer(p, state)))
             }
             (Method::Acquire, HVal::Producer(p, state)) => {
+                let addrs = SlotAddrs { barrier: self.stage_barrier(&p.full, &state), buffer: self.stage_buffer(&p, &state) };
                 let bar = self.stage_barrier(&p.empty, &state);
                 let parity = self.reg(RegClass::B32);
                 self.inst(Opcode::Xor, &["b32"], vec![Operand::reg(&parity), Operand::reg(&state.phase), Operand::int(1)]);
                 self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![reg_addr(&bar), Operand::reg(&parity)]);
-                Val::Handle(Box::new(HVal::ProducerSlot(p, state)))
+                Val::Handle(Box::new(HVal::ProducerSlot(p, state, addrs)))
             }
-            (Method::SlotStage, HVal::ProducerSlot(_, state) | HVal::ConsumerSlot(_, state, _)) => Val::Reg(Prim::U32, state.stage),
-            (Method::Load, HVal::ProducerSlot(p, state)) => {
-                let bar = self.stage_barrier(&p.full, &state);
+            (Method::SlotStage, HVal::ProducerSlot(_, state, _) | HVal::ConsumerSlot(_, state, _)) => Val::Reg(Prim::U32, state.stage),
+            (Method::Load, HVal::ProducerSlot(p, state, addrs)) => {
                 let bytes = p.shape.tile as i64 * p.shape.elem.size() as i64;
                 let token = self.reg(RegClass::B64);
-                self.inst(Opcode::Mbarrier, &["arrive", "expect_tx", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&bar), Operand::int(bytes)]);
-                let dst = self.stage_buffer(&p, &state);
+                self.inst(Opcode::Mbarrier, &["arrive", "expect_tx", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&addrs.barrier), Operand::int(bytes)]);
                 let (Some(src_expr), _) = (it.next(), ()) else { return self.internal_val("load source") };
                 let index = self.take(&mut it);
                 let Some((src, _)) = self.global_element(src_expr, index) else { return self.internal_val("load source") };
                 self.inst(
                     Opcode::Cp,
                     &["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"],
-                    vec![reg_addr(&dst), reg_addr(&src), Operand::int(bytes), reg_addr(&bar)],
+                    vec![reg_addr(&addrs.buffer), reg_addr(&src), Operand::int(bytes), reg_addr(&addrs.barrier)],
                 );
                 self.advance(&p, &state);
                 Val::Unit
             }
             (Method::ConsumerWait, HVal::Consumer(p, state)) => {
+                let addrs = SlotAddrs { barrier: self.stage_barrier(&p.empty, &state), buffer: self.stage_buffer(&p, &state) };
                 let bar = self.stage_barrier(&p.full, &state);
                 self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![reg_addr(&bar), Operand::reg(&state.phase)]);
-                let buffer = self.stage_buffer(&p, &state);
-                Val::Handle(Box::new(HVal::ConsumerSlot(p, state, buffer)))
+                Val::Handle(Box::new(HVal::ConsumerSlot(p, state, addrs)))
             }
-            (Method::SlotGet, HVal::ConsumerSlot(p, _, buffer)) => {
+            (Method::SlotGet, HVal::ConsumerSlot(p, _, addrs)) => {
                 let index = self.take(&mut it);
                 let elem = p.shape.elem;
                 let index = self.in_reg(index);
                 let at = self.reg(RegClass::B32);
-                self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&at), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&buffer)]);
+                self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&at), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&addrs.buffer)]);
                 self.load_elem("shared", false, elem, reg_addr(&at))
             }
-            (Method::Release, HVal::ConsumerSlot(p, state, _)) => {
-                let bar = self.stage_barrier(&p.empty, &state);
+            (Method::Release, HVal::ConsumerSlot(p, state, addrs)) => {
                 let token = self.reg(RegClass::B64);
-                self.inst(Opcode::Mbarrier, &["arrive", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&bar)]);
+                self.inst(Opcode::Mbarrier, &["arrive", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&addrs.barrier)]);
                 self.advance(&p, &state);
                 Val::Unit
             }

@@ -26,10 +26,11 @@ pub enum HVal {
     ClusterArrival,
     Pipe(PipeVal),
     Producer(PipeVal, PipeState),
-    ProducerSlot(PipeVal, PipeState),
+    /// An empty stage, with the addresses of its full barrier and its buffer.
+    ProducerSlot(PipeVal, PipeState, SlotAddrs),
     Consumer(PipeVal, PipeState),
-    /// A full stage and the shared address of its buffer, computed once when it was waited for.
-    ConsumerSlot(PipeVal, PipeState, String),
+    /// A full stage, with the addresses of its empty barrier and its buffer.
+    ConsumerSlot(PipeVal, PipeState, SlotAddrs),
     /// The dynamic shared memory from byte `offset` on.
     DynShared { elem: Elem, offset: u64 },
     /// A peer CTA's shared array at a `shared::cluster` address in a register.
@@ -58,6 +59,17 @@ pub struct PipeVal {
     /// Where its buffers start in the dynamic shared memory.
     pub data_offset: u64,
     pub shape: PipeShape,
+}
+
+/// The shared addresses a pipeline slot uses: the barrier it completes (a producer slot's full
+/// barrier, a consumer slot's empty barrier) and its stage's buffer. They are computed before
+/// the wait for the stage spins, so the first access after the wait needs no address
+/// arithmetic: on the pipeline's critical path (stage full, consumers read it; stage empty,
+/// the producer refills it) nothing but the wait itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlotAddrs {
+    pub barrier: String,
+    pub buffer: String,
 }
 
 /// The registers of a producer's or consumer's position: stage and phase parity.
@@ -351,12 +363,27 @@ impl Lowerer<'_> {
 
     /// Emits `inst` in the threads where `cond` holds (`@%p`), or always / never for constants.
     pub(super) fn guarded_by(&mut self, cond: Val, inst: Instruction) {
+        self.guarded_all(cond, vec![inst]);
+    }
+
+    /// Emits `insts` in the threads where `cond` holds, or always / never for constants. One
+    /// instruction is predicated (`@%p`); several go behind one branch (`@!%p bra skip`), since
+    /// ptxas gives each predicated `mbarrier.init` a branch and a fence of its own (five
+    /// `FENCE.VIEW.ASYNC.S` for a 4-stage pipeline's eight inits, where the branch form has one).
+    pub(super) fn guarded_all(&mut self, cond: Val, insts: Vec<Instruction>) {
         match cond {
             Val::Imm(_, Imm::Int(0)) => {}
-            Val::Imm(..) => self.emit(inst),
+            Val::Imm(..) => insts.into_iter().for_each(|i| self.emit(i)),
             other => {
                 let p = self.in_reg(other);
-                self.emit_guarded(&p, false, inst);
+                if let [_] = insts.as_slice() {
+                    insts.into_iter().for_each(|i| self.emit_guarded(&p, false, i));
+                    return;
+                }
+                let skip = self.new_label();
+                self.emit_guarded(&p, true, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&skip)]));
+                insts.into_iter().for_each(|i| self.emit(i));
+                self.place_label(skip);
             }
         }
     }
