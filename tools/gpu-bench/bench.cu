@@ -200,7 +200,7 @@ static const unsigned PIPE_TILE_FLOATS = 4096;
 static const unsigned PIPE_BLOCK = 160;
 static const unsigned PIPE_SHARED = 4 * 16384;
 static const unsigned PIPE_TILES = 65536;   // 1 GiB in, 1 GiB out
-static int BW_ROUNDS = 3;   // BENCH_BW_ROUNDS overrides
+static int BW_ROUNDS = 9;   // a multiple of 3: each side is timed first, second and third equally often; BENCH_BW_ROUNDS overrides
 static const int BW_REPS = 20;
 
 static unsigned pipe_grid(unsigned tiles, unsigned sms) { return tiles < sms ? tiles : sms; }
@@ -277,52 +277,11 @@ static int check_pipeline_small(CUfunction fn, const char* side, unsigned tiles,
     return bad ? 1 : 0;
 }
 
-// Fixed cost: the time per launch of a short pipeline (`per_cta` tiles for each of `sms` CTAs),
-// the median over rounds of 100 back-to-back launches, the sides alternating (the median, since
-// the first round runs on freshly allocated memory). A launch this short is mostly the kernel's
-// start (barrier initialisation, the first copy) and end, which the 1 GiB rows hide.
-static void fixed_cost(Pipe* pipes, unsigned sms, unsigned per_cta, double out_us[2])
-{
-    unsigned tiles = sms * per_cta;
-    size_t bytes = (size_t)tiles * PIPE_TILE_FLOATS * 4;
-    CUdeviceptr dx, dy;
-    CK(cuMemAlloc(&dx, bytes));
-    CK(cuMemAlloc(&dy, bytes));
-    CK(cuMemsetD8(dx, 0, bytes));
-    float a = 1.5f;
-    void* args[] = {&dx, &dy, &a, &tiles};
-    const int rounds = 21, reps = 100;
-    std::vector<double> per[2];
-    for (int round = 0; round < rounds; ++round) {
-        for (int k = 0; k < 2; ++k) {
-            int side = (k + round) % 2;
-            auto launch = [&] { CK(cuLaunchKernel(pipes[side].fn, sms, 1, 1, PIPE_BLOCK, 1, 1, PIPE_SHARED, nullptr, args, nullptr)); };
-            launch();
-            sync_or_timeout("fixed-cost warm-up");
-            CUevent e0, e1;
-            CK(cuEventCreate(&e0, CU_EVENT_DEFAULT));
-            CK(cuEventCreate(&e1, CU_EVENT_DEFAULT));
-            CK(cuEventRecord(e0, nullptr));
-            for (int i = 0; i < reps; ++i) launch();
-            CK(cuEventRecord(e1, nullptr));
-            sync_or_timeout("fixed-cost launches");
-            float ms;
-            CK(cuEventElapsedTime(&ms, e0, e1));
-            per[side].push_back(1000.0 * ms / reps);
-            CK(cuEventDestroy(e0));
-            CK(cuEventDestroy(e1));
-        }
-    }
-    for (int k = 0; k < 2; ++k) out_us[k] = median(per[k]);
-    CK(cuMemFree(dx));
-    CK(cuMemFree(dy));
-}
-
 // The diagnostic table (the CUDA kernels with `#pragma unroll 1`, ARCHITECTURE.md's figures), then
 // the head and the latency rows of the final table.
 static void print_latency_tables(const char* name, int sms, const std::vector<LatResult>& lat)
 {
-    const size_t ncases = sizeof LAT_CASES / sizeof LAT_CASES[0];
+    const size_t ncases = lat.size();   // 0 with BENCH_BANDWIDTH_ONLY
     printf("\nlatency, diagnostic (cycles/iter): CUDA C++ with `#pragma unroll 1` (one barrier round per loop trip,\n"
            "as in phasegate's loops), and the hand-written figures recorded in ARCHITECTURE.md\n");
     printf("%-38s | %9s | %9s | %12s | %9s\n", "what", "phasegate", "CUDA C++", "CUDA unroll1", "ARCH.md");
@@ -388,10 +347,11 @@ int main(int argc, char** argv)
 
     int fails = 0;
 
-    // 1. latency
+    // 1. latency (BENCH_BANDWIDTH_ONLY=1 skips it, for repeated bandwidth runs)
     const size_t ncases = sizeof LAT_CASES / sizeof LAT_CASES[0];
-    std::vector<LatResult> lat(ncases);
-    for (size_t i = 0; i < ncases; ++i) lat[i] = run_latency(LAT_CASES[i], pg_lat, cu_lat, &fails);
+    const bool bandwidth_only = getenv("BENCH_BANDWIDTH_ONLY") && atoi(getenv("BENCH_BANDWIDTH_ONLY")) != 0;
+    std::vector<LatResult> lat(bandwidth_only ? 0 : ncases);
+    for (size_t i = 0; i < lat.size(); ++i) lat[i] = run_latency(LAT_CASES[i], pg_lat, cu_lat, &fails);
 
     const bool latency_only = getenv("BENCH_LATENCY_ONLY") && atoi(getenv("BENCH_LATENCY_ONLY")) != 0;
     if (latency_only) {
@@ -401,13 +361,14 @@ int main(int argc, char** argv)
     }
 
     // 2. bandwidth
-    Pipe pipes[2] = {{"phasegate", get_function(pg_pipe.first, pg_pipe.second.c_str(), true), {}, 0},
-                     {"CUDA", get_function(cu_pipe.first, cu_pipe.second.c_str(), true), {}, 0}};
+    // The third side is the CUDA C++ kernel again, timed as a side of its own: its ratio to the
+    // CUDA side is what the harness reports for two identical kernels, the resolution of the
+    // phasegate/CUDA ratio.
+    Pipe pipes[3] = {{"phasegate", get_function(pg_pipe.first, pg_pipe.second.c_str(), true), {}, 0},
+                     {"CUDA", get_function(cu_pipe.first, cu_pipe.second.c_str(), true), {}, 0},
+                     {"CUDA-again", get_function(cu_pipe.first, cu_pipe.second.c_str(), true), {}, 0}};
     for (auto& p : pipes) prepare_pipeline(p.fn, p.side);
-    for (auto& p : pipes) fails += check_pipeline_small(p.fn, p.side, 1000, (unsigned)sms);
-    double short1[2], short8[2];
-    fixed_cost(pipes, (unsigned)sms, 1, short1);
-    fixed_cost(pipes, (unsigned)sms, 8, short8);
+    for (int k = 0; k < 2; ++k) fails += check_pipeline_small(pipes[k].fn, pipes[k].side, 1000, (unsigned)sms);
 
     const size_t n = (size_t)PIPE_TILES * PIPE_TILE_FLOATS, bytes = n * 4;
     std::vector<float> hx(n), hy(n);
@@ -422,8 +383,8 @@ int main(int argc, char** argv)
     void* args[] = {&dx, &dy, &a, &tiles};
     std::vector<double> copy_ms;
     for (int round = 0; round < BW_ROUNDS; ++round) {
-        for (int k = 0; k < 2; ++k) {
-            Pipe& p = pipes[(k + round) % 2];   // phasegate first on even rounds, CUDA first on odd
+        for (int k = 0; k < 3; ++k) {
+            Pipe& p = pipes[(k + round) % 3];   // each side goes first, second and third in turn
             auto launch = [&] { CK(cuLaunchKernel(p.fn, grid, 1, 1, PIPE_BLOCK, 1, 1, PIPE_SHARED, nullptr, args, nullptr)); };
             launch();
             sync_or_timeout("pipeline warm-up");
@@ -434,7 +395,7 @@ int main(int argc, char** argv)
             size_t bad = count_wrong(hx.data(), hy.data(), n, a, p.side);
             p.wrong += bad;
             std::vector<double> r(p.ms.begin() + before, p.ms.end());
-            printf("%s BW round %d %-9s tiles=%u grid=%u: median %.4f ms (min %.4f max %.4f) = %.1f GB/s, %zu wrong\n",
+            printf("%s BW round %d %-10s tiles=%u grid=%u: median %.4f ms (min %.4f max %.4f) = %.1f GB/s, %zu wrong\n",
                    bad ? "FAIL" : "PASS", round, p.side, tiles, grid, median(r), vmin(r), vmax(r),
                    2.0 * bytes / (median(r) * 1e-3) / 1e9, bad);
             fflush(stdout);
@@ -445,7 +406,7 @@ int main(int argc, char** argv)
         size_t before = copy_ms.size();
         time_events(copy, BW_REPS, copy_ms);
         std::vector<double> r(copy_ms.begin() + before, copy_ms.end());
-        printf("     BW round %d memcpy    1 GiB: median %.4f ms (min %.4f max %.4f) = %.1f GB/s\n", round, median(r),
+        printf("     BW round %d memcpy     1 GiB: median %.4f ms (min %.4f max %.4f) = %.1f GB/s\n", round, median(r),
                vmin(r), vmax(r), 2.0 * bytes / (median(r) * 1e-3) / 1e9);
         fflush(stdout);
     }
@@ -454,7 +415,16 @@ int main(int argc, char** argv)
     CK(cuMemFree(dy));
 
     auto gbs = [&](const std::vector<double>& ms) { return 2.0 * bytes / (median(ms) * 1e-3) / 1e9; };
-    const double bw_pg = gbs(pipes[0].ms), bw_cu = gbs(pipes[1].ms), bw_copy = gbs(copy_ms);
+    const double bw_pg = gbs(pipes[0].ms), bw_cu = gbs(pipes[1].ms), bw_again = gbs(pipes[2].ms), bw_copy = gbs(copy_ms);
+    // Per-round ratios (each round's median against the same round's): their spread.
+    std::vector<double> round_ratio, round_again;
+    for (int r = 0; r < BW_ROUNDS; ++r) {
+        auto slice = [&](const Pipe& p) { return std::vector<double>(p.ms.begin() + r * BW_REPS, p.ms.begin() + (r + 1) * BW_REPS); };
+        round_ratio.push_back(median(slice(pipes[1])) / median(slice(pipes[0])));
+        round_again.push_back(median(slice(pipes[1])) / median(slice(pipes[2])));
+        // One line per round for tools/gpu-bench/ratios.py, which pools them over runs.
+        printf("ROUND %d ratio %.5f again %.5f\n", r, round_ratio.back(), round_again.back());
+    }
     printf("BW all rounds: phasegate median %.4f ms (min %.4f max %.4f, %zu launches); CUDA median %.4f ms "
            "(min %.4f max %.4f, %zu launches); memcpy median %.4f ms (min %.4f max %.4f, %zu copies)\n",
            median(pipes[0].ms), vmin(pipes[0].ms), vmax(pipes[0].ms), pipes[0].ms.size(), median(pipes[1].ms),
@@ -466,9 +436,10 @@ int main(int argc, char** argv)
     printf("%-38s | %9.1f | %9.1f | %6.4f\n", "pipeline y=a*x, 1 GiB in + 1 GiB out", bw_pg, bw_cu, bw_pg / bw_cu);
     printf("%-38s | %8.1f%% | %8.1f%% |\n", "pipeline, % of memcpy", 100.0 * bw_pg / bw_copy, 100.0 * bw_cu / bw_copy);
     printf("%-38s | %9.1f (one figure, both sides)\n", "memcpy DtoD 1 GiB", bw_copy);
-    printf("\nfixed cost, diagnostic (us per launch incl. launch overhead, median of 21 rounds of 100 back-to-back launches; grid %d, 160 threads; ratio > 1: phasegate slower)\n", sms);
-    printf("%-38s | %9.3f | %9.3f | %6.4f\n", "pipeline, 1 tile per CTA", short1[0], short1[1], short1[0] / short1[1]);
-    printf("%-38s | %9.3f | %9.3f | %6.4f\n", "pipeline, 8 tiles per CTA", short8[0], short8[1], short8[0] / short8[1]);
+    printf("%-38s | %9.1f | %9.1f | %6.4f\n", "pipeline, CUDA C++ against itself", bw_again, bw_cu, bw_again / bw_cu);
+    printf("per-round ratios over %d rounds: phasegate/CUDA min %.4f median %.4f max %.4f; CUDA-again/CUDA min %.4f "
+           "median %.4f max %.4f\n", BW_ROUNDS, vmin(round_ratio), median(round_ratio), vmax(round_ratio),
+           vmin(round_again), median(round_again), vmax(round_again));
     printf("%s\n", fails ? "SOME CHECKS FAILED" : "all checks passed");
 
     for (auto& m : g_modules) CK(cuModuleUnload(m.second));

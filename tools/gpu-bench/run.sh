@@ -9,7 +9,11 @@
 #   PG_LATENCY    phasegate's latency PTX, one NAME.ptx per kernel   (.device/latency)
 #   PG_PIPELINE   phasegate's pipeline PTX                           (.device/latency/scale_pipeline.ptx)
 #   CUDA_PIPELINE nvcc's pipeline PTX                                (tests/fixtures/ptx/pipeline_ref.ptx)
-# Environment: BUILD_DIR (default /tmp/gpu-bench); BENCH_SEED; BENCH_TIMEOUT_S (default 30).
+# Environment: BUILD_DIR (default /tmp/gpu-bench); BENCH_SEED; BENCH_TIMEOUT_S (default 30);
+#   BENCH_BW_ROUNDS (default 9: rounds of the three pipeline sides phasegate, CUDA, CUDA-again);
+#   BENCH_BANDWIDTH_ONLY=1 skips the latency rows; BENCH_LATENCY_ONLY=1 the bandwidth rows.
+# The PTX inputs are written here by `bash tools/device-ptx.sh`. Pool the per-round pipeline
+# ratios of several runs with `python3 tools/gpu-bench/ratios.py LOG...`.
 # Exit status: non-zero if a build, a check or a launch failed.
 set -u
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
