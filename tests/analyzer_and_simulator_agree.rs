@@ -4,7 +4,8 @@
 //! The kernels are the generator's random barrier-correct ones (named barriers over warp
 //! subsets, `bar.red`, mbarrier phases, bulk copies) and the examples. The generated kernels
 //! are correct by construction (and agree with an H100, `docs/gpu-validation.md`), so any
-//! finding of the analyzer on them is a false positive: the test prints them and bounds them.
+//! finding of the analyzer on them is a false positive, and a failure here. (Seeds 0..2000 pass
+//! in a release run; `docs/reliability.md`.)
 
 #[path = "../examples/support/kernels_for_sim.rs"]
 mod kernels_for_sim;
@@ -17,7 +18,7 @@ use phasegate::runtime::sim::{explore, ArgValue, Launch};
 #[test]
 fn generated_kernels_pass_the_analyzer_and_explore_finds_nothing() {
     let (mut passed, mut flagged) = (0, Vec::new());
-    for seed in 0..40 {
+    for seed in 0..100 {
         let k = generate::kernel(seed);
         let module = parse(&k.ptx).expect("generated PTX parses");
         let findings = lint_module(&module, &LintConfig::default());
@@ -36,7 +37,7 @@ fn generated_kernels_pass_the_analyzer_and_explore_finds_nothing() {
         assert!(found.failure.is_none(), "seed {seed}: {:?}", found.failure);
     }
     println!("{passed} generated kernels passed the analyzer and explore; {} flagged: {flagged:?}", flagged.len());
-    assert!(passed >= 30, "the analyzer flags {} of 40 correct generated kernels: {flagged:?}", flagged.len());
+    assert!(flagged.is_empty(), "the analyzer flags {} of {} correct generated kernels: {flagged:?}", flagged.len(), passed + flagged.len());
 }
 
 #[test]

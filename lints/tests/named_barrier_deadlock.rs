@@ -264,3 +264,94 @@ fn guarded_barrier_instruction() {
         1,
     );
 }
+
+#[test]
+fn impossible_combinations_of_thread_subsets_are_not_roles() {
+    // Threads 0..64 sync on barrier 1 in two phases, each behind its own test of `%tid.x`. No
+    // thread is inside the first subset and outside the second: a role made of those two
+    // decisions would wait at barrier 0 while the others wait for it at barrier 1 (generated
+    // kernels 5 and 8 of `tests/analyzer_and_simulator_agree.rs` were flagged so).
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 64;
+	@!%p1 bra L1;
+	bar.sync 1, 64;
+L1:
+	bar.sync 0;
+	setp.lt.u32 %p2, %r1, 64;
+	@!%p2 bra L2;
+	bar.sync 1, 64;
+L2:
+	bar.sync 0;
+	st.global.u32 [%rd1], %r1;
+	ret;",
+    );
+}
+
+#[test]
+fn roles_of_nested_decisions_still_deadlock() {
+    // Warps 0 and 1 (inside `warp < 2`) each sync before arriving where the other syncs.
+    let f = findings_with(
+        LINT,
+        ".reqntid 96, 1, 1",
+        "
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.lt.u32 %p1, %r2, 2;
+	@!%p1 bra DONE;
+	setp.eq.u32 %p2, %r2, 0;
+	@!%p2 bra W1;
+	bar.sync 1, 64;
+	bar.arrive 2, 64;
+	bra.uni DONE;
+W1:
+	bar.sync 2, 64;
+	bar.arrive 1, 64;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].message.contains("deadlock"), "{}", f[0].message);
+}
+
+/// Warps 0–1 and then warps 1–2 of a 3-warp block sync on barrier 1 with count 64.
+const OVERLAPPING_SUBSETS: &str = "
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 64;
+	@!%p1 bra L1;
+	bar.sync 1, 64;
+L1:
+	bar.sync 0;
+	setp.ge.u32 %p2, %r1, 32;
+	@!%p2 bra L2;
+	bar.sync 1, 64;
+L2:
+	bar.sync 0;
+	st.global.u32 [%rd1], %r1;
+	ret;";
+
+#[test]
+fn with_an_exact_shape_overlapping_subsets_may_share_a_barrier() {
+    // Each role's size is known (32 threads), so barrier 1 completes when 64 have arrived.
+    assert!(findings_with(LINT, ".reqntid 96, 1, 1", OVERLAPPING_SUBSETS).is_empty());
+}
+
+#[test]
+fn without_an_exact_shape_overlapping_subsets_are_reported() {
+    // Without `.reqntid` the sizes of the roles are unknown and the run waits for every role
+    // that uses the id: the documented imprecision (docs/reliability.md).
+    assert_eq!(findings_with(LINT, ".maxntid 96, 1, 1", OVERLAPPING_SUBSETS).len(), 1);
+}
+
+#[test]
+fn with_an_exact_shape_crossed_roles_still_deadlock() {
+    let f = findings_with(
+        LINT,
+        ".reqntid 64, 1, 1",
+        &roles("\tbar.sync 0, 64;\n\tbar.arrive 1, 64;", "\tbar.sync 1, 64;\n\tbar.arrive 0, 64;"),
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].message.contains("deadlock"), "{}", f[0].message);
+}

@@ -5,8 +5,15 @@
 //! code gives (a loop counter is 0 in the first iteration, so `if (k > 0) bar.sync` is skipped
 //! then), collecting each role's sequence of `bar.sync`/`bar.arrive`/`bar.red` with their ids;
 //! then the roles are run against each other: an arrive registers and goes on, a sync waits
-//! until every role that still has that id ahead has arrived. If every role that has not
+//! until every role that still has that id ahead has arrived — or, where the block shape is
+//! exact (`.reqntid`) and every role is decided on the thread index, so that each role's
+//! number of threads is known, until the barrier's thread count has arrived (so one id may
+//! serve overlapping warp subsets in different phases). If every role that has not
 //! finished waits, the kernel deadlocks, and the finding names each role's barrier.
+//!
+//! A role whose decisions on the thread index cannot all hold for one thread (inside
+//! `tid.x < 64` at one branch and outside it at a later test of the same subset) is dropped
+//! before the run: no warp has it.
 //!
 //! Unknown loop exits are taken as "stay in the loop" (long runs), unknown CTA-uniform
 //! branches as the side with barriers, and a divergent branch with barriers on a side ends the
@@ -76,6 +83,8 @@ struct BarOp {
     stmt: StmtId,
     id: i64,
     waits: bool,
+    /// The constant thread count, if the instruction gives one.
+    count: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -85,6 +94,9 @@ struct Role {
     finished: bool,
     /// The warp-uniform branch decisions that make the role: (branch, taken).
     path: Vec<(StmtId, bool)>,
+    /// How many threads have the role, when the block shape is exact (`.reqntid`) and every
+    /// decision is on the thread index; set by [`feasible`].
+    threads: Option<u64>,
 }
 
 #[derive(Clone)]
@@ -250,6 +262,7 @@ fn walk_roles(fa: &FunctionAnalysis, is_bar: &[bool]) -> Option<Vec<Role>> {
                     ops: w.ops,
                     finished: false,
                     path: w.path,
+                    threads: None,
                 });
                 break;
             }
@@ -270,6 +283,7 @@ fn walk_roles(fa: &FunctionAnalysis, is_bar: &[bool]) -> Option<Vec<Role>> {
                             stmt,
                             id,
                             waits: bar.kind != BarKind::Arrive,
+                            count: bar.count_const(),
                         }),
                         Some(false) => {}
                         None => return None,
@@ -373,6 +387,7 @@ fn walk_roles(fa: &FunctionAnalysis, is_bar: &[bool]) -> Option<Vec<Role>> {
                         ops: w.ops,
                         finished: true,
                         path: w.path,
+                        threads: None,
                     });
                     break;
                 }
@@ -385,6 +400,8 @@ fn walk_roles(fa: &FunctionAnalysis, is_bar: &[bool]) -> Option<Vec<Role>> {
 /// Runs the roles against each other; `Some(blocked)` (role, op index) when they deadlock.
 fn simulate(roles: &[Role]) -> Option<Vec<(usize, usize)>> {
     let n = roles.len();
+    let sized = roles.iter().all(|r| r.threads.is_some());
+    let mut counts: HashMap<i64, Option<i64>> = HashMap::new();
     let mut pc = vec![0usize; n];
     let mut blocked: Vec<Option<i64>> = vec![None; n];
     let mut arrived: HashMap<i64, Vec<usize>> = HashMap::new();
@@ -409,6 +426,7 @@ fn simulate(roles: &[Role]) -> Option<Vec<(usize, usize)>> {
                 continue;
             }
             list.push(r);
+            counts.insert(op.id, op.count);
             if op.waits {
                 blocked[r] = Some(op.id);
             } else {
@@ -423,11 +441,17 @@ fn simulate(roles: &[Role]) -> Option<Vec<(usize, usize)>> {
             if here.is_empty() {
                 continue;
             }
-            let all = (0..n)
-                .filter(|&r| {
-                    here.contains(&r) || (pc[r] < roles[r].ops.len() && remaining_uses(r, &pc, id))
-                })
-                .all(|r| here.contains(&r));
+            // A counted barrier in a kernel whose roles' sizes are all known completes when its
+            // count of threads has arrived; otherwise, when every role that still uses it has.
+            let count = counts.get(&id).copied().flatten().filter(|_| sized);
+            let all = match count {
+                Some(c) => here.iter().map(|&r| roles[r].threads.unwrap_or(0)).sum::<u64>() >= c.max(0) as u64,
+                None => (0..n)
+                    .filter(|&r| {
+                        here.contains(&r) || (pc[r] < roles[r].ops.len() && remaining_uses(r, &pc, id))
+                    })
+                    .all(|r| here.contains(&r)),
+            };
             if all {
                 arrived.insert(id, Vec::new());
                 for r in 0..n {
@@ -459,6 +483,64 @@ fn simulate(roles: &[Role]) -> Option<Vec<(usize, usize)>> {
     } else {
         None
     }
+}
+
+/// Whether some thread can take the role's branch decisions. The walk forks at every
+/// warp-uniform branch, so it also makes roles no warp has: inside a 3-warp subset but outside
+/// a 5-warp one that contains it. Such a role would "wait" for barriers nobody runs. Decisions
+/// on a thread index (`tid_condition`: `%tid.x` or the linear index, shifted or divided, against
+/// a constant) are checked together over every index a block can have (bounded by
+/// `.reqntid`/`.maxntid`); if no index satisfies those of one base, no thread has the role.
+/// Any other decision is taken as possible.
+fn feasible(fa: &FunctionAnalysis, role: &mut Role) -> bool {
+    let linear = crate::uniformity::linear_tid_vars(fa.body, &fa.vars);
+    let dims = launch_dims(fa);
+    let exact = exact_dims(fa);
+    let mut conds: Vec<TidCond> = Vec::new();
+    let mut all_on_tid = true;
+    for &(stmt, taken) in &role.path {
+        let Some((bstmt, guard)) = fa.cfg.branch_guard(fa.block(stmt)) else {
+            all_on_tid = false;
+            continue;
+        };
+        let Some(mut c) = tid_condition(fa, &linear, bstmt, &guard.pred) else {
+            all_on_tid = false;
+            continue;
+        };
+        // Successor 0 (`taken`) is the side where the guard holds.
+        if taken == guard.negated {
+            c.cmp = c.cmp.negate();
+        }
+        conds.push(c);
+    }
+    let universe = |base: TidBase, dims: Option<[u64; 3]>| match (base, dims) {
+        (TidBase::X, Some([x, _, _])) => x.min(1024),
+        (TidBase::Linear, Some([x, y, z])) => (x * y * z).min(1024),
+        (_, None) => 1024,
+    };
+    let possible = [TidBase::X, TidBase::Linear].into_iter().all(|base| {
+        let of_base: Vec<&TidCond> = conds.iter().filter(|c| c.base == base).collect();
+        of_base.is_empty() || (0..universe(base, dims) as u32).any(|t| of_base.iter().all(|c| c.holds(t)))
+    });
+    // The role's size: with an exact shape, decisions all on one index (`%tid.x` is the linear
+    // index in a one-dimensional block).
+    if let (Some([x, y, z]), true, true) = (exact, possible, all_on_tid) {
+        let one_dim = y == 1 && z == 1;
+        let bases: Vec<TidBase> = conds
+            .iter()
+            .map(|c| if one_dim { TidBase::Linear } else { c.base })
+            .collect();
+        if bases.windows(2).all(|w| w[0] == w[1]) {
+            let base = bases.first().copied().unwrap_or(TidBase::Linear);
+            let (n, rows) = match base {
+                TidBase::X => (x, y * z),
+                TidBase::Linear => (x * y * z, 1),
+            };
+            let count = (0..n.min(1024) as u32).filter(|&t| conds.iter().all(|c| c.holds(t))).count() as u64;
+            role.threads = Some(count * rows);
+        }
+    }
+    possible
 }
 
 fn describe_role(fa: &FunctionAnalysis, role: &Role) -> String {
@@ -506,9 +588,10 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     if !roles_exist {
         return;
     }
-    let Some(roles) = walk_roles(fa, &is_bar) else {
+    let Some(mut roles) = walk_roles(fa, &is_bar) else {
         return;
     };
+    roles.retain_mut(|role| feasible(fa, role));
     if roles.len() < 2 {
         return;
     }
@@ -754,6 +837,11 @@ fn launch_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
         }
     }
     None
+}
+
+/// The `.reqntid` dimensions: the exact block shape, when the kernel declares it.
+fn exact_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
+    launch_dims(fa).filter(|_| fa.function.directives.iter().any(|d| d.name == "reqntid"))
 }
 
 /// Whether `to` can be reached from the entry without taking the edge `from -> succs[idx]`.
