@@ -99,23 +99,29 @@ pub struct KernelSpec {
     pub max_threads: Option<u32>,
 }
 
+/// A block shape against launch bounds: the exact shape `.reqntid` requires (PTX ISA §11.4.3)
+/// and the most threads `.maxntid` allows (§11.4.2). `kernel` names the kernel in the error,
+/// which says which bound and what the launch has. The simulator and the GPU launch share it.
+pub fn check_block(kernel: &str, required: Option<(u32, u32, u32)>, max_threads: Option<u64>, block: (u32, u32, u32)) -> Result<(), String> {
+    if let Some(required) = required
+        && required != block
+    {
+        return Err(format!("{kernel} requires blocks of {required:?} (.reqntid), the launch has {block:?}"));
+    }
+    let threads = block.0 as u64 * block.1 as u64 * block.2 as u64;
+    if let Some(max) = max_threads
+        && threads > max
+    {
+        return Err(format!("{kernel} allows at most {max} threads per block (.maxntid), the launch has {threads}"));
+    }
+    Ok(())
+}
+
 impl KernelSpec {
-    /// A block shape against the kernel's launch bounds (PTX ISA §11.4.2 `.maxntid`, §11.4.3
-    /// `.reqntid`); the error says which bound and what the launch has. The GPU launch checks
-    /// this first, where the driver would only say `CUDA_ERROR_INVALID_VALUE`.
+    /// A block shape against the kernel's launch bounds (see [`check_block`]). The GPU launch
+    /// checks this first, where the driver would only say `CUDA_ERROR_INVALID_VALUE`.
     pub fn check_block(&self, block: (u32, u32, u32)) -> Result<(), String> {
-        if let Some(required) = self.block_dims
-            && required != block
-        {
-            return Err(format!("`{}` requires blocks of {required:?} (.reqntid), the launch has {block:?}", self.entry));
-        }
-        let threads = block.0 as u64 * block.1 as u64 * block.2 as u64;
-        if let Some(max) = self.max_threads
-            && threads > max as u64
-        {
-            return Err(format!("`{}` allows at most {max} threads per block (.maxntid), the launch has {threads}", self.entry));
-        }
-        Ok(())
+        check_block(&format!("`{}`", self.entry), self.block_dims, self.max_threads.map(u64::from), block)
     }
 
     /// Byte offsets of the parameters in the `.param` space (each aligned to its size, as the

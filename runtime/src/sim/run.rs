@@ -96,16 +96,7 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
     if threads > 1024 {
         return Err(SimError::Launch(format!("a block of {threads} threads; at most 1024")));
     }
-    if let Some(req) = prog.shape.reqntid
-        && req != launch.block
-    {
-        return Err(SimError::Launch(format!("the kernel requires blocks of {req:?} (.reqntid), the launch has {:?}", launch.block)));
-    }
-    if let Some(max) = prog.shape.maxntid
-        && threads > volume(max)
-    {
-        return Err(SimError::Launch(format!("the kernel allows at most {} threads per block (.maxntid {max:?}), the launch has {threads}", volume(max))));
-    }
+    crate::kernel::check_block("the kernel", prog.shape.reqntid, prog.shape.maxntid.map(volume), launch.block).map_err(SimError::Launch)?;
     let cluster = match (launch.cluster, prog.shape.reqnctapercluster) {
         (Some(c), Some(r)) if c != r => return Err(SimError::Launch(format!("the kernel requires clusters of {r:?} (.reqnctapercluster), the launch has {c:?}"))),
         (Some(c), _) => c,
