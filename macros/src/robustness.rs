@@ -27,7 +27,7 @@ const POOL: &[&str] = &[
     "/", "%", "<<", ">>", "&", "|", "^", "!", "==", "<", "=", "+=", ";", ",", ".", "..", "..=", "::", "0", "1", "32", "4294967296",
     "-1", "1.5", "2.0f32", "true", "u32", "f32", "i64", "bool", "x", "y", "i", "n", "thread_idx_x", "sync_threads", "shared_array",
     "mbarrier", "arrive", "wait", "observe", "pipeline", "named_barrier", "step_by", "(", ")", "[", "]", "{", "}", "<", ">", "&mut",
-    "'a", "_", "\"s\"", "b'x'", "r#type", "'outer:", "#",
+    "'a", "_", "\"s\"", "b'x'", "r#type", "'outer:", "#", "block", "max_threads", "min_blocks_per_sm", "\"160,1,1\"", "0",
 ];
 
 fn tokens(src: &str) -> Vec<String> {
@@ -183,7 +183,7 @@ proptest! {
     #[test]
     fn mutated_attributes_never_panic(seed in 0..SEEDS.len(), mutations in prop::collection::vec(mutation(), 1..3)) {
         let (attr, item) = SEEDS[seed];
-        let attr = mutate(tokens(&format!("target = \"sm_90a\", cluster = \"2,1,1\", {attr}")), &mutations);
+        let attr = mutate(tokens(&format!("target = \"sm_90a\", cluster = \"2,1,1\", block = \"64,1,1\", max_threads = 128, min_blocks_per_sm = 2, {attr}")), &mutations);
         prop_assert!(expand_checked(&attr, item).is_ok());
     }
 
