@@ -23,6 +23,9 @@ mod producer_consumer;
 #[path = "../examples/popc_count.rs"]
 #[allow(dead_code)]
 mod popc_count;
+#[path = "../examples/multicast.rs"]
+#[allow(dead_code)]
+mod multicast;
 #[path = "../examples/cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
@@ -42,6 +45,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("producer_consumer", producer_consumer::producer_consumer::PTX, true),
         ("popc_count", popc_count::popc_count::PTX, true),
         ("cluster_exchange", cluster_exchange::cluster_exchange::PTX, false),
+        ("multicast_tile", multicast::multicast_tile::PTX, false),
         ("bar_sync_latency", latency::bar_sync_latency::PTX, true),
         ("bar_red_popc_latency", latency::bar_red_popc_latency::PTX, true),
         ("mbarrier_phase_latency", latency::mbarrier_phase_latency::PTX, false),

@@ -141,3 +141,21 @@ fn producer_consumer_example() {
     }
 }
 
+
+#[path = "../examples/multicast.rs"]
+#[allow(dead_code)]
+mod multicast;
+
+/// One multicast copy fills the shared memory of both CTAs of each cluster.
+#[test]
+fn multicast_copy_reaches_every_cta_of_the_mask() {
+    let x: Vec<f32> = (0..256).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let mut out = vec![f32::NAN; 512];
+    let launch = Launch { grid: (4, 1, 1), block: (128, 1, 1), cluster: Some((2, 1, 1)), ..Launch::default() };
+    multicast::multicast_tile::simulate(&launch, (&x[..], &mut out[..])).unwrap_or_else(|e| panic!("{e}"));
+    for b in 0..4 {
+        for t in 0..128 {
+            assert_eq!(out[b * 128 + t], x[(b / 2) * 128 + t], "block {b} thread {t}");
+        }
+    }
+}

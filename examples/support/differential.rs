@@ -2,6 +2,9 @@
 //! example kernels and generated barrier-correct kernels, each run in the simulator and on the
 //! GPU with the same inputs, compared bit for bit.
 
+#[path = "../multicast.rs"]
+#[allow(dead_code)]
+mod multicast;
 #[path = "../cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
@@ -101,6 +104,12 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         spec: cluster_exchange::cluster_exchange::SPEC,
         launch: Launch { cluster: Some((2, 1, 1)), ..launch((4, 1, 1), (128, 1, 1)) },
         args: vec![ArgValue::buffer(&floats(rng, 512)), ArgValue::zeroed(512 * 4)],
+    });
+    cases.push(Case {
+        name: "multicast_tile".into(),
+        spec: multicast::multicast_tile::SPEC,
+        launch: Launch { cluster: Some((2, 1, 1)), ..launch((4, 1, 1), (128, 1, 1)) },
+        args: vec![ArgValue::buffer(&floats(rng, 256)), ArgValue::zeroed(512 * 4)],
     });
     cases
 }

@@ -16,6 +16,9 @@ mod scale;
 #[path = "../transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
+#[path = "../multicast.rs"]
+#[allow(dead_code)]
+mod multicast;
 #[path = "../cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
@@ -40,5 +43,6 @@ pub fn cases() -> Vec<(&'static str, KernelSpec, Launch, Vec<ArgValue>)> {
         ("popc_count", popc_count::popc_count::SPEC, launch((2, 1, 1), (64, 1, 1)), vec![ArgValue::buffer(&floats(100)), ArgValue::zeroed(8), ArgValue::F32(0.0), ArgValue::U32(100)]),
         ("producer_consumer", producer_consumer::producer_consumer::SPEC, launch((1, 1, 1), (64, 1, 1)), vec![ArgValue::zeroed(4 * 32 * 4), ArgValue::U32(4)]),
         ("cluster_exchange", cluster_exchange::cluster_exchange::SPEC, Launch { cluster: Some((2, 1, 1)), ..launch((2, 1, 1), (128, 1, 1)) }, vec![ArgValue::buffer(&floats(256)), ArgValue::zeroed(1024)]),
+        ("multicast_tile", multicast::multicast_tile::SPEC, Launch { cluster: Some((2, 1, 1)), ..launch((4, 1, 1), (128, 1, 1)) }, vec![ArgValue::buffer(&floats(256)), ArgValue::zeroed(2048)]),
     ]
 }

@@ -489,3 +489,21 @@ fn timer_registers_read_the_simulated_time() {
     let second = u64::from_le_bytes(out[8..16].try_into().expect("8 bytes"));
     assert!(second >= first, "%clock64 went backwards: {first} then {second}");
 }
+
+#[test]
+fn multicast_bulk_copies() {
+    let input: Vec<f32> = (0..128).map(|i| i as f32 - 60.0).collect();
+    // Both CTAs of the cluster receive the tile from rank 0's one copy.
+    let mut args = [ArgValue::buffer(&input), ArgValue::zeroed(1024), ArgValue::U32(3)];
+    completes("multicast.ptx", "multicast", &cluster2(128), &mut args);
+    let out = args[1].read::<f32>();
+    assert_eq!(&out[..128], &input[..]);
+    assert_eq!(&out[128..], &input[..]);
+    // Rank 1 is left out of the mask: its barrier expects 512 bytes that never come.
+    let mut args = [ArgValue::buffer(&input), ArgValue::zeroed(1024), ArgValue::U32(1)];
+    finding("multicast.ptx", "multicast", &cluster2(128), &mut args, FindingKind::Deadlock);
+    // A rank the cluster does not have.
+    let mut args = [ArgValue::buffer(&input), ArgValue::zeroed(1024), ArgValue::U32(4)];
+    let r = finding("multicast.ptx", "multicast", &cluster2(128), &mut args, FindingKind::OutOfBounds);
+    assert!(r.message.contains("ctaMask 0x0004"), "{r}");
+}

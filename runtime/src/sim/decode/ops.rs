@@ -348,8 +348,10 @@ pub(crate) enum Kind {
     Mbar { op: MbarOp, space: Space, d: u32, addr: Addr, a: Option<Src> },
     MbarPendingCount { d: u32, state: Src },
     /// `cp.async.bulk.shared::cluster.{global,shared::cta}.mbarrier::complete_tx::bytes
-    /// [dst], [src], size, [mbar]`: `dst` and `mbar` are `.shared::cluster` addresses.
-    BulkLoad { dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr },
+    /// [dst], [src], size, [mbar]{, ctaMask}`: `dst` and `mbar` are `.shared::cluster`
+    /// addresses; with `.multicast::cluster` (from global only), `mask` names the destination
+    /// CTAs by rank.
+    BulkLoad { dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<Src> },
     /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
     BulkStore { dst: Addr, src: Addr, size: Src },
     BulkCommit,

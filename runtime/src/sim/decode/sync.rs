@@ -252,8 +252,8 @@ fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
     if !m("async") {
         return Err("cp without .async is not supported".into());
     }
-    if m("tensor") || m("reduce") || m("prefetch") || m("multicast::cluster") {
-        return Err("tensor, reduce, prefetch and multicast bulk copies are not supported".into());
+    if m("tensor") || m("reduce") || m("prefetch") {
+        return Err("tensor, reduce and prefetch bulk copies are not supported".into());
     }
     if m("bulk") {
         if m("commit_group") {
@@ -265,9 +265,18 @@ fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
             return Ok(Kind::BulkWait { n, read: m("read") });
         }
         if m("mbarrier::complete_tx::bytes") {
-            let [dst, src, size, mbar] = ops else { return Err("bulk copy with cache hints or masks is not supported".into()) };
             let src_shared = m("shared::cta") && !inst.modifiers.iter().any(|x| x == "global");
-            return Ok(Kind::BulkLoad { dst: addr(fcx, dst)?, src: addr(fcx, src)?, src_shared, size: u32_src(fcx, size)?, mbar: addr(fcx, mbar)? });
+            let multicast = m("multicast::cluster");
+            if multicast && src_shared {
+                return Err(".multicast::cluster copies from global memory only".into());
+            }
+            let (dst, src, size, mbar, mask) = match (ops, multicast) {
+                ([dst, src, size, mbar], false) => (dst, src, size, mbar, None),
+                ([dst, src, size, mbar, mask], true) if !m("L2::cache_hint") => (dst, src, size, mbar, Some(u32_src(fcx, mask)?)),
+                (_, true) => return Err(".multicast::cluster takes [dst], [src], size, [mbar], ctaMask (cache hints are not supported)".into()),
+                (_, false) => return Err("bulk copy with cache hints or masks is not supported".into()),
+            };
+            return Ok(Kind::BulkLoad { dst: addr(fcx, dst)?, src: addr(fcx, src)?, src_shared, size: u32_src(fcx, size)?, mbar: addr(fcx, mbar)?, mask });
         }
         if m("bulk_group") && m("global") {
             let [dst, src, size] = ops else { return Err("bulk copy with cache hints or masks is not supported".into()) };

@@ -5,7 +5,7 @@ use super::Step;
 use crate::sim::async_copy::{AsyncKind, From};
 use crate::sim::decode::*;
 use crate::sim::machine::{Block, Machine, Res, lanes};
-use crate::sim::memory::{SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_rank, cta_offset};
+use crate::sim::memory::{SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank, cta_offset};
 use crate::sim::report::{FindingKind, Report};
 
 const BULK_SPEC: &str = "cp.async.bulk (PTX ISA data movement instructions)";
@@ -55,9 +55,10 @@ impl Machine<'_> {
                 }
             }
             Kind::MbarPendingCount { d, state } => self.mbar_pending_count(w, eff, *d, *state),
-            Kind::BulkLoad { dst, src, src_shared, size, mbar } => {
+            Kind::BulkLoad { dst, src, src_shared, size, mbar, mask } => {
                 for lane in lanes(eff) {
-                    self.issue_bulk_load(w, lane, pc, *dst, *src, *src_shared, *size, *mbar)?;
+                    let mask = mask.map(|m| self.src_value(w, lane, m) as u32);
+                    self.issue_bulk_load(w, lane, pc, *dst, *src, *src_shared, *size, *mbar, mask)?;
                 }
             }
             Kind::BulkStore { dst, src, size } => {
@@ -155,12 +156,14 @@ impl Machine<'_> {
         }
     }
 
+    /// Issues a bulk load; with a multicast `mask`, one copy per destination CTA, each to the
+    /// CTA-relative offsets of `dst` and `mbar` in that CTA (PTX ISA, `cp.async.bulk`
+    /// `.multicast::cluster`: bit i of the 16-bit ctaMask is the CTA of rank i).
     #[allow(clippy::too_many_arguments)]
-    fn issue_bulk_load(&mut self, w: usize, lane: usize, pc: u32, dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr) -> Res<()> {
+    fn issue_bulk_load(&mut self, w: usize, lane: usize, pc: u32, dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<u32>) -> Res<()> {
         let bytes = self.src_value(w, lane, size) as u32;
         let (to, from, m) = (self.addr_value(w, lane, dst), self.addr_value(w, lane, src), self.addr_value(w, lane, mbar));
         self.bulk_shape(w, lane, pc, &[to, from], bytes)?;
-        let (cta, off) = self.shared_of(w, lane, pc, Space::SharedCluster, to, bytes)?;
         let from = if src_shared {
             let (sc, so) = self.shared_of(w, lane, pc, Space::Shared, from, bytes)?;
             From::Shared { cta: sc, off: so + SHARED_BASE }
@@ -170,19 +173,37 @@ impl Machine<'_> {
                 _ => unreachable!("global target"),
             }
         };
-        let (mc, mo) = self.mbar_locate(w, lane, pc, Space::SharedCluster, m, BULK_SPEC)?;
-        if mc != cta {
-            return Err(Report::new(FindingKind::MbarrierAddress, BULK_SPEC, "the mbarrier of a bulk copy is not in the CTA of its destination")
-                .site(self.site(w, 1 << lane, pc, "issues the copy"))
-                .into());
+        // (destination address, mbarrier address) per copy.
+        let targets: Vec<(u64, u64)> = match mask {
+            None => vec![(to, m)],
+            Some(mask) => {
+                let ctas = self.shape.ctas_per_cluster;
+                if mask & 0xffff == 0 || (mask & 0xffff) >> ctas.min(16) != 0 {
+                    return Err(Report::new(FindingKind::OutOfBounds, BULK_SPEC, format!("multicast ctaMask 0x{:04x} names no CTA or a CTA the cluster of {ctas} does not have", mask & 0xffff))
+                        .site(self.site(w, 1 << lane, pc, "issues the copy"))
+                        .into());
+                }
+                // An address outside the window stays as it is, for `shared_of` to report.
+                let in_rank = |a: u64, r: u32| if a < WINDOW { cluster_address(r, cta_offset(a as u32)) as u64 } else { a };
+                (0..ctas).filter(|r| mask & (1 << r) != 0).map(|r| (in_rank(to, r), in_rank(m, r))).collect()
+            }
+        };
+        for (to, m) in targets {
+            let (cta, off) = self.shared_of(w, lane, pc, Space::SharedCluster, to, bytes)?;
+            let (mc, mo) = self.mbar_locate(w, lane, pc, Space::SharedCluster, m, BULK_SPEC)?;
+            if mc != cta {
+                return Err(Report::new(FindingKind::MbarrierAddress, BULK_SPEC, "the mbarrier of a bulk copy is not in the CTA of its destination")
+                    .site(self.site(w, 1 << lane, pc, "issues the copy"))
+                    .into());
+            }
+            let actor = crate::sim::barrier::mbarrier::Actor { warp: w as u32, lane: lane as u32, pc, async_op: false, time: self.warps[w].clock };
+            if !self.ctas[mc as usize].mbars.get(&mo).is_some_and(|m| m.valid) {
+                return Err(Report::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("bulk copy signalling an invalid mbarrier ({})", self.mbar_name(mc, mo)))
+                    .site(self.actor_site(actor, "issues the copy"))
+                    .into());
+            }
+            self.issue_async(w, lane, pc, AsyncKind::BulkLoad { from, cta, off: off + SHARED_BASE, bytes, mbar: (mc, mo) }, None);
         }
-        let actor = crate::sim::barrier::mbarrier::Actor { warp: w as u32, lane: lane as u32, pc, async_op: false, time: self.warps[w].clock };
-        if !self.ctas[mc as usize].mbars.get(&mo).is_some_and(|m| m.valid) {
-            return Err(Report::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("bulk copy signalling an invalid mbarrier ({})", self.mbar_name(mc, mo)))
-                .site(self.actor_site(actor, "issues the copy"))
-                .into());
-        }
-        self.issue_async(w, lane, pc, AsyncKind::BulkLoad { from, cta, off: off + SHARED_BASE, bytes, mbar: (mc, mo) }, None);
         Ok(())
     }
 
