@@ -103,3 +103,38 @@ fn shared_memory_near_four_gib_is_a_launch_error() {
         other => panic!("expected a launch error, got {other:?}"),
     }
 }
+
+/// A kernel whose body is `body`, with one `u32` output parameter `out`.
+fn with_body(body: &str) -> String {
+    format!(".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n")
+}
+
+fn first_word(text: &str) -> Result<u32, String> {
+    let mut args = [ArgValue::zeroed(4)];
+    match sim::simulate_ptx(text, "k", &Launch::default(), &mut args) {
+        Ok(sim::Outcome::Completed(_)) => Ok(args[0].read::<u32>()[0]),
+        Ok(sim::Outcome::Finding(r)) => Err(r.to_string()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Found by `cargo fuzz run sim`: `.reg .b64 %rd<1333333330>;` made the simulator create a slot
+/// for every name of the range (8 GB and over a minute before it failed). A range's name now
+/// gets its slot when the body first uses it.
+#[test]
+fn a_billion_register_range_costs_only_its_used_names() {
+    let text = with_body("\t.reg .b32 %r<1333333330>;\n\t.reg .b64 %rd<1333333330>;\n\tld.param.u64 %rd1333333329, [out];\n\tmov.u32 %r7, 42;\n\tst.global.u32 [%rd1333333329], %r7;\n\tret;");
+    assert_eq!(first_word(&text), Ok(42));
+}
+
+/// Ranges follow the scope rules: an inner range shadows an outer name, `%r01` is not `%r1`,
+/// and a name past the count is unknown.
+#[test]
+fn register_ranges_shadow_and_bound_their_names() {
+    let text = with_body("\t.reg .b32 %r4500;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r4500, 7;\n\t{\n\t.reg .b32 %r<5000>;\n\tmov.u32 %r4500, 9;\n\t}\n\tst.global.u32 [%rd1], %r4500;\n\tret;");
+    assert_eq!(first_word(&text), Ok(7));
+    let leading_zero = with_body("\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r01, 1;\n\tret;");
+    assert!(first_word(&leading_zero).is_err_and(|e| e.contains("unknown register `%r01`")));
+    let past_count = with_body("\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r10, 1;\n\tret;");
+    assert!(first_word(&past_count).is_err_and(|e| e.contains("unknown register `%r10`")));
+}

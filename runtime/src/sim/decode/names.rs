@@ -73,6 +73,10 @@ fn mask(v: u64, bits: u8) -> u64 {
 pub(crate) struct FnCx<'a, 'm> {
     pub cx: &'a mut ModCx<'m>,
     scopes: Vec<HashMap<String, Sym>>,
+    /// The register ranges (`.reg .b32 %r<100>;`) of each scope, in step with `scopes`:
+    /// (prefix, count, bits). A name of a range gets its slot when first used, so a range of a
+    /// billion registers costs what its used names cost.
+    ranges: Vec<Vec<(String, u32, u8)>>,
     sreg_slots: HashMap<SpecialReg, u32>,
     pub carry: Option<u32>,
 }
@@ -86,16 +90,38 @@ impl<'a, 'm> FnCx<'a, 'm> {
         }
         let sreg_slots = cx.prog.sregs.iter().copied().collect();
         let carry = cx.prog.reg_names.iter().position(|n| n == "(carry)").map(|i| i as u32);
-        FnCx { cx, scopes: vec![params], sreg_slots, carry }
+        FnCx { cx, scopes: vec![params], ranges: vec![Vec::new()], sreg_slots, carry }
     }
 
     pub(crate) fn open(&mut self) {
         self.scopes.push(HashMap::new());
+        self.ranges.push(Vec::new());
     }
 
     pub(crate) fn close(&mut self) {
         if self.scopes.len() > 1 {
             self.scopes.pop();
+            self.ranges.pop();
+        }
+    }
+
+    /// Gives `name` its slot if the innermost scope that knows it knows it from a range.
+    fn materialize(&mut self, name: &str) {
+        for depth in (0..self.scopes.len()).rev() {
+            if self.scopes[depth].contains_key(name) {
+                return;
+            }
+            let found = self.ranges[depth].iter().rev().find(|(prefix, count, _)| {
+                name.strip_prefix(prefix.as_str()).is_some_and(|digits| {
+                    let canonical = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
+                    canonical && digits.parse::<u32>().is_ok_and(|i| i < *count)
+                })
+            });
+            if let Some(&(_, _, bits)) = found {
+                let slot = self.new_reg(name.to_string(), bits);
+                self.scopes[depth].insert(name.to_string(), Sym::Reg(slot));
+                return;
+            }
         }
     }
 
@@ -114,11 +140,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 if decl.vector.is_some() || decl.ty == ScalarType::B128 || !decl.array.is_empty() {
                     Sym::Opaque(format!("vector, array or 128-bit register `{}`", decl.name))
                 } else if let Some(n) = decl.range {
-                    for i in 0..n {
-                        let name = format!("{}{i}", decl.name);
-                        let slot = self.new_reg(name.clone(), bits);
-                        self.scopes.last_mut().expect("scope").insert(name, Sym::Reg(slot));
-                    }
+                    self.ranges.last_mut().expect("scope").push((decl.name.clone(), n, bits));
                     return;
                 } else {
                     Sym::Reg(self.new_reg(decl.name.clone(), bits))
@@ -152,6 +174,12 @@ impl<'a, 'm> FnCx<'a, 'm> {
         self.scopes.last_mut().expect("scope").insert(decl.name.clone(), sym);
     }
 
+    /// [`lookup`](Self::lookup), after giving a range's name its slot.
+    fn lookup_materialized(&mut self, name: &str) -> Option<&Sym> {
+        self.materialize(name);
+        self.lookup(name)
+    }
+
     pub(crate) fn lookup(&self, name: &str) -> Option<&Sym> {
         self.scopes.iter().rev().find_map(|s| s.get(name)).or_else(|| self.cx.globals.get(name))
     }
@@ -179,7 +207,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
 
     /// A register name (ordinary or special) to its slot.
     pub(crate) fn reg(&mut self, name: &str) -> Result<u32, String> {
-        match self.lookup(name) {
+        match self.lookup_materialized(name) {
             Some(Sym::Reg(r)) => return Ok(*r),
             Some(Sym::Opaque(why)) => return Err(format!("{why} is not supported")),
             Some(_) => return Err(format!("`{name}` is not a register")),
@@ -221,6 +249,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
 
     /// The address of a variable as `mov` sees it: its address in its own state space.
     fn symbol_value(&mut self, name: &str, offset: i64) -> Result<Src, String> {
+        self.materialize(name);
         match self.lookup(name) {
             Some(Sym::Reg(r)) if offset == 0 => Ok(Src::Reg(*r)),
             Some(Sym::Var { space, addr, .. }) => match space {
@@ -242,7 +271,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
         match base {
             AddressBase::Reg(name) => Ok((Addr { base: Src::Reg(self.reg(name)?), offset: *offset }, None)),
             AddressBase::Absolute => Ok((Addr { base: Src::Imm(0), offset: *offset }, None)),
-            AddressBase::Symbol(name) => match self.lookup(name) {
+            AddressBase::Symbol(name) => match self.lookup_materialized(name) {
                 Some(Sym::Reg(r)) => Ok((Addr { base: Src::Reg(*r), offset: *offset }, None)),
                 Some(Sym::Var { space, addr, .. }) => Ok((Addr { base: Src::Imm(*addr), offset: *offset }, Some(*space))),
                 Some(Sym::DynamicShared) => {
