@@ -355,3 +355,30 @@ fn with_an_exact_shape_crossed_roles_still_deadlock() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].message.contains("deadlock"), "{}", f[0].message);
 }
+
+/// Warps `0..warps` of a 3-warp block sync on barrier 1 with count 64; the others skip it.
+fn subset_sync(warps: u32) -> String {
+    format!(
+        "
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.lt.u32 %p1, %r2, {warps};
+	@!%p1 bra DONE;
+	bar.sync 1, 64;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;"
+    )
+}
+
+#[test]
+fn with_an_exact_shape_a_barrier_short_of_its_count_hangs() {
+    // One warp (32 threads) reaches a barrier that waits for 64.
+    let f = findings_with(LINT, ".reqntid 96, 1, 1", &subset_sync(1));
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].message.contains("thread count 64, but only 32 threads ever arrive"), "{}", f[0].message);
+    // Two warps: exactly the count.
+    assert!(findings_with(LINT, ".reqntid 96, 1, 1", &subset_sync(2)).is_empty());
+    // Without an exact shape the sizes of the roles are unknown: not reported.
+    assert!(findings_with(LINT, "", &subset_sync(1)).is_empty());
+}

@@ -15,4 +15,13 @@ fn k(out: &mut [u32]) {
     out[thread_idx_x()] = 1;
 }
 
+/// Blocks of exactly 96 threads: one warp waits at a barrier of 64 that nobody else reaches.
+#[kernel(block = "96,1,1")]
+fn short(out: &mut [u32]) {
+    if warp_id() == 0 {
+        named_barrier::<1, 64>().sync();
+    }
+    out[thread_idx_x()] = 1;
+}
+
 fn main() {}

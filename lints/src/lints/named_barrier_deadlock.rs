@@ -8,7 +8,8 @@
 //! until every role that still has that id ahead has arrived — or, where the block shape is
 //! exact (`.reqntid`) and every role is decided on the thread index, so that each role's
 //! number of threads is known, until the barrier's thread count has arrived (so one id may
-//! serve overlapping warp subsets in different phases). If every role that has not
+//! serve overlapping warp subsets in different phases; and a role left alone at a counted
+//! barrier that the finished others left short of its count is a hang too). If every role that has not
 //! finished waits, the kernel deadlocks, and the finding names each role's barrier.
 //!
 //! A role whose decisions on the thread index cannot all hold for one thread (inside
@@ -397,8 +398,19 @@ fn walk_roles(fa: &FunctionAnalysis, is_bar: &[bool]) -> Option<Vec<Role>> {
     Some(roles)
 }
 
-/// Runs the roles against each other; `Some(blocked)` (role, op index) when they deadlock.
-fn simulate(roles: &[Role]) -> Option<Vec<(usize, usize)>> {
+/// How the run of the roles ends when it hangs.
+struct Hang {
+    /// The blocked roles: (role, op index).
+    stuck: Vec<(usize, usize)>,
+    /// The threads arrived at the first stuck role's barrier when the run stopped (known when
+    /// the roles' sizes are).
+    arrived: u64,
+}
+
+/// Runs the roles against each other; `Some` when they hang: two or more roles wait on each
+/// other, or (when every role's size is known) one waits at a counted barrier that the others,
+/// all finished, left short of its count.
+fn simulate(roles: &[Role]) -> Option<Hang> {
     let n = roles.len();
     let sized = roles.iter().all(|r| r.threads.is_some());
     let mut counts: HashMap<i64, Option<i64>> = HashMap::new();
@@ -478,11 +490,14 @@ fn simulate(roles: &[Role]) -> Option<Vec<(usize, usize)>> {
         .map(|r| (r, pc[r]))
         .collect();
     let inconclusive = (0..n).any(|r| blocked[r].is_none() && !roles[r].finished);
-    if stuck.len() >= 2 && !inconclusive {
-        Some(stuck)
-    } else {
-        None
+    let short = stuck.len() == 1 && sized && roles[stuck[0].0].ops[stuck[0].1].count.is_some();
+    if inconclusive || !(stuck.len() >= 2 || short) {
+        return None;
     }
+    let (r0, i0) = stuck[0];
+    let id = roles[r0].ops[i0].id;
+    let arrived = arrived.get(&id).map_or(0, |here| here.iter().map(|&r| roles[r].threads.unwrap_or(0)).sum());
+    Some(Hang { stuck, arrived })
 }
 
 /// Whether some thread can take the role's branch decisions. The walk forks at every
@@ -595,11 +610,29 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     if roles.len() < 2 {
         return;
     }
-    let Some(stuck) = simulate(&roles) else {
+    let Some(Hang { stuck, arrived }) = simulate(&roles) else {
         return;
     };
     let (r0, i0) = stuck[0];
     let op0 = roles[r0].ops[i0];
+    if let ([_], Some(count)) = (stuck.as_slice(), op0.count) {
+        sink.report(
+            cx,
+            &LINT,
+            op0.stmt,
+            format!(
+                "deadlock: {} wait here on barrier {} with thread count {count}, but only {arrived} threads ever arrive on it",
+                describe_role(fa, &roles[r0]),
+                op0.id
+            ),
+            Vec::new(),
+            vec![
+                "PTX ISA §9.7.13.1: bar.sync waits until the barrier's thread count has arrived; the other threads of the block (an exact shape, .reqntid) have finished without arriving".into(),
+                format!("make the count the {arrived} threads that reach the barrier, or let the missing threads arrive (bar.arrive {}, {count})", op0.id),
+            ],
+        );
+        return;
+    }
     let mut related = Vec::new();
     let mut waits_for = Vec::new();
     for &(r, i) in &stuck[1..] {
