@@ -508,34 +508,12 @@ fn simulate(roles: &[Role]) -> Option<Hang> {
 /// `.reqntid`/`.maxntid`); if no index satisfies those of one base, no thread has the role.
 /// Any other decision is taken as possible.
 fn feasible(fa: &FunctionAnalysis, role: &mut Role) -> bool {
-    let linear = crate::uniformity::linear_tid_vars(fa.body, &fa.vars);
     let dims = launch_dims(fa);
     let exact = exact_dims(fa);
-    let mut conds: Vec<TidCond> = Vec::new();
-    let mut all_on_tid = true;
-    for &(stmt, taken) in &role.path {
-        let Some((bstmt, guard)) = fa.cfg.branch_guard(fa.block(stmt)) else {
-            all_on_tid = false;
-            continue;
-        };
-        let Some(mut c) = tid_condition(fa, &linear, bstmt, &guard.pred) else {
-            all_on_tid = false;
-            continue;
-        };
-        // Successor 0 (`taken`) is the side where the guard holds.
-        if taken == guard.negated {
-            c.cmp = c.cmp.negate();
-        }
-        conds.push(c);
-    }
-    let universe = |base: TidBase, dims: Option<[u64; 3]>| match (base, dims) {
-        (TidBase::X, Some([x, _, _])) => x.min(1024),
-        (TidBase::Linear, Some([x, y, z])) => (x * y * z).min(1024),
-        (_, None) => 1024,
-    };
+    let (conds, all_on_tid) = role_conditions(fa, role);
     let possible = [TidBase::X, TidBase::Linear].into_iter().all(|base| {
         let of_base: Vec<&TidCond> = conds.iter().filter(|c| c.base == base).collect();
-        of_base.is_empty() || (0..universe(base, dims) as u32).any(|t| of_base.iter().all(|c| c.holds(t)))
+        of_base.is_empty() || (0..index_universe(base, dims) as u32).any(|t| of_base.iter().all(|c| c.holds(t)))
     });
     // The role's size: with an exact shape, decisions all on one index (`%tid.x` is the linear
     // index in a one-dimensional block).
@@ -558,9 +536,75 @@ fn feasible(fa: &FunctionAnalysis, role: &mut Role) -> bool {
     possible
 }
 
+/// The role's branch decisions as conditions on a thread index, and whether every decision is
+/// one (`tid_condition`).
+fn role_conditions(fa: &FunctionAnalysis, role: &Role) -> (Vec<TidCond>, bool) {
+    let linear = crate::uniformity::linear_tid_vars(fa.body, &fa.vars);
+    let mut conds: Vec<TidCond> = Vec::new();
+    let mut all_on_tid = true;
+    for &(stmt, taken) in &role.path {
+        let Some((bstmt, guard)) = fa.cfg.branch_guard(fa.block(stmt)) else {
+            all_on_tid = false;
+            continue;
+        };
+        let Some(mut c) = tid_condition(fa, &linear, bstmt, &guard.pred) else {
+            all_on_tid = false;
+            continue;
+        };
+        // Successor 0 (`taken`) is the side where the guard holds.
+        if taken == guard.negated {
+            c.cmp = c.cmp.negate();
+        }
+        conds.push(c);
+    }
+    (conds, all_on_tid)
+}
+
+/// The role's threads as index ranges ("the threads with `%tid.x` in [0, 32)"), when its
+/// decisions are all on one thread index; `None` otherwise.
+fn describe_threads(fa: &FunctionAnalysis, role: &Role) -> Option<String> {
+    let (conds, all_on_tid) = role_conditions(fa, role);
+    let base = conds.first()?.base;
+    if !all_on_tid || conds.iter().any(|c| c.base != base) {
+        return None;
+    }
+    let dims = launch_dims(fa);
+    let universe = index_universe(base, dims) as u32;
+    let mut ranges: Vec<(u32, u32)> = Vec::new();
+    for t in 0..universe {
+        if conds.iter().all(|c| c.holds(t)) {
+            match ranges.last_mut() {
+                Some((_, hi)) if *hi == t => *hi = t + 1,
+                _ => ranges.push((t, t + 1)),
+            }
+        }
+    }
+    if ranges.is_empty() || ranges.len() > 3 {
+        return None;
+    }
+    let index = match base {
+        TidBase::X => "`%tid.x`",
+        TidBase::Linear => "the linear thread index",
+    };
+    let text: Vec<String> = ranges
+        .iter()
+        .map(|&(lo, hi)| {
+            if hi == universe && dims.is_none() {
+                format!("at least {lo}")
+            } else {
+                format!("in [{lo}, {hi})")
+            }
+        })
+        .collect();
+    Some(format!("the threads with {index} {}", text.join(" or ")))
+}
+
 fn describe_role(fa: &FunctionAnalysis, role: &Role) -> String {
     if role.path.is_empty() {
         return "the threads".to_string();
+    }
+    if let Some(threads) = describe_threads(fa, role) {
+        return threads;
     }
     let parts: Vec<String> = role
         .path
@@ -872,6 +916,16 @@ fn launch_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
     None
 }
 
+/// How many values thread index `base` takes: the block's x extent (`%tid.x`) or its size (the
+/// linear index) from the launch bounds, at most 1024; 1024 without bounds.
+fn index_universe(base: TidBase, dims: Option<[u64; 3]>) -> u64 {
+    match (base, dims) {
+        (TidBase::X, Some([x, _, _])) => x.min(1024),
+        (TidBase::Linear, Some([x, y, z])) => (x * y * z).min(1024),
+        (_, None) => 1024,
+    }
+}
+
 /// The `.reqntid` dimensions: the exact block shape, when the kernel declares it.
 fn exact_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
     launch_dims(fa).filter(|_| fa.function.directives.iter().any(|d| d.name == "reqntid"))
@@ -994,10 +1048,10 @@ fn check_over_participation(cx: &Context, sink: &mut Sink) {
             continue;
         }
         // The threads of the index range, and how many threads share one index value.
-        let (universe, rows) = match (base, dims) {
-            (TidBase::X, Some([x, y, z])) => (x.min(1024), y * z),
-            (TidBase::Linear, Some([x, y, z])) => ((x * y * z).min(1024), 1),
-            (_, None) => (1024, 1),
+        let universe = index_universe(base, dims);
+        let rows = match (base, dims) {
+            (TidBase::X, Some([_, y, z])) => y * z,
+            _ => 1,
         };
         let mut lo: Option<u32> = None;
         let mut hi = 0u32;
