@@ -252,8 +252,13 @@ fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
     if !m("async") {
         return Err("cp without .async is not supported".into());
     }
-    if m("tensor") || m("reduce") || m("prefetch") {
-        return Err("tensor, reduce and prefetch bulk copies are not supported".into());
+    if m("prefetch") {
+        // `cp.async.bulk.prefetch{.tensor}.L2`: a hint to bring global memory into L2, with no
+        // effect on what any thread reads or writes; like `prefetch`, nothing to simulate.
+        return Ok(Kind::Nop);
+    }
+    if m("tensor") || m("reduce") {
+        return Err("tensor-map and reduction bulk copies are not supported".into());
     }
     if m("bulk") {
         if m("commit_group") {
