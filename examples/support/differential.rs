@@ -105,6 +105,30 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         launch: Launch { cluster: Some((2, 1, 1)), ..launch((4, 1, 1), (128, 1, 1)) },
         args: vec![ArgValue::buffer(&floats(rng, 512)), ArgValue::zeroed(512 * 4)],
     });
+    // PTX fixtures for forms `#[kernel]` does not emit: `cp.reduce.async.bulk` into global
+    // memory and into a peer CTA's shared memory.
+    let reduce = include_str!("../../tests/sim/reduce.ptx");
+    for (entry, launch) in [
+        ("reduce_global", launch((4, 1, 1), (128, 1, 1))),
+        ("reduce_cluster", Launch { cluster: Some((2, 1, 1)), ..launch((2, 1, 1), (128, 1, 1)) }),
+    ] {
+        cases.push(Case {
+            name: format!("tests/sim/reduce.ptx {entry}"),
+            spec: KernelSpec {
+                entry,
+                ptx: reduce,
+                target: "sm_90a",
+                params: ONE_OUTPUT,
+                static_shared_bytes: 0,
+                dynamic_shared_bytes: 0,
+                cluster_dims: None,
+                block_dims: None,
+                max_threads: None,
+            },
+            launch,
+            args: vec![ArgValue::zeroed(512)],
+        });
+    }
     cases.push(Case {
         name: "multicast_tile".into(),
         spec: multicast::multicast_tile::SPEC,
@@ -137,6 +161,12 @@ pub fn generated_case(seed: u64) -> (Case, String) {
     };
     (case, k.ptx)
 }
+
+/// One `&mut [u32]` parameter.
+const ONE_OUTPUT: &[phasegate::runtime::ParamSpec] = &[phasegate::runtime::ParamSpec {
+    name: "out",
+    ty: phasegate::runtime::ParamType::Slice { elem: phasegate::runtime::ElemType { scalar: phasegate::runtime::ScalarKind::U32, lanes: 1 }, mutable: true },
+}];
 
 const GENERATED_PARAMS: &[phasegate::runtime::ParamSpec] = &[
     phasegate::runtime::ParamSpec {

@@ -507,3 +507,16 @@ fn multicast_bulk_copies() {
     let r = finding("multicast.ptx", "multicast", &cluster2(128), &mut args, FindingKind::OutOfBounds);
     assert!(r.message.contains("ctaMask 0x0004"), "{r}");
 }
+
+#[test]
+fn bulk_reductions_into_global_and_peer_shared_memory() {
+    // Four CTAs add their tile into the same 512 bytes of global memory.
+    let mut args = [ArgValue::zeroed(512)];
+    completes("reduce.ptx", "reduce_global", &Launch { grid: (4, 1, 1), block: (128, 1, 1), ..Launch::default() }, &mut args);
+    assert_eq!(args[0].read::<u32>(), (0..128u32).map(|t| 4 * (t + 1)).collect::<Vec<_>>());
+    // Both CTAs of a cluster add into rank 0's shared memory; two reductions of the same bytes
+    // are atomic with respect to each other, not a race.
+    let mut args = [ArgValue::zeroed(512)];
+    completes("reduce.ptx", "reduce_cluster", &cluster2(128), &mut args);
+    assert_eq!(args[0].read::<u32>(), vec![3u32; 128]);
+}

@@ -7,9 +7,9 @@
 //! (`commit_group`, `wait_group{.read}`), `cp.async` in its own groups.
 
 use crate::sim::barrier::mbarrier::Actor;
-use crate::sim::decode::MbarOp;
+use crate::sim::decode::{AtomOp, MbarOp, MemTy};
 use crate::sim::machine::{Machine, Res, lanes};
-use crate::sim::memory::{GlobalLoc, SHARED_BASE};
+use crate::sim::memory::{GlobalLoc, SHARED_BASE, load_le, store_le};
 use crate::sim::race::{Clock, join_into};
 use crate::sim::report::{FindingKind, Report};
 
@@ -22,10 +22,12 @@ pub(crate) enum From {
 
 #[derive(Clone, Debug)]
 pub(crate) enum AsyncKind {
-    /// Into the shared memory of CTA `cta`, completing `bytes` of tx on an mbarrier.
-    BulkLoad { from: From, cta: u32, off: u32, bytes: u32, mbar: (u32, u32) },
-    /// From the issuing CTA's shared memory to global memory.
-    BulkStore { off: u32, to: GlobalLoc, bytes: u32 },
+    /// Into the shared memory of CTA `cta`, completing `bytes` of tx on an mbarrier; with
+    /// `reduce`, each element combined into the destination's (`cp.reduce.async.bulk`).
+    BulkLoad { from: From, cta: u32, off: u32, bytes: u32, mbar: (u32, u32), reduce: Option<(AtomOp, MemTy)> },
+    /// From the issuing CTA's shared memory to global memory, combined element by element with
+    /// `reduce`.
+    BulkStore { off: u32, to: GlobalLoc, bytes: u32, reduce: Option<(AtomOp, MemTy)> },
     /// `cp.async`: `src_bytes` from global, zero-filled up to `bytes`.
     CpAsync { from: GlobalLoc, off: u32, bytes: u32, src_bytes: u32 },
     /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
@@ -138,7 +140,7 @@ impl Machine<'_> {
         let actor = Actor { warp: op.warp, lane: op.lane, pc: op.pc, async_op: true, time: done_at };
         let is_bulk = matches!(op.kind, AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. });
         match &op.kind {
-            AsyncKind::BulkLoad { from, cta, off, bytes, mbar } => {
+            AsyncKind::BulkLoad { from, cta, off, bytes, mbar, reduce } => {
                 let data = match *from {
                     From::Global(loc) => self.mem.global.bytes(loc, *bytes as usize).to_vec(),
                     From::Shared { cta: sc, off: so } => {
@@ -150,10 +152,10 @@ impl Machine<'_> {
                     }
                 };
                 if self.race.checking() {
-                    self.race.async_write(t, &op.vc, *cta, off - SHARED_BASE, *bytes, op.pc).map_err(|c| self.race_report(c, *cta, t, op.pc, true, false))?;
+                    self.race.async_write(t, &op.vc, *cta, off - SHARED_BASE, *bytes, op.pc, reduce.is_some()).map_err(|c| self.race_report(c, *cta, t, op.pc, true, false))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
-                self.ctas[*cta as usize].shared[s..s + *bytes as usize].copy_from_slice(&data);
+                combine(&mut self.ctas[*cta as usize].shared[s..s + *bytes as usize], &data, *reduce);
                 let (mc, mo) = *mbar;
                 self.async_mbar_valid(mc, mo, actor)?;
                 let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
@@ -163,21 +165,21 @@ impl Machine<'_> {
                 join_into(&mut m.cur_vc, &op.vc);
                 self.mbar_tx(mc, mo, actor, -(*bytes as i64), MbarOp::CompleteTx)?;
             }
-            AsyncKind::BulkStore { off, to, bytes } => {
+            AsyncKind::BulkStore { off, to, bytes, reduce } => {
                 let cta = self.warps[op.warp as usize].cta;
                 if self.race.checking() {
                     self.race.async_read(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc).map_err(|c| self.race_report(c, cta, t, op.pc, true, true))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
                 let data = self.ctas[cta as usize].shared[s..s + *bytes as usize].to_vec();
-                self.mem.global.bytes_mut(*to, *bytes as usize).copy_from_slice(&data);
+                combine(self.mem.global.bytes_mut(*to, *bytes as usize), &data, *reduce);
             }
             AsyncKind::CpAsync { from, off, bytes, src_bytes } => {
                 let cta = self.warps[op.warp as usize].cta;
                 let mut data = self.mem.global.bytes(*from, *src_bytes as usize).to_vec();
                 data.resize(*bytes as usize, 0);
                 if self.race.checking() {
-                    self.race.async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc).map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
+                    self.race.async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc, false).map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
                 self.ctas[cta as usize].shared[s..s + *bytes as usize].copy_from_slice(&data);
@@ -261,5 +263,19 @@ impl Machine<'_> {
         }
         join_into(&mut vc, &g.open_vc);
         self.race.acquire(t, &vc);
+    }
+}
+
+/// Writes `data` over `dst`, or with `reduce` combines it element by element (little-endian
+/// elements of the type's size; the bulk size is a multiple of 16, so whole elements).
+fn combine(dst: &mut [u8], data: &[u8], reduce: Option<(AtomOp, MemTy)>) {
+    let Some((op, ty)) = reduce else {
+        dst.copy_from_slice(data);
+        return;
+    };
+    let n = ty.bytes() as usize;
+    for (d, x) in dst.chunks_exact_mut(n).zip(data.chunks_exact(n)) {
+        let new = crate::sim::exec::atomic_value(op, ty, load_le(d), load_le(x), 0);
+        store_le(d, new);
     }
 }

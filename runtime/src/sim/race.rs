@@ -53,6 +53,10 @@ struct Cell {
     shared_reads: bool,
     /// This 4-byte granule is tracked per byte (in `Shadow::bytes`) since a narrower access.
     split: bool,
+    /// The last write was an element-wise reduction of the async proxy (`cp.reduce.async.bulk`):
+    /// reductions are atomic with respect to each other, so another one need not be ordered
+    /// after it.
+    reduced: bool,
 }
 
 /// A conflict: the earlier access and whether it was a write.
@@ -157,6 +161,12 @@ fn check_write(cell: &Cell, sets: &ReadSets, cta: u32, key: u32, seen: &[u32]) -
     if !sees(seen, cell.write) {
         return Err(Conflict { earlier: cell.write, earlier_write: true, offset: key, missing_fence: false });
     }
+    check_after_reads(cell, sets, cta, key, seen)
+}
+
+/// Checks that a writer that has seen `seen` is ordered after every read in `cell`.
+#[inline(always)]
+fn check_after_reads(cell: &Cell, sets: &ReadSets, cta: u32, key: u32, seen: &[u32]) -> Result<(), Conflict> {
     if cell.shared_reads {
         if let Some(set) = sets.get(&(cta, key))
             && let Some((who, &c)) = set.iter().enumerate().find(|(i, c)| **c > seen[*i])
@@ -174,7 +184,7 @@ fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
     if cell.shared_reads {
         sets.remove(&(cta, key));
     }
-    *cell = Cell { write: me, write_fences: fences, read: Access::default(), shared_reads: false, split: cell.split };
+    *cell = Cell { write: me, write_fences: fences, read: Access::default(), shared_reads: false, split: cell.split, reduced: false };
 }
 
 pub(crate) struct Race {
@@ -335,13 +345,20 @@ impl Race {
         self.shadow.visit(cta, offset, len, cell_write)
     }
 
-    /// A write by the async agent of thread `t` whose operation has clock `vc`.
-    pub(crate) fn async_write(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32) -> Result<(), Conflict> {
+    /// A write by the async agent of thread `t` whose operation has clock `vc`; `reduction`
+    /// for an element-wise reduction (`cp.reduce.async.bulk`), which need not be ordered after
+    /// an earlier reduction of the same bytes.
+    pub(crate) fn async_write(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32, reduction: bool) -> Result<(), Conflict> {
         let who = self.agent(t);
         let me = Access { who, clock: vc[who as usize], pc };
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
-            check_write(cell, sets, cta, key, vc)?;
+            if reduction && cell.reduced {
+                check_after_reads(cell, sets, cta, key, vc)?;
+            } else {
+                check_write(cell, sets, cta, key, vc)?;
+            }
             set_written(cell, sets, cta, key, me, 0);
+            cell.reduced = reduction;
             Ok(())
         };
         if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {

@@ -22,7 +22,7 @@ pub(crate) fn space_of(inst: &Instruction) -> Option<Space> {
     None
 }
 
-fn mem_ty(t: ScalarType) -> Result<MemTy, String> {
+pub(super) fn mem_ty(t: ScalarType) -> Result<MemTy, String> {
     match t {
         ScalarType::F32 => Ok(MemTy::F32),
         ScalarType::F64 => Ok(MemTy::F64),
@@ -166,26 +166,27 @@ fn mov(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Strin
     }
 }
 
-fn atom(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, String> {
-    let op = inst
-        .modifiers
-        .iter()
-        .find_map(|m| {
-            Some(match m.as_str() {
-                "add" => AtomOp::Add,
-                "min" => AtomOp::Min,
-                "max" => AtomOp::Max,
-                "inc" => AtomOp::Inc,
-                "dec" => AtomOp::Dec,
-                "and" => AtomOp::And,
-                "or" => AtomOp::Or,
-                "xor" => AtomOp::Xor,
-                "exch" => AtomOp::Exch,
-                "cas" => AtomOp::Cas,
-                _ => return None,
-            })
+/// The operation of `atom`, `red` and `cp.reduce.async.bulk`.
+pub(super) fn atom_op(inst: &Instruction) -> Option<AtomOp> {
+    inst.modifiers.iter().find_map(|m| {
+        Some(match m.as_str() {
+            "add" => AtomOp::Add,
+            "min" => AtomOp::Min,
+            "max" => AtomOp::Max,
+            "inc" => AtomOp::Inc,
+            "dec" => AtomOp::Dec,
+            "and" => AtomOp::And,
+            "or" => AtomOp::Or,
+            "xor" => AtomOp::Xor,
+            "exch" => AtomOp::Exch,
+            "cas" => AtomOp::Cas,
+            _ => return None,
         })
-        .ok_or("atomic without an operation")?;
+    })
+}
+
+fn atom(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, String> {
+    let op = atom_op(inst).ok_or("atomic without an operation")?;
     if inst.modifiers.iter().any(|m| m.starts_with('v') && m.len() == 2) {
         return Err("vector atomics are not supported".into());
     }

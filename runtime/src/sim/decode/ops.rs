@@ -351,9 +351,11 @@ pub(crate) enum Kind {
     /// [dst], [src], size, [mbar]{, ctaMask}`: `dst` and `mbar` are `.shared::cluster`
     /// addresses; with `.multicast::cluster` (from global only), `mask` names the destination
     /// CTAs by rank.
-    BulkLoad { dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<Src> },
-    /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
-    BulkStore { dst: Addr, src: Addr, size: Src },
+    /// `reduce`: `cp.reduce.async.bulk` (from `.shared::cta` only), combining each element into
+    /// the destination's instead of copying it.
+    BulkLoad { dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<Src>, reduce: Option<(AtomOp, MemTy)> },
+    /// `cp{.reduce}.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
+    BulkStore { dst: Addr, src: Addr, size: Src, reduce: Option<(AtomOp, MemTy)> },
     BulkCommit,
     BulkWait { n: u32, read: bool },
     /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src_size}`.

@@ -3,7 +3,7 @@
 use super::mem::space_of;
 use super::names::{FnCx, ValTy};
 use super::ops::*;
-use phasegate_ptx::{Instruction, Opcode, Operand};
+use phasegate_ptx::{Instruction, Opcode, Operand, ScalarType};
 
 fn addr(fcx: &mut FnCx, op: &Operand) -> Result<Addr, String> {
     let (a, sym) = fcx.address(op)?;
@@ -246,6 +246,22 @@ fn mbarrier(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
     Ok(Kind::Mbar { op, space, d, addr, a })
 }
 
+/// The operation and element type of `cp.reduce.async.bulk`: `.and/.or/.xor` on `.b32/.b64`,
+/// `.add/.inc/.dec/.min/.max` on the integer types, `.add/.min/.max` on `.f32/.f64`.
+fn bulk_reduction(inst: &Instruction) -> Result<(AtomOp, MemTy), String> {
+    let op = super::mem::atom_op(inst).filter(|op| !matches!(op, AtomOp::Exch | AtomOp::Cas)).ok_or("cp.reduce.async.bulk without a reduction (.and .or .xor .add .inc .dec .min .max)")?;
+    let ty = inst.scalar_type().ok_or("cp.reduce.async.bulk without an element type")?;
+    if matches!(ty, ScalarType::F16 | ScalarType::Bf16) || inst.has("noftz") {
+        return Err("cp.reduce.async.bulk on .f16/.bf16 is not supported".into());
+    }
+    let t = super::mem::mem_ty(ty)?;
+    let float = matches!(t, MemTy::F32 | MemTy::F64);
+    if (float && !matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max)) || !matches!(ty.size(), 4 | 8) {
+        return Err(format!("cp.reduce.async.bulk has no form with this operation on .{ty}"));
+    }
+    Ok((op, t))
+}
+
 fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
     let m = |s: &str| inst.has(s);
     let ops = inst.operands.as_slice();
@@ -257,9 +273,10 @@ fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
         // effect on what any thread reads or writes; like `prefetch`, nothing to simulate.
         return Ok(Kind::Nop);
     }
-    if m("tensor") || m("reduce") {
-        return Err("tensor-map and reduction bulk copies are not supported".into());
+    if m("tensor") {
+        return Err("tensor-map bulk copies are not supported".into());
     }
+    let reduce = if m("reduce") { Some(bulk_reduction(inst)?) } else { None };
     if m("bulk") {
         if m("commit_group") {
             return Ok(Kind::BulkCommit);
@@ -281,11 +298,14 @@ fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
                 (_, true) => return Err(".multicast::cluster takes [dst], [src], size, [mbar], ctaMask (cache hints are not supported)".into()),
                 (_, false) => return Err("bulk copy with cache hints or masks is not supported".into()),
             };
-            return Ok(Kind::BulkLoad { dst: addr(fcx, dst)?, src: addr(fcx, src)?, src_shared, size: u32_src(fcx, size)?, mbar: addr(fcx, mbar)?, mask });
+            if reduce.is_some() && !src_shared {
+                return Err("cp.reduce.async.bulk into shared memory reads .shared::cta".into());
+            }
+            return Ok(Kind::BulkLoad { dst: addr(fcx, dst)?, src: addr(fcx, src)?, src_shared, size: u32_src(fcx, size)?, mbar: addr(fcx, mbar)?, mask, reduce });
         }
         if m("bulk_group") && m("global") {
             let [dst, src, size] = ops else { return Err("bulk copy with cache hints or masks is not supported".into()) };
-            return Ok(Kind::BulkStore { dst: addr(fcx, dst)?, src: addr(fcx, src)?, size: u32_src(fcx, size)? });
+            return Ok(Kind::BulkStore { dst: addr(fcx, dst)?, src: addr(fcx, src)?, size: u32_src(fcx, size)?, reduce });
         }
         return Err("this form of cp.async.bulk is not supported".into());
     }

@@ -349,7 +349,8 @@ impl Machine<'_> {
     }
 }
 
-fn atomic_value(op: AtomOp, ty: MemTy, old: u64, x: u64, y: u64) -> u64 {
+/// The value an atomic operation leaves: `old` combined with `x` (and `y` for `cas`).
+pub(crate) fn atomic_value(op: AtomOp, ty: MemTy, old: u64, x: u64, y: u64) -> u64 {
     match ty {
         MemTy::F32 => {
             let (o, v) = (f32::from_bits(old as u32), f32::from_bits(x as u32));

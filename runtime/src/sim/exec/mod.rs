@@ -10,6 +10,7 @@ mod collective;
 mod fast;
 mod float;
 mod mem;
+pub(crate) use mem::atomic_value;
 mod sites;
 mod sync;
 

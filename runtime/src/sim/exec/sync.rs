@@ -55,13 +55,13 @@ impl Machine<'_> {
                 }
             }
             Kind::MbarPendingCount { d, state } => self.mbar_pending_count(w, eff, *d, *state),
-            Kind::BulkLoad { dst, src, src_shared, size, mbar, mask } => {
+            Kind::BulkLoad { dst, src, src_shared, size, mbar, mask, reduce } => {
                 for lane in lanes(eff) {
                     let mask = mask.map(|m| self.src_value(w, lane, m) as u32);
-                    self.issue_bulk_load(w, lane, pc, *dst, *src, *src_shared, *size, *mbar, mask)?;
+                    self.issue_bulk_load(w, lane, pc, *dst, *src, *src_shared, *size, *mbar, mask, *reduce)?;
                 }
             }
-            Kind::BulkStore { dst, src, size } => {
+            Kind::BulkStore { dst, src, size, reduce } => {
                 for lane in lanes(eff) {
                     let bytes = self.src_value(w, lane, *size) as u32;
                     let (to, from) = (self.addr_value(w, lane, *dst), self.addr_value(w, lane, *src));
@@ -71,7 +71,7 @@ impl Machine<'_> {
                         _ => unreachable!("global target"),
                     };
                     let (_, off) = self.shared_of(w, lane, pc, Space::Shared, from, bytes)?;
-                    self.issue_async(w, lane, pc, AsyncKind::BulkStore { off: off + SHARED_BASE, to, bytes }, Some(true));
+                    self.issue_async(w, lane, pc, AsyncKind::BulkStore { off: off + SHARED_BASE, to, bytes, reduce: *reduce }, Some(true));
                 }
             }
             Kind::BulkCommit => self.commit_groups(w, eff, true),
@@ -160,7 +160,7 @@ impl Machine<'_> {
     /// CTA-relative offsets of `dst` and `mbar` in that CTA (PTX ISA, `cp.async.bulk`
     /// `.multicast::cluster`: bit i of the 16-bit ctaMask is the CTA of rank i).
     #[allow(clippy::too_many_arguments)]
-    fn issue_bulk_load(&mut self, w: usize, lane: usize, pc: u32, dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<u32>) -> Res<()> {
+    fn issue_bulk_load(&mut self, w: usize, lane: usize, pc: u32, dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<u32>, reduce: Option<(AtomOp, MemTy)>) -> Res<()> {
         let bytes = self.src_value(w, lane, size) as u32;
         let (to, from, m) = (self.addr_value(w, lane, dst), self.addr_value(w, lane, src), self.addr_value(w, lane, mbar));
         self.bulk_shape(w, lane, pc, &[to, from], bytes)?;
@@ -202,7 +202,7 @@ impl Machine<'_> {
                     .site(self.actor_site(actor, "issues the copy"))
                     .into());
             }
-            self.issue_async(w, lane, pc, AsyncKind::BulkLoad { from, cta, off: off + SHARED_BASE, bytes, mbar: (mc, mo) }, None);
+            self.issue_async(w, lane, pc, AsyncKind::BulkLoad { from, cta, off: off + SHARED_BASE, bytes, mbar: (mc, mo), reduce }, None);
         }
         Ok(())
     }
