@@ -348,6 +348,7 @@ impl Race {
     /// A write by the async agent of thread `t` whose operation has clock `vc`; `reduction`
     /// for an element-wise reduction (`cp.reduce.async.bulk`), which need not be ordered after
     /// an earlier reduction of the same bytes.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn async_write(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32, reduction: bool) -> Result<(), Conflict> {
         let who = self.agent(t);
         let me = Access { who, clock: vc[who as usize], pc };
