@@ -214,6 +214,14 @@ pub struct Function {
     pub body: Option<Body>,
 }
 
+impl Function {
+    /// The dimensions of the function's directive `name` (`reqntid`, `maxntid`, ...), as
+    /// [`Directive::dims`] reads them; `None` when it has none or they are not dimensions.
+    pub fn directive_dims(&self, name: &str) -> Option<(u32, u32, u32)> {
+        self.directives.iter().find(|d| d.name == name)?.dims()
+    }
+}
+
 /// A function-scope directive such as `.reqntid 128, 1, 1` or `.pragma "nounroll"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Directive {
@@ -222,6 +230,22 @@ pub struct Directive {
     /// argument text here, with `args` empty, so that it round-trips.
     pub name: String,
     pub args: Vec<DirectiveArg>,
+}
+
+impl Directive {
+    /// The arguments as dimensions `x, y, z` (`.reqntid`, `.maxntid`, `.reqnctapercluster`):
+    /// one to three integers that fit `u32`, the missing ones 1; `None` for any other arguments.
+    pub fn dims(&self) -> Option<(u32, u32, u32)> {
+        let mut v = [1u32; 3];
+        if self.args.is_empty() || self.args.len() > 3 {
+            return None;
+        }
+        for (slot, a) in v.iter_mut().zip(&self.args) {
+            let DirectiveArg::Int(i) = a else { return None };
+            *slot = u32::try_from(*i).ok()?;
+        }
+        Some((v[0], v[1], v[2]))
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

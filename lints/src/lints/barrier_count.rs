@@ -30,7 +30,7 @@
 use super::{Context, LintInfo, Sink};
 use crate::barriers::{BarKind, cta_barriers};
 use crate::diagnostic::Level;
-use phasegate_ptx::{DirectiveArg, Function};
+use phasegate_ptx::Function;
 
 pub const LINT: LintInfo = LintInfo {
     name: "barrier_count",
@@ -40,18 +40,7 @@ pub const LINT: LintInfo = LintInfo {
 
 /// The number of threads of the CTA: exact from `.reqntid`, an upper bound from `.maxntid`.
 pub(crate) fn cta_threads(function: &Function) -> (Option<u64>, Option<u64>) {
-    let product = |name: &str| {
-        function
-            .directives
-            .iter()
-            .find(|d| d.name == name)
-            .map(|d| {
-                d.args
-                    .iter()
-                    .map(|a| if let DirectiveArg::Int(v) = a { *v } else { 1 })
-                    .product::<u64>()
-            })
-    };
+    let product = |name: &str| function.directive_dims(name).map(|(x, y, z)| x as u64 * y as u64 * z as u64);
     (product("reqntid"), product("maxntid"))
 }
 

@@ -507,10 +507,10 @@ fn simulate(roles: &[Role]) -> Option<Hang> {
 /// a constant) are checked together over every index a block can have (bounded by
 /// `.reqntid`/`.maxntid`); if no index satisfies those of one base, no thread has the role.
 /// Any other decision is taken as possible.
-fn feasible(fa: &FunctionAnalysis, role: &mut Role) -> bool {
+fn feasible(fa: &FunctionAnalysis, linear: &[VarId], role: &mut Role) -> bool {
     let dims = launch_dims(fa);
     let exact = exact_dims(fa);
-    let (conds, all_on_tid) = role_conditions(fa, role);
+    let (conds, all_on_tid) = role_conditions(fa, linear, role);
     let possible = [TidBase::X, TidBase::Linear].into_iter().all(|base| {
         let of_base: Vec<&TidCond> = conds.iter().filter(|c| c.base == base).collect();
         of_base.is_empty() || (0..index_universe(base, dims) as u32).any(|t| of_base.iter().all(|c| c.holds(t)))
@@ -538,8 +538,7 @@ fn feasible(fa: &FunctionAnalysis, role: &mut Role) -> bool {
 
 /// The role's branch decisions as conditions on a thread index, and whether every decision is
 /// one (`tid_condition`).
-fn role_conditions(fa: &FunctionAnalysis, role: &Role) -> (Vec<TidCond>, bool) {
-    let linear = crate::uniformity::linear_tid_vars(fa.body, &fa.vars);
+fn role_conditions(fa: &FunctionAnalysis, linear: &[VarId], role: &Role) -> (Vec<TidCond>, bool) {
     let mut conds: Vec<TidCond> = Vec::new();
     let mut all_on_tid = true;
     for &(stmt, taken) in &role.path {
@@ -547,7 +546,7 @@ fn role_conditions(fa: &FunctionAnalysis, role: &Role) -> (Vec<TidCond>, bool) {
             all_on_tid = false;
             continue;
         };
-        let Some(mut c) = tid_condition(fa, &linear, bstmt, &guard.pred) else {
+        let Some(mut c) = tid_condition(fa, linear, bstmt, &guard.pred) else {
             all_on_tid = false;
             continue;
         };
@@ -562,8 +561,8 @@ fn role_conditions(fa: &FunctionAnalysis, role: &Role) -> (Vec<TidCond>, bool) {
 
 /// The role's threads as index ranges ("the threads with `%tid.x` in [0, 32)"), when its
 /// decisions are all on one thread index; `None` otherwise.
-fn describe_threads(fa: &FunctionAnalysis, role: &Role) -> Option<String> {
-    let (conds, all_on_tid) = role_conditions(fa, role);
+fn describe_threads(fa: &FunctionAnalysis, linear: &[VarId], role: &Role) -> Option<String> {
+    let (conds, all_on_tid) = role_conditions(fa, linear, role);
     let base = conds.first()?.base;
     if !all_on_tid || conds.iter().any(|c| c.base != base) {
         return None;
@@ -599,11 +598,11 @@ fn describe_threads(fa: &FunctionAnalysis, role: &Role) -> Option<String> {
     Some(format!("the threads with {index} {}", text.join(" or ")))
 }
 
-fn describe_role(fa: &FunctionAnalysis, role: &Role) -> String {
+fn describe_role(fa: &FunctionAnalysis, linear: &[VarId], role: &Role) -> String {
     if role.path.is_empty() {
         return "the threads".to_string();
     }
-    if let Some(threads) = describe_threads(fa, role) {
+    if let Some(threads) = describe_threads(fa, linear, role) {
         return threads;
     }
     let parts: Vec<String> = role
@@ -650,7 +649,8 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     let Some(mut roles) = walk_roles(fa, &is_bar) else {
         return;
     };
-    roles.retain_mut(|role| feasible(fa, role));
+    let linear = crate::uniformity::linear_tid_vars(fa.body, &fa.vars);
+    roles.retain_mut(|role| feasible(fa, &linear, role));
     if roles.len() < 2 {
         return;
     }
@@ -666,7 +666,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             op0.stmt,
             format!(
                 "deadlock: {} wait here on barrier {} with thread count {count}, but only {arrived} threads ever arrive on it",
-                describe_role(fa, &roles[r0]),
+                describe_role(fa, &linear, &roles[r0]),
                 op0.id
             ),
             Vec::new(),
@@ -685,7 +685,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             op.stmt,
             format!(
                 "{} wait here on barrier {}",
-                describe_role(fa, &roles[r]),
+                describe_role(fa, &linear, &roles[r]),
                 op.id
             ),
         ));
@@ -697,7 +697,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         op0.stmt,
         format!(
             "deadlock: {} wait here on barrier {} while the other roles wait on {}, each before arriving where the other waits",
-            describe_role(fa, &roles[r0]),
+            describe_role(fa, &linear, &roles[r0]),
             op0.id,
             waits_for.join(", ")
         ),
@@ -891,29 +891,11 @@ fn tid_condition(
     })
 }
 
-/// The `.reqntid`/`.maxntid` dimensions of the function.
+/// The `.reqntid`/`.maxntid` dimensions of the function (positive ones).
 fn launch_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
-    for name in ["reqntid", "maxntid"] {
-        if let Some(d) = fa.function.directives.iter().find(|d| d.name == name) {
-            let v: Vec<u64> = d
-                .args
-                .iter()
-                .filter_map(|a| match a {
-                    phasegate_ptx::DirectiveArg::Int(v) => Some(*v),
-                    _ => None,
-                })
-                .collect();
-            if v.is_empty() || v.contains(&0) {
-                return None;
-            }
-            return Some([
-                v[0],
-                v.get(1).copied().unwrap_or(1),
-                v.get(2).copied().unwrap_or(1),
-            ]);
-        }
-    }
-    None
+    let f = fa.function;
+    let (x, y, z) = f.directive_dims("reqntid").or_else(|| f.directive_dims("maxntid"))?;
+    (x > 0 && y > 0 && z > 0).then_some([x as u64, y as u64, z as u64])
 }
 
 /// How many values thread index `base` takes: the block's x extent (`%tid.x`) or its size (the
@@ -928,7 +910,7 @@ fn index_universe(base: TidBase, dims: Option<[u64; 3]>) -> u64 {
 
 /// The `.reqntid` dimensions: the exact block shape, when the kernel declares it.
 fn exact_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
-    launch_dims(fa).filter(|_| fa.function.directives.iter().any(|d| d.name == "reqntid"))
+    launch_dims(fa).filter(|_| fa.function.directive_dims("reqntid").is_some())
 }
 
 /// Whether `to` can be reached from the entry without taking the edge `from -> succs[idx]`.

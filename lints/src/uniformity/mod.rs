@@ -30,7 +30,7 @@ use crate::consts::{Cmp, Consts};
 use crate::dom::{DomTree, control_dependence};
 use crate::regs::{Src, VarId, Vars};
 use phasegate_ptx::{
-    AddressBase, Body, DirectiveArg, Function, Instruction, Opcode, Operand, Statement, StmtId,
+    AddressBase, Body, Function, Instruction, Opcode, Operand, Statement, StmtId,
 };
 use std::fmt;
 
@@ -239,38 +239,12 @@ pub(crate) fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
 
 /// What a function's launch directives say about `%tid.y`/`%tid.z`.
 fn tid_yz_level(function: &Function) -> Level {
-    let dims = |name: &str| -> Option<Vec<u64>> {
-        function
-            .directives
-            .iter()
-            .find(|d| d.name == name)
-            .map(|d| {
-                d.args
-                    .iter()
-                    .filter_map(|a| {
-                        if let DirectiveArg::Int(v) = a {
-                            Some(*v)
-                        } else {
-                            None
-                        }
-                    })
-                    .collect()
-            })
-    };
-    let req = dims("reqntid");
-    let max = dims("maxntid");
-    let yz_one = |v: &Option<Vec<u64>>| {
-        v.as_ref()
-            .is_some_and(|d| d.iter().skip(1).all(|&x| x <= 1))
-    };
-    if yz_one(&req) || yz_one(&max) {
+    let (req, max) = (function.directive_dims("reqntid"), function.directive_dims("maxntid"));
+    let yz_one = |d: Option<(u32, u32, u32)>| d.is_some_and(|(_, y, z)| y <= 1 && z <= 1);
+    if yz_one(req) || yz_one(max) {
         return Level::Cluster;
     }
-    if req
-        .as_ref()
-        .and_then(|d| d.first().copied())
-        .is_some_and(|x| x % 32 == 0 && x > 0)
-    {
+    if req.is_some_and(|(x, _, _)| x % 32 == 0 && x > 0) {
         return Level::Warp;
     }
     Level::Thread

@@ -21,7 +21,7 @@ pub(crate) use ops::*;
 
 use crate::sim::SimError;
 use crate::sim::memory::{self, Global, SHARED_BASE};
-use phasegate_ptx::{Directive, DirectiveArg, Function, SpecialReg, Initializer, Instruction, Item, Module, Operand, StateSpace, Statement, VarDecl};
+use phasegate_ptx::{Directive, Function, SpecialReg, Initializer, Instruction, Item, Module, Operand, StateSpace, Statement, VarDecl};
 use std::collections::HashMap;
 
 /// Where an op came from, for reports.
@@ -174,23 +174,13 @@ pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> 
     Ok(cx.prog)
 }
 
-fn dims(d: &Directive) -> Option<(u32, u32, u32)> {
-    let v: Vec<u32> = d.args.iter().filter_map(|a| if let DirectiveArg::Int(i) = a { u32::try_from(*i).ok() } else { None }).collect();
-    match v.as_slice() {
-        [x] => Some((*x, 1, 1)),
-        [x, y] => Some((*x, *y, 1)),
-        [x, y, z] => Some((*x, *y, *z)),
-        _ => None,
-    }
-}
-
 fn entry_shape(directives: &[Directive]) -> EntryShape {
     let mut shape = EntryShape::default();
     for d in directives {
         match d.name.as_str() {
-            "reqntid" => shape.reqntid = dims(d),
-            "maxntid" => shape.maxntid = dims(d),
-            "reqnctapercluster" => shape.reqnctapercluster = dims(d),
+            "reqntid" => shape.reqntid = d.dims(),
+            "maxntid" => shape.maxntid = d.dims(),
+            "reqnctapercluster" => shape.reqnctapercluster = d.dims(),
             "explicitcluster" => shape.explicit_cluster = true,
             _ => {}
         }
