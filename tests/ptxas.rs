@@ -89,3 +89,26 @@ fn kernels_for_newer_targets_are_refused_by_an_older_ptxas_target() {
     let result = ptxas::assemble(&ptxas, &broken, SmVersion::new(80)).unwrap_or_else(|e| panic!("{e}"));
     assert!(!result.clean && result.log.contains("f33"), "{}", result.log);
 }
+
+/// The simulator's PTX fixtures (`tests/sim/*.ptx`) are valid PTX too, so a behaviour the
+/// simulator shows on them is one a GPU could show: multicast and reduction bulk copies,
+/// prefetches, and every barrier form they use. Comments are dropped first (ptxas refuses the
+/// `§` of their spec references).
+#[test]
+fn simulator_fixtures_assemble_cleanly() {
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sim");
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}: {e}")).filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+        let result = ptxas::assemble(&ptxas, &code, SmVersion::arch_specific(90)).unwrap_or_else(|e| panic!("{e}"));
+        if !result.clean {
+            failures.push(format!("{}:\n{}", path.display(), result.log));
+        }
+    }
+    assert!(files.len() >= 7, "fixtures found: {files:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
