@@ -31,7 +31,7 @@ mod target;
 #[path = "../macros/src/types.rs"]
 mod types;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{Criterion, criterion_group, criterion_main};
 use proc_macro2::TokenStream;
 use std::str::FromStr;
 

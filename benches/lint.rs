@@ -2,8 +2,8 @@
 //! repeated under new names), and on the largest single fixture. `cargo bench --bench lint`.
 //! Target: under 100 ms for the 1 MB module.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use phasegate::lints::{lint_module, LintConfig};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use phasegate::lints::{LintConfig, lint_module};
 use phasegate::ptx;
 
 #[path = "support/large_module.rs"]
@@ -14,14 +14,36 @@ fn bench(c: &mut Criterion) {
     let text = large_module(1 << 20);
     let module = ptx::parse(&text).expect("generated module parses");
     let config = LintConfig::default();
-    assert!(lint_module(&module, &config).is_empty(), "the fixtures are correct kernels");
+    assert!(
+        lint_module(&module, &config).is_empty(),
+        "the fixtures are correct kernels"
+    );
     let mut group = c.benchmark_group("lint");
     group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("lint 1 MB", |b| b.iter(|| lint_module(std::hint::black_box(&module), &config).len()));
-    group.bench_function("read + lint 1 MB", |b| b.iter(|| lint_module(&ptx::parse(std::hint::black_box(&text)).expect("parses"), &config).len()));
-    let pipeline = ptx::parse(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx/named_barriers.ptx")).expect("fixture")).expect("parses");
+    group.bench_function("lint 1 MB", |b| {
+        b.iter(|| lint_module(std::hint::black_box(&module), &config).len())
+    });
+    group.bench_function("read + lint 1 MB", |b| {
+        b.iter(|| {
+            lint_module(
+                &ptx::parse(std::hint::black_box(&text)).expect("parses"),
+                &config,
+            )
+            .len()
+        })
+    });
+    let pipeline = ptx::parse(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/ptx/named_barriers.ptx"
+        ))
+        .expect("fixture"),
+    )
+    .expect("parses");
     group.throughput(Throughput::Elements(1));
-    group.bench_function("lint named_barriers.ptx", |b| b.iter(|| lint_module(std::hint::black_box(&pipeline), &config).len()));
+    group.bench_function("lint named_barriers.ptx", |b| {
+        b.iter(|| lint_module(std::hint::black_box(&pipeline), &config).len())
+    });
     group.finish();
 }
 

@@ -28,33 +28,69 @@ fn pipeline_example(c: &mut Criterion) {
     let module = ptx::parse(spec.ptx).expect("parses");
     let tiles = 64u32;
     let x: Vec<[f32; 4]> = (0..tiles * 1024).map(|i| [i as f32; 4]).collect();
-    let args = vec![ArgValue::buffer(&x), ArgValue::zeroed(x.len() * 16), ArgValue::F32(2.0), ArgValue::U32(tiles)];
+    let args = vec![
+        ArgValue::buffer(&x),
+        ArgValue::zeroed(x.len() * 16),
+        ArgValue::F32(2.0),
+        ArgValue::U32(tiles),
+    ];
     let mut group = c.benchmark_group("sim");
     group.sample_size(10);
     for race_check in [true, false] {
-        let launch = Launch { grid: (1, 1, 1), block: (160, 1, 1), dynamic_shared_bytes: spec.dynamic_shared_bytes, race_check, ..Launch::default() };
+        let launch = Launch {
+            grid: (1, 1, 1),
+            block: (160, 1, 1),
+            dynamic_shared_bytes: spec.dynamic_shared_bytes,
+            race_check,
+            ..Launch::default()
+        };
         let steps = run(&module, spec.entry, &launch, &args);
         group.throughput(Throughput::Elements(steps));
-        let name = format!("pipeline example, 1 cta x 160 threads, 64 tiles{}", if race_check { "" } else { ", no race check" });
-        group.bench_function(name, |b| b.iter(|| run(&module, spec.entry, &launch, &args)));
+        let name = format!(
+            "pipeline example, 1 cta x 160 threads, 64 tiles{}",
+            if race_check { "" } else { ", no race check" }
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| run(&module, spec.entry, &launch, &args))
+        });
     }
     group.finish();
 }
 
 fn pipeline_fixture(c: &mut Criterion) {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx/mbarrier_pipeline.ptx")).expect("fixture");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/ptx/mbarrier_pipeline.ptx"
+    ))
+    .expect("fixture");
     let module = ptx::parse(&text).expect("parses");
     let n = 64 * 4096usize;
     let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.25).collect();
-    let args = vec![ArgValue::buffer(&x), ArgValue::zeroed(n * 4), ArgValue::F32(2.0), ArgValue::U32(n as u32)];
+    let args = vec![
+        ArgValue::buffer(&x),
+        ArgValue::zeroed(n * 4),
+        ArgValue::F32(2.0),
+        ArgValue::U32(n as u32),
+    ];
     let mut group = c.benchmark_group("sim");
     group.sample_size(10);
     for race_check in [true, false] {
-        let launch = Launch { grid: (1, 1, 1), block: (160, 1, 1), dynamic_shared_bytes: 65536, race_check, ..Launch::default() };
+        let launch = Launch {
+            grid: (1, 1, 1),
+            block: (160, 1, 1),
+            dynamic_shared_bytes: 65536,
+            race_check,
+            ..Launch::default()
+        };
         let steps = run(&module, "mbarrier_pipeline", &launch, &args);
         group.throughput(Throughput::Elements(steps));
-        let name = format!("nvcc mbarrier_pipeline, 1 cta x 160 threads, 64 tiles{}", if race_check { "" } else { ", no race check" });
-        group.bench_function(name, |b| b.iter(|| run(&module, "mbarrier_pipeline", &launch, &args)));
+        let name = format!(
+            "nvcc mbarrier_pipeline, 1 cta x 160 threads, 64 tiles{}",
+            if race_check { "" } else { ", no race check" }
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| run(&module, "mbarrier_pipeline", &launch, &args))
+        });
     }
     group.finish();
 }
@@ -63,15 +99,30 @@ fn transpose(c: &mut Criterion) {
     let module = ptx::parse(transpose::transpose::PTX).expect("parses");
     let (w, h) = (256usize, 256usize);
     let input: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
-    let args = vec![ArgValue::buffer(&input), ArgValue::zeroed(w * h * 4), ArgValue::U32(w as u32), ArgValue::U32(h as u32)];
+    let args = vec![
+        ArgValue::buffer(&input),
+        ArgValue::zeroed(w * h * 4),
+        ArgValue::U32(w as u32),
+        ArgValue::U32(h as u32),
+    ];
     let mut group = c.benchmark_group("sim");
     group.sample_size(10);
     for race_check in [true, false] {
-        let launch = Launch { grid: (8, 8, 1), block: (32, 8, 1), race_check, ..Launch::default() };
+        let launch = Launch {
+            grid: (8, 8, 1),
+            block: (32, 8, 1),
+            race_check,
+            ..Launch::default()
+        };
         let steps = run(&module, "transpose", &launch, &args);
         group.throughput(Throughput::Elements(steps));
-        let name = format!("transpose 256x256, 64 ctas x 256 threads{}", if race_check { "" } else { ", no race check" });
-        group.bench_function(name, |b| b.iter(|| run(&module, "transpose", &launch, &args)));
+        let name = format!(
+            "transpose 256x256, 64 ctas x 256 threads{}",
+            if race_check { "" } else { ", no race check" }
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| run(&module, "transpose", &launch, &args))
+        });
     }
     group.finish();
 }

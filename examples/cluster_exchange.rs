@@ -15,7 +15,9 @@ pub fn cluster_exchange(x: &[f32], out: &mut [f32]) {
     let t = thread_idx_x();
     let block = block_idx_x();
     mine[t] = x[block * 128 + t];
-    let cluster = cluster_barrier().arrive_release_aligned().wait_acquire_aligned();
+    let cluster = cluster_barrier()
+        .arrive_release_aligned()
+        .wait_acquire_aligned();
     let peer = peer_shared(&mine, cluster_cta_rank() ^ 1);
     out[block * 128 + t] = peer[t];
     // The peer may still read `mine`: leave only when both have read.

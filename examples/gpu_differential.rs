@@ -8,7 +8,7 @@
 #[path = "support/differential.rs"]
 mod differential;
 
-use differential::{compare, example_cases, generated_case, Case};
+use differential::{Case, compare, example_cases, generated_case};
 use phasegate::runtime::cuda::Gpu;
 use phasegate::runtime::rng::Rng;
 
@@ -39,7 +39,11 @@ fn main() {
             }
         }
     }
-    println!("differential: {} kernels ({} examples, {count} generated from seed {first}): {agreed} agree, {mismatched} mismatch, {failed} failed", cases.len(), cases.len() as u64 - count);
+    println!(
+        "differential: {} kernels ({} examples, {count} generated from seed {first}): {agreed} agree, {mismatched} mismatch, {failed} failed",
+        cases.len(),
+        cases.len() as u64 - count
+    );
     if mismatched + failed > 0 {
         std::process::exit(1);
     }

@@ -37,7 +37,10 @@ pub fn bar_red_popc_latency(cycles: &mut [u64], counts: &mut [u32], iters: u32) 
 /// One mbarrier phase: every thread arrives, then waits with `try_wait.parity`.
 #[kernel(target = "sm_90")]
 pub fn mbarrier_phase_latency(cycles: &mut [u64], iters: u32) {
-    let mut bar = mbarrier().init(thread_idx_x() == 0, block_dim_x()).publish().into_dynamic();
+    let mut bar = mbarrier()
+        .init(thread_idx_x() == 0, block_dim_x())
+        .publish()
+        .into_dynamic();
     let start = clock64();
     for _ in 0..iters {
         bar.arrive();
@@ -88,7 +91,13 @@ pub fn cluster_latency(cycles: &mut [u64], iters: u32) {
 }
 
 fn main() {
-    for ptx in [bar_sync_latency::PTX, bar_red_popc_latency::PTX, mbarrier_phase_latency::PTX, ping_pong_latency::PTX, cluster_latency::PTX] {
+    for ptx in [
+        bar_sync_latency::PTX,
+        bar_red_popc_latency::PTX,
+        mbarrier_phase_latency::PTX,
+        ping_pong_latency::PTX,
+        cluster_latency::PTX,
+    ] {
         println!("{ptx}");
     }
 }

@@ -16,7 +16,9 @@ pub fn multicast_tile(x: &[f32], out: &mut [f32]) {
     let t = thread_idx_x();
     let bar = mbarrier().init(t == 0, 1).publish();
     // The copy signals the barriers of both CTAs: both must be initialised before it is issued.
-    let _cluster = cluster_barrier().arrive_release_aligned().wait_acquire_aligned();
+    let _cluster = cluster_barrier()
+        .arrive_release_aligned()
+        .wait_acquire_aligned();
     let _bar = if t == 0 {
         bar.expect_tx(512);
         if cluster_cta_rank() == 0 {

@@ -44,6 +44,9 @@ pub fn scale_pipeline(x: &[[f32; 4]], y: &mut [[f32; 4]], a: f32, tiles: u32) {
 
 fn main() {
     let spec = scale_pipeline::SPEC;
-    println!("// entry `{}`, target {}, {} bytes of dynamic shared memory", spec.entry, spec.target, spec.dynamic_shared_bytes);
+    println!(
+        "// entry `{}`, target {}, {} bytes of dynamic shared memory",
+        spec.entry, spec.target, spec.dynamic_shared_bytes
+    );
     println!("{}", scale_pipeline::PTX);
 }

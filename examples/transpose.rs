@@ -38,15 +38,27 @@ pub fn transpose(input: &[f32], output: &mut [f32], width: u32, height: u32) {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Simulate a transpose whose sides are not multiples of the tile, and check it.
     let (width, height) = (70u32, 45u32);
-    let input: Vec<f32> = (0..width * height).map(|i| i as f32 * 0.25 - 100.0).collect();
+    let input: Vec<f32> = (0..width * height)
+        .map(|i| i as f32 * 0.25 - 100.0)
+        .collect();
     let mut output = vec![f32::NAN; input.len()];
-    let launch = phasegate::runtime::sim::Launch { grid: (width.div_ceil(32), height.div_ceil(32), 1), block: (32, 8, 1), ..Default::default() };
+    let launch = phasegate::runtime::sim::Launch {
+        grid: (width.div_ceil(32), height.div_ceil(32), 1),
+        block: (32, 8, 1),
+        ..Default::default()
+    };
     let stats = transpose::simulate(&launch, (&input[..], &mut output[..], width, height))?;
     for r in 0..height {
         for c in 0..width {
-            let (got, want) = (output[(c * height + r) as usize], input[(r * width + c) as usize]);
+            let (got, want) = (
+                output[(c * height + r) as usize],
+                input[(r * width + c) as usize],
+            );
             if got != want {
-                return Err(format!("simulated transpose differs at row {r}, column {c}: {got} instead of {want}").into());
+                return Err(format!(
+                    "simulated transpose differs at row {r}, column {c}: {got} instead of {want}"
+                )
+                .into());
             }
         }
     }
@@ -56,7 +68,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let spec = transpose::SPEC;
     let (offsets, size) = spec.param_layout();
-    println!("// entry `{}`, target {}, {} bytes of static shared memory", spec.entry, spec.target, spec.static_shared_bytes);
+    println!(
+        "// entry `{}`, target {}, {} bytes of static shared memory",
+        spec.entry, spec.target, spec.static_shared_bytes
+    );
     for (p, offset) in spec.params.iter().zip(offsets) {
         println!("//   param `{}` at byte {offset}: {:?}", p.name, p.ty);
     }

@@ -21,7 +21,14 @@ fn temp_file(name: &str, text: &str) -> String {
 
 #[test]
 fn check_accepts_every_nvcc_fixture() {
-    for name in ["mbarrier_pipeline.ptx", "cluster_exchange.ptx", "ampere_cp_async.ptx", "named_barriers.ptx", "block_reduce.ptx", "bulk_store.ptx"] {
+    for name in [
+        "mbarrier_pipeline.ptx",
+        "cluster_exchange.ptx",
+        "ampere_cp_async.ptx",
+        "named_barriers.ptx",
+        "block_reduce.ptx",
+        "bulk_store.ptx",
+    ] {
         let (status, out) = run(&["check", &fixture(name)]);
         assert_eq!(status, 0, "{name}: {out}");
         assert!(out.contains(": ok (1 kernel"), "{name}: {out}");
@@ -35,14 +42,27 @@ fn check_reports_a_feature_the_target_lacks_at_its_line() {
     let path = temp_file("lowered.ptx", &lowered);
     let (status, out) = run(&["check", &path]);
     assert_eq!(status, 1, "{out}");
-    let line = lowered.lines().position(|l| l.contains("mbarrier.try_wait.parity")).expect("try_wait in fixture") + 1;
-    assert!(out.contains(&format!("{path}:{line}:")), "expected a finding at line {line}:\n{out}");
-    assert!(out.contains("error[ptx_feature]: `mbarrier.try_wait.parity` requires .target sm_90"), "{out}");
+    let line = lowered
+        .lines()
+        .position(|l| l.contains("mbarrier.try_wait.parity"))
+        .expect("try_wait in fixture")
+        + 1;
+    assert!(
+        out.contains(&format!("{path}:{line}:")),
+        "expected a finding at line {line}:\n{out}"
+    );
+    assert!(
+        out.contains("error[ptx_feature]: `mbarrier.try_wait.parity` requires .target sm_90"),
+        "{out}"
+    );
 }
 
 #[test]
 fn read_errors_carry_file_line_and_column() {
-    let path = temp_file("broken.ptx", ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret\n}\n");
+    let path = temp_file(
+        "broken.ptx",
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret\n}\n",
+    );
     let (status, out) = run(&["check", &path]);
     assert_eq!(status, 1, "{out}");
     assert!(out.starts_with(&format!("{path}:7:")), "{out}");
@@ -69,7 +89,8 @@ fn usage_errors_exit_with_two() {
     assert_eq!(status, 1);
     assert!(out.contains("cannot read"), "{out}");
     let path = temp_file("binary.ptx", "\u{0}\u{1}");
-    let bytes_path = std::env::temp_dir().join(format!("phasegate-cli-{}-latin1.ptx", std::process::id()));
+    let bytes_path =
+        std::env::temp_dir().join(format!("phasegate-cli-{}-latin1.ptx", std::process::id()));
     std::fs::write(&bytes_path, [0xff, 0xfe, 0x41]).expect("write");
     let (status, out) = run(&["check", &bytes_path.display().to_string()]);
     assert_eq!(status, 1);

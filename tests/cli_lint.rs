@@ -68,12 +68,28 @@ fn temp_file(name: &str, text: &str) -> String {
 
 #[test]
 fn fixtures_are_clean_and_exit_0() {
-    let files: Vec<String> = ["mbarrier_pipeline.ptx", "named_barriers.ptx", "block_reduce.ptx", "cluster_exchange.ptx", "bulk_store.ptx", "ampere_cp_async.ptx"].iter().map(|f| fixture(f)).collect();
+    let files: Vec<String> = [
+        "mbarrier_pipeline.ptx",
+        "named_barriers.ptx",
+        "block_reduce.ptx",
+        "cluster_exchange.ptx",
+        "bulk_store.ptx",
+        "ampere_cp_async.ptx",
+    ]
+    .iter()
+    .map(|f| fixture(f))
+    .collect();
     let mut list = vec!["--deny", "all"];
     list.extend(files.iter().map(String::as_str));
     let (status, out) = lint(&list);
     assert_eq!(status, 0, "{out}");
-    assert_eq!(out.lines().filter(|l| l.ends_with(": ok (1 kernel)")).count(), 6, "{out}");
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.ends_with(": ok (1 kernel)"))
+            .count(),
+        6,
+        "{out}"
+    );
 }
 
 #[test]
@@ -81,14 +97,33 @@ fn text_output_has_line_source_related_and_notes() {
     let path = temp_file("text.ptx", BUGGY);
     let (status, out) = lint(&[&path]);
     assert_eq!(status, 1, "{out}");
-    assert!(out.contains(&format!("{path}:23:2: error[aligned_barrier_divergence]:")), "{out}");
-    assert!(out.contains("--> /src/k.cu:7:9 (in kernel `divergent`)"), "{out}");
+    assert!(
+        out.contains(&format!("{path}:23:2: error[aligned_barrier_divergence]:")),
+        "{out}"
+    );
+    assert!(
+        out.contains("--> /src/k.cu:7:9 (in kernel `divergent`)"),
+        "{out}"
+    );
     // The branch, with its source line, and the chain down to %tid.x.
-    assert!(out.contains(&format!("{path}:20:2: note: the branch is here (/src/k.cu:6:5)")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{path}:20:2: note: the branch is here (/src/k.cu:6:5)"
+        )),
+        "{out}"
+    );
     assert!(out.contains("reads `%tid.x` at line 17"), "{out}");
     assert!(out.contains("= note: PTX ISA §9.7.13.1"), "{out}");
-    assert!(out.contains(&format!("{path}:30:2: warning[divergent_exit_before_barrier]:")), "{out}");
-    assert!(out.contains(&format!("{path}: 1 error, 1 warning")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "{path}:30:2: warning[divergent_exit_before_barrier]:"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("{path}: 1 error, 1 warning")),
+        "{out}"
+    );
 }
 
 #[test]
@@ -100,16 +135,31 @@ fn levels_from_the_command_line() {
     let (status, out) = lint(&["--warn=aligned_barrier_divergence", &path]);
     assert_eq!(status, 0, "{out}");
     assert!(out.contains("warning[aligned_barrier_divergence]"), "{out}");
-    let (status, out) = lint(&["--allow", "all", "--deny", "divergent_exit_before_barrier", &path]);
+    let (status, out) = lint(&[
+        "--allow",
+        "all",
+        "--deny",
+        "divergent_exit_before_barrier",
+        &path,
+    ]);
     assert_eq!(status, 1, "{out}");
-    assert!(out.contains("error[divergent_exit_before_barrier]") && !out.contains("aligned_barrier_divergence"), "{out}");
+    assert!(
+        out.contains("error[divergent_exit_before_barrier]")
+            && !out.contains("aligned_barrier_divergence"),
+        "{out}"
+    );
 }
 
 #[test]
 fn unknown_lint_and_bad_usage_exit_2() {
     let (status, out) = lint(&["--allow", "aligned_barier_divergence", "x.ptx"]);
     assert_eq!(status, 2);
-    assert!(out.contains("unknown lint `aligned_barier_divergence` (did you mean `aligned_barrier_divergence`?)"), "{out}");
+    assert!(
+        out.contains(
+            "unknown lint `aligned_barier_divergence` (did you mean `aligned_barrier_divergence`?)"
+        ),
+        "{out}"
+    );
     let (status, out) = lint(&[]);
     assert_eq!(status, 2);
     assert!(out.contains("usage: phasegate lint"), "{out}");
@@ -123,8 +173,14 @@ fn unknown_lint_and_bad_usage_exit_2() {
 fn read_errors_exit_1_with_position() {
     let (status, out) = lint(&["/nonexistent/phasegate.ptx"]);
     assert_eq!(status, 1);
-    assert!(out.starts_with("/nonexistent/phasegate.ptx: error: cannot read"), "{out}");
-    let path = temp_file("bad.ptx", ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bar.sync 0 }\n");
+    assert!(
+        out.starts_with("/nonexistent/phasegate.ptx: error: cannot read"),
+        "{out}"
+    );
+    let path = temp_file(
+        "bad.ptx",
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() { bar.sync 0 }\n",
+    );
     let (status, out) = lint(&[&path]);
     assert_eq!(status, 1);
     assert!(out.starts_with(&format!("{path}:4:")), "{out}");
@@ -201,7 +257,9 @@ fn value(c: &[char], p: &mut usize) -> Result<Json, String> {
             }
             loop {
                 skip_ws(c, p);
-                let Json::Str(k) = value(c, p)? else { return Err("key".into()) };
+                let Json::Str(k) = value(c, p)? else {
+                    return Err("key".into());
+                };
                 skip_ws(c, p);
                 if c.get(*p) != Some(&':') {
                     return Err(format!("expected : at {p}"));
@@ -260,14 +318,21 @@ fn value(c: &[char], p: &mut usize) -> Result<Json, String> {
                             Some('/') => s.push('/'),
                             Some('u') => {
                                 let hex: String = c[*p + 1..*p + 5].iter().collect();
-                                s.push(char::from_u32(u32::from_str_radix(&hex, 16).map_err(|e| e.to_string())?).ok_or("bad \\u")?);
+                                s.push(
+                                    char::from_u32(
+                                        u32::from_str_radix(&hex, 16).map_err(|e| e.to_string())?,
+                                    )
+                                    .ok_or("bad \\u")?,
+                                );
                                 *p += 4;
                             }
                             _ => return Err("bad escape".into()),
                         }
                         *p += 1;
                     }
-                    Some(ch) if (*ch as u32) < 0x20 => return Err("control character in string".into()),
+                    Some(ch) if (*ch as u32) < 0x20 => {
+                        return Err("control character in string".into());
+                    }
                     Some(ch) => {
                         s.push(*ch);
                         *p += 1;
@@ -305,16 +370,30 @@ fn json_lines_are_objects_with_the_fields() {
     let path = temp_file("json.ptx", BUGGY);
     let (status, out) = lint(&["--format", "json", &path]);
     assert_eq!(status, 1, "{out}");
-    let objects: Vec<Json> = out.lines().map(|l| parse_json(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let objects: Vec<Json> = out
+        .lines()
+        .map(|l| parse_json(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
     assert_eq!(objects.len(), 2, "{out}");
     let first = &objects[0];
-    assert_eq!(first.get("lint").and_then(Json::str), Some("aligned_barrier_divergence"));
+    assert_eq!(
+        first.get("lint").and_then(Json::str),
+        Some("aligned_barrier_divergence")
+    );
     assert_eq!(first.get("level").and_then(Json::str), Some("deny"));
     assert_eq!(first.get("kernel").and_then(Json::str), Some("divergent"));
     assert_eq!(first.get("line").and_then(Json::num), Some(23.0));
-    assert_eq!(first.get("source_file").and_then(Json::str), Some("/src/k.cu"));
+    assert_eq!(
+        first.get("source_file").and_then(Json::str),
+        Some("/src/k.cu")
+    );
     assert_eq!(first.get("source_line").and_then(Json::num), Some(7.0));
-    assert!(first.get("message").and_then(Json::str).is_some_and(|m| m.contains("bar.sync")));
+    assert!(
+        first
+            .get("message")
+            .and_then(Json::str)
+            .is_some_and(|m| m.contains("bar.sync"))
+    );
     assert!(matches!(first.get("related"), Some(Json::Arr(r)) if !r.is_empty()));
     assert_eq!(objects[1].get("level").and_then(Json::str), Some("warn"));
     // Clean files print nothing in JSON.
@@ -337,8 +416,17 @@ fn corpus_verdicts_through_the_cli() {
     assert!(names.len() >= 40);
     for name in names {
         let cu = std::fs::read_to_string(format!("{dir}/{name}.cu")).expect("read .cu");
-        let label = cu.lines().find_map(|l| l.trim().strip_prefix("// expect:")).expect("label").trim().to_string();
-        let mut expected: Vec<String> = label.split(',').map(|s| s.trim().to_string()).filter(|s| s != "clean").collect();
+        let label = cu
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("// expect:"))
+            .expect("label")
+            .trim()
+            .to_string();
+        let mut expected: Vec<String> = label
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| s != "clean")
+            .collect();
         expected.sort();
         let ptx = format!("{dir}/ptx/{name}.ptx");
         let (status, out) = lint(&["--format", "json", &ptx]);
@@ -346,15 +434,27 @@ fn corpus_verdicts_through_the_cli() {
             .lines()
             .map(|l| parse_json(l).unwrap_or_else(|e| panic!("{name}: {e}: {l}")))
             .map(|o| {
-                assert_eq!(o.get("kernel").and_then(Json::str), Some(name.as_str()), "{name}");
-                assert!(o.get("source_file").and_then(Json::str).is_some_and(|f| f.contains("tests/corpus/")), "{name}: {o:?}");
+                assert_eq!(
+                    o.get("kernel").and_then(Json::str),
+                    Some(name.as_str()),
+                    "{name}"
+                );
+                assert!(
+                    o.get("source_file")
+                        .and_then(Json::str)
+                        .is_some_and(|f| f.contains("tests/corpus/")),
+                    "{name}: {o:?}"
+                );
                 o.get("lint").and_then(Json::str).expect("lint").to_string()
             })
             .collect();
         got.sort();
         got.dedup();
         assert_eq!(got, expected, "{name}: {out}");
-        let deny = expected.iter().any(|l| phasegate::lints::lints::find(l).is_some_and(|i| i.default == phasegate::lints::Level::Deny));
+        let deny = expected.iter().any(|l| {
+            phasegate::lints::lints::find(l)
+                .is_some_and(|i| i.default == phasegate::lints::Level::Deny)
+        });
         assert_eq!(status, u8::from(deny), "{name}: {out}");
     }
 }
@@ -372,12 +472,18 @@ fn functions_over_the_analysis_limit_are_errors() {
     let path = temp_file("over_limit.ptx", &text);
     let (status, out) = lint(&["--allow", "all", &path]);
     assert_eq!(status, 1, "{out}");
-    let expected = format!("{path}:6:1: error[analysis_limit]: `big` has {} statements, more than the analyzer's limit of {limit}; it was not analyzed", limit + 2);
+    let expected = format!(
+        "{path}:6:1: error[analysis_limit]: `big` has {} statements, more than the analyzer's limit of {limit}; it was not analyzed",
+        limit + 2
+    );
     assert!(out.starts_with(&expected), "{out}");
     let (status, out) = lint(&["--format", "json", &path]);
     assert_eq!(status, 1, "{out}");
     let object = parse_json(out.trim_end()).unwrap_or_else(|e| panic!("{e}: {out}"));
-    assert_eq!(object.get("lint").and_then(Json::str), Some("analysis_limit"));
+    assert_eq!(
+        object.get("lint").and_then(Json::str),
+        Some("analysis_limit")
+    );
     assert_eq!(object.get("level").and_then(Json::str), Some("deny"));
     assert_eq!(object.get("kernel").and_then(Json::str), Some("big"));
 }

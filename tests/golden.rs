@@ -4,15 +4,15 @@
 #[path = "../examples/dot.rs"]
 #[allow(dead_code)]
 mod dot;
+#[path = "../examples/pipeline.rs"]
+#[allow(dead_code)]
+mod pipeline;
 #[path = "../examples/scale.rs"]
 #[allow(dead_code)]
 mod scale;
 #[path = "../examples/transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
-#[path = "../examples/pipeline.rs"]
-#[allow(dead_code)]
-mod pipeline;
 
 #[test]
 fn scale_ptx() {

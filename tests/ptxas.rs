@@ -5,35 +5,35 @@
 
 mod kernels;
 
+#[path = "../examples/cluster_exchange.rs"]
+#[allow(dead_code)]
+mod cluster_exchange;
 #[path = "../examples/dot.rs"]
 #[allow(dead_code)]
 mod dot;
+#[path = "../examples/latency.rs"]
+#[allow(dead_code)]
+mod latency;
+#[path = "../examples/multicast.rs"]
+#[allow(dead_code)]
+mod multicast;
+#[path = "../examples/pipeline.rs"]
+#[allow(dead_code)]
+mod pipeline;
+#[path = "../examples/popc_count.rs"]
+#[allow(dead_code)]
+mod popc_count;
+#[path = "../examples/producer_consumer.rs"]
+#[allow(dead_code)]
+mod producer_consumer;
 #[path = "../examples/scale.rs"]
 #[allow(dead_code)]
 mod scale;
 #[path = "../examples/transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
-#[path = "../examples/pipeline.rs"]
-#[allow(dead_code)]
-mod pipeline;
-#[path = "../examples/producer_consumer.rs"]
-#[allow(dead_code)]
-mod producer_consumer;
-#[path = "../examples/popc_count.rs"]
-#[allow(dead_code)]
-mod popc_count;
-#[path = "../examples/multicast.rs"]
-#[allow(dead_code)]
-mod multicast;
-#[path = "../examples/cluster_exchange.rs"]
-#[allow(dead_code)]
-mod cluster_exchange;
-#[path = "../examples/latency.rs"]
-#[allow(dead_code)]
-mod latency;
 
-use phasegate::ptx::{ptxas, SmVersion};
+use phasegate::ptx::{SmVersion, ptxas};
 
 /// Every emitted kernel: (name, PTX, whether it targets sm_80 or lower).
 fn emitted() -> Vec<(&'static str, &'static str, bool)> {
@@ -42,13 +42,29 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("transpose", transpose::transpose::PTX, true),
         ("dot", dot::dot::PTX, true),
         ("scale_pipeline", pipeline::scale_pipeline::PTX, false),
-        ("producer_consumer", producer_consumer::producer_consumer::PTX, true),
+        (
+            "producer_consumer",
+            producer_consumer::producer_consumer::PTX,
+            true,
+        ),
         ("popc_count", popc_count::popc_count::PTX, true),
-        ("cluster_exchange", cluster_exchange::cluster_exchange::PTX, false),
+        (
+            "cluster_exchange",
+            cluster_exchange::cluster_exchange::PTX,
+            false,
+        ),
         ("multicast_tile", multicast::multicast_tile::PTX, false),
         ("bar_sync_latency", latency::bar_sync_latency::PTX, true),
-        ("bar_red_popc_latency", latency::bar_red_popc_latency::PTX, true),
-        ("mbarrier_phase_latency", latency::mbarrier_phase_latency::PTX, false),
+        (
+            "bar_red_popc_latency",
+            latency::bar_red_popc_latency::PTX,
+            true,
+        ),
+        (
+            "mbarrier_phase_latency",
+            latency::mbarrier_phase_latency::PTX,
+            false,
+        ),
         ("ping_pong_latency", latency::ping_pong_latency::PTX, true),
         ("cluster_latency", latency::cluster_latency::PTX, false),
     ];
@@ -75,19 +91,37 @@ fn every_emitted_kernel_assembles_cleanly() {
             }
         }
     }
-    assert!(failures.is_empty(), "ptxas rejected {} of {assembled}:\n{}", failures.len(), failures.join("\n"));
-    assert!(assembled >= 43, "expected every kernel to be assembled, got {assembled}");
+    assert!(
+        failures.is_empty(),
+        "ptxas rejected {} of {assembled}:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        assembled >= 43,
+        "expected every kernel to be assembled, got {assembled}"
+    );
 }
 
 #[test]
 fn kernels_for_newer_targets_are_refused_by_an_older_ptxas_target() {
     // The check above is only meaningful if ptxas really rejects what it should.
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
-    let result = ptxas::assemble(&ptxas, kernels::cluster_ids::PTX, SmVersion::new(80)).unwrap_or_else(|e| panic!("{e}"));
-    assert!(!result.clean, "sm_90 PTX assembled for sm_80:\n{}", result.log);
+    let result = ptxas::assemble(&ptxas, kernels::cluster_ids::PTX, SmVersion::new(80))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !result.clean,
+        "sm_90 PTX assembled for sm_80:\n{}",
+        result.log
+    );
     let broken = scale::scale::PTX.replace("mul.rn.f32", "mul.rn.f33");
-    let result = ptxas::assemble(&ptxas, &broken, SmVersion::new(80)).unwrap_or_else(|e| panic!("{e}"));
-    assert!(!result.clean && result.log.contains("f33"), "{}", result.log);
+    let result =
+        ptxas::assemble(&ptxas, &broken, SmVersion::new(80)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !result.clean && result.log.contains("f33"),
+        "{}",
+        result.log
+    );
 }
 
 /// The simulator's PTX fixtures (`tests/sim/*.ptx`) are valid PTX too, so a behaviour the
@@ -98,13 +132,23 @@ fn kernels_for_newer_targets_are_refused_by_an_older_ptxas_target() {
 fn simulator_fixtures_assemble_cleanly() {
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sim");
-    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir}: {e}")).filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "ptx")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .collect();
     files.sort();
     let mut failures = Vec::new();
     for path in &files {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
-        let result = ptxas::assemble(&ptxas, &code, SmVersion::arch_specific(90)).unwrap_or_else(|e| panic!("{e}"));
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let result = ptxas::assemble(&ptxas, &code, SmVersion::arch_specific(90))
+            .unwrap_or_else(|e| panic!("{e}"));
         if !result.clean {
             failures.push(format!("{}:\n{}", path.display(), result.log));
         }

@@ -10,7 +10,10 @@ fn sources() -> Vec<String> {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut out = Vec::new();
     for dir in ["tests/fixtures/ptx", "tests/sim"] {
-        let mut names: Vec<_> = std::fs::read_dir(format!("{root}/{dir}")).expect("dir").map(|e| e.expect("entry").path()).collect();
+        let mut names: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+            .expect("dir")
+            .map(|e| e.expect("entry").path())
+            .collect();
         names.sort();
         for p in names {
             if p.extension().is_some_and(|e| e == "ptx") {
@@ -99,14 +102,18 @@ proptest! {
 fn shared_memory_near_four_gib_is_a_launch_error() {
     let text = ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k()\n{\n\t.shared .align 16 .b8 tile[122222222024];\n\tret;\n}\n";
     match sim::simulate_ptx(text, "k", &Launch::default(), &mut []) {
-        Err(sim::SimError::Launch(message)) => assert!(message.contains("shared memory exceed"), "{message}"),
+        Err(sim::SimError::Launch(message)) => {
+            assert!(message.contains("shared memory exceed"), "{message}")
+        }
         other => panic!("expected a launch error, got {other:?}"),
     }
 }
 
 /// A kernel whose body is `body`, with one `u32` output parameter `out`.
 fn with_body(body: &str) -> String {
-    format!(".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n")
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\n.visible .entry k(.param .u64 out)\n{{\n{body}\n}}\n"
+    )
 }
 
 fn first_word(text: &str) -> Result<u32, String> {
@@ -123,7 +130,9 @@ fn first_word(text: &str) -> Result<u32, String> {
 /// gets its slot when the body first uses it.
 #[test]
 fn a_billion_register_range_costs_only_its_used_names() {
-    let text = with_body("\t.reg .b32 %r<1333333330>;\n\t.reg .b64 %rd<1333333330>;\n\tld.param.u64 %rd1333333329, [out];\n\tmov.u32 %r7, 42;\n\tst.global.u32 [%rd1333333329], %r7;\n\tret;");
+    let text = with_body(
+        "\t.reg .b32 %r<1333333330>;\n\t.reg .b64 %rd<1333333330>;\n\tld.param.u64 %rd1333333329, [out];\n\tmov.u32 %r7, 42;\n\tst.global.u32 [%rd1333333329], %r7;\n\tret;",
+    );
     assert_eq!(first_word(&text), Ok(42));
 }
 
@@ -131,10 +140,16 @@ fn a_billion_register_range_costs_only_its_used_names() {
 /// and a name past the count is unknown.
 #[test]
 fn register_ranges_shadow_and_bound_their_names() {
-    let text = with_body("\t.reg .b32 %r4500;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r4500, 7;\n\t{\n\t.reg .b32 %r<5000>;\n\tmov.u32 %r4500, 9;\n\t}\n\tst.global.u32 [%rd1], %r4500;\n\tret;");
+    let text = with_body(
+        "\t.reg .b32 %r4500;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r4500, 7;\n\t{\n\t.reg .b32 %r<5000>;\n\tmov.u32 %r4500, 9;\n\t}\n\tst.global.u32 [%rd1], %r4500;\n\tret;",
+    );
     assert_eq!(first_word(&text), Ok(7));
-    let leading_zero = with_body("\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r01, 1;\n\tret;");
+    let leading_zero = with_body(
+        "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r01, 1;\n\tret;",
+    );
     assert!(first_word(&leading_zero).is_err_and(|e| e.contains("unknown register `%r01`")));
-    let past_count = with_body("\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r10, 1;\n\tret;");
+    let past_count = with_body(
+        "\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tmov.u32 %r10, 1;\n\tret;",
+    );
     assert!(first_word(&past_count).is_err_and(|e| e.contains("unknown register `%r10`")));
 }

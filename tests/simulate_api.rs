@@ -28,7 +28,11 @@ fn crossed(out: &mut [u32]) {
 fn results_come_back_through_mut_slices() -> Result<(), RunError> {
     let x: Vec<f32> = (0..100).map(|i| i as f32 * 0.5 - 7.0).collect();
     let mut y = vec![0.0f32; 100];
-    let launch = Launch { grid: (2, 1, 1), block: (64, 1, 1), ..Launch::default() };
+    let launch = Launch {
+        grid: (2, 1, 1),
+        block: (64, 1, 1),
+        ..Launch::default()
+    };
     let stats = scale::scale::simulate(&launch, (&x[..], &mut y[..], 3.0f32, 100u32))?;
     assert!(stats.thread_instructions > 0);
     for (a, b) in x.iter().zip(&y) {
@@ -40,7 +44,11 @@ fn results_come_back_through_mut_slices() -> Result<(), RunError> {
 #[test]
 fn a_deadlock_is_an_error_with_its_report() {
     let mut out = vec![0u32; 64];
-    let launch = Launch { grid: (1, 1, 1), block: (64, 1, 1), ..Launch::default() };
+    let launch = Launch {
+        grid: (1, 1, 1),
+        block: (64, 1, 1),
+        ..Launch::default()
+    };
     match crossed::simulate(&launch, (&mut out[..],)) {
         Err(RunError::Finding(report)) => {
             assert_eq!(report.kind, FindingKind::Deadlock, "{report}");
@@ -59,12 +67,19 @@ mod kernels;
 /// the same kernel without the shape computes.
 #[test]
 fn a_required_block_shape_computes_what_the_general_kernel_computes() -> Result<(), RunError> {
-    let launch = Launch { grid: (3, 2, 1), block: (32, 4, 1), ..Launch::default() };
+    let launch = Launch {
+        grid: (3, 2, 1),
+        block: (32, 4, 1),
+        ..Launch::default()
+    };
     let (mut a, mut b) = (vec![u32::MAX; 6 * 1024], vec![u32::MAX; 6 * 1024]);
     kernels::shaped::simulate(&launch, (&mut a[..],))?;
     kernels::unshaped::simulate(&launch, (&mut b[..],))?;
     assert_eq!(a, b);
-    assert!(a.iter().any(|&v| (96..u32::MAX).contains(&v)), "warp 3 writes its id");
+    assert!(
+        a.iter().any(|&v| (96..u32::MAX).contains(&v)),
+        "warp 3 writes its id"
+    );
     Ok(())
 }
 
@@ -73,17 +88,30 @@ fn a_required_block_shape_computes_what_the_general_kernel_computes() -> Result<
 #[test]
 fn launches_outside_the_bounds_are_errors() {
     let mut out = vec![0u32; 4096];
-    let wrong_shape = Launch { grid: (1, 1, 1), block: (128, 1, 1), ..Launch::default() };
+    let wrong_shape = Launch {
+        grid: (1, 1, 1),
+        block: (128, 1, 1),
+        ..Launch::default()
+    };
     match kernels::shaped::simulate(&wrong_shape, (&mut out[..],)) {
         Err(RunError::Simulator(e)) => assert!(e.to_string().contains(".reqntid"), "{e}"),
         other => panic!("expected a launch error, got {other:?}"),
     }
-    let too_many = Launch { grid: (1, 1, 1), block: (512, 1, 1), ..Launch::default() };
+    let too_many = Launch {
+        grid: (1, 1, 1),
+        block: (512, 1, 1),
+        ..Launch::default()
+    };
     match kernels::bounded::simulate(&too_many, (&mut out[..],)) {
         Err(RunError::Simulator(e)) => assert!(e.to_string().contains(".maxntid"), "{e}"),
         other => panic!("expected a launch error, got {other:?}"),
     }
-    let within = Launch { grid: (2, 1, 1), block: (256, 1, 1), ..Launch::default() };
-    kernels::bounded::simulate(&within, (&mut out[..],)).expect("256 threads are within the bounds");
+    let within = Launch {
+        grid: (2, 1, 1),
+        block: (256, 1, 1),
+        ..Launch::default()
+    };
+    kernels::bounded::simulate(&within, (&mut out[..],))
+        .expect("256 threads are within the bounds");
     assert_eq!(out[256 + 255], 7);
 }

@@ -23,7 +23,10 @@ fn forms() -> BTreeMap<String, Vec<Vec<Operand>>> {
         for f in module.functions() {
             for (_, s) in f.body.iter().flat_map(|b| b.iter()) {
                 if let Statement::Instruction(i) = s {
-                    forms.entry(i.full_name()).or_default().push(i.operands.clone());
+                    forms
+                        .entry(i.full_name())
+                        .or_default()
+                        .push(i.operands.clone());
                 }
             }
         }
@@ -123,31 +126,60 @@ const REQUIRED: &[&str] = &[
 #[test]
 fn every_form_of_the_vocabulary_is_emitted() {
     let forms = forms();
-    let missing: Vec<&&str> = REQUIRED.iter().filter(|f| !forms.contains_key(**f)).collect();
-    assert!(missing.is_empty(), "forms never emitted: {missing:?}\nemitted: {:#?}", forms.keys().collect::<Vec<_>>());
+    let missing: Vec<&&str> = REQUIRED
+        .iter()
+        .filter(|f| !forms.contains_key(**f))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "forms never emitted: {missing:?}\nemitted: {:#?}",
+        forms.keys().collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn operand_variants_are_emitted() {
     let forms = forms();
-    let has = |name: &str, pred: &dyn Fn(&[Operand]) -> bool| forms.get(name).is_some_and(|all| all.iter().any(|ops| pred(ops)));
+    let has = |name: &str, pred: &dyn Fn(&[Operand]) -> bool| {
+        forms
+            .get(name)
+            .is_some_and(|all| all.iter().any(|ops| pred(ops)))
+    };
     // with and without a thread count
     assert!(has("bar.sync", &|o| o.len() == 1) && has("bar.sync", &|o| o.len() == 2));
-    assert!(has("bar.red.popc.u32", &|o| o.len() == 3) && has("bar.red.popc.u32", &|o| o.len() == 4));
+    assert!(
+        has("bar.red.popc.u32", &|o| o.len() == 3) && has("bar.red.popc.u32", &|o| o.len() == 4)
+    );
     // the negated predicate of bar.red
-    assert!(has("bar.red.popc.u32", &|o| matches!(o.last(), Some(Operand::Not(_)))));
-    assert!(has("bar.red.or.pred", &|o| matches!(o.last(), Some(Operand::Not(_)))));
+    assert!(has("bar.red.popc.u32", &|o| matches!(
+        o.last(),
+        Some(Operand::Not(_))
+    )));
+    assert!(has("bar.red.or.pred", &|o| matches!(
+        o.last(),
+        Some(Operand::Not(_))
+    )));
     // run-time id and count
-    assert!(has("bar.sync", &|o| matches!(o.first(), Some(Operand::Reg(_)))));
+    assert!(has("bar.sync", &|o| matches!(
+        o.first(),
+        Some(Operand::Reg(_))
+    )));
     // arrive with a count; arrive_drop with a count; a sink state for arrive_drop
     assert!(has("mbarrier.arrive.shared::cta.b64", &|o| o.len() == 3));
     assert!(has("mbarrier.arrive_drop.shared::cta.b64", &|o| o.len() == 3));
-    assert!(has("mbarrier.arrive_drop.shared::cta.b64", &|o| o.first() == Some(&Operand::Sink)));
+    assert!(has("mbarrier.arrive_drop.shared::cta.b64", &|o| o.first()
+        == Some(&Operand::Sink)));
     // suspendTimeHint on try_wait and try_wait.parity
     assert!(has("mbarrier.try_wait.shared::cta.b64", &|o| o.len() == 4));
-    assert!(has("mbarrier.try_wait.parity.shared::cta.b64", &|o| o.len() == 4));
+    assert!(has("mbarrier.try_wait.parity.shared::cta.b64", &|o| o
+        .len()
+        == 4));
     // cluster shape directive
     let cluster = ptx::parse(kernels::vocabulary::cluster_forms::PTX).expect("parses");
     let f = cluster.function("cluster_forms").expect("entry");
-    assert!(f.directives.iter().any(|d| d.name == "reqnctapercluster"), "{:?}", f.directives);
+    assert!(
+        f.directives.iter().any(|d| d.name == "reqnctapercluster"),
+        "{:?}",
+        f.directives
+    );
 }

@@ -6,7 +6,16 @@ use phasegate::ptx::{self, Item};
 pub fn large_module(bytes: usize) -> String {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
     let mut sources = Vec::new();
-    for name in ["mbarrier_pipeline.ptx", "named_barriers.ptx", "block_reduce.ptx", "cluster_exchange.ptx", "bulk_store.ptx", "ampere_cp_async.ptx", "dot_ref.ptx", "transpose_ref.ptx"] {
+    for name in [
+        "mbarrier_pipeline.ptx",
+        "named_barriers.ptx",
+        "block_reduce.ptx",
+        "cluster_exchange.ptx",
+        "bulk_store.ptx",
+        "ampere_cp_async.ptx",
+        "dot_ref.ptx",
+        "transpose_ref.ptx",
+    ] {
         let text = std::fs::read_to_string(format!("{dir}/{name}")).expect("fixture");
         sources.push(ptx::parse(&text).expect("fixture parses"));
     }

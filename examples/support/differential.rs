@@ -2,15 +2,15 @@
 //! example kernels and generated barrier-correct kernels, each run in the simulator and on the
 //! GPU with the same inputs, compared bit for bit.
 
-#[path = "../multicast.rs"]
-#[allow(dead_code)]
-mod multicast;
 #[path = "../cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
 #[path = "../dot.rs"]
 #[allow(dead_code)]
 mod dot;
+#[path = "../multicast.rs"]
+#[allow(dead_code)]
+mod multicast;
 #[path = "../pipeline.rs"]
 #[allow(dead_code)]
 mod pipeline;
@@ -27,11 +27,11 @@ mod scale;
 #[allow(dead_code)]
 mod transpose;
 
+use phasegate::runtime::KernelSpec;
 use phasegate::runtime::cuda::Gpu;
 use phasegate::runtime::generate;
 use phasegate::runtime::rng::Rng;
-use phasegate::runtime::sim::{simulate_spec, ArgValue, Launch, Outcome};
-use phasegate::runtime::KernelSpec;
+use phasegate::runtime::sim::{ArgValue, Launch, Outcome, simulate_spec};
 use std::time::Duration;
 
 /// One kernel, one launch, one set of argument values.
@@ -43,11 +43,17 @@ pub struct Case {
 }
 
 fn floats(rng: &mut Rng, n: usize) -> Vec<f32> {
-    (0..n).map(|_| (rng.below(1 << 20) as f32 / (1 << 19) as f32) - 1.0).collect()
+    (0..n)
+        .map(|_| (rng.below(1 << 20) as f32 / (1 << 19) as f32) - 1.0)
+        .collect()
 }
 
 fn launch(grid: (u32, u32, u32), block: (u32, u32, u32)) -> Launch {
-    Launch { grid, block, ..Launch::default() }
+    Launch {
+        grid,
+        block,
+        ..Launch::default()
+    }
 }
 
 pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
@@ -57,14 +63,24 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         name: "scale".into(),
         spec: scale::scale::SPEC,
         launch: launch((n.div_ceil(128), 1, 1), (128, 1, 1)),
-        args: vec![ArgValue::buffer(&floats(rng, n as usize)), ArgValue::zeroed(n as usize * 4), ArgValue::F32(1.5), ArgValue::U32(n)],
+        args: vec![
+            ArgValue::buffer(&floats(rng, n as usize)),
+            ArgValue::zeroed(n as usize * 4),
+            ArgValue::F32(1.5),
+            ArgValue::U32(n),
+        ],
     });
     let (w, h) = (70u32, 45u32);
     cases.push(Case {
         name: "transpose".into(),
         spec: transpose::transpose::SPEC,
         launch: launch((w.div_ceil(32), h.div_ceil(32), 1), (32, 8, 1)),
-        args: vec![ArgValue::buffer(&floats(rng, (w * h) as usize)), ArgValue::zeroed((w * h) as usize * 4), ArgValue::U32(w), ArgValue::U32(h)],
+        args: vec![
+            ArgValue::buffer(&floats(rng, (w * h) as usize)),
+            ArgValue::zeroed((w * h) as usize * 4),
+            ArgValue::U32(w),
+            ArgValue::U32(h),
+        ],
     });
     let grid = 3u32;
     cases.push(Case {
@@ -79,38 +95,69 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         ],
     });
     let tiles = 5u32;
-    let x: Vec<[f32; 4]> = floats(rng, tiles as usize * 4096).chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect();
+    let x: Vec<[f32; 4]> = floats(rng, tiles as usize * 4096)
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect();
     cases.push(Case {
         name: "scale_pipeline".into(),
         spec: pipeline::scale_pipeline::SPEC,
-        launch: Launch { dynamic_shared_bytes: pipeline::scale_pipeline::SPEC.dynamic_shared_bytes, ..launch((2, 1, 1), (160, 1, 1)) },
-        args: vec![ArgValue::buffer(&x), ArgValue::zeroed(x.len() * 16), ArgValue::F32(-0.75), ArgValue::U32(tiles)],
+        launch: Launch {
+            dynamic_shared_bytes: pipeline::scale_pipeline::SPEC.dynamic_shared_bytes,
+            ..launch((2, 1, 1), (160, 1, 1))
+        },
+        args: vec![
+            ArgValue::buffer(&x),
+            ArgValue::zeroed(x.len() * 16),
+            ArgValue::F32(-0.75),
+            ArgValue::U32(tiles),
+        ],
     });
     let rounds = 6u32;
     cases.push(Case {
         name: "producer_consumer".into(),
         spec: producer_consumer::producer_consumer::SPEC,
         launch: launch((2, 1, 1), (64, 1, 1)),
-        args: vec![ArgValue::zeroed((2 * rounds * 32) as usize * 4), ArgValue::U32(rounds)],
+        args: vec![
+            ArgValue::zeroed((2 * rounds * 32) as usize * 4),
+            ArgValue::U32(rounds),
+        ],
     });
     cases.push(Case {
         name: "popc_count".into(),
         spec: popc_count::popc_count::SPEC,
         launch: launch((4, 1, 1), (128, 1, 1)),
-        args: vec![ArgValue::buffer(&floats(rng, 500)), ArgValue::zeroed(16), ArgValue::F32(0.25), ArgValue::U32(500)],
+        args: vec![
+            ArgValue::buffer(&floats(rng, 500)),
+            ArgValue::zeroed(16),
+            ArgValue::F32(0.25),
+            ArgValue::U32(500),
+        ],
     });
     cases.push(Case {
         name: "cluster_exchange".into(),
         spec: cluster_exchange::cluster_exchange::SPEC,
-        launch: Launch { cluster: Some((2, 1, 1)), ..launch((4, 1, 1), (128, 1, 1)) },
-        args: vec![ArgValue::buffer(&floats(rng, 512)), ArgValue::zeroed(512 * 4)],
+        launch: Launch {
+            cluster: Some((2, 1, 1)),
+            ..launch((4, 1, 1), (128, 1, 1))
+        },
+        args: vec![
+            ArgValue::buffer(&floats(rng, 512)),
+            ArgValue::zeroed(512 * 4),
+        ],
     });
     // PTX fixtures for forms `#[kernel]` does not emit: `cp.reduce.async.bulk` into global
     // memory and into a peer CTA's shared memory.
     let reduce = include_str!("../../tests/sim/reduce.ptx");
     for (entry, launch) in [
         ("reduce_global", launch((4, 1, 1), (128, 1, 1))),
-        ("reduce_cluster", Launch { cluster: Some((2, 1, 1)), ..launch((2, 1, 1), (128, 1, 1)) }),
+        (
+            "reduce_cluster",
+            Launch {
+                cluster: Some((2, 1, 1)),
+                ..launch((2, 1, 1), (128, 1, 1))
+            },
+        ),
     ] {
         cases.push(Case {
             name: format!("tests/sim/reduce.ptx {entry}"),
@@ -132,8 +179,14 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
     cases.push(Case {
         name: "multicast_tile".into(),
         spec: multicast::multicast_tile::SPEC,
-        launch: Launch { cluster: Some((2, 1, 1)), ..launch((4, 1, 1), (128, 1, 1)) },
-        args: vec![ArgValue::buffer(&floats(rng, 256)), ArgValue::zeroed(512 * 4)],
+        launch: Launch {
+            cluster: Some((2, 1, 1)),
+            ..launch((4, 1, 1), (128, 1, 1))
+        },
+        args: vec![
+            ArgValue::buffer(&floats(rng, 256)),
+            ArgValue::zeroed(512 * 4),
+        ],
     });
     cases
 }
@@ -141,7 +194,9 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
 pub fn generated_case(seed: u64) -> (Case, String) {
     let k = generate::kernel(seed);
     let n = (k.grid * k.block) as usize;
-    let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2654435761) ^ seed as u32).collect();
+    let input: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) ^ seed as u32)
+        .collect();
     let spec = KernelSpec {
         entry: Box::leak(k.entry.clone().into_boxed_str()),
         ptx: Box::leak(k.ptx.clone().into_boxed_str()),
@@ -157,7 +212,11 @@ pub fn generated_case(seed: u64) -> (Case, String) {
         name: format!("generated seed {seed} {:?}", k.phases),
         spec,
         launch: launch((k.grid, 1, 1), (k.block, 1, 1)),
-        args: vec![ArgValue::buffer(&input), ArgValue::zeroed(n * 4), ArgValue::U32(n as u32)],
+        args: vec![
+            ArgValue::buffer(&input),
+            ArgValue::zeroed(n * 4),
+            ArgValue::U32(n as u32),
+        ],
     };
     (case, k.ptx)
 }
@@ -165,19 +224,40 @@ pub fn generated_case(seed: u64) -> (Case, String) {
 /// One `&mut [u32]` parameter.
 const ONE_OUTPUT: &[phasegate::runtime::ParamSpec] = &[phasegate::runtime::ParamSpec {
     name: "out",
-    ty: phasegate::runtime::ParamType::Slice { elem: phasegate::runtime::ElemType { scalar: phasegate::runtime::ScalarKind::U32, lanes: 1 }, mutable: true },
+    ty: phasegate::runtime::ParamType::Slice {
+        elem: phasegate::runtime::ElemType {
+            scalar: phasegate::runtime::ScalarKind::U32,
+            lanes: 1,
+        },
+        mutable: true,
+    },
 }];
 
 const GENERATED_PARAMS: &[phasegate::runtime::ParamSpec] = &[
     phasegate::runtime::ParamSpec {
         name: "input",
-        ty: phasegate::runtime::ParamType::Slice { elem: phasegate::runtime::ElemType { scalar: phasegate::runtime::ScalarKind::U32, lanes: 1 }, mutable: false },
+        ty: phasegate::runtime::ParamType::Slice {
+            elem: phasegate::runtime::ElemType {
+                scalar: phasegate::runtime::ScalarKind::U32,
+                lanes: 1,
+            },
+            mutable: false,
+        },
     },
     phasegate::runtime::ParamSpec {
         name: "output",
-        ty: phasegate::runtime::ParamType::Slice { elem: phasegate::runtime::ElemType { scalar: phasegate::runtime::ScalarKind::U32, lanes: 1 }, mutable: true },
+        ty: phasegate::runtime::ParamType::Slice {
+            elem: phasegate::runtime::ElemType {
+                scalar: phasegate::runtime::ScalarKind::U32,
+                lanes: 1,
+            },
+            mutable: true,
+        },
     },
-    phasegate::runtime::ParamSpec { name: "n", ty: phasegate::runtime::ParamType::Scalar(phasegate::runtime::ScalarKind::U32) },
+    phasegate::runtime::ParamSpec {
+        name: "n",
+        ty: phasegate::runtime::ParamType::Scalar(phasegate::runtime::ScalarKind::U32),
+    },
 ];
 
 /// Runs one case both ways; `Ok(true)` when they agree.
@@ -189,17 +269,31 @@ pub fn compare(gpu: &Gpu, case: &Case) -> Result<bool, String> {
         Err(e) => return Err(format!("simulator error: {e:?}")),
     }
     let mut on_gpu = case.args.clone();
-    gpu.launch_values(&case.spec, &case.launch, &mut on_gpu, Duration::from_secs(10)).map_err(|e| e.to_string())?;
+    gpu.launch_values(
+        &case.spec,
+        &case.launch,
+        &mut on_gpu,
+        Duration::from_secs(10),
+    )
+    .map_err(|e| e.to_string())?;
     let mut same = true;
     for (i, (s, g)) in simulated.iter().zip(&on_gpu).enumerate() {
         if let (ArgValue::Buffer(s), ArgValue::Buffer(g)) = (s, g) {
             if s != g {
-                let first = s.chunks(4).zip(g.chunks(4)).position(|(a, b)| a != b).unwrap_or(0);
-                println!("MISMATCH {}: argument {i} differs first at word {first}: sim {:?} gpu {:?}", case.name, &s[first * 4..(first * 4 + 4).min(s.len())], &g[first * 4..(first * 4 + 4).min(g.len())]);
+                let first = s
+                    .chunks(4)
+                    .zip(g.chunks(4))
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
+                println!(
+                    "MISMATCH {}: argument {i} differs first at word {first}: sim {:?} gpu {:?}",
+                    case.name,
+                    &s[first * 4..(first * 4 + 4).min(s.len())],
+                    &g[first * 4..(first * 4 + 4).min(g.len())]
+                );
                 same = false;
             }
         }
     }
     Ok(same)
 }
-

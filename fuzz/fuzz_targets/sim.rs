@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use phasegate::ptx::{ScalarType, VarDecl};
-use phasegate::runtime::sim::{simulate_module, ArgValue, Launch, Policy, Schedule};
+use phasegate::runtime::sim::{ArgValue, Launch, Policy, Schedule, simulate_module};
 
 /// An argument for one kernel parameter: a 4 KiB buffer for 64-bit parameters (most are
 /// pointers), small values for other scalars, zero bytes for arrays and structs.
@@ -25,14 +25,21 @@ fn argument(p: &VarDecl) -> ArgValue {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(module) = phasegate::ptx::parse(text) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(module) = phasegate::ptx::parse(text) else {
+        return;
+    };
     // The seed of the schedule comes from the input, so that libFuzzer explores schedules too.
     let seed = data.iter().fold(0u64, |h, &b| h.rotate_left(5) ^ b as u64);
     let launch = Launch {
         grid: (2, 1, 1),
         block: (64, 1, 1),
-        schedule: Schedule { policy: Policy::Random, seed },
+        schedule: Schedule {
+            policy: Policy::Random,
+            seed,
+        },
         max_steps: 200_000,
         ..Launch::default()
     };

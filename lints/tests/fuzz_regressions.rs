@@ -5,7 +5,9 @@
 use phasegate_lints::{ANALYSIS_LIMIT, Diagnostic, Level, LintConfig, MAX_STATEMENTS, lint_module};
 
 fn module(body: &str) -> phasegate_ptx::Module {
-    let text = format!(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n{body}ret;\n}}\n");
+    let text = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n{body}ret;\n}}\n"
+    );
     phasegate_ptx::parse(&text).expect("the input reads")
 }
 
@@ -38,7 +40,12 @@ fn scoped_register_ranges_shadow_past_4096() {
     // Without the inner declaration the branch is on the outer, divergent `%q4500`: threads
     // skip the barrier and exit.
     let found = lint(&program(""));
-    assert!(found.iter().any(|d| d.lint == "divergent_exit_before_barrier"), "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .any(|d| d.lint == "divergent_exit_before_barrier"),
+        "{found:#?}"
+    );
 }
 
 /// Loops nested 500 deep: control dependence searched each block's list linearly before adding
@@ -61,7 +68,9 @@ fn deeply_nested_loops() {
 /// each of them (quadratic; 4,000 took 2.8 s). The join is now kept until a value changes.
 #[test]
 fn register_with_thousands_of_definitions() {
-    let mut body = String::from(".reg .pred %p<2>;\n.reg .b32 %r<4>;\nmov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n");
+    let mut body = String::from(
+        ".reg .pred %p<2>;\n.reg .b32 %r<4>;\nmov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\n",
+    );
     for i in 0..3000 {
         body += &format!("@%p1 bra L{i};\nadd.u32 %r2, %r2, 1;\nL{i}:\n");
     }
@@ -74,7 +83,10 @@ fn register_with_thousands_of_definitions() {
 fn functions_over_the_statement_limit_get_one_error() {
     let decls = ".reg .b32 %r<4>;\n";
     // `ret;` is the last statement.
-    let at_limit = format!("{decls}{}", "add.u32 %r1, %r1, 1;\n".repeat(MAX_STATEMENTS - 2));
+    let at_limit = format!(
+        "{decls}{}",
+        "add.u32 %r1, %r1, 1;\n".repeat(MAX_STATEMENTS - 2)
+    );
     assert_eq!(lint(&at_limit), Vec::new());
 
     let over = format!("{at_limit}add.u32 %r1, %r1, 1;\n");
@@ -83,10 +95,16 @@ fn functions_over_the_statement_limit_get_one_error() {
     let found = lint_module(&module(&over), &config);
     assert_eq!(found.len(), 1, "{found:#?}");
     let d = &found[0];
-    assert_eq!((d.lint, d.level, d.function.as_str()), (ANALYSIS_LIMIT, Level::Deny, "k"));
+    assert_eq!(
+        (d.lint, d.level, d.function.as_str()),
+        (ANALYSIS_LIMIT, Level::Deny, "k")
+    );
     assert_eq!((d.span.line, d.span.col), (6, 1));
     assert_eq!(
         d.message,
-        format!("`k` has {} statements, more than the analyzer's limit of {MAX_STATEMENTS}; it was not analyzed", MAX_STATEMENTS + 1)
+        format!(
+            "`k` has {} statements, more than the analyzer's limit of {MAX_STATEMENTS}; it was not analyzed",
+            MAX_STATEMENTS + 1
+        )
     );
 }

@@ -342,7 +342,10 @@ fn with_an_exact_shape_overlapping_subsets_may_share_a_barrier() {
 fn without_an_exact_shape_overlapping_subsets_are_reported() {
     // Without `.reqntid` the sizes of the roles are unknown and the run waits for every role
     // that uses the id: the documented imprecision (docs/reliability.md).
-    assert_eq!(findings_with(LINT, ".maxntid 96, 1, 1", OVERLAPPING_SUBSETS).len(), 1);
+    assert_eq!(
+        findings_with(LINT, ".maxntid 96, 1, 1", OVERLAPPING_SUBSETS).len(),
+        1
+    );
 }
 
 #[test]
@@ -350,7 +353,10 @@ fn with_an_exact_shape_crossed_roles_still_deadlock() {
     let f = findings_with(
         LINT,
         ".reqntid 64, 1, 1",
-        &roles("\tbar.sync 0, 64;\n\tbar.arrive 1, 64;", "\tbar.sync 1, 64;\n\tbar.arrive 0, 64;"),
+        &roles(
+            "\tbar.sync 0, 64;\n\tbar.arrive 1, 64;",
+            "\tbar.sync 1, 64;\n\tbar.arrive 0, 64;",
+        ),
     );
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].message.contains("deadlock"), "{}", f[0].message);
@@ -376,7 +382,12 @@ fn with_an_exact_shape_a_barrier_short_of_its_count_hangs() {
     // One warp (32 threads) reaches a barrier that waits for 64.
     let f = findings_with(LINT, ".reqntid 96, 1, 1", &subset_sync(1));
     assert_eq!(f.len(), 1, "{f:?}");
-    assert!(f[0].message.contains("thread count 64, but only 32 threads ever arrive"), "{}", f[0].message);
+    assert!(
+        f[0].message
+            .contains("thread count 64, but only 32 threads ever arrive"),
+        "{}",
+        f[0].message
+    );
     // Two warps: exactly the count.
     assert!(findings_with(LINT, ".reqntid 96, 1, 1", &subset_sync(2)).is_empty());
     // Without an exact shape the sizes of the roles are unknown: not reported.

@@ -60,10 +60,21 @@ impl KernelArgs {
         ];
         for (paths, level) in levels {
             for path in paths.iter() {
-                let name = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
-                let name = name.strip_prefix("phasegate::").unwrap_or(&name).to_string();
+                let name = path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect::<Vec<_>>()
+                    .join("::");
+                let name = name
+                    .strip_prefix("phasegate::")
+                    .unwrap_or(&name)
+                    .to_string();
                 if let Err(unknown) = config.set(&name, level) {
-                    let e = syn::Error::new_spanned(path, format!("{unknown}; `phasegate lint --list` lists the lints"));
+                    let e = syn::Error::new_spanned(
+                        path,
+                        format!("{unknown}; `phasegate lint --list` lists the lints"),
+                    );
                     match &mut errors {
                         Some(all) => all.combine(e),
                         None => errors = Some(e),
@@ -79,8 +90,17 @@ impl KernelArgs {
 
     /// The cluster shape, checked: three positive numbers with a product of at most 16.
     pub fn cluster_dims(&self) -> Result<Option<(u32, u32, u32)>, syn::Error> {
-        let Some(text) = &self.cluster else { return Ok(None) };
-        dims3(text, "a cluster", "CTAs (8 portably)", 16, "cluster = \"2,1,1\"").map(Some)
+        let Some(text) = &self.cluster else {
+            return Ok(None);
+        };
+        dims3(
+            text,
+            "a cluster",
+            "CTAs (8 portably)",
+            16,
+            "cluster = \"2,1,1\"",
+        )
+        .map(Some)
     }
 
     /// The launch bounds, checked: a block shape of at most 1024 threads, `max_threads` from 1 to
@@ -93,19 +113,30 @@ impl KernelArgs {
             None => errors = Some(e),
         };
         let block = match &self.block {
-            Some(text) => dims3(text, "a block", "threads", 1024, "block = \"128,1,1\"").map_err(&mut push).ok(),
+            Some(text) => dims3(text, "a block", "threads", 1024, "block = \"128,1,1\"")
+                .map_err(&mut push)
+                .ok(),
             None => None,
         };
         let max_threads = self.max_threads.as_ref().and_then(|n| {
             let v = **n;
             if !(1..=1024).contains(&v) {
-                push(syn::Error::new(n.span(), format!("a block has 1 to 1024 threads; `max_threads = {v}` is outside that")));
+                push(syn::Error::new(
+                    n.span(),
+                    format!("a block has 1 to 1024 threads; `max_threads = {v}` is outside that"),
+                ));
                 return None;
             }
             if let Some((x, y, z)) = block
                 && x * y * z > v
             {
-                push(syn::Error::new(n.span(), format!("`block` has {} threads, more than `max_threads = {v}`", x * y * z)));
+                push(syn::Error::new(
+                    n.span(),
+                    format!(
+                        "`block` has {} threads, more than `max_threads = {v}`",
+                        x * y * z
+                    ),
+                ));
                 return None;
             }
             Some(v)
@@ -127,19 +158,34 @@ impl KernelArgs {
         });
         match errors {
             Some(e) => Err(e),
-            None => Ok(LaunchBounds { block, max_threads, min_blocks_per_sm }),
+            None => Ok(LaunchBounds {
+                block,
+                max_threads,
+                min_blocks_per_sm,
+            }),
         }
     }
 
     /// The pinned target, checked: `sm_XY` or `sm_XYa`, at least sm_70.
     pub fn pinned_target(&self) -> Result<Option<SmVersion>, syn::Error> {
-        let Some(target) = &self.target else { return Ok(None) };
+        let Some(target) = &self.target else {
+            return Ok(None);
+        };
         match SmVersion::parse(target.as_str()) {
             Some(sm) if sm.number >= MIN_TARGET.number => Ok(Some(sm)),
-            Some(_) => Err(syn::Error::new(target.span(), format!("phasegate generates code for {MIN_TARGET} and later; `{}` is older", target.as_str()))),
+            Some(_) => Err(syn::Error::new(
+                target.span(),
+                format!(
+                    "phasegate generates code for {MIN_TARGET} and later; `{}` is older",
+                    target.as_str()
+                ),
+            )),
             None => Err(syn::Error::new(
                 target.span(),
-                format!("`{}` is not a PTX target; write it as `sm_80`, `sm_90` or `sm_90a`", target.as_str()),
+                format!(
+                    "`{}` is not a PTX target; write it as `sm_80`, `sm_90` or `sm_90a`",
+                    target.as_str()
+                ),
             )),
         }
     }
@@ -159,30 +205,55 @@ impl LaunchBounds {
         let int = |v: u32| phasegate_ptx::DirectiveArg::Int(v as u64);
         let mut out = Vec::new();
         if let Some((x, y, z)) = self.block {
-            out.push(phasegate_ptx::Directive { name: "reqntid".into(), args: vec![int(x), int(y), int(z)] });
+            out.push(phasegate_ptx::Directive {
+                name: "reqntid".into(),
+                args: vec![int(x), int(y), int(z)],
+            });
         }
         if let Some(n) = self.max_threads {
-            out.push(phasegate_ptx::Directive { name: "maxntid".into(), args: vec![int(n), int(1), int(1)] });
+            out.push(phasegate_ptx::Directive {
+                name: "maxntid".into(),
+                args: vec![int(n), int(1), int(1)],
+            });
         }
         if let Some(m) = self.min_blocks_per_sm {
-            out.push(phasegate_ptx::Directive { name: "minnctapersm".into(), args: vec![int(m)] });
+            out.push(phasegate_ptx::Directive {
+                name: "minnctapersm".into(),
+                args: vec![int(m)],
+            });
         }
         out
     }
 }
 
 /// Three positive numbers `"x,y,z"` whose product is at most `max`.
-fn dims3(text: &SpannedValue<String>, what: &str, unit: &str, max: u32, example: &str) -> Result<(u32, u32, u32), syn::Error> {
-    let dims: Vec<Option<u32>> = text.as_str().split(',').map(|d| d.trim().parse().ok()).collect();
+fn dims3(
+    text: &SpannedValue<String>,
+    what: &str,
+    unit: &str,
+    max: u32,
+    example: &str,
+) -> Result<(u32, u32, u32), syn::Error> {
+    let dims: Vec<Option<u32>> = text
+        .as_str()
+        .split(',')
+        .map(|d| d.trim().parse().ok())
+        .collect();
     match dims.as_slice() {
         [Some(x), Some(y), Some(z)] if *x > 0 && *y > 0 && *z > 0 => {
             let product = *x as u64 * *y as u64 * *z as u64;
             if product <= max as u64 {
                 Ok((*x, *y, *z))
             } else {
-                Err(syn::Error::new(text.span(), format!("{what} has at most {max} {unit}; {x}×{y}×{z} is {product}")))
+                Err(syn::Error::new(
+                    text.span(),
+                    format!("{what} has at most {max} {unit}; {x}×{y}×{z} is {product}"),
+                ))
             }
         }
-        _ => Err(syn::Error::new(text.span(), format!("write the shape of {what} as three positive numbers: `{example}`"))),
+        _ => Err(syn::Error::new(
+            text.span(),
+            format!("write the shape of {what} as three positive numbers: `{example}`"),
+        )),
     }
 }

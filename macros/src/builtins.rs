@@ -28,7 +28,11 @@ pub enum Builtin {
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum SyncFn {
     /// `named_barrier::<ID, THREADS>()` and its spellings and kinds.
-    Named { counted: bool, cta_spelling: bool, reduction: bool },
+    Named {
+        counted: bool,
+        cta_spelling: bool,
+        reduction: bool,
+    },
     NamedDyn,
     MBarrier,
     Publish,
@@ -57,8 +61,14 @@ impl SyncFn {
     /// How many arguments the function takes.
     pub fn arity(self) -> usize {
         match self {
-            SyncFn::Named { .. } | SyncFn::MBarrier | SyncFn::ClusterBarrier | SyncFn::DynamicShared => 0,
-            SyncFn::BulkCommit | SyncFn::FenceProxyAsync | SyncFn::FenceMbarrierInit | SyncFn::Membar(_) => 0,
+            SyncFn::Named { .. }
+            | SyncFn::MBarrier
+            | SyncFn::ClusterBarrier
+            | SyncFn::DynamicShared => 0,
+            SyncFn::BulkCommit
+            | SyncFn::FenceProxyAsync
+            | SyncFn::FenceMbarrierInit
+            | SyncFn::Membar(_) => 0,
             SyncFn::ElectOne => 0,
             SyncFn::Publish | SyncFn::PublishCta | SyncFn::BulkWait | SyncFn::BulkWaitRead => 1,
             SyncFn::FenceAcqRel | SyncFn::FenceSc | SyncFn::Nanosleep => 1,
@@ -72,7 +82,10 @@ impl SyncFn {
     }
     /// Whether the function takes generic arguments (`named_barrier::<1, 64>()`).
     pub fn generic(self) -> bool {
-        matches!(self, SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared)
+        matches!(
+            self,
+            SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared
+        )
     }
 }
 
@@ -97,7 +110,10 @@ impl MethodKind {
     /// Operands including the receiver.
     pub fn arity(self) -> usize {
         match self {
-            MethodKind::Abs | MethodKind::Sqrt | MethodKind::CountOnes | MethodKind::LeadingZeros => 1,
+            MethodKind::Abs
+            | MethodKind::Sqrt
+            | MethodKind::CountOnes
+            | MethodKind::LeadingZeros => 1,
             MethodKind::ReverseBits | MethodKind::ToBits => 1,
             MethodKind::MulAdd => 3,
             _ => 2,
@@ -116,14 +132,22 @@ impl Builtin {
     }
     pub fn name(self) -> String {
         match self {
-            Builtin::Special(r) => FUNCTIONS.iter().find(|(_, b)| *b == Builtin::Special(r)).map(|(n, _)| n.to_string()).unwrap_or_default(),
+            Builtin::Special(r) => FUNCTIONS
+                .iter()
+                .find(|(_, b)| *b == Builtin::Special(r))
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_default(),
             Builtin::WarpId => "warp_id".into(),
             Builtin::Clock64 => "clock64".into(),
             Builtin::SyncThreads => "sync_threads".into(),
             Builtin::Method(k) => format!("{k:?}").to_lowercase(),
             Builtin::FromBits(p) => format!("{p}::from_bits"),
             Builtin::SharedArray => "shared_array".into(),
-            Builtin::Sync(f) => FUNCTIONS.iter().find(|(_, b)| *b == Builtin::Sync(f)).map(|(n, _)| n.to_string()).unwrap_or_default(),
+            Builtin::Sync(f) => FUNCTIONS
+                .iter()
+                .find(|(_, b)| *b == Builtin::Sync(f))
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_default(),
         }
     }
 }
@@ -161,16 +185,46 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("grid_dim_x", Builtin::Special(SpecialReg::Nctaid(Dim::X))),
     ("grid_dim_y", Builtin::Special(SpecialReg::Nctaid(Dim::Y))),
     ("grid_dim_z", Builtin::Special(SpecialReg::Nctaid(Dim::Z))),
-    ("cluster_idx_x", Builtin::Special(SpecialReg::ClusterId(Dim::X))),
-    ("cluster_idx_y", Builtin::Special(SpecialReg::ClusterId(Dim::Y))),
-    ("cluster_idx_z", Builtin::Special(SpecialReg::ClusterId(Dim::Z))),
-    ("cluster_dim_x", Builtin::Special(SpecialReg::ClusterNctaid(Dim::X))),
-    ("cluster_dim_y", Builtin::Special(SpecialReg::ClusterNctaid(Dim::Y))),
-    ("cluster_dim_z", Builtin::Special(SpecialReg::ClusterNctaid(Dim::Z))),
-    ("cluster_block_idx_x", Builtin::Special(SpecialReg::ClusterCtaid(Dim::X))),
-    ("cluster_block_idx_y", Builtin::Special(SpecialReg::ClusterCtaid(Dim::Y))),
-    ("cluster_block_idx_z", Builtin::Special(SpecialReg::ClusterCtaid(Dim::Z))),
-    ("cluster_cta_rank", Builtin::Special(SpecialReg::ClusterCtaRank)),
+    (
+        "cluster_idx_x",
+        Builtin::Special(SpecialReg::ClusterId(Dim::X)),
+    ),
+    (
+        "cluster_idx_y",
+        Builtin::Special(SpecialReg::ClusterId(Dim::Y)),
+    ),
+    (
+        "cluster_idx_z",
+        Builtin::Special(SpecialReg::ClusterId(Dim::Z)),
+    ),
+    (
+        "cluster_dim_x",
+        Builtin::Special(SpecialReg::ClusterNctaid(Dim::X)),
+    ),
+    (
+        "cluster_dim_y",
+        Builtin::Special(SpecialReg::ClusterNctaid(Dim::Y)),
+    ),
+    (
+        "cluster_dim_z",
+        Builtin::Special(SpecialReg::ClusterNctaid(Dim::Z)),
+    ),
+    (
+        "cluster_block_idx_x",
+        Builtin::Special(SpecialReg::ClusterCtaid(Dim::X)),
+    ),
+    (
+        "cluster_block_idx_y",
+        Builtin::Special(SpecialReg::ClusterCtaid(Dim::Y)),
+    ),
+    (
+        "cluster_block_idx_z",
+        Builtin::Special(SpecialReg::ClusterCtaid(Dim::Z)),
+    ),
+    (
+        "cluster_cta_rank",
+        Builtin::Special(SpecialReg::ClusterCtaRank),
+    ),
     ("lane_id", Builtin::Special(SpecialReg::LaneId)),
     ("warp_id", Builtin::WarpId),
     ("clock64", Builtin::Clock64),
@@ -181,13 +235,62 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("abs", Builtin::Method(MethodKind::Abs)),
     ("sqrt", Builtin::Method(MethodKind::Sqrt)),
     ("shared_array", Builtin::SharedArray),
-    ("named_barrier", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: false, reduction: false })),
-    ("named_barrier_cta", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: true, reduction: false })),
-    ("cta_barrier", Builtin::Sync(SyncFn::Named { counted: false, cta_spelling: false, reduction: false })),
-    ("cta_barrier_cta", Builtin::Sync(SyncFn::Named { counted: false, cta_spelling: true, reduction: false })),
-    ("reduction_barrier", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: false, reduction: true })),
-    ("reduction_barrier_cta", Builtin::Sync(SyncFn::Named { counted: true, cta_spelling: true, reduction: true })),
-    ("cta_reduction_barrier", Builtin::Sync(SyncFn::Named { counted: false, cta_spelling: false, reduction: true })),
+    (
+        "named_barrier",
+        Builtin::Sync(SyncFn::Named {
+            counted: true,
+            cta_spelling: false,
+            reduction: false,
+        }),
+    ),
+    (
+        "named_barrier_cta",
+        Builtin::Sync(SyncFn::Named {
+            counted: true,
+            cta_spelling: true,
+            reduction: false,
+        }),
+    ),
+    (
+        "cta_barrier",
+        Builtin::Sync(SyncFn::Named {
+            counted: false,
+            cta_spelling: false,
+            reduction: false,
+        }),
+    ),
+    (
+        "cta_barrier_cta",
+        Builtin::Sync(SyncFn::Named {
+            counted: false,
+            cta_spelling: true,
+            reduction: false,
+        }),
+    ),
+    (
+        "reduction_barrier",
+        Builtin::Sync(SyncFn::Named {
+            counted: true,
+            cta_spelling: false,
+            reduction: true,
+        }),
+    ),
+    (
+        "reduction_barrier_cta",
+        Builtin::Sync(SyncFn::Named {
+            counted: true,
+            cta_spelling: true,
+            reduction: true,
+        }),
+    ),
+    (
+        "cta_reduction_barrier",
+        Builtin::Sync(SyncFn::Named {
+            counted: false,
+            cta_spelling: false,
+            reduction: true,
+        }),
+    ),
     ("named_barrier_dyn", Builtin::Sync(SyncFn::NamedDyn)),
     ("mbarrier", Builtin::Sync(SyncFn::MBarrier)),
     ("publish", Builtin::Sync(SyncFn::Publish)),
@@ -197,14 +300,20 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("peer_shared", Builtin::Sync(SyncFn::PeerShared)),
     ("dynamic_shared", Builtin::Sync(SyncFn::DynamicShared)),
     ("bulk_load", Builtin::Sync(SyncFn::BulkLoad)),
-    ("bulk_load_multicast", Builtin::Sync(SyncFn::BulkLoadMulticast)),
+    (
+        "bulk_load_multicast",
+        Builtin::Sync(SyncFn::BulkLoadMulticast),
+    ),
     ("bulk_store", Builtin::Sync(SyncFn::BulkStore)),
     ("bulk_commit", Builtin::Sync(SyncFn::BulkCommit)),
     ("bulk_wait", Builtin::Sync(SyncFn::BulkWait)),
     ("bulk_wait_read", Builtin::Sync(SyncFn::BulkWaitRead)),
     ("cp_async", Builtin::Sync(SyncFn::CpAsync)),
     ("fence_proxy_async", Builtin::Sync(SyncFn::FenceProxyAsync)),
-    ("fence_mbarrier_init", Builtin::Sync(SyncFn::FenceMbarrierInit)),
+    (
+        "fence_mbarrier_init",
+        Builtin::Sync(SyncFn::FenceMbarrierInit),
+    ),
     ("fence_acq_rel", Builtin::Sync(SyncFn::FenceAcqRel)),
     ("fence_sc", Builtin::Sync(SyncFn::FenceSc)),
     ("membar_cta", Builtin::Sync(SyncFn::Membar("cta"))),
@@ -219,10 +328,17 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
 pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     if let [ty, f] = names.as_slice()
-        && f == "from_bits" && (ty == "f32" || ty == "f64") {
-            return Ok(Builtin::FromBits(if ty == "f32" { Prim::F32 } else { Prim::F64 }));
-        }
-    let generic_ok = |b: Builtin| b == Builtin::SharedArray || matches!(b, Builtin::Sync(f) if f.generic());
+        && f == "from_bits"
+        && (ty == "f32" || ty == "f64")
+    {
+        return Ok(Builtin::FromBits(if ty == "f32" {
+            Prim::F32
+        } else {
+            Prim::F64
+        }));
+    }
+    let generic_ok =
+        |b: Builtin| b == Builtin::SharedArray || matches!(b, Builtin::Sync(f) if f.generic());
     match names.as_slice() {
         [name] => match FUNCTIONS.iter().find(|(n, _)| n == name) {
             Some((_, b)) => {
@@ -233,9 +349,14 @@ pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
                     Ok(*b)
                 }
             }
-            None => Err(format!("`{name}` is not a kernel-language function; {CALLABLE}")),
+            None => Err(format!(
+                "`{name}` is not a kernel-language function; {CALLABLE}"
+            )),
         },
-        _ => Err(format!("`{}` is not a kernel-language function; {CALLABLE}", names.join("::"))),
+        _ => Err(format!(
+            "`{}` is not a kernel-language function; {CALLABLE}",
+            names.join("::")
+        )),
     }
 }
 

@@ -19,6 +19,9 @@ impl Diagnostics {
     }
     /// All errors as `compile_error!` invocations.
     pub fn to_compile_errors(&self) -> TokenStream {
-        self.errors.iter().map(syn::Error::to_compile_error).collect()
+        self.errors
+            .iter()
+            .map(syn::Error::to_compile_error)
+            .collect()
     }
 }

@@ -39,14 +39,25 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
-            let span = item.clone().into_iter().next().map(|t| t.span()).unwrap_or_else(Span::call_site);
-            let e = syn::Error::new(span, "#[kernel] applies to a function: `#[kernel] fn name(x: &[f32], n: u32) { ... }`");
+            let span = item
+                .clone()
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(Span::call_site);
+            let e = syn::Error::new(
+                span,
+                "#[kernel] applies to a function: `#[kernel] fn name(x: &[f32], n: u32) { ... }`",
+            );
             let mut out = e.to_compile_error();
             out.extend(item);
             return out;
         }
     };
-    let krate: syn::Path = args.krate.clone().unwrap_or_else(|| syn::parse_quote!(::phasegate));
+    let krate: syn::Path = args
+        .krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::phasegate));
     let pinned = args.pinned_target().unwrap_or_else(|e| {
         diag.push(e);
         None
@@ -84,26 +95,46 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let name = func.sig.ident.unraw().to_string();
     if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        diag.error(func.sig.ident.span(), "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`");
+        diag.error(
+            func.sig.ident.span(),
+            "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`",
+        );
     }
     if !diag.has_errors() {
-        let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span()).with_block(bounds.block).lower(&kernel_params, &func.block);
+        let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span())
+            .with_block(bounds.block)
+            .lower(&kernel_params, &func.block);
         if lowered.shared_bytes > 48 * 1024 {
             diag.error(func.sig.ident.span(), format!("the kernel declares {} bytes of static shared memory; a CTA has 48 KiB of static shared memory (more is dynamic: use `dynamic_shared` or a `pipeline`)", lowered.shared_bytes));
         }
         if !diag.has_errors() {
             let mut module = Module::new(Version::new(7, 0), output.target);
-            module.items.push(Item::File(FileDecl { index: 1, path: func.sig.ident.span().file(), extra: Vec::new() }));
-            module.items.extend(lowered.module_vars.drain(..).map(Item::Var));
+            module.items.push(Item::File(FileDecl {
+                index: 1,
+                path: func.sig.ident.span().file(),
+                extra: Vec::new(),
+            }));
+            module
+                .items
+                .extend(lowered.module_vars.drain(..).map(Item::Var));
             lowered.function.directives.extend(bounds.directives());
             if let Some((x, y, z)) = cluster {
-                let dims = [x, y, z].map(|d| phasegate_ptx::DirectiveArg::Int(d as u64)).to_vec();
-                lowered.function.directives.push(phasegate_ptx::Directive { name: "explicitcluster".into(), args: Vec::new() });
-                lowered.function.directives.push(phasegate_ptx::Directive { name: "reqnctapercluster".into(), args: dims });
+                let dims = [x, y, z]
+                    .map(|d| phasegate_ptx::DirectiveArg::Int(d as u64))
+                    .to_vec();
+                lowered.function.directives.push(phasegate_ptx::Directive {
+                    name: "explicitcluster".into(),
+                    args: Vec::new(),
+                });
+                lowered.function.directives.push(phasegate_ptx::Directive {
+                    name: "reqnctapercluster".into(),
+                    args: dims,
+                });
             }
             module.items.push(Item::Function(lowered.function));
             crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
-            lint_warnings = crate::lint::run(&module, &name, &lowered.spans, &lint_config, &mut diag);
+            lint_warnings =
+                crate::lint::run(&module, &name, &lowered.spans, &lint_config, &mut diag);
             output = Output {
                 ptx: phasegate_ptx::write_string(&module),
                 target: module.target.sm,
@@ -131,13 +162,22 @@ fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {
         diag.error(t.span(), "a kernel cannot be `async`");
     }
     if let syn::Safety::Unsafe(t) = &sig.safety {
-        diag.error(t.span(), "a kernel is not `unsafe`: the kernel language has no unsafe operations");
+        diag.error(
+            t.span(),
+            "a kernel is not `unsafe`: the kernel language has no unsafe operations",
+        );
     }
     if let Some(abi) = &sig.abi {
-        diag.error(abi.span(), "a kernel has no `extern` ABI; #[kernel] gives it the PTX entry ABI");
+        diag.error(
+            abi.span(),
+            "a kernel has no `extern` ABI; #[kernel] gives it the PTX entry ABI",
+        );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        diag.error(sig.generics.span(), "a kernel cannot be generic: PTX entries have concrete parameter types");
+        diag.error(
+            sig.generics.span(),
+            "a kernel cannot be generic: PTX entries have concrete parameter types",
+        );
     }
     if let Some(v) = &sig.variadic {
         diag.error(v.span(), "a kernel cannot be variadic");
@@ -145,18 +185,26 @@ fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {
     if let ReturnType::Type(_, ty) = &sig.output {
         let unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
         if !unit {
-            diag.error(ty.span(), "a kernel returns nothing; write results through a `&mut [T]` parameter");
+            diag.error(
+                ty.span(),
+                "a kernel returns nothing; write results through a `&mut [T]` parameter",
+            );
         }
     }
 }
 
 /// The accepted parameters, and every parameter's name with its type if it was accepted.
-fn collect_params(func: &ItemFn, diag: &mut Diagnostics) -> (Vec<Param>, Vec<(String, Option<Ty>)>) {
+fn collect_params(
+    func: &ItemFn,
+    diag: &mut Diagnostics,
+) -> (Vec<Param>, Vec<(String, Option<Ty>)>) {
     let mut out = Vec::new();
     let mut names = Vec::new();
     for input in &func.sig.inputs {
         match input {
-            FnArg::Receiver(r) => diag.error(r.span(), "a kernel is a free function; it has no `self`"),
+            FnArg::Receiver(r) => {
+                diag.error(r.span(), "a kernel is a free function; it has no `self`")
+            }
             FnArg::Typed(pt) => {
                 let name = match &*pt.pat {
                     Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
@@ -166,7 +214,10 @@ fn collect_params(func: &ItemFn, diag: &mut Diagnostics) -> (Vec<Param>, Vec<(St
                         p.ident.to_string()
                     }
                     other => {
-                        diag.error(other.span(), "a kernel parameter is a plain name: `x: &[f32]`");
+                        diag.error(
+                            other.span(),
+                            "a kernel parameter is a plain name: `x: &[f32]`",
+                        );
                         continue;
                     }
                 };
@@ -186,7 +237,12 @@ fn collect_params(func: &ItemFn, diag: &mut Diagnostics) -> (Vec<Param>, Vec<(St
     (out, names)
 }
 
-fn kernel_module(func: &ItemFn, krate: &syn::Path, kernel_params: &[Param], output: &Output) -> TokenStream {
+fn kernel_module(
+    func: &ItemFn,
+    krate: &syn::Path,
+    kernel_params: &[Param],
+    output: &Output,
+) -> TokenStream {
     let name = &func.sig.ident;
     let vis = &func.vis;
     let docs = func.attrs.iter().filter(|a| a.path().is_ident("doc"));

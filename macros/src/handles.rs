@@ -53,31 +53,67 @@ pub enum Kind {
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum Method {
     // named barriers
-    BarSync { aligned: bool },
-    BarArrive { aligned: bool },
-    BarRed { op: &'static str, aligned: bool },
+    BarSync {
+        aligned: bool,
+    },
+    BarArrive {
+        aligned: bool,
+    },
+    BarRed {
+        op: &'static str,
+        aligned: bool,
+    },
     // mbarrier
     Init,
-    Publish { fence: bool },
-    Arrive { form: ArriveForm, drop: bool },
-    Observe { test: bool, hinted: bool, with: bool },
+    Publish {
+        fence: bool,
+    },
+    Arrive {
+        form: ArriveForm,
+        drop: bool,
+    },
+    Observe {
+        test: bool,
+        hinted: bool,
+        with: bool,
+    },
     WaitParity,
     Inval,
     IntoDynamic,
     ArriveLoad,
-    ExpectTx { complete: bool, with: bool },
-    ArriveOnPeer { expect_tx: bool, drop: bool },
-    CpAsyncArrive { noinc: bool },
+    ExpectTx {
+        complete: bool,
+        with: bool,
+    },
+    ArriveOnPeer {
+        expect_tx: bool,
+        drop: bool,
+    },
+    CpAsyncArrive {
+        noinc: bool,
+    },
     // arrival token
-    Wait { test: bool, hinted: bool, with: bool },
+    Wait {
+        test: bool,
+        hinted: bool,
+        with: bool,
+    },
     PendingCount,
     // run-time parity mbarrier
-    DynArrive { expect_tx: bool },
+    DynArrive {
+        expect_tx: bool,
+    },
     DynWait,
     DynParity,
     // cluster barrier
-    ClusterArrive { sem: Option<&'static str>, aligned: bool },
-    ClusterWait { acquire: bool, aligned: bool },
+    ClusterArrive {
+        sem: Option<&'static str>,
+        aligned: bool,
+    },
+    ClusterWait {
+        acquire: bool,
+        aligned: bool,
+    },
     // pipeline
     Producer,
     Consumer,
@@ -106,20 +142,68 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
     use Method as M;
     let k = Out::Handle;
     Some(match h {
-        Handle::Named { reduction: false, threads, .. } => match name {
+        Handle::Named {
+            reduction: false,
+            threads,
+            ..
+        } => match name {
             "sync" => (M::BarSync { aligned: true }, &[], Out::Unit),
             "sync_unaligned" => (M::BarSync { aligned: false }, &[], Out::Unit),
             "arrive" if threads > 0 => (M::BarArrive { aligned: true }, &[], Out::Unit),
             "arrive_unaligned" if threads > 0 => (M::BarArrive { aligned: false }, &[], Out::Unit),
             _ => return None,
         },
-        Handle::Named { reduction: true, .. } => match name {
-            "popc" => (M::BarRed { op: "popc", aligned: true }, &[Bool], Out::U32),
-            "all" => (M::BarRed { op: "and", aligned: true }, &[Bool], Out::Bool),
-            "any" => (M::BarRed { op: "or", aligned: true }, &[Bool], Out::Bool),
-            "popc_unaligned" => (M::BarRed { op: "popc", aligned: false }, &[Bool], Out::U32),
-            "all_unaligned" => (M::BarRed { op: "and", aligned: false }, &[Bool], Out::Bool),
-            "any_unaligned" => (M::BarRed { op: "or", aligned: false }, &[Bool], Out::Bool),
+        Handle::Named {
+            reduction: true, ..
+        } => match name {
+            "popc" => (
+                M::BarRed {
+                    op: "popc",
+                    aligned: true,
+                },
+                &[Bool],
+                Out::U32,
+            ),
+            "all" => (
+                M::BarRed {
+                    op: "and",
+                    aligned: true,
+                },
+                &[Bool],
+                Out::Bool,
+            ),
+            "any" => (
+                M::BarRed {
+                    op: "or",
+                    aligned: true,
+                },
+                &[Bool],
+                Out::Bool,
+            ),
+            "popc_unaligned" => (
+                M::BarRed {
+                    op: "popc",
+                    aligned: false,
+                },
+                &[Bool],
+                Out::U32,
+            ),
+            "all_unaligned" => (
+                M::BarRed {
+                    op: "and",
+                    aligned: false,
+                },
+                &[Bool],
+                Out::Bool,
+            ),
+            "any_unaligned" => (
+                M::BarRed {
+                    op: "or",
+                    aligned: false,
+                },
+                &[Bool],
+                Out::Bool,
+            ),
             _ => return None,
         },
         Handle::DynNamed => match name {
@@ -131,40 +215,227 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "init" => (M::Init, &[Bool, U32], k(Kind::MBar)),
             "publish" => (M::Publish { fence: true }, &[], k(Kind::MBar)),
             "publish_cta" => (M::Publish { fence: false }, &[], k(Kind::MBar)),
-            "arrive" => (M::Arrive { form: ArriveForm::Plain, drop: false }, &[], k(Kind::Arrival)),
-            "arrive_count" => (M::Arrive { form: ArriveForm::Count, drop: false }, &[U32], k(Kind::Arrival)),
-            "arrive_expect_tx" => (M::Arrive { form: ArriveForm::ExpectTx, drop: false }, &[U32], k(Kind::Arrival)),
-            "arrive_no_complete" => (M::Arrive { form: ArriveForm::NoComplete, drop: false }, &[U32], k(Kind::Arrival)),
-            "arrive_with" => (M::Arrive { form: ArriveForm::With, drop: false }, &[Sem, Scope], k(Kind::Arrival)),
-            "arrive_drop" => (M::Arrive { form: ArriveForm::Plain, drop: true }, &[], k(Kind::Dropped)),
-            "arrive_drop_count" => (M::Arrive { form: ArriveForm::Count, drop: true }, &[U32], k(Kind::Dropped)),
-            "arrive_drop_expect_tx" => (M::Arrive { form: ArriveForm::ExpectTx, drop: true }, &[U32], k(Kind::Dropped)),
-            "arrive_drop_no_complete" => (M::Arrive { form: ArriveForm::NoComplete, drop: true }, &[U32], k(Kind::Dropped)),
-            "arrive_drop_with" => (M::Arrive { form: ArriveForm::With, drop: true }, &[Sem, Scope], k(Kind::Dropped)),
-            "observe" => (M::Observe { test: false, hinted: false, with: false }, &[], k(Kind::MBar)),
-            "observe_test" => (M::Observe { test: true, hinted: false, with: false }, &[], k(Kind::MBar)),
-            "observe_hinted" => (M::Observe { test: false, hinted: true, with: false }, &[U32], k(Kind::MBar)),
-            "observe_with" => (M::Observe { test: false, hinted: false, with: true }, &[Sem, Scope], k(Kind::MBar)),
+            "arrive" => (
+                M::Arrive {
+                    form: ArriveForm::Plain,
+                    drop: false,
+                },
+                &[],
+                k(Kind::Arrival),
+            ),
+            "arrive_count" => (
+                M::Arrive {
+                    form: ArriveForm::Count,
+                    drop: false,
+                },
+                &[U32],
+                k(Kind::Arrival),
+            ),
+            "arrive_expect_tx" => (
+                M::Arrive {
+                    form: ArriveForm::ExpectTx,
+                    drop: false,
+                },
+                &[U32],
+                k(Kind::Arrival),
+            ),
+            "arrive_no_complete" => (
+                M::Arrive {
+                    form: ArriveForm::NoComplete,
+                    drop: false,
+                },
+                &[U32],
+                k(Kind::Arrival),
+            ),
+            "arrive_with" => (
+                M::Arrive {
+                    form: ArriveForm::With,
+                    drop: false,
+                },
+                &[Sem, Scope],
+                k(Kind::Arrival),
+            ),
+            "arrive_drop" => (
+                M::Arrive {
+                    form: ArriveForm::Plain,
+                    drop: true,
+                },
+                &[],
+                k(Kind::Dropped),
+            ),
+            "arrive_drop_count" => (
+                M::Arrive {
+                    form: ArriveForm::Count,
+                    drop: true,
+                },
+                &[U32],
+                k(Kind::Dropped),
+            ),
+            "arrive_drop_expect_tx" => (
+                M::Arrive {
+                    form: ArriveForm::ExpectTx,
+                    drop: true,
+                },
+                &[U32],
+                k(Kind::Dropped),
+            ),
+            "arrive_drop_no_complete" => (
+                M::Arrive {
+                    form: ArriveForm::NoComplete,
+                    drop: true,
+                },
+                &[U32],
+                k(Kind::Dropped),
+            ),
+            "arrive_drop_with" => (
+                M::Arrive {
+                    form: ArriveForm::With,
+                    drop: true,
+                },
+                &[Sem, Scope],
+                k(Kind::Dropped),
+            ),
+            "observe" => (
+                M::Observe {
+                    test: false,
+                    hinted: false,
+                    with: false,
+                },
+                &[],
+                k(Kind::MBar),
+            ),
+            "observe_test" => (
+                M::Observe {
+                    test: true,
+                    hinted: false,
+                    with: false,
+                },
+                &[],
+                k(Kind::MBar),
+            ),
+            "observe_hinted" => (
+                M::Observe {
+                    test: false,
+                    hinted: true,
+                    with: false,
+                },
+                &[U32],
+                k(Kind::MBar),
+            ),
+            "observe_with" => (
+                M::Observe {
+                    test: false,
+                    hinted: false,
+                    with: true,
+                },
+                &[Sem, Scope],
+                k(Kind::MBar),
+            ),
             "wait_parity" => (M::WaitParity, &[Parity], k(Kind::MBar)),
             "inval" => (M::Inval, &[], k(Kind::MBar)),
             "into_dynamic" => (M::IntoDynamic, &[], k(Kind::DynMBar)),
-            "arrive_load" => (M::ArriveLoad, &[Shared, U32, Global, U32, ConstU32], k(Kind::Arrival)),
-            "expect_tx" => (M::ExpectTx { complete: false, with: false }, &[U32], Out::Unit),
-            "complete_tx" => (M::ExpectTx { complete: true, with: false }, &[U32], Out::Unit),
-            "expect_tx_with" => (M::ExpectTx { complete: false, with: true }, &[U32, Sem, Scope], Out::Unit),
-            "complete_tx_with" => (M::ExpectTx { complete: true, with: true }, &[U32, Sem, Scope], Out::Unit),
-            "arrive_on_peer" => (M::ArriveOnPeer { expect_tx: false, drop: false }, &[U32], Out::Unit),
-            "arrive_expect_tx_on_peer" => (M::ArriveOnPeer { expect_tx: true, drop: false }, &[U32, U32], Out::Unit),
-            "arrive_drop_on_peer" => (M::ArriveOnPeer { expect_tx: false, drop: true }, &[U32], Out::Unit),
+            "arrive_load" => (
+                M::ArriveLoad,
+                &[Shared, U32, Global, U32, ConstU32],
+                k(Kind::Arrival),
+            ),
+            "expect_tx" => (
+                M::ExpectTx {
+                    complete: false,
+                    with: false,
+                },
+                &[U32],
+                Out::Unit,
+            ),
+            "complete_tx" => (
+                M::ExpectTx {
+                    complete: true,
+                    with: false,
+                },
+                &[U32],
+                Out::Unit,
+            ),
+            "expect_tx_with" => (
+                M::ExpectTx {
+                    complete: false,
+                    with: true,
+                },
+                &[U32, Sem, Scope],
+                Out::Unit,
+            ),
+            "complete_tx_with" => (
+                M::ExpectTx {
+                    complete: true,
+                    with: true,
+                },
+                &[U32, Sem, Scope],
+                Out::Unit,
+            ),
+            "arrive_on_peer" => (
+                M::ArriveOnPeer {
+                    expect_tx: false,
+                    drop: false,
+                },
+                &[U32],
+                Out::Unit,
+            ),
+            "arrive_expect_tx_on_peer" => (
+                M::ArriveOnPeer {
+                    expect_tx: true,
+                    drop: false,
+                },
+                &[U32, U32],
+                Out::Unit,
+            ),
+            "arrive_drop_on_peer" => (
+                M::ArriveOnPeer {
+                    expect_tx: false,
+                    drop: true,
+                },
+                &[U32],
+                Out::Unit,
+            ),
             "cp_async_arrive" => (M::CpAsyncArrive { noinc: false }, &[], Out::Unit),
             "cp_async_arrive_noinc" => (M::CpAsyncArrive { noinc: true }, &[], Out::Unit),
             _ => return None,
         },
         Handle::Arrival => match name {
-            "wait" => (M::Wait { test: false, hinted: false, with: false }, &[], k(Kind::MBar)),
-            "wait_test" => (M::Wait { test: true, hinted: false, with: false }, &[], k(Kind::MBar)),
-            "wait_hinted" => (M::Wait { test: false, hinted: true, with: false }, &[U32], k(Kind::MBar)),
-            "wait_with" => (M::Wait { test: false, hinted: false, with: true }, &[Sem, Scope], k(Kind::MBar)),
+            "wait" => (
+                M::Wait {
+                    test: false,
+                    hinted: false,
+                    with: false,
+                },
+                &[],
+                k(Kind::MBar),
+            ),
+            "wait_test" => (
+                M::Wait {
+                    test: true,
+                    hinted: false,
+                    with: false,
+                },
+                &[],
+                k(Kind::MBar),
+            ),
+            "wait_hinted" => (
+                M::Wait {
+                    test: false,
+                    hinted: true,
+                    with: false,
+                },
+                &[U32],
+                k(Kind::MBar),
+            ),
+            "wait_with" => (
+                M::Wait {
+                    test: false,
+                    hinted: false,
+                    with: true,
+                },
+                &[Sem, Scope],
+                k(Kind::MBar),
+            ),
             "pending_count" => (M::PendingCount, &[], Out::U32),
             _ => return None,
         },
@@ -185,7 +456,11 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
                 "arrive_relaxed_aligned" => (Some("relaxed"), true),
                 _ => return None,
             };
-            (M::ClusterArrive { sem, aligned }, &[], k(Kind::ClusterArrival))
+            (
+                M::ClusterArrive { sem, aligned },
+                &[],
+                k(Kind::ClusterArrival),
+            )
         }
         Handle::ClusterArrival => {
             let (acquire, aligned) = match name {
@@ -195,7 +470,11 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
                 "wait_acquire_aligned" => (true, true),
                 _ => return None,
             };
-            (M::ClusterWait { acquire, aligned }, &[], k(Kind::ClusterBar))
+            (
+                M::ClusterWait { acquire, aligned },
+                &[],
+                k(Kind::ClusterBar),
+            )
         }
         Handle::Pipeline(_) => match name {
             "producer" => (M::Producer, &[], k(Kind::Producer)),
@@ -228,7 +507,11 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
 /// The type of a method's result for receiver `h`.
 pub fn result_type(h: Handle, out: Out) -> Ty {
     let shape = match h {
-        Handle::Pipeline(s) | Handle::Producer(s) | Handle::ProducerSlot(s) | Handle::Consumer(s) | Handle::ConsumerSlot(s) => Some(s),
+        Handle::Pipeline(s)
+        | Handle::Producer(s)
+        | Handle::ProducerSlot(s)
+        | Handle::Consumer(s)
+        | Handle::ConsumerSlot(s) => Some(s),
         _ => None,
     };
     match out {
@@ -255,10 +538,16 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
 /// The methods of a handle, for error messages.
 pub fn names(h: Handle) -> &'static str {
     match h {
-        Handle::Named { reduction: true, .. } => "popc, all, any, popc_unaligned, all_unaligned, any_unaligned",
-        Handle::Named { threads: 0, .. } => "sync, sync_unaligned (a barrier over all threads has no arrive: PTX requires a thread count for it, §9.7.13.1)",
+        Handle::Named {
+            reduction: true, ..
+        } => "popc, all, any, popc_unaligned, all_unaligned, any_unaligned",
+        Handle::Named { threads: 0, .. } => {
+            "sync, sync_unaligned (a barrier over all threads has no arrive: PTX requires a thread count for it, §9.7.13.1)"
+        }
         Handle::Named { .. } | Handle::DynNamed => "sync, arrive, sync_unaligned, arrive_unaligned",
-        Handle::MBar => "init, publish, publish_cta, arrive, arrive_count, arrive_expect_tx, arrive_no_complete, arrive_with, arrive_drop(_count, _expect_tx, _no_complete, _with), observe(_test, _hinted, _with), wait_parity, inval, into_dynamic, arrive_load, expect_tx, complete_tx, expect_tx_with, complete_tx_with, arrive_on_peer, arrive_expect_tx_on_peer, arrive_drop_on_peer, cp_async_arrive, cp_async_arrive_noinc",
+        Handle::MBar => {
+            "init, publish, publish_cta, arrive, arrive_count, arrive_expect_tx, arrive_no_complete, arrive_with, arrive_drop(_count, _expect_tx, _no_complete, _with), observe(_test, _hinted, _with), wait_parity, inval, into_dynamic, arrive_load, expect_tx, complete_tx, expect_tx_with, complete_tx_with, arrive_on_peer, arrive_expect_tx_on_peer, arrive_drop_on_peer, cp_async_arrive, cp_async_arrive_noinc"
+        }
         Handle::Arrival => "wait, wait_test, wait_hinted, wait_with, pending_count",
         Handle::DynMBar => "arrive, arrive_expect_tx, wait, parity",
         Handle::ClusterBar => "arrive, arrive_release, arrive_relaxed, and their _aligned forms",

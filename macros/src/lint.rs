@@ -10,11 +10,25 @@ use quote::{format_ident, quote_spanned};
 
 /// Lints `entry` of `module`; `spans` gives the Rust span of each statement of its body.
 /// Denied findings go to `diag`; warnings come back as tokens that make rustc warn.
-pub fn run(module: &Module, entry: &str, spans: &[Span], config: &LintConfig, diag: &mut Diagnostics) -> TokenStream {
-    let Some(function) = module.function(entry) else { return TokenStream::new() };
+pub fn run(
+    module: &Module,
+    entry: &str,
+    spans: &[Span],
+    config: &LintConfig,
+    diag: &mut Diagnostics,
+) -> TokenStream {
+    let Some(function) = module.function(entry) else {
+        return TokenStream::new();
+    };
     let mut warnings = TokenStream::new();
-    for (n, d) in phasegate_lints::lint_function(module, function, config).into_iter().enumerate() {
-        let span = d.stmt.and_then(|s| spans.get(s.index()).copied()).unwrap_or_else(Span::call_site);
+    for (n, d) in phasegate_lints::lint_function(module, function, config)
+        .into_iter()
+        .enumerate()
+    {
+        let span = d
+            .stmt
+            .and_then(|s| spans.get(s.index()).copied())
+            .unwrap_or_else(Span::call_site);
         let text = message(&d, spans);
         match d.level {
             Level::Deny => diag.error(span, text),
@@ -31,7 +45,12 @@ fn message(d: &Diagnostic, spans: &[Span]) -> String {
     for r in &d.related {
         let at = spans.get(r.stmt.index()).map(|s| s.start());
         match at {
-            Some(lc) if lc.line > 0 => text.push_str(&format!("\n  = note: {} (line {}, column {})", r.message, lc.line, lc.column + 1)),
+            Some(lc) if lc.line > 0 => text.push_str(&format!(
+                "\n  = note: {} (line {}, column {})",
+                r.message,
+                lc.line,
+                lc.column + 1
+            )),
             _ => text.push_str(&format!("\n  = note: {}", r.message)),
         }
     }

@@ -21,7 +21,10 @@ pub fn elem_type(ty: &Type) -> Option<Elem> {
         Type::Array(a) => {
             let prim = scalar_type(&a.elem)?;
             let lanes = literal_u64(&a.len)?;
-            Elem::vector_ok(prim, lanes).then_some(Elem { prim, lanes: lanes as u8 })
+            Elem::vector_ok(prim, lanes).then_some(Elem {
+                prim,
+                lanes: lanes as u8,
+            })
         }
         Type::Paren(p) => elem_type(&p.elem),
         Type::Group(g) => elem_type(&g.elem),
@@ -34,18 +37,28 @@ pub fn value_type(ty: &Type) -> Option<Ty> {
     elem_type(ty).map(Elem::ty)
 }
 
-const ELEMS: &str = "u32, i32, u64, i64, f32, f64, or [T; 2] / [T; 4] of 32-bit T, [T; 2] of 64-bit T";
+const ELEMS: &str =
+    "u32, i32, u64, i64, f32, f64, or [T; 2] / [T; 4] of 32-bit T, [T; 2] of 64-bit T";
 
 /// The type of a kernel parameter: a scalar by value, or `&[E]` / `&mut [E]` in global memory.
 pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
     match ty {
         Type::Reference(r) => {
             let Type::Slice(slice) = &*r.elem else {
-                return Err(syn::Error::new(r.elem.span(), "kernel parameters are passed by value or as slices `&[T]` / `&mut [T]`"));
+                return Err(syn::Error::new(
+                    r.elem.span(),
+                    "kernel parameters are passed by value or as slices `&[T]` / `&mut [T]`",
+                ));
             };
             match elem_type(&slice.elem) {
-                Some(elem) if elem.prim != Prim::Bool => Ok(Ty::Global { elem, mutable: r.mutability.is_some() }),
-                _ => Err(syn::Error::new(slice.elem.span(), format!("slice elements in a kernel are {ELEMS}"))),
+                Some(elem) if elem.prim != Prim::Bool => Ok(Ty::Global {
+                    elem,
+                    mutable: r.mutability.is_some(),
+                }),
+                _ => Err(syn::Error::new(
+                    slice.elem.span(),
+                    format!("slice elements in a kernel are {ELEMS}"),
+                )),
             }
         }
         Type::Paren(p) => param_type(&p.elem),
@@ -62,7 +75,10 @@ pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
 
 fn literal_u64(e: &Expr) -> Option<u64> {
     match e {
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
         Expr::Paren(p) => literal_u64(&p.expr),
         Expr::Group(g) => literal_u64(&g.expr),
         Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
@@ -75,11 +91,21 @@ fn literal_u64(e: &Expr) -> Option<u64> {
 
 /// The element type and length of `shared_array::<T, N>()`; `N` is a literal or a kernel
 /// `const` (whose values are in `consts`).
-pub fn shared_array_args(func: &Expr, consts: &HashMap<String, i128>) -> Result<(Elem, u64), syn::Error> {
+pub fn shared_array_args(
+    func: &Expr,
+    consts: &HashMap<String, i128>,
+) -> Result<(Elem, u64), syn::Error> {
     let Expr::Path(path) = func else {
-        return Err(syn::Error::new(func.span(), "expected `shared_array::<T, N>`"));
+        return Err(syn::Error::new(
+            func.span(),
+            "expected `shared_array::<T, N>`",
+        ));
     };
-    let last = path.path.segments.last().ok_or_else(|| syn::Error::new(func.span(), "expected `shared_array::<T, N>`"))?;
+    let last = path
+        .path
+        .segments
+        .last()
+        .ok_or_else(|| syn::Error::new(func.span(), "expected `shared_array::<T, N>`"))?;
     let PathArguments::AngleBracketed(args) = &last.arguments else {
         return Err(syn::Error::new(
             last.ident.span(),
@@ -88,28 +114,45 @@ pub fn shared_array_args(func: &Expr, consts: &HashMap<String, i128>) -> Result<
     };
     let args: Vec<&GenericArgument> = args.args.iter().collect();
     let [GenericArgument::Type(elem_ty), len] = args.as_slice() else {
-        return Err(syn::Error::new(last.arguments.span(), "`shared_array` takes an element type and a length: `shared_array::<f32, 1024>()`"));
+        return Err(syn::Error::new(
+            last.arguments.span(),
+            "`shared_array` takes an element type and a length: `shared_array::<f32, 1024>()`",
+        ));
     };
-    let elem = elem_type(elem_ty).filter(|e| e.prim != Prim::Bool).ok_or_else(|| {
-        syn::Error::new(elem_ty.span(), format!("shared array elements are {ELEMS}"))
-    })?;
+    let elem = elem_type(elem_ty)
+        .filter(|e| e.prim != Prim::Bool)
+        .ok_or_else(|| {
+            syn::Error::new(elem_ty.span(), format!("shared array elements are {ELEMS}"))
+        })?;
     let len = match len {
         GenericArgument::Const(e) => literal_u64(e).or_else(|| const_value(e, consts)),
-        GenericArgument::Type(Type::Path(p)) => p.path.get_ident().and_then(|i| consts.get(&i.to_string())).and_then(|v| u64::try_from(*v).ok()),
+        GenericArgument::Type(Type::Path(p)) => p
+            .path
+            .get_ident()
+            .and_then(|i| consts.get(&i.to_string()))
+            .and_then(|v| u64::try_from(*v).ok()),
         _ => None,
     };
     let len_span = args[1].span();
     match len {
-        Some(0) => Err(syn::Error::new(len_span, "a shared array needs at least one element")),
+        Some(0) => Err(syn::Error::new(
+            len_span,
+            "a shared array needs at least one element",
+        )),
         Some(n) if n.saturating_mul(elem.size() as u64) > 227 * 1024 => Err(syn::Error::new(
             len_span,
-            format!("{n} elements of {elem} take {} bytes; a CTA has at most 227 KiB of shared memory", n.saturating_mul(elem.size() as u64)),
+            format!(
+                "{n} elements of {elem} take {} bytes; a CTA has at most 227 KiB of shared memory",
+                n.saturating_mul(elem.size() as u64)
+            ),
         )),
         Some(n) => Ok((elem, n)),
-        None => Err(syn::Error::new(len_span, "the length of a shared array is an integer literal or a kernel `const`")),
+        None => Err(syn::Error::new(
+            len_span,
+            "the length of a shared array is an integer literal or a kernel `const`",
+        )),
     }
 }
-
 
 /// Evaluates a constant integer expression over literals and kernel `const`s.
 pub fn const_value(e: &Expr, consts: &HashMap<String, i128>) -> Option<u64> {
@@ -119,7 +162,10 @@ pub fn const_value(e: &Expr, consts: &HashMap<String, i128>) -> Option<u64> {
 /// Integer constant folding for `const` items and array lengths.
 pub fn eval(e: &Expr, consts: &HashMap<String, i128>) -> Option<i128> {
     match e {
-        Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) => i.base10_parse().ok(),
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
         Expr::Paren(p) => eval(&p.expr, consts),
         Expr::Group(g) => eval(&g.expr, consts),
         Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
@@ -135,8 +181,14 @@ pub fn eval(e: &Expr, consts: &HashMap<String, i128>) -> Option<i128> {
                 syn::BinOp::Mul(_) => l.checked_mul(r),
                 syn::BinOp::Div(_) => l.checked_div(r),
                 syn::BinOp::Rem(_) => l.checked_rem(r),
-                syn::BinOp::Shl(_) => u32::try_from(r).ok().filter(|s| *s < 64).and_then(|s| l.checked_shl(s)),
-                syn::BinOp::Shr(_) => u32::try_from(r).ok().filter(|s| *s < 64).and_then(|s| l.checked_shr(s)),
+                syn::BinOp::Shl(_) => u32::try_from(r)
+                    .ok()
+                    .filter(|s| *s < 64)
+                    .and_then(|s| l.checked_shl(s)),
+                syn::BinOp::Shr(_) => u32::try_from(r)
+                    .ok()
+                    .filter(|s| *s < 64)
+                    .and_then(|s| l.checked_shr(s)),
                 _ => None,
             }
         }

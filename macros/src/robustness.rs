@@ -13,21 +13,116 @@ use std::str::FromStr;
 
 /// Kernels of the language, the seeds of the mutations.
 const SEEDS: &[(&str, &str)] = &[
-    ("", "fn scale(x: &[f32], y: &mut [f32], a: f32, n: u32) { let i = block_idx_x() * block_dim_x() + thread_idx_x(); if i < n { y[i] = a * x[i]; } }"),
-    ("", "fn dot(x: &[f32], y: &[f32], partial: &mut [f32], n: u32) { let mut cache = shared_array::<f32, 256>(); let tid = thread_idx_x(); let mut sum = 0.0f32; for i in (tid..n).step_by(block_dim_x()) { sum = x[i].mul_add(y[i], sum); } cache[tid] = sum; sync_threads(); let mut half = 128u32; while half > 0 { if tid < half { cache[tid] = cache[tid] + cache[tid + half]; } sync_threads(); half /= 2; } if tid == 0 { partial[block_idx_x()] = cache[0]; } }"),
-    ("target = \"sm_90\"", "fn bars(out: &mut [u32], n: u32) { let bar = mbarrier().init(thread_idx_x() == 0, n).publish(); let t = bar.arrive(); let bar = t.wait(); let bar = if thread_idx_x() == 0 { bar.arrive_count(2).wait_test() } else { bar.observe() }; let r = reduction_barrier::<1, 64>(); out[0] = r.popc(!(lane_id() > 3)) + bar.arrive().pending_count(); named_barrier::<2, 64>().sync(); }"),
-    ("target = \"sm_90a\"", "fn pipe(x: &[[f32; 4]], y: &mut [[f32; 4]], a: f32, tiles: u32) { let pipe = pipeline::<[f32; 4], 2, 256>(thread_idx_x() == 0, 1, 32); if warp_id() == 0 { if elect_one() { let mut p = pipe.producer(); for t in 0..tiles { p.acquire().load(x, t * 256); } } } else { let mut c = pipe.consumer(); for t in 0..tiles { let s = c.wait(); let v = s.get(lane_id()); y[t * 256 + lane_id()] = [a * v[0], v[1], v[2] as f32, v[3]]; s.release(); } } }"),
-    ("cluster = \"2,1,1\"", "fn ex(x: &[f32], out: &mut [f32]) { let mut mine = shared_array::<f32, 32>(); mine[lane_id()] = x[lane_id()]; let c = cluster_barrier().arrive_aligned().wait_aligned(); let peer = peer_shared(&mine, cluster_cta_rank() ^ 1); out[lane_id()] = peer[lane_id()] as f32; let _ = c.arrive().wait(); }"),
-    ("", "fn casts(a: &[i64], b: &mut [u32], c: f64, flag: bool) { let i = thread_idx_x(); 'l: loop { if flag { break 'l; } continue; } b[i] = (a[i] as u32) ^ (c as u32) << 3 | (flag as u32) + (-5i32).abs() as u32 + 7u32.count_ones(); }"),
+    (
+        "",
+        "fn scale(x: &[f32], y: &mut [f32], a: f32, n: u32) { let i = block_idx_x() * block_dim_x() + thread_idx_x(); if i < n { y[i] = a * x[i]; } }",
+    ),
+    (
+        "",
+        "fn dot(x: &[f32], y: &[f32], partial: &mut [f32], n: u32) { let mut cache = shared_array::<f32, 256>(); let tid = thread_idx_x(); let mut sum = 0.0f32; for i in (tid..n).step_by(block_dim_x()) { sum = x[i].mul_add(y[i], sum); } cache[tid] = sum; sync_threads(); let mut half = 128u32; while half > 0 { if tid < half { cache[tid] = cache[tid] + cache[tid + half]; } sync_threads(); half /= 2; } if tid == 0 { partial[block_idx_x()] = cache[0]; } }",
+    ),
+    (
+        "target = \"sm_90\"",
+        "fn bars(out: &mut [u32], n: u32) { let bar = mbarrier().init(thread_idx_x() == 0, n).publish(); let t = bar.arrive(); let bar = t.wait(); let bar = if thread_idx_x() == 0 { bar.arrive_count(2).wait_test() } else { bar.observe() }; let r = reduction_barrier::<1, 64>(); out[0] = r.popc(!(lane_id() > 3)) + bar.arrive().pending_count(); named_barrier::<2, 64>().sync(); }",
+    ),
+    (
+        "target = \"sm_90a\"",
+        "fn pipe(x: &[[f32; 4]], y: &mut [[f32; 4]], a: f32, tiles: u32) { let pipe = pipeline::<[f32; 4], 2, 256>(thread_idx_x() == 0, 1, 32); if warp_id() == 0 { if elect_one() { let mut p = pipe.producer(); for t in 0..tiles { p.acquire().load(x, t * 256); } } } else { let mut c = pipe.consumer(); for t in 0..tiles { let s = c.wait(); let v = s.get(lane_id()); y[t * 256 + lane_id()] = [a * v[0], v[1], v[2] as f32, v[3]]; s.release(); } } }",
+    ),
+    (
+        "cluster = \"2,1,1\"",
+        "fn ex(x: &[f32], out: &mut [f32]) { let mut mine = shared_array::<f32, 32>(); mine[lane_id()] = x[lane_id()]; let c = cluster_barrier().arrive_aligned().wait_aligned(); let peer = peer_shared(&mine, cluster_cta_rank() ^ 1); out[lane_id()] = peer[lane_id()] as f32; let _ = c.arrive().wait(); }",
+    ),
+    (
+        "",
+        "fn casts(a: &[i64], b: &mut [u32], c: f64, flag: bool) { let i = thread_idx_x(); 'l: loop { if flag { break 'l; } continue; } b[i] = (a[i] as u32) ^ (c as u32) << 3 | (flag as u32) + (-5i32).abs() as u32 + 7u32.count_ones(); }",
+    ),
 ];
 
 /// Tokens a mutation may insert.
 const POOL: &[&str] = &[
-    "let", "mut", "if", "else", "for", "in", "while", "loop", "break", "continue", "return", "match", "fn", "as", "+", "-", "*",
-    "/", "%", "<<", ">>", "&", "|", "^", "!", "==", "<", "=", "+=", ";", ",", ".", "..", "..=", "::", "0", "1", "32", "4294967296",
-    "-1", "1.5", "2.0f32", "true", "u32", "f32", "i64", "bool", "x", "y", "i", "n", "thread_idx_x", "sync_threads", "shared_array",
-    "mbarrier", "arrive", "wait", "observe", "pipeline", "named_barrier", "step_by", "(", ")", "[", "]", "{", "}", "<", ">", "&mut",
-    "'a", "_", "\"s\"", "b'x'", "r#type", "'outer:", "#", "block", "max_threads", "min_blocks_per_sm", "\"160,1,1\"", "0",
+    "let",
+    "mut",
+    "if",
+    "else",
+    "for",
+    "in",
+    "while",
+    "loop",
+    "break",
+    "continue",
+    "return",
+    "match",
+    "fn",
+    "as",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<<",
+    ">>",
+    "&",
+    "|",
+    "^",
+    "!",
+    "==",
+    "<",
+    "=",
+    "+=",
+    ";",
+    ",",
+    ".",
+    "..",
+    "..=",
+    "::",
+    "0",
+    "1",
+    "32",
+    "4294967296",
+    "-1",
+    "1.5",
+    "2.0f32",
+    "true",
+    "u32",
+    "f32",
+    "i64",
+    "bool",
+    "x",
+    "y",
+    "i",
+    "n",
+    "thread_idx_x",
+    "sync_threads",
+    "shared_array",
+    "mbarrier",
+    "arrive",
+    "wait",
+    "observe",
+    "pipeline",
+    "named_barrier",
+    "step_by",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "<",
+    ">",
+    "&mut",
+    "'a",
+    "_",
+    "\"s\"",
+    "b'x'",
+    "r#type",
+    "'outer:",
+    "#",
+    "block",
+    "max_threads",
+    "min_blocks_per_sm",
+    "\"160,1,1\"",
+    "0",
 ];
 
 fn tokens(src: &str) -> Vec<String> {
@@ -44,7 +139,9 @@ fn flatten(ts: TokenStream) -> Vec<String> {
     let mut out = Vec::new();
     for tt in ts {
         match tt {
-            TokenTree::Punct(p) if p.spacing() == proc_macro2::Spacing::Joint => out.push(format!("{}\u{0}", p.as_char())),
+            TokenTree::Punct(p) if p.spacing() == proc_macro2::Spacing::Joint => {
+                out.push(format!("{}\u{0}", p.as_char()))
+            }
             TokenTree::Group(g) => {
                 let (open, close) = match g.delimiter() {
                     proc_macro2::Delimiter::Parenthesis => ("(", ")"),
@@ -119,7 +216,8 @@ fn expand_checked(attr: &str, item: &str) -> Result<Option<String>, String> {
     let (Ok(attr), Ok(item)) = (TokenStream::from_str(attr), TokenStream::from_str(item)) else {
         return Ok(None); // not tokens at all: rustc's lexer rejects it before any macro runs
     };
-    let out = std::panic::catch_unwind(|| expand::kernel(attr, item)).map_err(|_| "expansion panicked".to_string())?;
+    let out = std::panic::catch_unwind(|| expand::kernel(attr, item))
+        .map_err(|_| "expansion panicked".to_string())?;
     let text = out.to_string();
     if text.contains("internal error in #[kernel]") {
         return Err(format!("internal error: {text}"));
@@ -129,7 +227,8 @@ fn expand_checked(attr: &str, item: &str) -> Result<Option<String>, String> {
         // rustc to report its own syntax errors on it.
         return Ok(None);
     }
-    let file: syn::File = syn::parse2(out).map_err(|e| format!("expansion is not valid Rust: {e}"))?;
+    let file: syn::File =
+        syn::parse2(out).map_err(|e| format!("expansion is not valid Rust: {e}"))?;
     let ptx = ptx_const(&file).ok_or("no PTX constant and no error")?;
     if ptx.is_empty() {
         return Err("empty PTX without an error".into());
@@ -142,7 +241,10 @@ fn ptx_const(file: &syn::File) -> Option<String> {
     file.items.iter().find_map(|item| match item {
         syn::Item::Mod(m) => m.content.as_ref()?.1.iter().find_map(|i| match i {
             syn::Item::Const(c) if c.ident == "PTX" => match &*c.expr {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value()),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
                 _ => None,
             },
             _ => None,
@@ -153,15 +255,25 @@ fn ptx_const(file: &syn::File) -> Option<String> {
 
 fn assemble(ptx: &str) -> Result<(), String> {
     let ptxas = phasegate_ptx::ptxas::locate()?;
-    let sm = if ptx.contains(".target sm_90a") { phasegate_ptx::SmVersion::arch_specific(90) } else { phasegate_ptx::SmVersion::new(90) };
+    let sm = if ptx.contains(".target sm_90a") {
+        phasegate_ptx::SmVersion::arch_specific(90)
+    } else {
+        phasegate_ptx::SmVersion::new(90)
+    };
     let result = phasegate_ptx::ptxas::assemble(&ptxas, ptx, sm)?;
-    if result.clean { Ok(()) } else { Err(format!("{}\n{ptx}", result.log)) }
+    if result.clean {
+        Ok(())
+    } else {
+        Err(format!("{}\n{ptx}", result.log))
+    }
 }
 
 #[test]
 fn every_seed_compiles_and_assembles() {
     for (attr, item) in SEEDS {
-        let ptx = expand_checked(attr, item).unwrap_or_else(|e| panic!("{e}")).unwrap_or_else(|| panic!("seed has errors: {item}"));
+        let ptx = expand_checked(attr, item)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .unwrap_or_else(|| panic!("seed has errors: {item}"));
         assemble(&ptx).unwrap_or_else(|e| panic!("{e}"));
     }
 }

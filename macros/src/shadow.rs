@@ -19,10 +19,15 @@ pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> T
     let mut f = func.clone();
     f.sig.ident = format_ident!("__phasegate_kernel_{}", func.sig.ident);
     f.vis = syn::Visibility::Inherited;
-    f.attrs.retain(|a| ["allow", "warn", "deny", "expect"].iter().any(|n| a.path().is_ident(n)));
+    f.attrs.retain(|a| {
+        ["allow", "warn", "deny", "expect"]
+            .iter()
+            .any(|n| a.path().is_ident(n))
+    });
     for input in &mut f.sig.inputs {
         if let FnArg::Typed(pat) = input {
-            let accepted = matches!(&*pat.pat, syn::Pat::Ident(p) if accepted.iter().any(|a| p.ident == a));
+            let accepted =
+                matches!(&*pat.pat, syn::Pat::Ident(p) if accepted.iter().any(|a| p.ident == a));
             if accepted {
                 rewrite_param(&mut pat.ty, krate);
             }
@@ -30,7 +35,8 @@ pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> T
     }
     RewriteStepBy { krate }.visit_block_mut(&mut f.block);
     let span = f.block.span();
-    let import: syn::Stmt = syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
+    let import: syn::Stmt =
+        syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
     f.block.stmts.insert(0, import);
     quote! {
         const _: () = {
@@ -42,11 +48,12 @@ pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> T
 
 fn rewrite_param(ty: &mut Box<Type>, krate: &syn::Path) {
     if let Type::Reference(r) = &mut **ty
-        && let Type::Slice(slice) = &*r.elem {
-            let elem = &slice.elem;
-            let span = slice.span();
-            *r.elem = syn::parse_quote_spanned!(span=> #krate::lang::Global<#elem>);
-        }
+        && let Type::Slice(slice) = &*r.elem
+    {
+        let elem = &slice.elem;
+        let span = slice.span();
+        *r.elem = syn::parse_quote_spanned!(span=> #krate::lang::Global<#elem>);
+    }
 }
 
 struct RewriteStepBy<'a> {
@@ -57,15 +64,19 @@ impl VisitMut for RewriteStepBy<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         visit_mut::visit_expr_mut(self, e);
         if let Expr::MethodCall(m) = e
-            && let (true, Some(range)) = (m.method == "step_by" && m.args.len() == 1, as_range(&m.receiver)) {
-                let krate = self.krate;
-                let (recv, step) = (range, &m.args[0]);
-                let span = m.method.span();
-                let call = quote_spanned!(span=> #krate::lang::step_by(#recv, #step));
-                if let Ok(new) = syn::parse2(call) {
-                    *e = new;
-                }
+            && let (true, Some(range)) = (
+                m.method == "step_by" && m.args.len() == 1,
+                as_range(&m.receiver),
+            )
+        {
+            let krate = self.krate;
+            let (recv, step) = (range, &m.args[0]);
+            let span = m.method.span();
+            let call = quote_spanned!(span=> #krate::lang::step_by(#recv, #step));
+            if let Ok(new) = syn::parse2(call) {
+                *e = new;
             }
+        }
     }
 }
 

@@ -10,13 +10,21 @@ use phasegate_ptx::validate::{check_features, required_version};
 use phasegate_ptx::{Module, SmVersion};
 use proc_macro2::Span;
 
-pub fn settle(module: &mut Module, pinned: Option<SmVersion>, spans: &[Span], diag: &mut Diagnostics) {
+pub fn settle(
+    module: &mut Module,
+    pinned: Option<SmVersion>,
+    spans: &[Span],
+    diag: &mut Diagnostics,
+) {
     match pinned {
         Some(sm) => {
             module.target.sm = sm;
             module.version = required_version(module);
             for error in check_features(module) {
-                let span = error.stmt.and_then(|id| spans.get(id.index()).copied()).unwrap_or_else(Span::call_site);
+                let span = error
+                    .stmt
+                    .and_then(|id| spans.get(id.index()).copied())
+                    .unwrap_or_else(Span::call_site);
                 diag.error(span, format!("{error}; raise `target` or do without it"));
             }
         }
@@ -25,12 +33,17 @@ pub fn settle(module: &mut Module, pinned: Option<SmVersion>, spans: &[Span], di
             // Each feature that the target lacks raises the target to what it needs.
             for error in check_features(module) {
                 let need = error.feature.sm;
-                if !module.target.sm.satisfies(need) && (need.number > module.target.sm.number || need.suffix.is_some()) {
+                if !module.target.sm.satisfies(need)
+                    && (need.number > module.target.sm.number || need.suffix.is_some())
+                {
                     module.target.sm = need;
                 }
             }
             // ptxas advises against `.multicast::cluster` on any target but the `a` ones.
-            let multicast = module.functions().filter_map(|f| f.body.as_ref()).any(|b| b.instructions().any(|(_, i)| i.has("multicast::cluster")));
+            let multicast = module
+                .functions()
+                .filter_map(|f| f.body.as_ref())
+                .any(|b| b.instructions().any(|(_, i)| i.has("multicast::cluster")));
             if multicast && module.target.sm.number == 90 {
                 module.target.sm = SmVersion::arch_specific(90);
             }

@@ -87,7 +87,11 @@ impl Prim {
 
     /// The unsigned type of the same width, for comparisons on differences.
     pub fn unsigned(self) -> ScalarType {
-        if self.is_64() { ScalarType::U64 } else { ScalarType::U32 }
+        if self.is_64() {
+            ScalarType::U64
+        } else {
+            ScalarType::U32
+        }
     }
 
     /// The register class that holds values of this type.
@@ -120,7 +124,14 @@ pub enum RegClass {
 }
 
 impl RegClass {
-    pub const ALL: [RegClass; 6] = [RegClass::Pred, RegClass::B16, RegClass::B32, RegClass::B64, RegClass::F32, RegClass::F64];
+    pub const ALL: [RegClass; 6] = [
+        RegClass::Pred,
+        RegClass::B16,
+        RegClass::B32,
+        RegClass::B64,
+        RegClass::F32,
+        RegClass::F64,
+    ];
     pub fn prefix(self) -> &'static str {
         match self {
             RegClass::Pred => "%p",
@@ -158,7 +169,11 @@ impl Elem {
         self.prim.size() * self.lanes as u32
     }
     pub fn ty(self) -> Ty {
-        if self.lanes == 1 { Ty::Prim(self.prim) } else { Ty::Vector(self.prim, self.lanes) }
+        if self.lanes == 1 {
+            Ty::Prim(self.prim)
+        } else {
+            Ty::Vector(self.prim, self.lanes)
+        }
     }
     /// Whether `[prim; lanes]` is a vector the language can move in one access.
     pub fn vector_ok(prim: Prim, lanes: u64) -> bool {
@@ -168,7 +183,11 @@ impl Elem {
 
 impl fmt::Display for Elem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.lanes == 1 { write!(f, "{}", self.prim) } else { write!(f, "[{}; {}]", self.prim, self.lanes) }
+        if self.lanes == 1 {
+            write!(f, "{}", self.prim)
+        } else {
+            write!(f, "[{}; {}]", self.prim, self.lanes)
+        }
     }
 }
 
@@ -180,9 +199,15 @@ pub enum Ty {
     /// `[T; N]` held in registers.
     Vector(Prim, u8),
     /// A global-memory slice parameter.
-    Global { elem: Elem, mutable: bool },
+    Global {
+        elem: Elem,
+        mutable: bool,
+    },
     /// A shared-memory array.
-    Shared { elem: Elem, len: u64 },
+    Shared {
+        elem: Elem,
+        len: u64,
+    },
     /// A synchronisation handle or a constant argument of one (see [`Handle`]).
     Handle(Handle),
 }
@@ -200,7 +225,12 @@ pub struct PipeShape {
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub enum Handle {
     /// A named CTA barrier: `threads == 0` means all threads of the CTA.
-    Named { id: u32, threads: u32, cta_spelling: bool, reduction: bool },
+    Named {
+        id: u32,
+        threads: u32,
+        cta_spelling: bool,
+        reduction: bool,
+    },
     /// A named barrier with run-time id and count.
     DynNamed,
     /// An mbarrier object in any state.
@@ -254,7 +284,9 @@ impl ScopeKind {
 impl fmt::Display for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = match self {
-            Handle::Named { reduction: true, .. } => "ReductionBarrier",
+            Handle::Named {
+                reduction: true, ..
+            } => "ReductionBarrier",
             Handle::Named { threads: 0, .. } => "CtaBarrier",
             Handle::Named { .. } => "NamedBarrier",
             Handle::DynNamed => "DynNamedBarrier",
@@ -286,8 +318,14 @@ impl fmt::Display for Ty {
             Ty::Unit => f.write_str("()"),
             Ty::Prim(p) => write!(f, "{p}"),
             Ty::Vector(p, n) => write!(f, "[{p}; {n}]"),
-            Ty::Global { elem, mutable: false } => write!(f, "&[{elem}]"),
-            Ty::Global { elem, mutable: true } => write!(f, "&mut [{elem}]"),
+            Ty::Global {
+                elem,
+                mutable: false,
+            } => write!(f, "&[{elem}]"),
+            Ty::Global {
+                elem,
+                mutable: true,
+            } => write!(f, "&mut [{elem}]"),
             Ty::Shared { elem, len } => write!(f, "SharedArray<{elem}, {len}>"),
             Ty::Handle(h) => write!(f, "{h}"),
         }

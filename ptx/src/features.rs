@@ -47,7 +47,8 @@ pub const ANY_TARGET: SmVersion = SmVersion::new(10);
 impl Feature {
     /// Whether code for `target` may use this feature (the `.version` aside).
     pub fn available_on(&self, target: SmVersion) -> bool {
-        target_provides(target, self.sm) || self.also.iter().any(|&alt| target_provides(target, alt))
+        target_provides(target, self.sm)
+            || self.also.iter().any(|&alt| target_provides(target, alt))
     }
 
     /// Whether a module with `.version version` may use this feature (the `.target` aside).
@@ -63,7 +64,10 @@ impl Feature {
             Some('f') => format!("the {sm} family"),
             Some(_) => sm.to_string(),
         };
-        let mut all: Vec<String> = std::iter::once(self.sm).chain(self.also.iter().copied()).map(one).collect();
+        let mut all: Vec<String> = std::iter::once(self.sm)
+            .chain(self.also.iter().copied())
+            .map(one)
+            .collect();
         match all.len() {
             1 => all.remove(0),
             _ => {
@@ -110,7 +114,9 @@ pub fn target_provides(target: SmVersion, need: SmVersion) -> bool {
 const FAMILIES: &[&[u32]] = &[&[100, 103], &[101], &[110], &[120, 121]];
 
 fn family(number: u32) -> Option<usize> {
-    FAMILIES.iter().position(|members| members.contains(&number))
+    FAMILIES
+        .iter()
+        .position(|members| members.contains(&number))
 }
 
 /// Which statements use a feature.
@@ -153,7 +159,13 @@ pub enum Operands {
 
 impl InstMatch {
     const fn new(opcode: &'static str) -> Self {
-        InstMatch { opcode, all: &[], any: &[], none: &[], operands: Operands::Any }
+        InstMatch {
+            opcode,
+            all: &[],
+            any: &[],
+            none: &[],
+            operands: Operands::Any,
+        }
     }
     const fn all(mut self, all: &'static [&'static str]) -> Self {
         self.all = all;
@@ -231,16 +243,22 @@ fn reads_special(inst: &Instruction, name: &str) -> bool {
     fn walk(op: &Operand, name: &str) -> bool {
         match op {
             Operand::Reg(r) => {
-                let base = r.strip_suffix(".x").or(r.strip_suffix(".y")).or(r.strip_suffix(".z")).unwrap_or(r);
+                let base = r
+                    .strip_suffix(".x")
+                    .or(r.strip_suffix(".y"))
+                    .or(r.strip_suffix(".z"))
+                    .unwrap_or(r);
                 base == name
             }
             Operand::Vector(items) | Operand::List(items) => items.iter().any(|o| walk(o, name)),
             Operand::Not(inner) => walk(inner, name),
             Operand::Pair(a, b) => walk(a, name) || walk(b, name),
             // A special register is never an address base; the rest hold no register.
-            Operand::Address(_) | Operand::Imm(_) | Operand::Symbol(_) | Operand::SymbolOffset(..) | Operand::Sink => {
-                false
-            }
+            Operand::Address(_)
+            | Operand::Imm(_)
+            | Operand::Symbol(_)
+            | Operand::SymbolOffset(..)
+            | Operand::Sink => false,
         }
     }
     inst.operands.iter().any(|op| walk(op, name))
@@ -256,14 +274,23 @@ const fn sm_a(number: u32) -> SmVersion {
     SmVersion::arch_specific(number)
 }
 const fn sm_f(number: u32) -> SmVersion {
-    SmVersion { number, suffix: Some('f') }
+    SmVersion {
+        number,
+        suffix: Some('f'),
+    }
 }
 const fn op(opcode: &'static str) -> InstMatch {
     InstMatch::new(opcode)
 }
 
 const fn feature(name: &'static str, ptx: Version, sm: SmVersion, spec: &'static str) -> Feature {
-    Feature { name, ptx, sm, also: &[], spec }
+    Feature {
+        name,
+        ptx,
+        sm,
+        also: &[],
+        spec,
+    }
 }
 /// A row for an instruction form.
 const fn inst(
@@ -274,11 +301,25 @@ const fn inst(
     form: InstMatch,
     sample: &'static str,
 ) -> FeatureRow {
-    FeatureRow { feature: feature(name, ptx, sm, spec), matcher: Matcher::Instruction(form), sample }
+    FeatureRow {
+        feature: feature(name, ptx, sm, spec),
+        matcher: Matcher::Instruction(form),
+        sample,
+    }
 }
 /// A row for a special register; `name` is the register (`%cluster_ctarank`).
-const fn sreg(name: &'static str, ptx: Version, sm: SmVersion, spec: &'static str, sample: &'static str) -> FeatureRow {
-    FeatureRow { feature: feature(name, ptx, sm, spec), matcher: Matcher::SpecialRegister(name), sample }
+const fn sreg(
+    name: &'static str,
+    ptx: Version,
+    sm: SmVersion,
+    spec: &'static str,
+    sample: &'static str,
+) -> FeatureRow {
+    FeatureRow {
+        feature: feature(name, ptx, sm, spec),
+        matcher: Matcher::SpecialRegister(name),
+        sample,
+    }
 }
 /// A row for a function directive; `name` is the directive without the dot.
 const fn dir(
@@ -289,11 +330,17 @@ const fn dir(
     spec: &'static str,
     sample: &'static str,
 ) -> FeatureRow {
-    FeatureRow { feature: feature(feature_name, ptx, sm, spec), matcher: Matcher::Directive(name), sample }
+    FeatureRow {
+        feature: feature(feature_name, ptx, sm, spec),
+        matcher: Matcher::Directive(name),
+        sample,
+    }
 }
 
 const ALL: SmVersion = ANY_TARGET;
-const INT_TYPES_F16_F64: &[&str] = &["u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f16", "f64"];
+const INT_TYPES_F16_F64: &[&str] = &[
+    "u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64", "f16", "f64",
+];
 const WIDE_ELEMENTS: &[&str] = &["b64", "u64", "s64", "f64"];
 
 /// Every feature phasegate emits or analyses, with its minimum `.version` and `.target`.
@@ -598,12 +645,20 @@ pub static FEATURE_TABLE: &[FeatureRow] = &[
 /// The features an instruction uses: its own and its modifiers' rows, and the special registers
 /// its operands read, in table order.
 pub fn instruction_features(inst: &Instruction) -> Vec<Feature> {
-    FEATURE_TABLE.iter().filter(|row| row.matches_instruction(inst)).map(|row| row.feature).collect()
+    FEATURE_TABLE
+        .iter()
+        .filter(|row| row.matches_instruction(inst))
+        .map(|row| row.feature)
+        .collect()
 }
 
 /// The features a function directive (`.reqnctapercluster 2, 1, 1`) uses.
 pub fn directive_features(d: &Directive) -> Vec<Feature> {
-    FEATURE_TABLE.iter().filter(|row| row.matches_directive(d)).map(|row| row.feature).collect()
+    FEATURE_TABLE
+        .iter()
+        .filter(|row| row.matches_directive(d))
+        .map(|row| row.feature)
+        .collect()
 }
 
 /// A `.target` and the lowest `.version` that accepts it.
@@ -672,7 +727,13 @@ pub fn target_min_version(sm: SmVersion) -> Option<Version> {
 /// `.version` is too old for its own target is reported like any other feature.
 pub fn target_feature(sm: SmVersion) -> Option<Feature> {
     let index = TARGETS.iter().position(|t| t.sm == sm)?;
-    Some(Feature { name: TARGET_NAMES[index], ptx: TARGETS[index].ptx, sm, also: &[], spec: "11.1.2" })
+    Some(Feature {
+        name: TARGET_NAMES[index],
+        ptx: TARGETS[index].ptx,
+        sm,
+        also: &[],
+        spec: "11.1.2",
+    })
 }
 
 /// `.target sm_XX` for each row of [`TARGETS`], in the same order (a [`Feature`] name is a
@@ -776,8 +837,14 @@ mod tests {
                 "mbarrier.try_wait.parity",
             ]
         );
-        let relaxed = instruction_features(&i).into_iter().find(|f| f.name.ends_with(".relaxed")).unwrap();
-        assert_eq!((relaxed.ptx, relaxed.sm), (Version::new(8, 6), SmVersion::new(90)));
+        let relaxed = instruction_features(&i)
+            .into_iter()
+            .find(|f| f.name.ends_with(".relaxed"))
+            .unwrap();
+        assert_eq!(
+            (relaxed.ptx, relaxed.sm),
+            (Version::new(8, 6), SmVersion::new(90))
+        );
     }
 
     #[test]
@@ -796,11 +863,18 @@ mod tests {
             &["arrive", "shared", "b64"],
             vec![Operand::reg("%rd1"), Operand::sym("b"), Operand::int(2)],
         );
-        let sink = inst("mbarrier", &["arrive", "shared", "b64"], vec![Operand::Sink, Operand::sym("b")]);
-        assert!(
-            names(&instruction_features(&counted)).contains(&"mbarrier.arrive with a count and without .noComplete")
+        let sink = inst(
+            "mbarrier",
+            &["arrive", "shared", "b64"],
+            vec![Operand::Sink, Operand::sym("b")],
         );
-        assert!(names(&instruction_features(&sink)).contains(&"mbarrier.arrive with sink destination"));
+        assert!(
+            names(&instruction_features(&counted))
+                .contains(&"mbarrier.arrive with a count and without .noComplete")
+        );
+        assert!(
+            names(&instruction_features(&sink)).contains(&"mbarrier.arrive with sink destination")
+        );
         let plain = inst(
             "mbarrier",
             &["arrive", "noComplete", "b64"],
@@ -811,24 +885,54 @@ mod tests {
 
     #[test]
     fn special_registers_with_and_without_dimension() {
-        let rank = inst("mov", &["u32"], vec![Operand::reg("%r1"), Operand::reg("%cluster_ctarank")]);
-        let ctaid = inst("mov", &["u32"], vec![Operand::reg("%r1"), Operand::reg("%cluster_ctaid.y")]);
+        let rank = inst(
+            "mov",
+            &["u32"],
+            vec![Operand::reg("%r1"), Operand::reg("%cluster_ctarank")],
+        );
+        let ctaid = inst(
+            "mov",
+            &["u32"],
+            vec![Operand::reg("%r1"), Operand::reg("%cluster_ctaid.y")],
+        );
         let f = instruction_features(&rank);
         assert_eq!(names(&f), ["mov", "%cluster_ctarank"]);
-        assert_eq!((f[1].ptx, f[1].sm), (Version::new(7, 8), SmVersion::new(90)));
-        assert_eq!(names(&instruction_features(&ctaid)), ["mov", "%cluster_ctaid"]);
+        assert_eq!(
+            (f[1].ptx, f[1].sm),
+            (Version::new(7, 8), SmVersion::new(90))
+        );
+        assert_eq!(
+            names(&instruction_features(&ctaid)),
+            ["mov", "%cluster_ctaid"]
+        );
         // %ctaid must not be mistaken for %cluster_ctaid and vice versa.
-        let plain = inst("mov", &["u32"], vec![Operand::reg("%r1"), Operand::reg("%ctaid.x")]);
+        let plain = inst(
+            "mov",
+            &["u32"],
+            vec![Operand::reg("%r1"), Operand::reg("%ctaid.x")],
+        );
         assert_eq!(names(&instruction_features(&plain)), ["mov", "%ctaid"]);
     }
 
     #[test]
     fn directives() {
-        let d = Directive { name: "reqnctapercluster".into(), args: vec![] };
+        let d = Directive {
+            name: "reqnctapercluster".into(),
+            args: vec![],
+        };
         let f = directive_features(&d);
         assert_eq!(names(&f), [".reqnctapercluster"]);
-        assert_eq!((f[0].ptx, f[0].sm, f[0].spec), (Version::new(7, 8), SmVersion::new(90), "11.7.1"));
-        assert!(directive_features(&Directive { name: "section".into(), args: vec![] }).is_empty());
+        assert_eq!(
+            (f[0].ptx, f[0].sm, f[0].spec),
+            (Version::new(7, 8), SmVersion::new(90), "11.7.1")
+        );
+        assert!(
+            directive_features(&Directive {
+                name: "section".into(),
+                args: vec![]
+            })
+            .is_empty()
+        );
     }
 
     #[test]
@@ -843,14 +947,24 @@ mod tests {
         assert_eq!(min("sm_100a"), Some(Version::new(8, 6)));
         assert_eq!(min("sm_120a"), Some(Version::new(8, 7)));
         assert_eq!(min("sm_12"), None);
-        assert_eq!(previous_version(Version::new(8, 0)), Some(Version::new(7, 8)));
-        assert_eq!(previous_version(Version::new(7, 0)), Some(Version::new(6, 5)));
+        assert_eq!(
+            previous_version(Version::new(8, 0)),
+            Some(Version::new(7, 8))
+        );
+        assert_eq!(
+            previous_version(Version::new(7, 0)),
+            Some(Version::new(6, 5))
+        );
         assert_eq!(previous_version(Version::new(1, 0)), None);
     }
 
     #[test]
     fn arch_and_family_targets() {
-        let setmaxnreg = FEATURE_TABLE.iter().find(|r| r.feature.name == "setmaxnreg").unwrap().feature;
+        let setmaxnreg = FEATURE_TABLE
+            .iter()
+            .find(|r| r.feature.name == "setmaxnreg")
+            .unwrap()
+            .feature;
         let on = |s: &str| setmaxnreg.available_on(SmVersion::parse(s).unwrap());
         assert!(
             on("sm_90a")
@@ -866,7 +980,11 @@ mod tests {
             setmaxnreg.target_text(),
             "sm_90a, sm_100a, sm_101a, sm_110a, sm_120a, the sm_100f family, the sm_101f family, the sm_110f family or the sm_120f family"
         );
-        let try_wait = FEATURE_TABLE.iter().find(|r| r.feature.name == "mbarrier.try_wait").unwrap().feature;
+        let try_wait = FEATURE_TABLE
+            .iter()
+            .find(|r| r.feature.name == "mbarrier.try_wait")
+            .unwrap()
+            .feature;
         assert!(try_wait.available_on(SmVersion::arch_specific(90)));
         assert!(try_wait.available_on(SmVersion::new(100)));
         assert!(!try_wait.available_on(SmVersion::new(89)));
@@ -876,8 +994,19 @@ mod tests {
     fn every_row_names_a_section_and_a_sample() {
         let mut seen = std::collections::HashSet::new();
         for row in FEATURE_TABLE {
-            assert!(seen.insert(row.feature.name), "duplicate feature name {}", row.feature.name);
-            assert!(row.feature.spec.chars().all(|c| c.is_ascii_digit() || c == '.'), "{}", row.feature.spec);
+            assert!(
+                seen.insert(row.feature.name),
+                "duplicate feature name {}",
+                row.feature.name
+            );
+            assert!(
+                row.feature
+                    .spec
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '.'),
+                "{}",
+                row.feature.spec
+            );
             assert!(!row.sample.is_empty(), "{} has no sample", row.feature.name);
             assert!(
                 PTX_VERSIONS.contains(&row.feature.ptx),

@@ -6,15 +6,18 @@
 //!   special register and directive;
 //! - [`validate`]: a module's `.version`/`.target` against the features it uses;
 
-pub mod model;
-pub mod write;
 pub mod features;
-pub mod validate;
+pub mod model;
 pub mod ptxas;
 pub mod read;
+pub mod validate;
+pub mod write;
 
+pub use features::{
+    FEATURE_TABLE, Feature, FeatureRow, directive_features, instruction_features,
+    target_min_version,
+};
 pub use model::*;
+pub use read::{ReadError, parse};
+pub use validate::{FeatureError, check_features, required_version};
 pub use write::write_string;
-pub use read::{parse, ReadError};
-pub use features::{directive_features, instruction_features, target_min_version, Feature, FeatureRow, FEATURE_TABLE};
-pub use validate::{check_features, required_version, FeatureError};

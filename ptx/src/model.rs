@@ -63,10 +63,16 @@ pub struct SmVersion {
 
 impl SmVersion {
     pub const fn new(number: u32) -> Self {
-        SmVersion { number, suffix: None }
+        SmVersion {
+            number,
+            suffix: None,
+        }
     }
     pub const fn arch_specific(number: u32) -> Self {
-        SmVersion { number, suffix: Some('a') }
+        SmVersion {
+            number,
+            suffix: Some('a'),
+        }
     }
     /// Parses `sm_90a`, `sm_80`, `compute_90` is not a PTX target and is rejected.
     pub fn parse(text: &str) -> Option<SmVersion> {
@@ -81,7 +87,10 @@ impl SmVersion {
             "a" | "f" => tail.chars().next(),
             _ => return None,
         };
-        Some(SmVersion { number: digits.parse().ok()?, suffix })
+        Some(SmVersion {
+            number: digits.parse().ok()?,
+            suffix,
+        })
     }
     /// Whether code for `self` may use a feature that needs `need` (`sm_90a` features need the
     /// exact `a` target; plain features are available on every later target).
@@ -124,7 +133,15 @@ pub struct Module {
 
 impl Module {
     pub fn new(version: Version, sm: SmVersion) -> Self {
-        Module { version, target: Target { sm, options: Vec::new() }, address_size: 64, items: Vec::new() }
+        Module {
+            version,
+            target: Target {
+                sm,
+                options: Vec::new(),
+            },
+            address_size: 64,
+            items: Vec::new(),
+        }
     }
 
     pub fn functions(&self) -> impl Iterator<Item = &Function> {
@@ -307,7 +324,10 @@ impl Body {
         self.statements.is_empty()
     }
     pub fn iter(&self) -> impl Iterator<Item = (StmtId, &Statement)> {
-        self.statements.iter().enumerate().map(|(i, s)| (StmtId(i as u32), s))
+        self.statements
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (StmtId(i as u32), s))
     }
     pub fn instructions(&self) -> impl Iterator<Item = (StmtId, &Instruction)> {
         self.iter().filter_map(|(id, s)| match s {
@@ -466,7 +486,11 @@ impl ScalarType {
     pub fn size(self) -> u32 {
         match self {
             ScalarType::B8 | ScalarType::U8 | ScalarType::S8 | ScalarType::Pred => 1,
-            ScalarType::B16 | ScalarType::U16 | ScalarType::S16 | ScalarType::F16 | ScalarType::Bf16 => 2,
+            ScalarType::B16
+            | ScalarType::U16
+            | ScalarType::S16
+            | ScalarType::F16
+            | ScalarType::Bf16 => 2,
             ScalarType::B32
             | ScalarType::U32
             | ScalarType::S32
@@ -481,12 +505,20 @@ impl ScalarType {
     pub fn is_float(self) -> bool {
         matches!(
             self,
-            ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::F32 | ScalarType::F64
+            ScalarType::F16
+                | ScalarType::F16x2
+                | ScalarType::Bf16
+                | ScalarType::Bf16x2
+                | ScalarType::F32
+                | ScalarType::F64
         )
     }
 
     pub fn is_signed(self) -> bool {
-        matches!(self, ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64)
+        matches!(
+            self,
+            ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64
+        )
     }
 }
 
@@ -535,7 +567,9 @@ impl VarDecl {
     /// Bytes taken by one declared variable (arrays counted whole; `[]` counts as zero).
     pub fn byte_size(&self) -> u64 {
         let elem = self.ty.size() as u64 * self.vector.unwrap_or(1) as u64;
-        self.array.iter().fold(elem, |acc, d| acc.saturating_mul(d.unwrap_or(0)))
+        self.array
+            .iter()
+            .fold(elem, |acc, d| acc.saturating_mul(d.unwrap_or(0)))
     }
 }
 
@@ -667,7 +701,11 @@ impl Opcode {
     pub fn name(&self) -> &str {
         match self {
             Opcode::Other(name) => name,
-            known => Opcode::KNOWN.iter().find(|(_, op)| op == known).map(|(n, _)| *n).unwrap_or("?"),
+            known => Opcode::KNOWN
+                .iter()
+                .find(|(_, op)| op == known)
+                .map(|(n, _)| *n)
+                .unwrap_or("?"),
         }
     }
 }
@@ -698,7 +736,12 @@ pub struct Instruction {
 
 impl Instruction {
     pub fn new(opcode: Opcode, modifiers: &[&str], operands: Vec<Operand>) -> Self {
-        Instruction { guard: None, opcode, modifiers: modifiers.iter().map(|m| m.to_string()).collect(), operands }
+        Instruction {
+            guard: None,
+            opcode,
+            modifiers: modifiers.iter().map(|m| m.to_string()).collect(),
+            operands,
+        }
     }
     pub fn guarded(mut self, guard: Option<Guard>) -> Self {
         self.guard = guard;
@@ -718,7 +761,10 @@ impl Instruction {
     }
     /// The last modifier that names a type (`u32` in `setp.lt.u32`).
     pub fn scalar_type(&self) -> Option<ScalarType> {
-        self.modifiers.iter().rev().find_map(|m| ScalarType::from_name(m))
+        self.modifiers
+            .iter()
+            .rev()
+            .find_map(|m| ScalarType::from_name(m))
     }
 }
 
@@ -939,6 +985,13 @@ impl SpecialReg {
     /// Whether reading the register observes time (`%clock`, `%clock64`, `%globaltimer` and
     /// its halves): such reads are not a pure function of the thread's position in the grid.
     pub fn is_timer(self) -> bool {
-        matches!(self, SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi)
+        matches!(
+            self,
+            SpecialReg::Clock
+                | SpecialReg::Clock64
+                | SpecialReg::GlobalTimer
+                | SpecialReg::GlobalTimerLo
+                | SpecialReg::GlobalTimerHi
+        )
     }
 }

@@ -13,19 +13,34 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub fn locate() -> Result<PathBuf, String> {
     if let Some(path) = std::env::var_os("PTXAS") {
         let path = PathBuf::from(path);
-        return if path.is_file() { Ok(path) } else { Err(format!("PTXAS={} is not a file", path.display())) };
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(format!("PTXAS={} is not a file", path.display()))
+        };
     }
     let from_pip = Command::new("python3")
-        .args(["-c", "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])"])
+        .args([
+            "-c",
+            "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])",
+        ])
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map(|o| Path::new(String::from_utf8_lossy(&o.stdout).trim()).join("bin").join("ptxas"))
+        .map(|o| {
+            Path::new(String::from_utf8_lossy(&o.stdout).trim())
+                .join("bin")
+                .join("ptxas")
+        })
         .filter(|p| p.is_file());
     if let Some(path) = from_pip {
         return Ok(path);
     }
-    let on_path = Command::new("ptxas").arg("--version").output().ok().filter(|o| o.status.success());
+    let on_path = Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
     if on_path.is_some() {
         return Ok(PathBuf::from("ptxas"));
     }
@@ -61,7 +76,11 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: SmVersion) -> Result<Assembly, St
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_file(&output);
     let run = run?;
-    let log = format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let log = format!(
+        "{}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
     let clean = run.status.success() && !log.to_lowercase().contains("warning");
     Ok(Assembly { clean, log })
 }

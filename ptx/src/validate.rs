@@ -47,12 +47,19 @@ impl fmt::Display for FeatureError {
         let (needs, has) = match (self.target_too_low(), self.version_too_low()) {
             (true, true) => (
                 format!("{target} and {version}"),
-                format!("module targets {} with .version {}", self.have_sm, self.have_ptx),
+                format!(
+                    "module targets {} with .version {}",
+                    self.have_sm, self.have_ptx
+                ),
             ),
             (true, false) => (target, format!("module targets {}", self.have_sm)),
             _ => (version, format!("module has .version {}", self.have_ptx)),
         };
-        write!(f, "`{}` requires {needs} ({has}; PTX ISA {})", self.feature.name, self.feature.spec)
+        write!(
+            f,
+            "`{}` requires {needs} ({has}; PTX ISA {})",
+            self.feature.name, self.feature.spec
+        )
     }
 }
 
@@ -70,12 +77,22 @@ struct Use {
 fn uses(module: &Module) -> Vec<Use> {
     let mut out = Vec::new();
     if let Some(feature) = target_feature(module.target.sm) {
-        out.push(Use { function: String::new(), stmt: None, span: Span::NONE, feature });
+        out.push(Use {
+            function: String::new(),
+            stmt: None,
+            span: Span::NONE,
+            feature,
+        });
     }
     for function in module.functions() {
         for d in &function.directives {
             for feature in directive_features(d) {
-                out.push(Use { function: function.name.clone(), stmt: None, span: Span::NONE, feature });
+                out.push(Use {
+                    function: function.name.clone(),
+                    stmt: None,
+                    span: Span::NONE,
+                    feature,
+                });
             }
         }
         let Some(body) = &function.body else { continue };
@@ -86,7 +103,12 @@ fn uses(module: &Module) -> Vec<Use> {
                 _ => continue,
             };
             for feature in features {
-                out.push(Use { function: function.name.clone(), stmt: Some(id), span: body.span(id), feature });
+                out.push(Use {
+                    function: function.name.clone(),
+                    stmt: Some(id),
+                    span: body.span(id),
+                    feature,
+                });
             }
         }
     }
@@ -100,7 +122,11 @@ fn uses(module: &Module) -> Vec<Use> {
 /// that uses `mbarrier.try_wait` on `sm_80` needs a higher target, which [`check_features`]
 /// reports.
 pub fn required_version(module: &Module) -> Version {
-    uses(module).iter().map(|u| u.feature.ptx).max().unwrap_or(Version::new(1, 0))
+    uses(module)
+        .iter()
+        .map(|u| u.feature.ptx)
+        .max()
+        .unwrap_or(Version::new(1, 0))
 }
 
 /// One error per (statement, feature) that the module's `.version` or `.target` does not allow,
@@ -124,7 +150,9 @@ pub fn check_features(module: &Module) -> Vec<FeatureError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Body, Directive, DirectiveArg, Function, FunctionKind, Instruction, Item, Opcode, Operand};
+    use crate::model::{
+        Body, Directive, DirectiveArg, Function, FunctionKind, Instruction, Item, Opcode, Operand,
+    };
 
     fn kernel(statements: Vec<Instruction>, directives: Vec<Directive>) -> Function {
         let mut body = Body::new();
@@ -166,11 +194,18 @@ mod tests {
 
     #[test]
     fn try_wait_parity_under_sm_80() {
-        let m = module(Version::new(7, 8), SmVersion::new(80), kernel(vec![try_wait_parity()], vec![]));
+        let m = module(
+            Version::new(7, 8),
+            SmVersion::new(80),
+            kernel(vec![try_wait_parity()], vec![]),
+        );
         let errors = check_features(&m);
         assert_eq!(errors.len(), 1, "{errors:?}");
         let e = &errors[0];
-        assert_eq!((e.function.as_str(), e.stmt, e.span), ("k", Some(StmtId(0)), Span::new(10, 2)));
+        assert_eq!(
+            (e.function.as_str(), e.stmt, e.span),
+            ("k", Some(StmtId(0)), Span::new(10, 2))
+        );
         assert!(e.target_too_low() && !e.version_too_low());
         assert_eq!(
             e.to_string(),
@@ -180,7 +215,11 @@ mod tests {
 
     #[test]
     fn try_wait_parity_under_sm_80_and_version_7_0() {
-        let m = module(Version::new(7, 0), SmVersion::new(80), kernel(vec![try_wait_parity()], vec![]));
+        let m = module(
+            Version::new(7, 0),
+            SmVersion::new(80),
+            kernel(vec![try_wait_parity()], vec![]),
+        );
         let text: Vec<String> = check_features(&m).iter().map(|e| e.to_string()).collect();
         assert_eq!(
             text,
@@ -193,7 +232,11 @@ mod tests {
 
     #[test]
     fn relaxed_under_version_8_0() {
-        let m = module(Version::new(8, 0), SmVersion::new(90), kernel(vec![relaxed_try_wait()], vec![]));
+        let m = module(
+            Version::new(8, 0),
+            SmVersion::new(90),
+            kernel(vec![relaxed_try_wait()], vec![]),
+        );
         let errors = check_features(&m);
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].version_too_low() && !errors[0].target_too_low());
@@ -202,7 +245,10 @@ mod tests {
             "`mbarrier.{arrive,arrive_drop,test_wait,try_wait}.relaxed` requires PTX ISA .version 8.6 or later (module has .version 8.0; PTX ISA 9.7.13.15.16)"
         );
         assert_eq!(required_version(&m), Version::new(8, 6));
-        let fixed = Module { version: Version::new(8, 6), ..m };
+        let fixed = Module {
+            version: Version::new(8, 6),
+            ..m
+        };
         assert!(check_features(&fixed).is_empty());
     }
 
@@ -210,25 +256,48 @@ mod tests {
     fn required_version_covers_target_directives_and_instructions() {
         let cluster = Directive {
             name: "reqnctapercluster".into(),
-            args: vec![DirectiveArg::Int(2), DirectiveArg::Int(1), DirectiveArg::Int(1)],
+            args: vec![
+                DirectiveArg::Int(2),
+                DirectiveArg::Int(1),
+                DirectiveArg::Int(1),
+            ],
         };
         let add = Instruction::new(
             Opcode::Add,
             &["s32"],
-            vec![Operand::reg("%r1"), Operand::reg("%r2"), Operand::reg("%r3")],
+            vec![
+                Operand::reg("%r1"),
+                Operand::reg("%r2"),
+                Operand::reg("%r3"),
+            ],
         );
         // Only the target: sm_80 needs 7.0.
-        let plain = module(Version::new(8, 0), SmVersion::new(80), kernel(vec![add.clone()], vec![]));
+        let plain = module(
+            Version::new(8, 0),
+            SmVersion::new(80),
+            kernel(vec![add.clone()], vec![]),
+        );
         assert_eq!(required_version(&plain), Version::new(7, 0));
         // sm_90a needs 8.0 whatever the body.
-        let arch = module(Version::new(8, 0), SmVersion::arch_specific(90), kernel(vec![add.clone()], vec![]));
+        let arch = module(
+            Version::new(8, 0),
+            SmVersion::arch_specific(90),
+            kernel(vec![add.clone()], vec![]),
+        );
         assert_eq!(required_version(&arch), Version::new(8, 0));
         // A cluster directive and try_wait on sm_90: 7.8; with .relaxed: 8.6.
-        let with_cluster =
-            module(Version::new(7, 8), SmVersion::new(90), kernel(vec![add, try_wait_parity()], vec![cluster.clone()]));
+        let with_cluster = module(
+            Version::new(7, 8),
+            SmVersion::new(90),
+            kernel(vec![add, try_wait_parity()], vec![cluster.clone()]),
+        );
         assert_eq!(required_version(&with_cluster), Version::new(7, 8));
         assert!(check_features(&with_cluster).is_empty());
-        let relaxed = module(Version::new(7, 8), SmVersion::new(90), kernel(vec![relaxed_try_wait()], vec![cluster]));
+        let relaxed = module(
+            Version::new(7, 8),
+            SmVersion::new(90),
+            kernel(vec![relaxed_try_wait()], vec![cluster]),
+        );
         assert_eq!(required_version(&relaxed), Version::new(8, 6));
     }
 
@@ -236,9 +305,17 @@ mod tests {
     fn header_directive_and_target_errors() {
         let cluster = Directive {
             name: "reqnctapercluster".into(),
-            args: vec![DirectiveArg::Int(2), DirectiveArg::Int(1), DirectiveArg::Int(1)],
+            args: vec![
+                DirectiveArg::Int(2),
+                DirectiveArg::Int(1),
+                DirectiveArg::Int(1),
+            ],
         };
-        let m = module(Version::new(7, 0), SmVersion::new(90), kernel(vec![], vec![cluster]));
+        let m = module(
+            Version::new(7, 0),
+            SmVersion::new(90),
+            kernel(vec![], vec![cluster]),
+        );
         let errors = check_features(&m);
         let text: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
         assert_eq!(
@@ -259,11 +336,27 @@ mod tests {
             &["inc", "sync", "aligned", "u32"],
             vec![Operand::int(64)],
         );
-        let m = module(Version::new(8, 0), SmVersion::new(90), kernel(vec![setmaxnreg], vec![]));
+        let m = module(
+            Version::new(8, 0),
+            SmVersion::new(90),
+            kernel(vec![setmaxnreg], vec![]),
+        );
         let errors = check_features(&m);
         assert_eq!(errors.len(), 1);
-        assert!(errors[0].to_string().starts_with("`setmaxnreg` requires .target sm_90a, sm_100a,"), "{}", errors[0]);
-        let on_90a = Module { target: crate::model::Target { sm: SmVersion::arch_specific(90), options: vec![] }, ..m };
+        assert!(
+            errors[0]
+                .to_string()
+                .starts_with("`setmaxnreg` requires .target sm_90a, sm_100a,"),
+            "{}",
+            errors[0]
+        );
+        let on_90a = Module {
+            target: crate::model::Target {
+                sm: SmVersion::arch_specific(90),
+                options: vec![],
+            },
+            ..m
+        };
         assert!(check_features(&on_90a).is_empty());
     }
 }

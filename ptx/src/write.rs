@@ -88,7 +88,11 @@ fn write_function(out: &mut String, f: &Function) -> fmt::Result {
                 if matches!(statement, Statement::ScopeClose) {
                     depth = depth.saturating_sub(1);
                 }
-                let indent = if matches!(statement, Statement::Label(_)) { 0 } else { depth };
+                let indent = if matches!(statement, Statement::Label(_)) {
+                    0
+                } else {
+                    depth
+                };
                 for _ in 0..indent {
                     out.push('\t');
                 }
@@ -234,7 +238,11 @@ pub fn write_operand(out: &mut String, op: &Operand) -> fmt::Result {
             out.push(']');
         }
         Operand::Vector(items) | Operand::List(items) => {
-            let (open, close) = if matches!(op, Operand::Vector(_)) { ('{', '}') } else { ('(', ')') };
+            let (open, close) = if matches!(op, Operand::Vector(_)) {
+                ('{', '}')
+            } else {
+                ('(', ')')
+            };
             out.push(open);
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {

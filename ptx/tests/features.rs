@@ -40,10 +40,15 @@ fn find_ptxas() -> Option<PathBuf> {
         return Some(PathBuf::from(path));
     }
     let out = Command::new("python3")
-        .args(["-c", "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])"])
+        .args([
+            "-c",
+            "import nvidia.cuda_nvcc as m; print(list(m.__path__)[0])",
+        ])
         .output()
         .ok()?;
-    let path = Path::new(String::from_utf8_lossy(&out.stdout).trim()).join("bin").join("ptxas");
+    let path = Path::new(String::from_utf8_lossy(&out.stdout).trim())
+        .join("bin")
+        .join("ptxas");
     (out.status.success() && path.is_file()).then_some(path)
 }
 
@@ -55,14 +60,23 @@ fn assemble(ptxas: &Path, text: &str, target: SmVersion) -> Result<(), String> {
     let stem = std::env::temp_dir().join(format!("phasegate-features-{}-{n}", std::process::id()));
     let (input, output) = (stem.with_extension("ptx"), stem.with_extension("cubin"));
     std::fs::write(&input, text).expect("write a temporary .ptx file");
-    let run = Command::new(ptxas).arg(format!("-arch={target}")).arg(&input).arg("-o").arg(&output).output();
+    let run = Command::new(ptxas)
+        .arg(format!("-arch={target}"))
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output();
     let _ = std::fs::remove_file(&input);
     let _ = std::fs::remove_file(&output);
     let run = run.unwrap_or_else(|e| panic!("cannot run {}: {e}", ptxas.display()));
     if run.status.success() {
         Ok(())
     } else {
-        Err(format!("{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr)))
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        ))
     }
 }
 
@@ -99,7 +113,11 @@ fn operand(text: &str) -> Operand {
             Some((b, o)) => (b.trim(), o.trim().parse().expect("an address offset")),
             None => (inner.trim(), 0),
         };
-        let base = if base.starts_with('%') { AddressBase::Reg(base.into()) } else { AddressBase::Symbol(base.into()) };
+        let base = if base.starts_with('%') {
+            AddressBase::Reg(base.into())
+        } else {
+            AddressBase::Symbol(base.into())
+        };
         return Operand::Address(Address { base, offset });
     }
     if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
@@ -127,18 +145,27 @@ fn statement(line: &str) -> Statement {
         let (name, args) = rest.split_once(' ').unwrap_or((rest, ""));
         let args = split_top(args)
             .into_iter()
-            .map(|a| match a.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-                Some(s) => DirectiveArg::Str(s.into()),
-                None => DirectiveArg::Int(a.parse().expect("a directive argument")),
-            })
+            .map(
+                |a| match a.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                    Some(s) => DirectiveArg::Str(s.into()),
+                    None => DirectiveArg::Int(a.parse().expect("a directive argument")),
+                },
+            )
             .collect();
-        return Statement::Directive(Directive { name: name.into(), args });
+        return Statement::Directive(Directive {
+            name: name.into(),
+            args,
+        });
     }
     let (head, operands) = line.split_once([' ', '\t']).unwrap_or((line, ""));
     let mut parts = head.split('.');
     let opcode = Opcode::from_name(parts.next().expect("an opcode"));
     let modifiers: Vec<&str> = parts.collect();
-    Statement::Instruction(Instruction::new(opcode, &modifiers, split_top(operands).into_iter().map(operand).collect()))
+    Statement::Instruction(Instruction::new(
+        opcode,
+        &modifiers,
+        split_top(operands).into_iter().map(operand).collect(),
+    ))
 }
 
 fn sample_statements(sample: &str) -> Vec<Statement> {
@@ -200,7 +227,11 @@ fn function(kind: FunctionKind, name: &str, body: Option<Vec<Statement>>) -> Fun
 fn module_for(sample: &str, version: Version, target: SmVersion) -> Module {
     let ret = || Statement::Instruction(Instruction::new(Opcode::Ret, &[], vec![]));
     let mut m = Module::new(version, target);
-    m.items.push(Item::Function(function(FunctionKind::Func, "pg_callee", Some(vec![ret()]))));
+    m.items.push(Item::Function(function(
+        FunctionKind::Func,
+        "pg_callee",
+        Some(vec![ret()]),
+    )));
     let mut body = vec![
         reg(ScalarType::Pred, "%p", 8),
         reg(ScalarType::B16, "%h", 8),
@@ -229,7 +260,9 @@ fn module_for(sample: &str, version: Version, target: SmVersion) -> Module {
     body.push(ret());
     let mut entry = function(FunctionKind::Entry, "pg_features", Some(body));
     entry.linkage = Some(Linkage::Visible);
-    entry.params.push(VarDecl::new(StateSpace::Param, ScalarType::U64, "pg_param"));
+    entry
+        .params
+        .push(VarDecl::new(StateSpace::Param, ScalarType::U64, "pg_param"));
     entry.directives = header;
     m.items.push(Item::Function(entry));
     m
@@ -238,7 +271,8 @@ fn module_for(sample: &str, version: Version, target: SmVersion) -> Module {
 // ---- configurations -------------------------------------------------------------------------
 
 fn known_to_ptxas(target: SmVersion) -> bool {
-    target.number >= OLDEST_TARGET.number && target_min_version(target).is_some_and(|v| v <= NEWEST_VERSION)
+    target.number >= OLDEST_TARGET.number
+        && target_min_version(target).is_some_and(|v| v <= NEWEST_VERSION)
 }
 
 /// The target a row is assembled for: its own, or the oldest one ptxas knows.
@@ -265,7 +299,12 @@ fn lower_target(need: SmVersion) -> Option<SmVersion> {
 
 /// The `.version` for `target` that covers the given features and the target.
 fn version_for(target: SmVersion, features: &[Feature]) -> Version {
-    features.iter().map(|f| f.ptx).chain(target_min_version(target)).max().unwrap_or(Version::new(1, 0))
+    features
+        .iter()
+        .map(|f| f.ptx)
+        .chain(target_min_version(target))
+        .max()
+        .unwrap_or(Version::new(1, 0))
 }
 
 #[derive(Debug)]
@@ -306,11 +345,17 @@ fn every_row_against_ptxas() {
                 _ => false,
             };
             if !uses {
-                problems.push(format!("{name}: sample line `{line}` does not use the feature"));
+                problems.push(format!(
+                    "{name}: sample line `{line}` does not use the feature"
+                ));
             }
         }
         let features = sample_features(&statements);
-        let others: Vec<Feature> = features.iter().copied().filter(|f| f.name != name).collect();
+        let others: Vec<Feature> = features
+            .iter()
+            .copied()
+            .filter(|f| f.name != name)
+            .collect();
         let target = accept_target(row);
         if !known_to_ptxas(target) {
             continue;
@@ -355,8 +400,10 @@ fn every_row_against_ptxas() {
         let lower_sm = lower_target(row.feature.sm)
             .filter(|t| known_to_ptxas(*t) && row.feature.sm.number >= OLDEST_TARGET.number);
         for (line, s) in row.sample.lines().zip(&statements) {
-            let line_others: Vec<Feature> =
-                sample_features(std::slice::from_ref(s)).into_iter().filter(|f| f.name != name).collect();
+            let line_others: Vec<Feature> = sample_features(std::slice::from_ref(s))
+                .into_iter()
+                .filter(|f| f.name != name)
+                .collect();
             if let Some(lower) = previous_version(row.feature.ptx).filter(|_| version_applies)
                 && lower >= version_for(target, &line_others)
             {
@@ -398,7 +445,9 @@ fn every_row_against_ptxas() {
 
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(4, |n| n.get()).min(16);
+    let workers = std::thread::available_parallelism()
+        .map_or(4, |n| n.get())
+        .min(16);
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
@@ -427,12 +476,19 @@ fn every_row_against_ptxas() {
 
     let count = |what: &str| jobs.iter().filter(|j| j.what == what).count();
     let rows = |what: &str| {
-        jobs.iter().filter(|j| j.what == what).map(|j| j.row).collect::<std::collections::BTreeSet<_>>().len()
+        jobs.iter()
+            .filter(|j| j.what == what)
+            .map(|j| j.row)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len()
     };
     println!(
         "ptxas checked {} rows of {}: {} accepted at the minimum, {} on further targets ({} modules), \
          {} checked one .version lower ({} modules), {} checked one .target lower ({} modules); {} ptxas runs",
-        jobs.iter().map(|j| j.row).collect::<std::collections::BTreeSet<_>>().len(),
+        jobs.iter()
+            .map(|j| j.row)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
         FEATURE_TABLE.len(),
         rows("accepted at the minimum"),
         rows("accepted on another target"),
@@ -450,7 +506,12 @@ fn every_row_against_ptxas() {
         );
     }
     problems.extend(failures);
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -470,10 +531,16 @@ fn every_target_against_ptxas() {
         }
         let lower = previous_version(t.ptx).expect("a version before");
         if assemble(&ptxas, &write_string(&module_for("", lower, t.sm)), t.sm).is_ok() {
-            problems.push(format!(".target {} assembles at .version {lower}, below the table's {}", t.sm, t.ptx));
+            problems.push(format!(
+                ".target {} assembles at .version {lower}, below the table's {}",
+                t.sm, t.ptx
+            ));
         }
     }
-    println!("ptxas checked {checked} of {} targets at their minimum .version and one below", TARGETS.len());
+    println!(
+        "ptxas checked {checked} of {} targets at their minimum .version and one below",
+        TARGETS.len()
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -485,7 +552,9 @@ fn kernel_module(version: Version, sm: SmVersion, lines: &str) -> Module {
 
 fn feature_names(line: &str) -> Vec<&'static str> {
     match statement(line) {
-        Statement::Instruction(inst) => instruction_features(&inst).iter().map(|f| f.name).collect(),
+        Statement::Instruction(inst) => {
+            instruction_features(&inst).iter().map(|f| f.name).collect()
+        }
         _ => unreachable!("an instruction"),
     }
 }
@@ -495,17 +564,37 @@ fn one_representative_per_family() {
     let cases: &[(&str, &[&str])] = &[
         ("add.s32 %r1, %r2, %r3;", &["add"]),
         ("fma.rn.bf16 %h1, %h2, %h3, %h4;", &["fma.{bf16,bf16x2}"]),
-        ("setp.lt.bf16 %p1, %h1, %h2;", &["setp", "setp.{bf16,bf16x2}"]),
+        (
+            "setp.lt.bf16 %p1, %h1, %h2;",
+            &["setp", "setp.{bf16,bf16x2}"],
+        ),
         (
             "ld.acquire.cluster.shared::cluster.u32 %r1, [%r2];",
-            &["ld", "ld.{weak,relaxed,acquire}", "ld.cluster", "ld.shared::cluster"],
+            &[
+                "ld",
+                "ld.{weak,relaxed,acquire}",
+                "ld.cluster",
+                "ld.shared::cluster",
+            ],
         ),
-        ("cvt.rn.bf16x2.f32 %r1, %f1, %f2;", &["cvt", "cvt.bf16x2.f32"]),
-        ("cp.async.bulk.wait_group.read 0;", &["cp.async.bulk.wait_group"]),
+        (
+            "cvt.rn.bf16x2.f32 %r1, %f1, %f2;",
+            &["cvt", "cvt.bf16x2.f32"],
+        ),
+        (
+            "cp.async.bulk.wait_group.read 0;",
+            &["cp.async.bulk.wait_group"],
+        ),
         ("cp.async.wait_group 0;", &["cp.async.wait_group"]),
         ("bar.red.popc.u32 %r1, 1, %p1;", &["bar", "bar.red"]),
         ("barrier.sync 1, 64;", &["barrier"]),
-        ("barrier.cluster.arrive.release.aligned;", &["barrier.cluster", "barrier.cluster.{acquire,release,relaxed}"]),
+        (
+            "barrier.cluster.arrive.release.aligned;",
+            &[
+                "barrier.cluster",
+                "barrier.cluster.{acquire,release,relaxed}",
+            ],
+        ),
         ("fence.proxy.async.shared::cta;", &["fence.proxy.async"]),
         (
             "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%r1], 16;",
@@ -519,9 +608,15 @@ fn one_representative_per_family() {
             ],
         ),
         ("elect.sync %r1|%p1, -1;", &["elect.sync"]),
-        ("mov.u32 %r1, %cluster_nctarank;", &["mov", "%cluster_nctarank"]),
+        (
+            "mov.u32 %r1, %cluster_nctarank;",
+            &["mov", "%cluster_nctarank"],
+        ),
         ("setmaxnreg.dec.sync.aligned.u32 40;", &["setmaxnreg"]),
-        ("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];", &[]),
+        (
+            "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];",
+            &[],
+        ),
     ];
     for (line, want) in cases {
         assert_eq!(feature_names(line), *want, "{line}");
@@ -531,13 +626,27 @@ fn one_representative_per_family() {
         _ => unreachable!(),
     };
     assert_eq!(
-        cluster.iter().map(|f| (f.name, f.ptx, f.sm)).collect::<Vec<_>>(),
+        cluster
+            .iter()
+            .map(|f| (f.name, f.ptx, f.sm))
+            .collect::<Vec<_>>(),
         [(".reqnctapercluster", Version::new(7, 8), SmVersion::new(90))]
     );
-    let try_wait = FEATURE_TABLE.iter().find(|r| r.feature.name == "mbarrier.try_wait.parity").unwrap().feature;
-    assert_eq!((try_wait.ptx, try_wait.sm, try_wait.spec), (Version::new(7, 8), SmVersion::new(90), "9.7.13.15.16"));
+    let try_wait = FEATURE_TABLE
+        .iter()
+        .find(|r| r.feature.name == "mbarrier.try_wait.parity")
+        .unwrap()
+        .feature;
+    assert_eq!(
+        (try_wait.ptx, try_wait.sm, try_wait.spec),
+        (Version::new(7, 8), SmVersion::new(90), "9.7.13.15.16")
+    );
     assert!(matches!(
-        FEATURE_TABLE.iter().find(|r| r.feature.name == "%cluster_ctarank").unwrap().matcher,
+        FEATURE_TABLE
+            .iter()
+            .find(|r| r.feature.name == "%cluster_ctarank")
+            .unwrap()
+            .matcher,
         Matcher::SpecialRegister(_)
     ));
 }
@@ -547,7 +656,11 @@ fn required_version_of_a_small_module() {
     let sm80 = SmVersion::new(80);
     let sm90 = SmVersion::new(90);
     assert_eq!(
-        required_version(&kernel_module(Version::new(8, 0), sm80, "add.s32 %r1, %r2, %r3;")),
+        required_version(&kernel_module(
+            Version::new(8, 0),
+            sm80,
+            "add.s32 %r1, %r2, %r3;"
+        )),
         Version::new(7, 0)
     );
     let pipeline = "mbarrier.init.shared::cta.b64 [bar0], 1;\n\
@@ -558,8 +671,12 @@ fn required_version_of_a_small_module() {
     let m = kernel_module(Version::new(8, 0), sm90, pipeline);
     assert_eq!(required_version(&m), Version::new(8, 0));
     assert!(check_features(&m).is_empty(), "{:?}", check_features(&m));
-    let relaxed = format!("{pipeline}\nmbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 %p1, [bar0], 0;");
-    assert_eq!(required_version(&kernel_module(Version::new(8, 0), sm90, &relaxed)), Version::new(8, 6));
+    let relaxed =
+        format!("{pipeline}\nmbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 %p1, [bar0], 0;");
+    assert_eq!(
+        required_version(&kernel_module(Version::new(8, 0), sm90, &relaxed)),
+        Version::new(8, 6)
+    );
 }
 
 #[test]
@@ -576,7 +693,10 @@ fn check_features_reports_try_wait_parity_under_sm_80() {
     assert_eq!(e.function, "pg_features");
     // The prelude declares eight variables; the add is statement 8, the try_wait statement 9.
     assert_eq!(e.stmt, Some(StmtId(9)));
-    assert_eq!((e.have_ptx, e.have_sm), (Version::new(7, 8), SmVersion::new(80)));
+    assert_eq!(
+        (e.have_ptx, e.have_sm),
+        (Version::new(7, 8), SmVersion::new(80))
+    );
     assert_eq!(
         e.to_string(),
         "`mbarrier.try_wait.parity` requires .target sm_90 or higher (module targets sm_80; PTX ISA 9.7.13.15.16)"

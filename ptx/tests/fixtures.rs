@@ -10,7 +10,8 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/p
 /// The fixtures' names and texts; fails when the folder holds none, so that a moved folder
 /// cannot turn these tests into no-ops.
 fn fixtures() -> Vec<(String, String)> {
-    let entries = std::fs::read_dir(FIXTURES).unwrap_or_else(|e| panic!("cannot read {FIXTURES}: {e}"));
+    let entries =
+        std::fs::read_dir(FIXTURES).unwrap_or_else(|e| panic!("cannot read {FIXTURES}: {e}"));
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "ptx"))
@@ -20,8 +21,15 @@ fn fixtures() -> Vec<(String, String)> {
     paths
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            (path.file_name().unwrap_or_default().to_string_lossy().into_owned(), text)
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (
+                path.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+                text,
+            )
         })
         .collect()
 }
@@ -30,10 +38,17 @@ fn fixtures() -> Vec<(String, String)> {
 fn every_fixture_parses_and_round_trips() {
     for (name, text) in fixtures() {
         let module = parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert!(module.functions().next().is_some(), "{name}: no function read");
+        assert!(
+            module.functions().next().is_some(),
+            "{name}: no function read"
+        );
         let written = write_string(&module);
-        let again = parse(&written).unwrap_or_else(|e| panic!("{name}: re-reading the written text: {e}\n{written}"));
-        assert_eq!(again, module, "{name}: parse(write(parse(text))) differs from parse(text)");
+        let again = parse(&written)
+            .unwrap_or_else(|e| panic!("{name}: re-reading the written text: {e}\n{written}"));
+        assert_eq!(
+            again, module,
+            "{name}: parse(write(parse(text))) differs from parse(text)"
+        );
     }
 }
 
@@ -50,14 +65,20 @@ fn fixture_spans_point_at_their_statements() {
                 let at: String = line.chars().skip(span.col as usize - 1).collect();
                 let ok = match statement {
                     Statement::Label(label) => at.starts_with(label.as_str()),
-                    Statement::Instruction(inst) => at.starts_with('@') || at.starts_with(inst.opcode.name()),
+                    Statement::Instruction(inst) => {
+                        at.starts_with('@') || at.starts_with(inst.opcode.name())
+                    }
                     Statement::Loc(_) => at.starts_with(".loc"),
                     Statement::Decl(decl) => at.starts_with('.') && line.contains(&decl.name),
                     Statement::Directive(_) => at.starts_with('.'),
                     Statement::ScopeOpen => at.starts_with('{'),
                     Statement::ScopeClose => at.starts_with('}'),
                 };
-                assert!(ok, "{name}:{}:{}: span does not point at {statement:?}", span.line, span.col);
+                assert!(
+                    ok,
+                    "{name}:{}:{}: span does not point at {statement:?}",
+                    span.line, span.col
+                );
             }
         }
     }
@@ -69,7 +90,10 @@ fn nvcc_debug_sections_and_files_are_kept() {
         let module = parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         if text.contains(".section") {
             assert!(
-                module.items.iter().any(|i| matches!(i, Item::Verbatim(v) if v.starts_with(".section"))),
+                module
+                    .items
+                    .iter()
+                    .any(|i| matches!(i, Item::Verbatim(v) if v.starts_with(".section"))),
                 "{name}: `.section` not kept verbatim"
             );
         }
@@ -123,7 +147,11 @@ fn mutated_fixtures_never_panic_and_still_round_trip() {
             // What still parses must still round-trip.
             if let Ok(module) = parse(&mutated) {
                 let written = write_string(&module);
-                assert_eq!(parse(&written).as_ref(), Ok(&module), "mutated text:\n{mutated}\nwritten:\n{written}");
+                assert_eq!(
+                    parse(&written).as_ref(),
+                    Ok(&module),
+                    "mutated text:\n{mutated}\nwritten:\n{written}"
+                );
             }
         }
     }

@@ -12,7 +12,10 @@ fn ident() -> impl Strategy<Value = String> {
 }
 
 fn reg() -> impl Strategy<Value = String> {
-    ("%[a-zA-Z_][a-zA-Z0-9_]{0,5}", prop::option::of(prop_oneof![Just(".x"), Just(".y"), Just(".z")]))
+    (
+        "%[a-zA-Z_][a-zA-Z0-9_]{0,5}",
+        prop::option::of(prop_oneof![Just(".x"), Just(".y"), Just(".z")]),
+    )
         .prop_map(|(r, dim)| format!("{r}{}", dim.unwrap_or("")))
 }
 
@@ -32,7 +35,12 @@ fn space() -> impl Strategy<Value = StateSpace> {
 fn linkage() -> impl Strategy<Value = Option<Linkage>> {
     prop::option::weighted(
         0.2,
-        prop::sample::select(vec![Linkage::Visible, Linkage::Extern, Linkage::Weak, Linkage::Common]),
+        prop::sample::select(vec![
+            Linkage::Visible,
+            Linkage::Extern,
+            Linkage::Weak,
+            Linkage::Common,
+        ]),
     )
 }
 
@@ -53,11 +61,23 @@ fn leaf_operand() -> impl Strategy<Value = Operand> {
         reg().prop_map(Operand::Reg),
         imm().prop_map(Operand::Imm),
         ident().prop_map(Operand::Symbol),
-        (ident(), offset().prop_filter("`sym+0` is written `sym`", |o| *o != 0))
+        (
+            ident(),
+            offset().prop_filter("`sym+0` is written `sym`", |o| *o != 0)
+        )
             .prop_map(|(s, o)| Operand::SymbolOffset(s, o)),
-        (reg(), offset()).prop_map(|(r, offset)| Operand::Address(Address { base: AddressBase::Reg(r), offset })),
-        (ident(), offset()).prop_map(|(s, offset)| Operand::Address(Address { base: AddressBase::Symbol(s), offset })),
-        offset().prop_map(|offset| Operand::Address(Address { base: AddressBase::Absolute, offset })),
+        (reg(), offset()).prop_map(|(r, offset)| Operand::Address(Address {
+            base: AddressBase::Reg(r),
+            offset
+        })),
+        (ident(), offset()).prop_map(|(s, offset)| Operand::Address(Address {
+            base: AddressBase::Symbol(s),
+            offset
+        })),
+        offset().prop_map(|offset| Operand::Address(Address {
+            base: AddressBase::Absolute,
+            offset
+        })),
         Just(Operand::Sink),
     ]
 }
@@ -91,41 +111,73 @@ fn initializer() -> impl Strategy<Value = Initializer> {
     let scalar = prop_oneof![
         imm().prop_map(Operand::Imm),
         ident().prop_map(Operand::Symbol),
-        (ident(), offset().prop_filter("`sym+0` is written `sym`", |o| *o != 0))
+        (
+            ident(),
+            offset().prop_filter("`sym+0` is written `sym`", |o| *o != 0)
+        )
             .prop_map(|(s, o)| Operand::SymbolOffset(s, o)),
     ]
     .prop_map(Initializer::Scalar);
-    scalar.prop_recursive(3, 16, 4, |inner| prop::collection::vec(inner, 0..4).prop_map(Initializer::List))
+    scalar.prop_recursive(3, 16, 4, |inner| {
+        prop::collection::vec(inner, 0..4).prop_map(Initializer::List)
+    })
 }
 
 fn var_decl() -> impl Strategy<Value = VarDecl> {
-    let ptr = prop::option::weighted(0.2, (prop::option::of(space()), prop::option::of(1u32..256)));
+    let ptr = prop::option::weighted(
+        0.2,
+        (prop::option::of(space()), prop::option::of(1u32..256)),
+    );
     (
         (
             linkage(),
             space(),
             prop::option::of(any::<u32>()),
-            prop::option::of(prop_oneof![prop::sample::select(vec![2u8, 4, 8]), any::<u8>()]),
+            prop::option::of(prop_oneof![
+                prop::sample::select(vec![2u8, 4, 8]),
+                any::<u8>()
+            ]),
         ),
-        (prop::sample::select(ScalarType::ALL.to_vec()), ptr, prop_oneof![ident(), reg()]),
+        (
+            prop::sample::select(ScalarType::ALL.to_vec()),
+            ptr,
+            prop_oneof![ident(), reg()],
+        ),
         (
             prop::option::of(any::<u32>()),
             prop::collection::vec(prop::option::of(any::<u64>()), 0..3),
             prop::option::weighted(0.3, initializer()),
         ),
     )
-        .prop_map(|((linkage, space, align, vector), (ty, ptr, name), (range, array, init))| {
-            // A `%`-less `.reg` name turns same-named symbols in its scope into registers.
-            let name = if space == StateSpace::Reg && !name.starts_with('%') { format!("%{name}") } else { name };
-            VarDecl { linkage, space, align, vector, ty, ptr, name, range, array, init }
-        })
+        .prop_map(
+            |((linkage, space, align, vector), (ty, ptr, name), (range, array, init))| {
+                // A `%`-less `.reg` name turns same-named symbols in its scope into registers.
+                let name = if space == StateSpace::Reg && !name.starts_with('%') {
+                    format!("%{name}")
+                } else {
+                    name
+                };
+                VarDecl {
+                    linkage,
+                    space,
+                    align,
+                    vector,
+                    ty,
+                    ptr,
+                    name,
+                    range,
+                    array,
+                    init,
+                }
+            },
+        )
 }
 
 fn opcode() -> impl Strategy<Value = Opcode> {
     prop_oneof![
         prop::sample::select(vec![
-            "add", "bar", "barrier", "bra", "call", "cp", "elect", "ld", "mbarrier", "mov", "ret", "setp", "st",
-            "shfl", "fence", "mapa", "red", "atom", "vote", "exit",
+            "add", "bar", "barrier", "bra", "call", "cp", "elect", "ld", "mbarrier", "mov", "ret",
+            "setp", "st", "shfl", "fence", "mapa", "red", "atom", "vote", "exit",
         ])
         .prop_map(Opcode::from_name),
         "[a-z][a-z0-9_]{0,8}".prop_map(|n| Opcode::from_name(&n)),
@@ -133,14 +185,30 @@ fn opcode() -> impl Strategy<Value = Opcode> {
 }
 
 fn instruction() -> impl Strategy<Value = Instruction> {
-    let guard = prop::option::weighted(0.3, (any::<bool>(), reg()).prop_map(|(negated, pred)| Guard { negated, pred }));
-    let modifier =
-        ("[a-z0-9_]{1,6}", prop::option::weighted(0.2, "[a-zA-Z0-9_]{1,6}")).prop_map(|(m, scope)| match scope {
+    let guard = prop::option::weighted(
+        0.3,
+        (any::<bool>(), reg()).prop_map(|(negated, pred)| Guard { negated, pred }),
+    );
+    let modifier = (
+        "[a-z0-9_]{1,6}",
+        prop::option::weighted(0.2, "[a-zA-Z0-9_]{1,6}"),
+    )
+        .prop_map(|(m, scope)| match scope {
             Some(s) => format!("{m}::{s}"),
             None => m,
         });
-    (guard, opcode(), prop::collection::vec(modifier, 0..4), prop::collection::vec(operand(), 0..5))
-        .prop_map(|(guard, opcode, modifiers, operands)| Instruction { guard, opcode, modifiers, operands })
+    (
+        guard,
+        opcode(),
+        prop::collection::vec(modifier, 0..4),
+        prop::collection::vec(operand(), 0..5),
+    )
+        .prop_map(|(guard, opcode, modifiers, operands)| Instruction {
+            guard,
+            opcode,
+            modifiers,
+            operands,
+        })
 }
 
 fn loc() -> impl Strategy<Value = Loc> {
@@ -151,21 +219,36 @@ fn loc() -> impl Strategy<Value = Loc> {
                 "[a-z$_][a-z0-9_$]{0,8}",
                 prop::collection::vec(("( |, )", "[a-z_$][a-z0-9_]{0,6}|[1-9][0-9]{0,3}"), 0..4)
             )
-                .prop_map(|(first, more)| more.into_iter().fold(first, |acc, (sep, tok)| acc + &sep + &tok)),
-            (1u32..9, 1u32..999, 0u32..99)
-                .prop_map(|(f, l, c)| format!("function_name $L__info_string0, inlined_at {f} {l} {c}")),
+                .prop_map(|(first, more)| more
+                    .into_iter()
+                    .fold(first, |acc, (sep, tok)| acc + &sep + &tok)),
+            (1u32..9, 1u32..999, 0u32..99).prop_map(|(f, l, c)| format!(
+                "function_name $L__info_string0, inlined_at {f} {l} {c}"
+            )),
         ],
     );
-    (any::<u32>(), any::<u32>(), any::<u32>(), rest).prop_map(|(file, line, col, rest)| Loc { file, line, col, rest })
+    (any::<u32>(), any::<u32>(), any::<u32>(), rest).prop_map(|(file, line, col, rest)| Loc {
+        file,
+        line,
+        col,
+        rest,
+    })
 }
 
-const RESERVED: [&str; 13] =
-    ["loc", "reg", "sreg", "const", "global", "local", "param", "shared", "tex", "visible", "extern", "weak", "common"];
+const RESERVED: [&str; 13] = [
+    "loc", "reg", "sreg", "const", "global", "local", "param", "shared", "tex", "visible",
+    "extern", "weak", "common",
+];
 
 fn directive() -> impl Strategy<Value = Directive> {
-    let arg = prop_oneof![any::<u64>().prop_map(DirectiveArg::Int), "[^\n\r]{0,10}".prop_map(DirectiveArg::Str)];
+    let arg = prop_oneof![
+        any::<u64>().prop_map(DirectiveArg::Int),
+        "[^\n\r]{0,10}".prop_map(DirectiveArg::Str)
+    ];
     let plain = (
-        "[a-z][a-z0-9_]{0,9}".prop_filter("a declaration or `.loc` keyword", |n| !RESERVED.contains(&n.as_str())),
+        "[a-z][a-z0-9_]{0,9}".prop_filter("a declaration or `.loc` keyword", |n| {
+            !RESERVED.contains(&n.as_str())
+        }),
         prop::collection::vec(arg, 0..4),
     )
         .prop_map(|(name, args)| Directive { name, args });
@@ -174,7 +257,10 @@ fn directive() -> impl Strategy<Value = Directive> {
         "callprototype _ (.param .b64 _, .param .b32 _)",
         "branchtargets $L__BB0_1, $L__BB0_2",
     ])
-    .prop_map(|name| Directive { name: name.to_string(), args: Vec::new() });
+    .prop_map(|name| Directive {
+        name: name.to_string(),
+        args: Vec::new(),
+    });
     prop_oneof![4 => plain, 1 => raw]
 }
 
@@ -189,8 +275,14 @@ fn header_directive() -> impl Strategy<Value = Directive> {
         "maxnreg",
         "noreturn",
     ]);
-    (names, prop::collection::vec(any::<u64>().prop_map(DirectiveArg::Int), 0..4))
-        .prop_map(|(name, args)| Directive { name: name.to_string(), args })
+    (
+        names,
+        prop::collection::vec(any::<u64>().prop_map(DirectiveArg::Int), 0..4),
+    )
+        .prop_map(|(name, args)| Directive {
+            name: name.to_string(),
+            args,
+        })
 }
 
 /// Statements with balanced scopes: each generated statement may open a scope before it or
@@ -234,22 +326,27 @@ fn function() -> impl Strategy<Value = Function> {
         prop::collection::vec(header_directive(), 0..3),
         prop::option::weighted(0.8, body()),
     )
-        .prop_map(|(kind, linkage, name, returns, params, directives, body)| Function {
-            kind,
-            linkage,
-            name,
-            returns,
-            params,
-            directives,
-            body,
-        })
+        .prop_map(
+            |(kind, linkage, name, returns, params, directives, body)| Function {
+                kind,
+                linkage,
+                name,
+                returns,
+                params,
+                directives,
+                body,
+            },
+        )
 }
 
 fn verbatim() -> impl Strategy<Value = String> {
     prop_oneof![
         (ident(), prop::collection::vec(0u8..=255, 1..6)).prop_map(|(name, bytes)| {
             let list: Vec<String> = bytes.iter().map(u8::to_string).collect();
-            format!(".section\t.debug_{name}\n\t{{\n$L__info_string0:\n.b8 {}\n\n\t}}", list.join(","))
+            format!(
+                ".section\t.debug_{name}\n\t{{\n$L__info_string0:\n.b8 {}\n\n\t}}",
+                list.join(",")
+            )
         }),
         (ident(), ident()).prop_map(|(a, b)| format!(".alias {a}, {b};")),
         ident().prop_map(|t| format!(".global .texref {t};")),
@@ -270,17 +367,25 @@ fn item() -> impl Strategy<Value = Item> {
 fn module() -> impl Strategy<Value = Module> {
     (
         (any::<u32>(), any::<u32>()),
-        (any::<u32>(), prop::option::of(prop::sample::select(vec!['a', 'f']))),
+        (
+            any::<u32>(),
+            prop::option::of(prop::sample::select(vec!['a', 'f'])),
+        ),
         prop::collection::vec("[a-z][a-z_0-9]{0,12}", 0..3),
         any::<u32>(),
         prop::collection::vec(item(), 0..5),
     )
-        .prop_map(|((major, minor), (number, suffix), options, address_size, items)| Module {
-            version: Version::new(major, minor),
-            target: Target { sm: SmVersion { number, suffix }, options },
-            address_size,
-            items,
-        })
+        .prop_map(
+            |((major, minor), (number, suffix), options, address_size, items)| Module {
+                version: Version::new(major, minor),
+                target: Target {
+                    sm: SmVersion { number, suffix },
+                    options,
+                },
+                address_size,
+                items,
+            },
+        )
 }
 
 proptest! {

@@ -8,7 +8,7 @@
 use crate::kernel::{KernelSpec, ParamType};
 use crate::sim::{ArgValue, KernelArgs, Launch};
 use cudarc::driver::sys;
-use std::ffi::{c_void, CString};
+use std::ffi::{CString, c_void};
 use std::time::{Duration, Instant};
 
 /// What went wrong on the device side.
@@ -36,7 +36,11 @@ impl std::fmt::Display for CudaError {
             CudaError::NoDriver(why) => write!(f, "no CUDA device: {why}"),
             CudaError::Driver { call, error } => write!(f, "{call} failed: {error}"),
             CudaError::Jit(log) => write!(f, "the driver rejected the PTX:\n{log}"),
-            CudaError::Timeout(d) => write!(f, "the kernel was still running after {:.1} s (deadlock?)", d.as_secs_f64()),
+            CudaError::Timeout(d) => write!(
+                f,
+                "the kernel was still running after {:.1} s (deadlock?)",
+                d.as_secs_f64()
+            ),
             CudaError::Args(why) => write!(f, "arguments: {why}"),
             CudaError::Shape(why) => write!(f, "launch shape: {why}"),
         }
@@ -52,8 +56,11 @@ fn check(call: &'static str, result: sys::CUresult) -> Result<(), CudaError> {
     let mut name: *const std::ffi::c_char = std::ptr::null();
     // SAFETY: cuGetErrorName writes a pointer to a static string or leaves it null.
     let error = unsafe {
-        if sys::cuGetErrorName(result, &mut name) == sys::CUresult::CUDA_SUCCESS && !name.is_null() {
-            std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned()
+        if sys::cuGetErrorName(result, &mut name) == sys::CUresult::CUDA_SUCCESS && !name.is_null()
+        {
+            std::ffi::CStr::from_ptr(name)
+                .to_string_lossy()
+                .into_owned()
         } else {
             format!("{result:?}")
         }
@@ -71,7 +78,9 @@ impl Gpu {
     pub fn new(ordinal: i32) -> Result<Gpu, CudaError> {
         // SAFETY: probing for the library does not call into it.
         if !unsafe { sys::is_culib_present() } {
-            return Err(CudaError::NoDriver("the CUDA driver library (libcuda) is not installed".into()));
+            return Err(CudaError::NoDriver(
+                "the CUDA driver library (libcuda) is not installed".into(),
+            ));
         }
         // SAFETY: plain driver calls with valid out-pointers.
         unsafe {
@@ -79,12 +88,17 @@ impl Gpu {
             let mut count = 0;
             check("cuDeviceGetCount", sys::cuDeviceGetCount(&mut count))?;
             if ordinal >= count {
-                return Err(CudaError::NoDriver(format!("device {ordinal} asked for, {count} present")));
+                return Err(CudaError::NoDriver(format!(
+                    "device {ordinal} asked for, {count} present"
+                )));
             }
             let mut device = 0;
             check("cuDeviceGet", sys::cuDeviceGet(&mut device, ordinal))?;
             let mut context = std::ptr::null_mut();
-            check("cuDevicePrimaryCtxRetain", sys::cuDevicePrimaryCtxRetain(&mut context, device))?;
+            check(
+                "cuDevicePrimaryCtxRetain",
+                sys::cuDevicePrimaryCtxRetain(&mut context, device),
+            )?;
             check("cuCtxSetCurrent", sys::cuCtxSetCurrent(context))?;
             Ok(Gpu { context })
         }
@@ -92,7 +106,12 @@ impl Gpu {
 
     /// Runs `spec` with typed arguments, as [`crate::sim::simulate`] does: `&mut` slices
     /// receive the results.
-    pub fn launch<A: KernelArgs>(&self, spec: &KernelSpec, launch: &Launch, args: A) -> Result<(), CudaError> {
+    pub fn launch<A: KernelArgs>(
+        &self,
+        spec: &KernelSpec,
+        launch: &Launch,
+        args: A,
+    ) -> Result<(), CudaError> {
         let mut values = args.values();
         self.launch_values(spec, launch, &mut values, Duration::from_secs(30))?;
         args.write_back(&values);
@@ -101,7 +120,13 @@ impl Gpu {
 
     /// Runs `spec` with argument values; buffers are copied to the device before and back
     /// after. A kernel still running after `timeout` gives [`CudaError::Timeout`].
-    pub fn launch_values(&self, spec: &KernelSpec, launch: &Launch, args: &mut [ArgValue], timeout: Duration) -> Result<(), CudaError> {
+    pub fn launch_values(
+        &self,
+        spec: &KernelSpec,
+        launch: &Launch,
+        args: &mut [ArgValue],
+        timeout: Duration,
+    ) -> Result<(), CudaError> {
         check_args(spec, args)?;
         spec.check_block(launch.block).map_err(CudaError::Shape)?;
         // SAFETY: the context was created by `new` and outlives this call.
@@ -123,14 +148,21 @@ impl Gpu {
                 ArgValue::Bytes(b) => b.clone(),
             });
         }
-        let mut pointers: Vec<*mut c_void> = params.iter_mut().map(|p| p.as_mut_ptr() as *mut c_void).collect();
+        let mut pointers: Vec<*mut c_void> = params
+            .iter_mut()
+            .map(|p| p.as_mut_ptr() as *mut c_void)
+            .collect();
         let shared = launch.dynamic_shared_bytes.max(spec.dynamic_shared_bytes);
         // SAFETY: `function` is valid while `module` lives; the attribute and the launch
         // config are plain values; `pointers` point at `params`, alive across the launch.
         unsafe {
             if shared > 48 * 1024 {
-                let attr = sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
-                check("cuFuncSetAttribute", sys::cuFuncSetAttribute(function, attr, shared as i32))?;
+                let attr =
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+                check(
+                    "cuFuncSetAttribute",
+                    sys::cuFuncSetAttribute(function, attr, shared as i32),
+                )?;
             }
             let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
             if let (Some((x, y, z)), None) = (launch.cluster, spec.cluster_dims) {
@@ -153,7 +185,15 @@ impl Gpu {
                 attrs: attrs.as_mut_ptr(),
                 numAttrs: attrs.len() as u32,
             };
-            check("cuLaunchKernelEx", sys::cuLaunchKernelEx(&config, function, pointers.as_mut_ptr(), std::ptr::null_mut()))?;
+            check(
+                "cuLaunchKernelEx",
+                sys::cuLaunchKernelEx(
+                    &config,
+                    function,
+                    pointers.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                ),
+            )?;
             wait(timeout)?;
         }
         buffers.download(args)
@@ -178,13 +218,21 @@ fn wait(timeout: Duration) -> Result<(), CudaError> {
 
 fn check_args(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), CudaError> {
     if spec.params.len() != args.len() {
-        return Err(CudaError::Args(format!("`{}` takes {} arguments, {} given", spec.entry, spec.params.len(), args.len())));
+        return Err(CudaError::Args(format!(
+            "`{}` takes {} arguments, {} given",
+            spec.entry,
+            spec.params.len(),
+            args.len()
+        )));
     }
     for (p, a) in spec.params.iter().zip(args) {
         let fits = matches!((p.ty, a), (ParamType::Slice { .. }, ArgValue::Buffer(_)))
             || matches!(p.ty, ParamType::Scalar(_)) && !matches!(a, ArgValue::Buffer(_));
         if !fits {
-            return Err(CudaError::Args(format!("parameter `{}` is {:?}, the argument is not", p.name, p.ty)));
+            return Err(CudaError::Args(format!(
+                "parameter `{}` is {:?}, the argument is not",
+                p.name, p.ty
+            )));
         }
     }
     Ok(())
@@ -195,13 +243,25 @@ struct Module(sys::CUmodule);
 
 impl Module {
     fn load(ptx: &str) -> Result<Module, CudaError> {
-        let text = CString::new(ptx).map_err(|_| CudaError::Jit("the PTX contains a NUL byte".into()))?;
+        let text =
+            CString::new(ptx).map_err(|_| CudaError::Jit("the PTX contains a NUL byte".into()))?;
         let mut log = vec![0u8; 16 * 1024];
-        let mut options = [sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER, sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES];
+        let mut options = [
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER,
+            sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+        ];
         let mut values = [log.as_mut_ptr() as *mut c_void, log.len() as *mut c_void];
         let mut module = std::ptr::null_mut();
         // SAFETY: the option values are a buffer and its size, as the options say.
-        let r = unsafe { sys::cuModuleLoadDataEx(&mut module, text.as_ptr() as *const c_void, 2, options.as_mut_ptr(), values.as_mut_ptr()) };
+        let r = unsafe {
+            sys::cuModuleLoadDataEx(
+                &mut module,
+                text.as_ptr() as *const c_void,
+                2,
+                options.as_mut_ptr(),
+                values.as_mut_ptr(),
+            )
+        };
         if r != sys::CUresult::CUDA_SUCCESS {
             let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
             let message = String::from_utf8_lossy(&log[..end]).into_owned();
@@ -214,10 +274,16 @@ impl Module {
     }
 
     fn function(&self, entry: &str) -> Result<sys::CUfunction, CudaError> {
-        let name = CString::new(entry).map_err(|_| CudaError::Args("entry name with a NUL byte".into()))?;
+        let name = CString::new(entry)
+            .map_err(|_| CudaError::Args("entry name with a NUL byte".into()))?;
         let mut function = std::ptr::null_mut();
         // SAFETY: the module is loaded; the name is NUL-terminated.
-        unsafe { check("cuModuleGetFunction", sys::cuModuleGetFunction(&mut function, self.0, name.as_ptr()))? };
+        unsafe {
+            check(
+                "cuModuleGetFunction",
+                sys::cuModuleGetFunction(&mut function, self.0, name.as_ptr()),
+            )?
+        };
         Ok(function)
     }
 }
@@ -242,9 +308,15 @@ impl DeviceBuffers {
         let mut ptr: sys::CUdeviceptr = 0;
         // SAFETY: allocation, then a copy of `bytes.len()` bytes from a live host slice.
         unsafe {
-            check("cuMemAlloc", sys::cuMemAlloc_v2(&mut ptr, bytes.len().max(1)))?;
+            check(
+                "cuMemAlloc",
+                sys::cuMemAlloc_v2(&mut ptr, bytes.len().max(1)),
+            )?;
             self.pointers.push(ptr);
-            check("cuMemcpyHtoD", sys::cuMemcpyHtoD_v2(ptr, bytes.as_ptr() as *const c_void, bytes.len()))?;
+            check(
+                "cuMemcpyHtoD",
+                sys::cuMemcpyHtoD_v2(ptr, bytes.as_ptr() as *const c_void, bytes.len()),
+            )?;
         }
         Ok(ptr)
     }
@@ -256,7 +328,12 @@ impl DeviceBuffers {
             if let ArgValue::Buffer(bytes) = arg {
                 let Some(&ptr) = next.next() else { break };
                 // SAFETY: the device buffer holds `bytes.len()` bytes, uploaded from it.
-                unsafe { check("cuMemcpyDtoH", sys::cuMemcpyDtoH_v2(bytes.as_mut_ptr() as *mut c_void, ptr, bytes.len()))? };
+                unsafe {
+                    check(
+                        "cuMemcpyDtoH",
+                        sys::cuMemcpyDtoH_v2(bytes.as_mut_ptr() as *mut c_void, ptr, bytes.len()),
+                    )?
+                };
             }
         }
         Ok(())

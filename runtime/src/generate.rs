@@ -50,17 +50,35 @@ impl Builder {
         format!("$L_{}", self.labels)
     }
     fn i(&mut self, opcode: &str, mods: &[&str], ops: Vec<Operand>) {
-        self.body.push(Statement::Instruction(Instruction::new(Opcode::from_name(opcode), mods, ops)));
+        self.body.push(Statement::Instruction(Instruction::new(
+            Opcode::from_name(opcode),
+            mods,
+            ops,
+        )));
     }
-    fn guarded(&mut self, pred: &str, negated: bool, opcode: &str, mods: &[&str], ops: Vec<Operand>) {
-        let inst = Instruction::new(Opcode::from_name(opcode), mods, ops).guarded(Some(Guard { negated, pred: pred.into() }));
+    fn guarded(
+        &mut self,
+        pred: &str,
+        negated: bool,
+        opcode: &str,
+        mods: &[&str],
+        ops: Vec<Operand>,
+    ) {
+        let inst = Instruction::new(Opcode::from_name(opcode), mods, ops).guarded(Some(Guard {
+            negated,
+            pred: pred.into(),
+        }));
         self.body.push(Statement::Instruction(inst));
     }
     fn reg(name: &str) -> Operand {
         Operand::reg(name)
     }
     fn addr(base: &str, offset: i64) -> Operand {
-        let base = if base.starts_with('%') { AddressBase::Reg(base.into()) } else { AddressBase::Symbol(base.into()) };
+        let base = if base.starts_with('%') {
+            AddressBase::Reg(base.into())
+        } else {
+            AddressBase::Symbol(base.into())
+        };
         Operand::Address(Address { base, offset })
     }
     /// `loop: <wait> %p; @!%p bra loop;`
@@ -81,28 +99,113 @@ pub fn kernel(seed: u64) -> Generated {
     let block = 32 * (1 + rng.below(8) as u32); // 32..=256 threads
     let grid = 1 + rng.below(3) as u32;
     let entry = format!("gen_{seed}");
-    let mut b = Builder { body: Vec::new(), regs: 0, preds: 0, labels: 0, parity: 0 };
+    let mut b = Builder {
+        body: Vec::new(),
+        regs: 0,
+        preds: 0,
+        labels: 0,
+        parity: 0,
+    };
     let (tid, cta, ntid, gtid, v) = (b.r(), b.r(), b.r(), b.r(), b.r());
     let (pin, pout, gin, gout, addr) = ("%rd1", "%rd2", "%rd3", "%rd4", "%rd5");
-    b.i("ld", &["param", "u64"], vec![Operand::reg(pin), Builder::addr(&format!("{entry}_param_0"), 0)]);
-    b.i("ld", &["param", "u64"], vec![Operand::reg(pout), Builder::addr(&format!("{entry}_param_1"), 0)]);
-    b.i("cvta", &["to", "global", "u64"], vec![Operand::reg(gin), Operand::reg(pin)]);
-    b.i("cvta", &["to", "global", "u64"], vec![Operand::reg(gout), Operand::reg(pout)]);
-    b.i("mov", &["u32"], vec![Builder::reg(&tid), Operand::reg("%tid.x")]);
-    b.i("mov", &["u32"], vec![Builder::reg(&cta), Operand::reg("%ctaid.x")]);
-    b.i("mov", &["u32"], vec![Builder::reg(&ntid), Operand::reg("%ntid.x")]);
-    b.i("mad", &["lo", "u32"], vec![Builder::reg(&gtid), Builder::reg(&cta), Builder::reg(&ntid), Builder::reg(&tid)]);
-    b.i("mul", &["wide", "u32"], vec![Operand::reg("%rd6"), Builder::reg(&gtid), Operand::int(4)]);
-    b.i("add", &["s64"], vec![Operand::reg(addr), Operand::reg(gin), Operand::reg("%rd6")]);
-    b.i("ld", &["global", "u32"], vec![Builder::reg(&v), Builder::addr(addr, 0)]);
+    b.i(
+        "ld",
+        &["param", "u64"],
+        vec![
+            Operand::reg(pin),
+            Builder::addr(&format!("{entry}_param_0"), 0),
+        ],
+    );
+    b.i(
+        "ld",
+        &["param", "u64"],
+        vec![
+            Operand::reg(pout),
+            Builder::addr(&format!("{entry}_param_1"), 0),
+        ],
+    );
+    b.i(
+        "cvta",
+        &["to", "global", "u64"],
+        vec![Operand::reg(gin), Operand::reg(pin)],
+    );
+    b.i(
+        "cvta",
+        &["to", "global", "u64"],
+        vec![Operand::reg(gout), Operand::reg(pout)],
+    );
+    b.i(
+        "mov",
+        &["u32"],
+        vec![Builder::reg(&tid), Operand::reg("%tid.x")],
+    );
+    b.i(
+        "mov",
+        &["u32"],
+        vec![Builder::reg(&cta), Operand::reg("%ctaid.x")],
+    );
+    b.i(
+        "mov",
+        &["u32"],
+        vec![Builder::reg(&ntid), Operand::reg("%ntid.x")],
+    );
+    b.i(
+        "mad",
+        &["lo", "u32"],
+        vec![
+            Builder::reg(&gtid),
+            Builder::reg(&cta),
+            Builder::reg(&ntid),
+            Builder::reg(&tid),
+        ],
+    );
+    b.i(
+        "mul",
+        &["wide", "u32"],
+        vec![Operand::reg("%rd6"), Builder::reg(&gtid), Operand::int(4)],
+    );
+    b.i(
+        "add",
+        &["s64"],
+        vec![Operand::reg(addr), Operand::reg(gin), Operand::reg("%rd6")],
+    );
+    b.i(
+        "ld",
+        &["global", "u32"],
+        vec![Builder::reg(&v), Builder::addr(addr, 0)],
+    );
     // Shared addresses in registers: `sbuf` for exchanges, `tile` for bulk copies.
-    b.i("mov", &["u32"], vec![Operand::reg("%rs_buf"), Operand::sym("sbuf")]);
-    b.i("mov", &["u32"], vec![Operand::reg("%rs_tile"), Operand::sym("tile")]);
+    b.i(
+        "mov",
+        &["u32"],
+        vec![Operand::reg("%rs_buf"), Operand::sym("sbuf")],
+    );
+    b.i(
+        "mov",
+        &["u32"],
+        vec![Operand::reg("%rs_tile"), Operand::sym("tile")],
+    );
     // The mbarrier: initialised by thread 0 for all threads, published before any use.
     let leader = b.p();
-    b.i("setp", &["eq", "u32"], vec![Operand::reg(&leader), Builder::reg(&tid), Operand::int(0)]);
-    b.guarded(&leader, false, "mbarrier", &["init", "shared::cta", "b64"], vec![Builder::addr("mbar", 0), Builder::reg(&ntid)]);
-    b.guarded(&leader, false, "mbarrier", &["init", "shared::cta", "b64"], vec![Builder::addr("mbar_tx", 0), Operand::int(1)]);
+    b.i(
+        "setp",
+        &["eq", "u32"],
+        vec![Operand::reg(&leader), Builder::reg(&tid), Operand::int(0)],
+    );
+    b.guarded(
+        &leader,
+        false,
+        "mbarrier",
+        &["init", "shared::cta", "b64"],
+        vec![Builder::addr("mbar", 0), Builder::reg(&ntid)],
+    );
+    b.guarded(
+        &leader,
+        false,
+        "mbarrier",
+        &["init", "shared::cta", "b64"],
+        vec![Builder::addr("mbar_tx", 0), Operand::int(1)],
+    );
     b.i("fence", &["mbarrier_init", "release", "cluster"], vec![]);
     b.i("bar", &["sync"], vec![Operand::int(0)]);
     let mut tx_parity = 0u32;
@@ -123,25 +226,86 @@ pub fn kernel(seed: u64) -> Generated {
             2 => {
                 let c = b.r();
                 let (bit, pbit) = (b.r(), b.p());
-                b.i("and", &["b32"], vec![Builder::reg(&bit), Builder::reg(&v), Operand::int(1 << rng.below(8))]);
-                b.i("setp", &["ne", "u32"], vec![Operand::reg(&pbit), Builder::reg(&bit), Operand::int(0)]);
-                b.i("bar", &["red", "popc", "u32"], vec![Builder::reg(&c), Operand::int(15), Operand::reg(&pbit)]);
-                b.i("add", &["u32"], vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&c)]);
+                b.i(
+                    "and",
+                    &["b32"],
+                    vec![
+                        Builder::reg(&bit),
+                        Builder::reg(&v),
+                        Operand::int(1 << rng.below(8)),
+                    ],
+                );
+                b.i(
+                    "setp",
+                    &["ne", "u32"],
+                    vec![Operand::reg(&pbit), Builder::reg(&bit), Operand::int(0)],
+                );
+                b.i(
+                    "bar",
+                    &["red", "popc", "u32"],
+                    vec![Builder::reg(&c), Operand::int(15), Operand::reg(&pbit)],
+                );
+                b.i(
+                    "add",
+                    &["u32"],
+                    vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&c)],
+                );
                 "red.popc"
             }
             3 => {
                 // Everyone arrives and waits; the barrier orders the shared writes before it.
                 let slot = b.r();
-                b.i("mad", &["lo", "u32"], vec![Builder::reg(&slot), Builder::reg(&tid), Operand::int(4), Operand::reg("%rs_buf")]);
-                b.i("st", &["shared", "u32"], vec![Builder::addr(&slot, 0), Builder::reg(&v)]);
-                b.i("mbarrier", &["arrive", "shared::cta", "b64"], vec![Operand::reg("%rd7"), Builder::addr("mbar", 0)]);
-                b.spin(&["try_wait", "shared::cta", "b64"], vec![Builder::addr("mbar", 0), Operand::reg("%rd7")]);
+                b.i(
+                    "mad",
+                    &["lo", "u32"],
+                    vec![
+                        Builder::reg(&slot),
+                        Builder::reg(&tid),
+                        Operand::int(4),
+                        Operand::reg("%rs_buf"),
+                    ],
+                );
+                b.i(
+                    "st",
+                    &["shared", "u32"],
+                    vec![Builder::addr(&slot, 0), Builder::reg(&v)],
+                );
+                b.i(
+                    "mbarrier",
+                    &["arrive", "shared::cta", "b64"],
+                    vec![Operand::reg("%rd7"), Builder::addr("mbar", 0)],
+                );
+                b.spin(
+                    &["try_wait", "shared::cta", "b64"],
+                    vec![Builder::addr("mbar", 0), Operand::reg("%rd7")],
+                );
                 b.parity ^= 1;
                 let (other, w) = (b.r(), b.r());
-                b.i("xor", &["b32"], vec![Builder::reg(&other), Builder::reg(&tid), Operand::int(1)]);
-                b.i("mad", &["lo", "u32"], vec![Builder::reg(&other), Builder::reg(&other), Operand::int(4), Operand::reg("%rs_buf")]);
-                b.i("ld", &["shared", "u32"], vec![Builder::reg(&w), Builder::addr(&other, 0)]);
-                b.i("xor", &["b32"], vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&w)]);
+                b.i(
+                    "xor",
+                    &["b32"],
+                    vec![Builder::reg(&other), Builder::reg(&tid), Operand::int(1)],
+                );
+                b.i(
+                    "mad",
+                    &["lo", "u32"],
+                    vec![
+                        Builder::reg(&other),
+                        Builder::reg(&other),
+                        Operand::int(4),
+                        Operand::reg("%rs_buf"),
+                    ],
+                );
+                b.i(
+                    "ld",
+                    &["shared", "u32"],
+                    vec![Builder::reg(&w), Builder::addr(&other, 0)],
+                );
+                b.i(
+                    "xor",
+                    &["b32"],
+                    vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&w)],
+                );
                 // Nobody overwrites sbuf before everyone has read it.
                 b.i("bar", &["sync"], vec![Operand::int(0)]);
                 "mbarrier"
@@ -151,25 +315,86 @@ pub fn kernel(seed: u64) -> Generated {
                 // completes on mbar_tx; everyone waits on its phase parity.
                 let dst = "%rs_tile";
                 let off = "%rd8";
-                b.i("mul", &["wide", "u32"], vec![Operand::reg(off), Builder::reg(&cta), Operand::int((block * 4) as i64)]);
-                b.i("add", &["s64"], vec![Operand::reg("%rd9"), Operand::reg(gin), Operand::reg(off)]);
-                b.guarded(&leader, false, "mbarrier", &["arrive", "expect_tx", "shared::cta", "b64"], vec![Operand::reg("%rd10"), Builder::addr("mbar_tx", 0), Operand::int((block * 4) as i64)]);
+                b.i(
+                    "mul",
+                    &["wide", "u32"],
+                    vec![
+                        Operand::reg(off),
+                        Builder::reg(&cta),
+                        Operand::int((block * 4) as i64),
+                    ],
+                );
+                b.i(
+                    "add",
+                    &["s64"],
+                    vec![Operand::reg("%rd9"), Operand::reg(gin), Operand::reg(off)],
+                );
+                b.guarded(
+                    &leader,
+                    false,
+                    "mbarrier",
+                    &["arrive", "expect_tx", "shared::cta", "b64"],
+                    vec![
+                        Operand::reg("%rd10"),
+                        Builder::addr("mbar_tx", 0),
+                        Operand::int((block * 4) as i64),
+                    ],
+                );
                 b.guarded(
                     &leader,
                     false,
                     "cp",
-                    &["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"],
-                    vec![Builder::addr(dst, 0), Builder::addr("%rd9", 0), Operand::int((block * 4) as i64), Builder::addr("mbar_tx", 0)],
+                    &[
+                        "async",
+                        "bulk",
+                        "shared::cluster",
+                        "global",
+                        "mbarrier::complete_tx::bytes",
+                    ],
+                    vec![
+                        Builder::addr(dst, 0),
+                        Builder::addr("%rd9", 0),
+                        Operand::int((block * 4) as i64),
+                        Builder::addr("mbar_tx", 0),
+                    ],
                 );
-                b.spin(&["try_wait", "parity", "shared::cta", "b64"], vec![Builder::addr("mbar_tx", 0), Operand::int(tx_parity as i64)]);
+                b.spin(
+                    &["try_wait", "parity", "shared::cta", "b64"],
+                    vec![Builder::addr("mbar_tx", 0), Operand::int(tx_parity as i64)],
+                );
                 tx_parity ^= 1;
                 let (at, w) = (b.r(), b.r());
                 let r = rng.below(block as u64) as i64;
-                b.i("add", &["u32"], vec![Builder::reg(&at), Builder::reg(&tid), Operand::int(r)]);
-                b.i("rem", &["u32"], vec![Builder::reg(&at), Builder::reg(&at), Builder::reg(&ntid)]);
-                b.i("mad", &["lo", "u32"], vec![Builder::reg(&at), Builder::reg(&at), Operand::int(4), Builder::reg(dst)]);
-                b.i("ld", &["shared", "u32"], vec![Builder::reg(&w), Builder::addr(&at, 0)]);
-                b.i("add", &["u32"], vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&w)]);
+                b.i(
+                    "add",
+                    &["u32"],
+                    vec![Builder::reg(&at), Builder::reg(&tid), Operand::int(r)],
+                );
+                b.i(
+                    "rem",
+                    &["u32"],
+                    vec![Builder::reg(&at), Builder::reg(&at), Builder::reg(&ntid)],
+                );
+                b.i(
+                    "mad",
+                    &["lo", "u32"],
+                    vec![
+                        Builder::reg(&at),
+                        Builder::reg(&at),
+                        Operand::int(4),
+                        Builder::reg(dst),
+                    ],
+                );
+                b.i(
+                    "ld",
+                    &["shared", "u32"],
+                    vec![Builder::reg(&w), Builder::addr(&at, 0)],
+                );
+                b.i(
+                    "add",
+                    &["u32"],
+                    vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&w)],
+                );
                 // The next bulk copy overwrites the tile: everyone has read it first.
                 b.i("bar", &["sync"], vec![Operand::int(0)]);
                 "bulk"
@@ -177,12 +402,31 @@ pub fn kernel(seed: u64) -> Generated {
             _ => "arithmetic",
         });
     }
-    b.i("mul", &["wide", "u32"], vec![Operand::reg("%rd6"), Builder::reg(&gtid), Operand::int(4)]);
-    b.i("add", &["s64"], vec![Operand::reg(addr), Operand::reg(gout), Operand::reg("%rd6")]);
-    b.i("st", &["global", "u32"], vec![Builder::addr(addr, 0), Builder::reg(&v)]);
+    b.i(
+        "mul",
+        &["wide", "u32"],
+        vec![Operand::reg("%rd6"), Builder::reg(&gtid), Operand::int(4)],
+    );
+    b.i(
+        "add",
+        &["s64"],
+        vec![Operand::reg(addr), Operand::reg(gout), Operand::reg("%rd6")],
+    );
+    b.i(
+        "st",
+        &["global", "u32"],
+        vec![Builder::addr(addr, 0), Builder::reg(&v)],
+    );
     b.i("ret", &[], vec![]);
     let _ = b.parity;
-    Generated { seed, ptx: finish(&entry, b), entry, grid, block, phases }
+    Generated {
+        seed,
+        ptx: finish(&entry, b),
+        entry,
+        grid,
+        block,
+        phases,
+    }
 }
 
 /// Random wrapping arithmetic on `v` (2 to 5 operations).
@@ -198,21 +442,67 @@ fn arithmetic(b: &mut Builder, rng: &mut Rng, v: &str) {
             5 => ("min", &["u32"], k as i64),
             _ => ("max", &["u32"], (k >> 4) as i64),
         };
-        b.i(op, mods, vec![Builder::reg(v), Builder::reg(v), Operand::int(imm)]);
+        b.i(
+            op,
+            mods,
+            vec![Builder::reg(v), Builder::reg(v), Operand::int(imm)],
+        );
     }
 }
 
 /// Every thread stores, `bar.sync 0`, reads another thread's value, `bar.sync 0`.
 fn exchange(b: &mut Builder, rng: &mut Rng, tid: &str, ntid: &str, v: &str) {
     let (slot, at, w) = (b.r(), b.r(), b.r());
-    b.i("mad", &["lo", "u32"], vec![Builder::reg(&slot), Builder::reg(tid), Operand::int(4), Operand::reg("%rs_buf")]);
-    b.i("st", &["shared", "u32"], vec![Builder::addr(&slot, 0), Builder::reg(v)]);
+    b.i(
+        "mad",
+        &["lo", "u32"],
+        vec![
+            Builder::reg(&slot),
+            Builder::reg(tid),
+            Operand::int(4),
+            Operand::reg("%rs_buf"),
+        ],
+    );
+    b.i(
+        "st",
+        &["shared", "u32"],
+        vec![Builder::addr(&slot, 0), Builder::reg(v)],
+    );
     b.i("bar", &["sync"], vec![Operand::int(0)]);
-    b.i("add", &["u32"], vec![Builder::reg(&at), Builder::reg(tid), Operand::int(1 + rng.below(63) as i64)]);
-    b.i("rem", &["u32"], vec![Builder::reg(&at), Builder::reg(&at), Builder::reg(ntid)]);
-    b.i("mad", &["lo", "u32"], vec![Builder::reg(&at), Builder::reg(&at), Operand::int(4), Operand::reg("%rs_buf")]);
-    b.i("ld", &["shared", "u32"], vec![Builder::reg(&w), Builder::addr(&at, 0)]);
-    b.i("add", &["u32"], vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)]);
+    b.i(
+        "add",
+        &["u32"],
+        vec![
+            Builder::reg(&at),
+            Builder::reg(tid),
+            Operand::int(1 + rng.below(63) as i64),
+        ],
+    );
+    b.i(
+        "rem",
+        &["u32"],
+        vec![Builder::reg(&at), Builder::reg(&at), Builder::reg(ntid)],
+    );
+    b.i(
+        "mad",
+        &["lo", "u32"],
+        vec![
+            Builder::reg(&at),
+            Builder::reg(&at),
+            Operand::int(4),
+            Operand::reg("%rs_buf"),
+        ],
+    );
+    b.i(
+        "ld",
+        &["shared", "u32"],
+        vec![Builder::reg(&w), Builder::addr(&at, 0)],
+    );
+    b.i(
+        "add",
+        &["u32"],
+        vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)],
+    );
     b.i("bar", &["sync"], vec![Operand::int(0)]);
 }
 
@@ -222,18 +512,72 @@ fn named_subset(b: &mut Builder, rng: &mut Rng, tid: &str, block: u32, v: &str) 
     let warps = block / 32;
     let k = 1 + rng.below(warps as u64) as u32;
     let (inside, skip) = (b.p(), b.label());
-    b.i("setp", &["lt", "u32"], vec![Operand::reg(&inside), Builder::reg(tid), Operand::int((k * 32) as i64)]);
+    b.i(
+        "setp",
+        &["lt", "u32"],
+        vec![
+            Operand::reg(&inside),
+            Builder::reg(tid),
+            Operand::int((k * 32) as i64),
+        ],
+    );
     b.guarded(&inside, true, "bra", &[], vec![Operand::sym(&skip)]);
     let (slot, at, w) = (b.r(), b.r(), b.r());
-    b.i("mad", &["lo", "u32"], vec![Builder::reg(&slot), Builder::reg(tid), Operand::int(4), Operand::reg("%rs_buf")]);
-    b.i("st", &["shared", "u32"], vec![Builder::addr(&slot, 0), Builder::reg(v)]);
+    b.i(
+        "mad",
+        &["lo", "u32"],
+        vec![
+            Builder::reg(&slot),
+            Builder::reg(tid),
+            Operand::int(4),
+            Operand::reg("%rs_buf"),
+        ],
+    );
+    b.i(
+        "st",
+        &["shared", "u32"],
+        vec![Builder::addr(&slot, 0), Builder::reg(v)],
+    );
     // One barrier id per thread count (ids 1..=8): one id never serves two counts.
-    b.i("bar", &["sync"], vec![Operand::int(k as i64), Operand::int((k * 32) as i64)]);
-    b.i("xor", &["b32"], vec![Builder::reg(&at), Builder::reg(tid), Operand::int((k * 32 - 1).min(31) as i64)]);
-    b.i("mad", &["lo", "u32"], vec![Builder::reg(&at), Builder::reg(&at), Operand::int(4), Operand::reg("%rs_buf")]);
-    b.i("ld", &["shared", "u32"], vec![Builder::reg(&w), Builder::addr(&at, 0)]);
-    b.i("sub", &["u32"], vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)]);
-    b.i("bar", &["sync"], vec![Operand::int(k as i64), Operand::int((k * 32) as i64)]);
+    b.i(
+        "bar",
+        &["sync"],
+        vec![Operand::int(k as i64), Operand::int((k * 32) as i64)],
+    );
+    b.i(
+        "xor",
+        &["b32"],
+        vec![
+            Builder::reg(&at),
+            Builder::reg(tid),
+            Operand::int((k * 32 - 1).min(31) as i64),
+        ],
+    );
+    b.i(
+        "mad",
+        &["lo", "u32"],
+        vec![
+            Builder::reg(&at),
+            Builder::reg(&at),
+            Operand::int(4),
+            Operand::reg("%rs_buf"),
+        ],
+    );
+    b.i(
+        "ld",
+        &["shared", "u32"],
+        vec![Builder::reg(&w), Builder::addr(&at, 0)],
+    );
+    b.i(
+        "sub",
+        &["u32"],
+        vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)],
+    );
+    b.i(
+        "bar",
+        &["sync"],
+        vec![Operand::int(k as i64), Operand::int((k * 32) as i64)],
+    );
     b.body.push(Statement::Label(skip));
     // Re-converge the CTA before the next phase touches shared memory.
     b.i("bar", &["sync"], vec![Operand::int(0)]);
@@ -256,7 +600,10 @@ fn finish(entry: &str, b: Builder) -> String {
     for name in ["%rs_buf", "%rs_tile"] {
         decl(VarDecl::new(StateSpace::Reg, ScalarType::B32, name));
     }
-    for (name, bytes, align) in [("sbuf", TILE_WORDS as u64 * 4, 16), ("tile", TILE_WORDS as u64 * 4, 128)] {
+    for (name, bytes, align) in [
+        ("sbuf", TILE_WORDS as u64 * 4, 16),
+        ("tile", TILE_WORDS as u64 * 4, 128),
+    ] {
         let mut d = VarDecl::new(StateSpace::Shared, ScalarType::B8, name);
         d.align = Some(align);
         d.array = vec![Some(bytes)];
@@ -271,7 +618,17 @@ fn finish(entry: &str, b: Builder) -> String {
         body.push(s, Span::NONE);
     }
     let params = (0..3)
-        .map(|i| VarDecl::new(StateSpace::Param, if i < 2 { ScalarType::U64 } else { ScalarType::U32 }, format!("{entry}_param_{i}")))
+        .map(|i| {
+            VarDecl::new(
+                StateSpace::Param,
+                if i < 2 {
+                    ScalarType::U64
+                } else {
+                    ScalarType::U32
+                },
+                format!("{entry}_param_{i}"),
+            )
+        })
         .collect();
     let function = Function {
         kind: FunctionKind::Entry,

@@ -102,17 +102,26 @@ pub struct KernelSpec {
 /// A block shape against launch bounds: the exact shape `.reqntid` requires (PTX ISA §11.4.3)
 /// and the most threads `.maxntid` allows (§11.4.2). `kernel` names the kernel in the error,
 /// which says which bound and what the launch has. The simulator and the GPU launch share it.
-pub fn check_block(kernel: &str, required: Option<(u32, u32, u32)>, max_threads: Option<u64>, block: (u32, u32, u32)) -> Result<(), String> {
+pub fn check_block(
+    kernel: &str,
+    required: Option<(u32, u32, u32)>,
+    max_threads: Option<u64>,
+    block: (u32, u32, u32),
+) -> Result<(), String> {
     if let Some(required) = required
         && required != block
     {
-        return Err(format!("{kernel} requires blocks of {required:?} (.reqntid), the launch has {block:?}"));
+        return Err(format!(
+            "{kernel} requires blocks of {required:?} (.reqntid), the launch has {block:?}"
+        ));
     }
     let threads = block.0 as u64 * block.1 as u64 * block.2 as u64;
     if let Some(max) = max_threads
         && threads > max
     {
-        return Err(format!("{kernel} allows at most {max} threads per block (.maxntid), the launch has {threads}"));
+        return Err(format!(
+            "{kernel} allows at most {max} threads per block (.maxntid), the launch has {threads}"
+        ));
     }
     Ok(())
 }
@@ -121,7 +130,12 @@ impl KernelSpec {
     /// A block shape against the kernel's launch bounds (see [`check_block`]). The GPU launch
     /// checks this first, where the driver would only say `CUDA_ERROR_INVALID_VALUE`.
     pub fn check_block(&self, block: (u32, u32, u32)) -> Result<(), String> {
-        check_block(&format!("`{}`", self.entry), self.block_dims, self.max_threads.map(u64::from), block)
+        check_block(
+            &format!("`{}`", self.entry),
+            self.block_dims,
+            self.max_threads.map(u64::from),
+            block,
+        )
     }
 
     /// Byte offsets of the parameters in the `.param` space (each aligned to its size, as the
@@ -146,13 +160,28 @@ mod tests {
     #[test]
     fn layout_aligns_each_parameter_to_its_size() {
         const PARAMS: &[ParamSpec] = &[
-            ParamSpec { name: "flag", ty: ParamType::Scalar(ScalarKind::Bool) },
-            ParamSpec { name: "n", ty: ParamType::Scalar(ScalarKind::U32) },
+            ParamSpec {
+                name: "flag",
+                ty: ParamType::Scalar(ScalarKind::Bool),
+            },
+            ParamSpec {
+                name: "n",
+                ty: ParamType::Scalar(ScalarKind::U32),
+            },
             ParamSpec {
                 name: "x",
-                ty: ParamType::Slice { elem: ElemType { scalar: ScalarKind::F32, lanes: 4 }, mutable: false },
+                ty: ParamType::Slice {
+                    elem: ElemType {
+                        scalar: ScalarKind::F32,
+                        lanes: 4,
+                    },
+                    mutable: false,
+                },
             },
-            ParamSpec { name: "a", ty: ParamType::Scalar(ScalarKind::F32) },
+            ParamSpec {
+                name: "a",
+                ty: ParamType::Scalar(ScalarKind::F32),
+            },
         ];
         let spec = KernelSpec {
             entry: "k",
@@ -182,11 +211,17 @@ mod tests {
             max_threads: None,
         };
         assert_eq!(free.check_block((1024, 1, 1)), Ok(()));
-        let shaped = KernelSpec { block_dims: Some((160, 1, 1)), ..free };
+        let shaped = KernelSpec {
+            block_dims: Some((160, 1, 1)),
+            ..free
+        };
         assert_eq!(shaped.check_block((160, 1, 1)), Ok(()));
         let e = shaped.check_block((32, 5, 1)).unwrap_err();
         assert!(e.contains(".reqntid") && e.contains("(32, 5, 1)"), "{e}");
-        let bounded = KernelSpec { max_threads: Some(256), ..free };
+        let bounded = KernelSpec {
+            max_threads: Some(256),
+            ..free
+        };
         assert_eq!(bounded.check_block((16, 16, 1)), Ok(()));
         let e = bounded.check_block((16, 16, 2)).unwrap_err();
         assert!(e.contains(".maxntid") && e.contains("512"), "{e}");

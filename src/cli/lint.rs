@@ -11,7 +11,7 @@
 //! status: 1 when a deny-level finding (or a file that cannot be read) was reported, 2 on usage
 //! errors, 0 otherwise.
 
-use crate::lints::{lint_module, Diagnostic, Level, LintConfig, SourceLoc, LINTS};
+use crate::lints::{Diagnostic, LINTS, Level, LintConfig, SourceLoc, lint_module};
 use crate::ptx;
 
 pub const USAGE: &str = "\
@@ -60,7 +60,12 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
             "--format" => match value() {
                 Some("text") => format = Format::Text,
                 Some("json") => format = Format::Json,
-                Some(other) => return usage(out, &format!("unknown format `{other}` (expected `text` or `json`)")),
+                Some(other) => {
+                    return usage(
+                        out,
+                        &format!("unknown format `{other}` (expected `text` or `json`)"),
+                    );
+                }
                 None => return usage(out, "`--format` needs `text` or `json`"),
             },
             "--allow" | "--warn" | "--deny" | "-A" | "-W" | "-D" => {
@@ -69,12 +74,16 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
                     "--warn" | "-W" => Level::Warn,
                     _ => Level::Deny,
                 };
-                let Some(name) = value() else { return usage(out, &format!("`{flag}` needs a lint name")) };
+                let Some(name) = value() else {
+                    return usage(out, &format!("`{flag}` needs a lint name"));
+                };
                 if let Err(e) = config.set(name, level) {
                     return usage(out, &e.to_string());
                 }
             }
-            _ if arg.starts_with('-') && arg.len() > 1 => return usage(out, &format!("unknown option `{arg}`")),
+            _ if arg.starts_with('-') && arg.len() > 1 => {
+                return usage(out, &format!("unknown option `{arg}`"));
+            }
             _ => files.push(arg),
         }
         i += 1;
@@ -101,9 +110,16 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
                 let warnings = findings.iter().filter(|d| d.level == Level::Warn).count();
                 let kernels = module.entries().count();
                 if findings.is_empty() {
-                    out.push_str(&format!("{path}: ok ({kernels} kernel{})\n", if kernels == 1 { "" } else { "s" }));
+                    out.push_str(&format!(
+                        "{path}: ok ({kernels} kernel{})\n",
+                        if kernels == 1 { "" } else { "s" }
+                    ));
                 } else {
-                    out.push_str(&format!("{path}: {errors} error{}, {warnings} warning{}\n", if errors == 1 { "" } else { "s" }, if warnings == 1 { "" } else { "s" }));
+                    out.push_str(&format!(
+                        "{path}: {errors} error{}, {warnings} warning{}\n",
+                        if errors == 1 { "" } else { "s" },
+                        if warnings == 1 { "" } else { "s" }
+                    ));
                 }
             }
             Format::Json => {
@@ -124,14 +140,20 @@ fn usage(out: &mut String, message: &str) -> u8 {
 fn list(out: &mut String) {
     out.push_str("lints (default level, summary):\n");
     for l in LINTS {
-        out.push_str(&format!("  {:<32} {:<5} {}\n", l.name, l.default.name(), l.summary));
+        out.push_str(&format!(
+            "  {:<32} {:<5} {}\n",
+            l.name,
+            l.default.name(),
+            l.summary
+        ));
     }
 }
 
 /// Reads a file as a module; a read error is reported as `FILE:LINE:COL: error: ...` (or as a
 /// JSON object with `"lint": "read"`).
 fn read(path: &str, out: &mut String, format: Format) -> Option<ptx::Module> {
-    let fail = |out: &mut String, line: u32, col: u32, message: String| match format {
+    let fail = |out: &mut String, line: u32, col: u32, message: String| {
+        match format {
         Format::Text if line > 0 => out.push_str(&format!("{path}:{line}:{col}: error: {message}\n")),
         Format::Text => out.push_str(&format!("{path}: error: {message}\n")),
         Format::Json => out.push_str(&format!(
@@ -139,12 +161,21 @@ fn read(path: &str, out: &mut String, format: Format) -> Option<ptx::Module> {
             quote(path),
             quote(&message)
         )),
+    }
     };
     let text = match std::fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {
-                fail(out, 0, 0, format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()));
+                fail(
+                    out,
+                    0,
+                    0,
+                    format!(
+                        "not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                );
                 return None;
             }
         },
@@ -167,13 +198,26 @@ fn source_text(s: &Option<SourceLoc>) -> String {
 }
 
 fn text(path: &str, d: &Diagnostic, out: &mut String) {
-    out.push_str(&format!("{path}:{}:{}: {}[{}]: {}\n", d.span.line, d.span.col, d.level.as_str(), d.lint, d.message));
+    out.push_str(&format!(
+        "{path}:{}:{}: {}[{}]: {}\n",
+        d.span.line,
+        d.span.col,
+        d.level.as_str(),
+        d.lint,
+        d.message
+    ));
     match &d.source {
         Some(s) => out.push_str(&format!("  --> {s} (in kernel `{}`)\n", d.function)),
         None => out.push_str(&format!("  --> in kernel `{}`\n", d.function)),
     }
     for r in &d.related {
-        out.push_str(&format!("  {path}:{}:{}: note: {}{}\n", r.span.line, r.span.col, r.message, source_text(&r.source)));
+        out.push_str(&format!(
+            "  {path}:{}:{}: note: {}{}\n",
+            r.span.line,
+            r.span.col,
+            r.message,
+            source_text(&r.source)
+        ));
     }
     for n in &d.notes {
         out.push_str(&format!("  = note: {n}\n"));
@@ -201,7 +245,11 @@ fn quote(s: &str) -> String {
 
 fn json_source(s: &Option<SourceLoc>) -> String {
     match s {
-        Some(s) => format!("\"source_file\":{},\"source_line\":{}", quote(&s.file), s.line),
+        Some(s) => format!(
+            "\"source_file\":{},\"source_line\":{}",
+            quote(&s.file),
+            s.line
+        ),
         None => "\"source_file\":null,\"source_line\":null".to_string(),
     }
 }
@@ -210,7 +258,15 @@ fn json(path: &str, d: &Diagnostic, out: &mut String) {
     let related: Vec<String> = d
         .related
         .iter()
-        .map(|r| format!("{{\"line\":{},\"column\":{},\"message\":{},{}}}", r.span.line, r.span.col, quote(&r.message), json_source(&r.source)))
+        .map(|r| {
+            format!(
+                "{{\"line\":{},\"column\":{},\"message\":{},{}}}",
+                r.span.line,
+                r.span.col,
+                quote(&r.message),
+                json_source(&r.source)
+            )
+        })
         .collect();
     let notes: Vec<String> = d.notes.iter().map(|n| quote(n)).collect();
     out.push_str(&format!(

@@ -41,7 +41,14 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
             0
         }
         Some(other @ ("check" | "fmt")) => {
-            out.push_str(&format!("error: `{other}` needs {}\n\n{USAGE}", if other == "fmt" { "one FILE.ptx" } else { "at least one FILE.ptx" }));
+            out.push_str(&format!(
+                "error: `{other}` needs {}\n\n{USAGE}",
+                if other == "fmt" {
+                    "one FILE.ptx"
+                } else {
+                    "at least one FILE.ptx"
+                }
+            ));
             2
         }
         Some(other) => {
@@ -61,7 +68,10 @@ fn read(path: &str, out: &mut String) -> Option<ptx::Module> {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => text,
             Err(e) => {
-                out.push_str(&format!("{path}: error: not UTF-8 text (invalid byte at offset {})\n", e.utf8_error().valid_up_to()));
+                out.push_str(&format!(
+                    "{path}: error: not UTF-8 text (invalid byte at offset {})\n",
+                    e.utf8_error().valid_up_to()
+                ));
                 return None;
             }
         },
@@ -73,7 +83,10 @@ fn read(path: &str, out: &mut String) -> Option<ptx::Module> {
     match ptx::parse(&text) {
         Ok(module) => Some(module),
         Err(e) => {
-            out.push_str(&format!("{path}:{}:{}: error: {}\n", e.line, e.col, e.message));
+            out.push_str(&format!(
+                "{path}:{}:{}: error: {}\n",
+                e.line, e.col, e.message
+            ));
             None
         }
     }
@@ -95,7 +108,10 @@ fn check(paths: &[String], out: &mut String) -> u8 {
                 stmt: e.stmt,
                 span: e.span,
                 message: e.to_string(),
-                notes: vec![format!("the lowest .version for what this module uses is {}", validate::required_version(&module))],
+                notes: vec![format!(
+                    "the lowest .version for what this module uses is {}",
+                    validate::required_version(&module)
+                )],
                 related: Vec::new(),
                 source: None,
             })
@@ -105,7 +121,12 @@ fn check(paths: &[String], out: &mut String) -> u8 {
         }
         if findings.is_empty() {
             let kernels = module.entries().count();
-            out.push_str(&format!("{path}: ok ({kernels} kernel{}, .version {}, .target {})\n", if kernels == 1 { "" } else { "s" }, module.version, module.target.sm));
+            out.push_str(&format!(
+                "{path}: ok ({kernels} kernel{}, .version {}, .target {})\n",
+                if kernels == 1 { "" } else { "s" },
+                module.version,
+                module.target.sm
+            ));
         } else {
             status = 1;
         }

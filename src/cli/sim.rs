@@ -51,7 +51,10 @@ struct Options {
 
 fn dims(text: &str) -> Result<(u32, u32, u32), String> {
     let parts: Result<Vec<u32>, _> = text.split(',').map(|p| p.trim().parse::<u32>()).collect();
-    match parts.map_err(|_| format!("`{text}` is not X[,Y[,Z]] of unsigned integers"))?.as_slice() {
+    match parts
+        .map_err(|_| format!("`{text}` is not X[,Y[,Z]] of unsigned integers"))?
+        .as_slice()
+    {
         [x] => Ok((*x, 1, 1)),
         [x, y] => Ok((*x, *y, 1)),
         [x, y, z] => Ok((*x, *y, *z)),
@@ -68,11 +71,14 @@ fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     {
         return Ok(x);
     }
-    t.parse::<T>().map_err(|_| format!("`{text}` is not a valid {what}"))
+    t.parse::<T>()
+        .map_err(|_| format!("`{text}` is not a valid {what}"))
 }
 
 fn arg(text: &str) -> Result<ArgValue, String> {
-    let (kind, value) = text.split_once(':').ok_or_else(|| format!("`{text}` is not TYPE:VALUE"))?;
+    let (kind, value) = text
+        .split_once(':')
+        .ok_or_else(|| format!("`{text}` is not TYPE:VALUE"))?;
     Ok(match kind {
         "u32" => ArgValue::U32(number(value, "u32")?),
         "i32" => ArgValue::I32(number(value, "i32")?),
@@ -92,22 +98,44 @@ fn arg(text: &str) -> Result<ArgValue, String> {
             };
             let n: usize = number(n, "buffer size")?;
             if n > 1 << 32 {
-                return Err(format!("a buffer of {n} bytes is larger than the simulator allows (4 GiB)"));
+                return Err(format!(
+                    "a buffer of {n} bytes is larger than the simulator allows (4 GiB)"
+                ));
             }
             ArgValue::Buffer(vec![fill; n])
         }
-        "file" => ArgValue::Buffer(std::fs::read(value).map_err(|e| format!("cannot read `{value}`: {e}"))?),
-        other => return Err(format!("unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file)")),
+        "file" => ArgValue::Buffer(
+            std::fs::read(value).map_err(|e| format!("cannot read `{value}`: {e}"))?,
+        ),
+        other => {
+            return Err(format!(
+                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file)"
+            ));
+        }
     })
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
     let mut file = None;
-    let mut o = Options { file: String::new(), kernel: None, launch: Launch::default(), args: Vec::new(), explore: None, dumps: Vec::new(), trace: None, timeline: None, summary: false };
+    let mut o = Options {
+        file: String::new(),
+        kernel: None,
+        launch: Launch::default(),
+        args: Vec::new(),
+        explore: None,
+        dumps: Vec::new(),
+        trace: None,
+        timeline: None,
+        summary: false,
+    };
     let (mut grid, mut block) = (None, None);
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("`{name}` needs a value"));
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("`{name}` needs a value"))
+        };
         match a.as_str() {
             "--kernel" => o.kernel = Some(value(a)?),
             "--grid" => grid = Some(dims(&value(a)?)?),
@@ -117,7 +145,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
             "--arg" => o.args.push(arg(&value(a)?)?),
             "--policy" => {
                 let v = value(a)?;
-                o.launch.schedule.policy = Policy::parse(&v).ok_or_else(|| format!("unknown policy `{v}` (round-robin, random, pct, pct:DEPTH)"))?;
+                o.launch.schedule.policy = Policy::parse(&v).ok_or_else(|| {
+                    format!("unknown policy `{v}` (round-robin, random, pct, pct:DEPTH)")
+                })?;
             }
             "--seed" => o.launch.schedule.seed = number(&value(a)?, "seed")?,
             "--explore" => o.explore = Some(number(&value(a)?, "number of runs")?),
@@ -127,7 +157,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 let v = value(a)?;
                 let (i, ty) = v.split_once(':').unwrap_or((&v, "u32"));
                 if !matches!(ty, "u8" | "u32" | "i32" | "f32" | "u64" | "f64") {
-                    return Err(format!("unknown dump type `{ty}` (u8, u32, i32, f32, u64, f64)"));
+                    return Err(format!(
+                        "unknown dump type `{ty}` (u8, u32, i32, f32, u64, f64)"
+                    ));
                 }
                 o.dumps.push((number(i, "argument index")?, ty.to_string()));
             }
@@ -153,13 +185,30 @@ fn dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
     let items: Vec<String> = match ty {
         "u8" => value.read::<u8>().iter().map(|v| v.to_string()).collect(),
         "i32" => value.read::<i32>().iter().map(|v| v.to_string()).collect(),
-        "f32" => value.read::<f32>().iter().map(|v| format!("{v:?}")).collect(),
+        "f32" => value
+            .read::<f32>()
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect(),
         "u64" => value.read::<u64>().iter().map(|v| v.to_string()).collect(),
-        "f64" => value.read::<f64>().iter().map(|v| format!("{v:?}")).collect(),
+        "f64" => value
+            .read::<f64>()
+            .iter()
+            .map(|v| format!("{v:?}"))
+            .collect(),
         _ => value.read::<u32>().iter().map(|v| v.to_string()).collect(),
     };
     let shown = items.len().min(64);
-    out.push_str(&format!("argument {index} ({} bytes) as {ty}: [{}{}]\n", bytes.len(), items[..shown].join(", "), if shown < items.len() { format!(", ... {} more", items.len() - shown) } else { String::new() }));
+    out.push_str(&format!(
+        "argument {index} ({} bytes) as {ty}: [{}{}]\n",
+        bytes.len(),
+        items[..shown].join(", "),
+        if shown < items.len() {
+            format!(", ... {} more", items.len() - shown)
+        } else {
+            String::new()
+        }
+    ));
 }
 
 fn write_file(path: &str, text: &str, what: &str, out: &mut String) -> bool {
@@ -198,7 +247,10 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
     let module = match crate::ptx::parse(&text) {
         Ok(m) => m,
         Err(e) => {
-            out.push_str(&format!("{}:{}:{}: error: {}\n", o.file, e.line, e.col, e.message));
+            out.push_str(&format!(
+                "{}:{}:{}: error: {}\n",
+                o.file, e.line, e.col, e.message
+            ));
             return 2;
         }
     };
@@ -207,7 +259,12 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
         (Some(k), _) => k.clone(),
         (None, [only]) => only.to_string(),
         (None, _) => {
-            out.push_str(&format!("{}: error: the module has {} entries ({}); choose one with --kernel\n", o.file, entries.len(), entries.join(", ")));
+            out.push_str(&format!(
+                "{}: error: the module has {} entries ({}); choose one with --kernel\n",
+                o.file,
+                entries.len(),
+                entries.join(", ")
+            ));
             return 2;
         }
     };
@@ -217,9 +274,11 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
     let mut values = o.args.clone();
     let wants_trace = o.trace.is_some() || o.timeline.is_some() || o.summary;
     let result = if wants_trace {
-        sim::simulate_traced(&module, &kernel, &o.launch, &mut values).map(|(outcome, trace)| (outcome, Some(trace)))
+        sim::simulate_traced(&module, &kernel, &o.launch, &mut values)
+            .map(|(outcome, trace)| (outcome, Some(trace)))
     } else {
-        sim::simulate_module(&module, &kernel, &o.launch, &mut values).map(|outcome| (outcome, None))
+        sim::simulate_module(&module, &kernel, &o.launch, &mut values)
+            .map(|outcome| (outcome, None))
     };
     let (outcome, trace) = match result {
         Ok(r) => r,
@@ -245,7 +304,10 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
         match values.get(*i) {
             Some(v) => dump(out, *i, ty, v),
             None => {
-                out.push_str(&format!("error: --dump {i}: the kernel has {} arguments\n", values.len()));
+                out.push_str(&format!(
+                    "error: --dump {i}: the kernel has {} arguments\n",
+                    values.len()
+                ));
                 status = status.max(2);
             }
         }
@@ -268,7 +330,13 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
     status
 }
 
-fn explore(o: &Options, module: &crate::ptx::Module, kernel: &str, runs: usize, out: &mut String) -> u8 {
+fn explore(
+    o: &Options,
+    module: &crate::ptx::Module,
+    kernel: &str,
+    runs: usize,
+    out: &mut String,
+) -> u8 {
     match sim::explore(module, kernel, &o.launch, &o.args, runs) {
         Err(e) => {
             out.push_str(&format!("{}: error: {e}\n", o.file));
@@ -276,7 +344,10 @@ fn explore(o: &Options, module: &crate::ptx::Module, kernel: &str, runs: usize, 
         }
         Ok(x) => match x.failure {
             None => {
-                out.push_str(&format!("{}: `{kernel}`: {} schedules explored, no finding\n", o.file, x.runs));
+                out.push_str(&format!(
+                    "{}: `{kernel}`: {} schedules explored, no finding\n",
+                    o.file, x.runs
+                ));
                 0
             }
             Some(f) => {

@@ -5,7 +5,15 @@ use phasegate::prelude::*;
 
 /// Every cast between the scalar types.
 #[kernel]
-pub fn casts(ints: &[i32], out_u64: &mut [u64], out_i64: &mut [i64], out_f32: &mut [f32], out_f64: &mut [f64], out_u32: &mut [u32], flag: bool) {
+pub fn casts(
+    ints: &[i32],
+    out_u64: &mut [u64],
+    out_i64: &mut [i64],
+    out_f32: &mut [f32],
+    out_f64: &mut [f64],
+    out_u32: &mut [u32],
+    flag: bool,
+) {
     let i = thread_idx_x();
     let s = ints[i];
     let u = s as u32;
@@ -16,7 +24,11 @@ pub fn casts(ints: &[i32], out_u64: &mut [u64], out_i64: &mut [i64], out_f32: &m
     let d = f as f64;
     out_f64[i] = d + (s as f64) + (flag as u32 as f64);
     let back = (d as f32) as i32;
-    out_u32[i] = (back as u32) + (f as u32) + ((d as i64) as u32) + (flag as u32) + ((out_u64[i] as u32) ^ 7u32);
+    out_u32[i] = (back as u32)
+        + (f as u32)
+        + ((d as i64) as u32)
+        + (flag as u32)
+        + ((out_u64[i] as u32) ^ 7u32);
 }
 
 /// Integer and bit operations on all integer widths, and compound assignments.
@@ -33,7 +45,11 @@ pub fn integer_ops(a: &[u32], b: &[i32], c: &mut [u64], d: &mut [i64], shift: u3
     s <<= 1;
     s = s.min(y).max(-100).abs();
     let w = (acc as u64) << 40u32;
-    c[i] = w | (w >> 3) | (x as u64).wrapping_mul(0x1_0000_0001u64) + acc.count_ones() as u64 + x.leading_zeros() as u64;
+    c[i] = w
+        | (w >> 3)
+        | (x as u64).wrapping_mul(0x1_0000_0001u64)
+            + acc.count_ones() as u64
+            + x.leading_zeros() as u64;
     d[i] = (s as i64) * -5 + (y as i64).wrapping_sub(1) + (x.reverse_bits() as i64);
 }
 
@@ -91,7 +107,13 @@ pub fn control(data: &mut [u32], n: u32, strict: bool, wide: u64) {
     for r in -3..=3i32 {
         down -= r;
     }
-    let parity = if total % 2 == 0 { 10 } else if total % 3 == 0 { 20 } else { 30 };
+    let parity = if total % 2 == 0 {
+        10
+    } else if total % 3 == 0 {
+        20
+    } else {
+        30
+    };
     let same = (strict == (t > 3)) != false;
     data[t] = total + k + spins + parity + (big as u32) + (down as u32) + (same as u32);
 }
@@ -160,9 +182,15 @@ pub fn bounded(out: &mut [u32]) {
 pub fn cluster_ids(out: &mut [u32]) {
     let i = thread_idx_x();
     out[i] = cluster_cta_rank()
-        + cluster_idx_x() + cluster_idx_y() + cluster_idx_z()
-        + cluster_dim_x() + cluster_dim_y() + cluster_dim_z()
-        + cluster_block_idx_x() + cluster_block_idx_y() + cluster_block_idx_z();
+        + cluster_idx_x()
+        + cluster_idx_y()
+        + cluster_idx_z()
+        + cluster_dim_x()
+        + cluster_dim_y()
+        + cluster_dim_z()
+        + cluster_block_idx_x()
+        + cluster_block_idx_y()
+        + cluster_block_idx_z();
 }
 
 /// A kernel pinned to sm_90a.
@@ -172,7 +200,10 @@ pub fn pinned(out: &mut [i64], v: i64) {
 }
 
 /// Every kernel above with its name and whether it assembles for sm_80.
-#[allow(dead_code, reason = "each test binary that includes this module reads a part of it")]
+#[allow(
+    dead_code,
+    reason = "each test binary that includes this module reads a part of it"
+)]
 pub const ALL: &[(&str, &str, bool)] = &[
     ("casts", casts::PTX, true),
     ("integer_ops", integer_ops::PTX, true),
@@ -190,7 +221,10 @@ pub const ALL: &[(&str, &str, bool)] = &[
 pub mod vocabulary;
 
 /// The barrier-vocabulary kernels, as in [`ALL`].
-#[allow(dead_code, reason = "each test binary that includes this module reads a part of it")]
+#[allow(
+    dead_code,
+    reason = "each test binary that includes this module reads a part of it"
+)]
 pub const VOCABULARY: &[(&str, &str, bool)] = &[
     ("named_barriers", vocabulary::named_barriers::PTX, true),
     ("reductions", vocabulary::reductions::PTX, true),

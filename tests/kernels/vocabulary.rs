@@ -54,7 +54,9 @@ pub fn reductions(values: &[u32], out: &mut [u32]) {
         let all = r.all(positive);
         let any = r.any(!positive);
         flags = zeros + (all as u32) * 2 + (any as u32) * 4;
-        flags += r.popc_unaligned(positive) + (r.all_unaligned(!positive) as u32) + (r.any_unaligned(positive) as u32);
+        flags += r.popc_unaligned(positive)
+            + (r.all_unaligned(!positive) as u32)
+            + (r.any_unaligned(positive) as u32);
     }
     let c = reduction_barrier_cta::<3, 32>();
     if warp_id() == 0 {
@@ -76,22 +78,58 @@ pub fn mbarrier_forms(out: &mut [u32], hint: u32) {
     // phase 1
     let bar = bar.arrive_count(1).wait_test();
     let bar = bar.arrive_with(Sem::Ordered, Scope::Cta).wait_hinted(hint);
-    let bar = bar.arrive_with(Sem::Relaxed, Scope::Cluster).wait_with(Sem::Relaxed, Scope::Cluster);
-    let bar = bar.arrive_with(Sem::Relaxed, Scope::Cta).wait_with(Sem::Ordered, Scope::Cta);
-    let bar = if leader { bar.arrive_expect_tx(0).wait() } else { bar.arrive().wait() };
-    let bar = if leader { bar.arrive_no_complete(1).wait() } else { bar.arrive_count(1).wait() };
+    let bar = bar
+        .arrive_with(Sem::Relaxed, Scope::Cluster)
+        .wait_with(Sem::Relaxed, Scope::Cluster);
+    let bar = bar
+        .arrive_with(Sem::Relaxed, Scope::Cta)
+        .wait_with(Sem::Ordered, Scope::Cta);
+    let bar = if leader {
+        bar.arrive_expect_tx(0).wait()
+    } else {
+        bar.arrive().wait()
+    };
+    let bar = if leader {
+        bar.arrive_no_complete(1).wait()
+    } else {
+        bar.arrive_count(1).wait()
+    };
     bar.expect_tx(16);
     bar.complete_tx(16);
     bar.expect_tx_with(16, Sem::Relaxed, Scope::Cta);
     bar.complete_tx_with(16, Sem::Relaxed, Scope::Cluster);
     let bar = bar.arrive().wait();
     let bar = bar.arrive().wait();
-    let bar = if leader { bar.arrive().wait() } else { bar.observe() };
-    let bar = if leader { bar.arrive().wait() } else { bar.observe_test() };
-    let bar = if leader { bar.arrive_count(127).wait() } else { bar.observe_hinted(hint) };
-    let bar = if leader { bar.arrive_count(127).wait() } else { bar.observe_with(Sem::Relaxed, Scope::Cta) };
-    let bar = if leader { bar.arrive_count(127).wait() } else { bar.wait_parity(ODD) };
-    let bar = if leader { bar.arrive_count(127).wait() } else { bar.observe_with(Sem::Ordered, Scope::Cluster) };
+    let bar = if leader {
+        bar.arrive().wait()
+    } else {
+        bar.observe()
+    };
+    let bar = if leader {
+        bar.arrive().wait()
+    } else {
+        bar.observe_test()
+    };
+    let bar = if leader {
+        bar.arrive_count(127).wait()
+    } else {
+        bar.observe_hinted(hint)
+    };
+    let bar = if leader {
+        bar.arrive_count(127).wait()
+    } else {
+        bar.observe_with(Sem::Relaxed, Scope::Cta)
+    };
+    let bar = if leader {
+        bar.arrive_count(127).wait()
+    } else {
+        bar.wait_parity(ODD)
+    };
+    let bar = if leader {
+        bar.arrive_count(127).wait()
+    } else {
+        bar.observe_with(Sem::Ordered, Scope::Cluster)
+    };
     out[t] = pending;
     if t < 32 {
         bar.arrive_drop();
@@ -132,7 +170,12 @@ pub fn bulk_copies(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     let mut tile = shared_array::<[f32; 4], 256>();
     let t = thread_idx_x();
     let bar = mbarrier().init(t == 0, 1).publish();
-    let bar = if t == 0 { bar.arrive_load(&mut tile, 0, x, block_idx_x() * 256, 256).wait() } else { bar.observe() };
+    let bar = if t == 0 {
+        bar.arrive_load(&mut tile, 0, x, block_idx_x() * 256, 256)
+            .wait()
+    } else {
+        bar.observe()
+    };
     let bar = if t == 0 {
         bar.expect_tx(4096);
         bulk_load(&bar, &mut tile, 0, x, 0, 256);

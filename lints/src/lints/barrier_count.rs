@@ -40,7 +40,11 @@ pub const LINT: LintInfo = LintInfo {
 
 /// The number of threads of the CTA: exact from `.reqntid`, an upper bound from `.maxntid`.
 pub(crate) fn cta_threads(function: &Function) -> (Option<u64>, Option<u64>) {
-    let product = |name: &str| function.directive_dims(name).map(|(x, y, z)| x as u64 * y as u64 * z as u64);
+    let product = |name: &str| {
+        function
+            .directive_dims(name)
+            .map(|(x, y, z)| x as u64 * y as u64 * z as u64)
+    };
     (product("reqntid"), product("maxntid"))
 }
 

@@ -457,10 +457,16 @@ fn simulate(roles: &[Role]) -> Option<Hang> {
             // count of threads has arrived; otherwise, when every role that still uses it has.
             let count = counts.get(&id).copied().flatten().filter(|_| sized);
             let all = match count {
-                Some(c) => here.iter().map(|&r| roles[r].threads.unwrap_or(0)).sum::<u64>() >= c.max(0) as u64,
+                Some(c) => {
+                    here.iter()
+                        .map(|&r| roles[r].threads.unwrap_or(0))
+                        .sum::<u64>()
+                        >= c.max(0) as u64
+                }
                 None => (0..n)
                     .filter(|&r| {
-                        here.contains(&r) || (pc[r] < roles[r].ops.len() && remaining_uses(r, &pc, id))
+                        here.contains(&r)
+                            || (pc[r] < roles[r].ops.len() && remaining_uses(r, &pc, id))
                     })
                     .all(|r| here.contains(&r)),
             };
@@ -496,7 +502,9 @@ fn simulate(roles: &[Role]) -> Option<Hang> {
     }
     let (r0, i0) = stuck[0];
     let id = roles[r0].ops[i0].id;
-    let arrived = arrived.get(&id).map_or(0, |here| here.iter().map(|&r| roles[r].threads.unwrap_or(0)).sum());
+    let arrived = arrived.get(&id).map_or(0, |here| {
+        here.iter().map(|&r| roles[r].threads.unwrap_or(0)).sum()
+    });
     Some(Hang { stuck, arrived })
 }
 
@@ -513,7 +521,8 @@ fn feasible(fa: &FunctionAnalysis, linear: &[VarId], role: &mut Role) -> bool {
     let (conds, all_on_tid) = role_conditions(fa, linear, role);
     let possible = [TidBase::X, TidBase::Linear].into_iter().all(|base| {
         let of_base: Vec<&TidCond> = conds.iter().filter(|c| c.base == base).collect();
-        of_base.is_empty() || (0..index_universe(base, dims) as u32).any(|t| of_base.iter().all(|c| c.holds(t)))
+        of_base.is_empty()
+            || (0..index_universe(base, dims) as u32).any(|t| of_base.iter().all(|c| c.holds(t)))
     });
     // The role's size: with an exact shape, decisions all on one index (`%tid.x` is the linear
     // index in a one-dimensional block).
@@ -529,7 +538,9 @@ fn feasible(fa: &FunctionAnalysis, linear: &[VarId], role: &mut Role) -> bool {
                 TidBase::X => (x, y * z),
                 TidBase::Linear => (x * y * z, 1),
             };
-            let count = (0..n.min(1024) as u32).filter(|&t| conds.iter().all(|c| c.holds(t))).count() as u64;
+            let count = (0..n.min(1024) as u32)
+                .filter(|&t| conds.iter().all(|c| c.holds(t)))
+                .count() as u64;
             role.threads = Some(count * rows);
         }
     }
@@ -894,7 +905,9 @@ fn tid_condition(
 /// The `.reqntid`/`.maxntid` dimensions of the function (positive ones).
 fn launch_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
     let f = fa.function;
-    let (x, y, z) = f.directive_dims("reqntid").or_else(|| f.directive_dims("maxntid"))?;
+    let (x, y, z) = f
+        .directive_dims("reqntid")
+        .or_else(|| f.directive_dims("maxntid"))?;
     (x > 0 && y > 0 && z > 0).then_some([x as u64, y as u64, z as u64])
 }
 

@@ -29,9 +29,7 @@ use crate::cfg::{BlockId, Cfg, Terminator};
 use crate::consts::{Cmp, Consts};
 use crate::dom::{DomTree, control_dependence};
 use crate::regs::{Src, VarId, Vars};
-use phasegate_ptx::{
-    AddressBase, Body, Function, Instruction, Opcode, Operand, Statement, StmtId,
-};
+use phasegate_ptx::{AddressBase, Body, Function, Instruction, Opcode, Operand, Statement, StmtId};
 use std::fmt;
 
 /// How uniform a value or a branch is.
@@ -203,8 +201,12 @@ pub struct Uniformity {
 /// special register read by a `mov`.
 pub(crate) fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
     let def = |stmt: StmtId, op: Option<&Operand>| -> Option<&Instruction> {
-        let Some(Operand::Reg(name)) = op else { return None };
-        let Some(Src::Var(v)) = vars.resolve(stmt, name) else { return None };
+        let Some(Operand::Reg(name)) = op else {
+            return None;
+        };
+        let Some(Src::Var(v)) = vars.resolve(stmt, name) else {
+            return None;
+        };
         match vars.def_sites(v) {
             [site] => match body.get(*site) {
                 Statement::Instruction(i) => Some(i),
@@ -214,21 +216,41 @@ pub(crate) fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
         }
     };
     let reads = |stmt: StmtId, op: Option<&Operand>, special: &str| -> bool {
-        def(stmt, op).is_some_and(|i| i.opcode == Opcode::Mov && matches!(i.operands.get(1), Some(Operand::Reg(r)) if r == special))
+        def(stmt, op).is_some_and(|i| {
+            i.opcode == Opcode::Mov
+                && matches!(i.operands.get(1), Some(Operand::Reg(r)) if r == special)
+        })
     };
-    let is_mad = |i: &Instruction| i.opcode == Opcode::Mad && i.has("lo") && (i.has("u32") || i.has("s32")) && i.operands.len() == 4;
+    let is_mad = |i: &Instruction| {
+        i.opcode == Opcode::Mad
+            && i.has("lo")
+            && (i.has("u32") || i.has("s32"))
+            && i.operands.len() == 4
+    };
     let mut out = Vec::new();
     for (id, inst) in body.instructions() {
-        if !is_mad(inst) || !reads(id, inst.operands.get(1), "%ntid.x") || !reads(id, inst.operands.get(3), "%tid.x") {
+        if !is_mad(inst)
+            || !reads(id, inst.operands.get(1), "%ntid.x")
+            || !reads(id, inst.operands.get(3), "%tid.x")
+        {
             continue;
         }
         let yz = def(id, inst.operands.get(2));
         let yz_ok = yz.is_some_and(|i| {
             // The defining statement of `yz`, to resolve its own operands there.
-            let Some(Operand::Reg(name)) = inst.operands.get(2) else { return false };
-            let Some(Src::Var(v)) = vars.resolve(id, name) else { return false };
-            let Some(&site) = vars.def_sites(v).first() else { return false };
-            is_mad(i) && reads(site, i.operands.get(1), "%ntid.y") && reads(site, i.operands.get(2), "%tid.z") && reads(site, i.operands.get(3), "%tid.y")
+            let Some(Operand::Reg(name)) = inst.operands.get(2) else {
+                return false;
+            };
+            let Some(Src::Var(v)) = vars.resolve(id, name) else {
+                return false;
+            };
+            let Some(&site) = vars.def_sites(v).first() else {
+                return false;
+            };
+            is_mad(i)
+                && reads(site, i.operands.get(1), "%ntid.y")
+                && reads(site, i.operands.get(2), "%tid.z")
+                && reads(site, i.operands.get(3), "%tid.y")
         });
         if yz_ok && let Some(&v) = vars.defs(id).first() {
             out.push(v);
@@ -239,7 +261,10 @@ pub(crate) fn linear_tid_vars(body: &Body, vars: &Vars) -> Vec<VarId> {
 
 /// What a function's launch directives say about `%tid.y`/`%tid.z`.
 fn tid_yz_level(function: &Function) -> Level {
-    let (req, max) = (function.directive_dims("reqntid"), function.directive_dims("maxntid"));
+    let (req, max) = (
+        function.directive_dims("reqntid"),
+        function.directive_dims("maxntid"),
+    );
     let yz_one = |d: Option<(u32, u32, u32)>| d.is_some_and(|(_, y, z)| y <= 1 && z <= 1);
     if yz_one(req) || yz_one(max) {
         return Level::Cluster;
@@ -473,7 +498,17 @@ impl Uniformity {
                     } else if linear.contains(&var) {
                         // The linear thread index: warps are 32 consecutive values of it
                         // whatever the block's shape, so it is `%tid.x`-like for warp uniformity.
-                        (UVal { level: Level::Thread, gran: 0, affine: Affine::Tid(Some(0)) }, Why::Special { name: "%tid".into(), stmt: id })
+                        (
+                            UVal {
+                                level: Level::Thread,
+                                gran: 0,
+                                affine: Affine::Tid(Some(0)),
+                            },
+                            Why::Special {
+                                name: "%tid".into(),
+                                stmt: id,
+                            },
+                        )
                     } else {
                         u.transfer(id, inst, di, &params, yz, vars, consts)
                     };

@@ -24,7 +24,10 @@ pub struct Types {
 
 impl Types {
     pub fn of(&self, e: &Expr) -> Ty {
-        self.map.get(&(e as *const Expr)).copied().unwrap_or(Ty::Unit)
+        self.map
+            .get(&(e as *const Expr))
+            .copied()
+            .unwrap_or(Ty::Unit)
     }
 }
 
@@ -59,7 +62,15 @@ pub struct Checker<'d> {
 
 impl<'d> Checker<'d> {
     pub fn new(diag: &'d mut Diagnostics) -> Self {
-        Checker { slots: Vec::new(), exprs: Vec::new(), scopes: vec![HashMap::new()], loop_depth: 0, labels: Vec::new(), consts: HashMap::new(), diag }
+        Checker {
+            slots: Vec::new(),
+            exprs: Vec::new(),
+            scopes: vec![HashMap::new()],
+            loop_depth: 0,
+            labels: Vec::new(),
+            consts: HashMap::new(),
+            diag,
+        }
     }
 
     /// Binds a kernel parameter; `None` for a parameter whose type was already reported, so
@@ -127,10 +138,14 @@ impl<'d> Checker<'d> {
             (Slot::Free, other) | (other, Slot::Free) => Some(other),
             (Slot::Int, Slot::Int) => Some(Slot::Int),
             (Slot::Float, Slot::Float) => Some(Slot::Float),
-            (Slot::Int, Slot::Known(Ty::Prim(p))) | (Slot::Known(Ty::Prim(p)), Slot::Int) if p.is_int() => {
+            (Slot::Int, Slot::Known(Ty::Prim(p))) | (Slot::Known(Ty::Prim(p)), Slot::Int)
+                if p.is_int() =>
+            {
                 Some(Slot::Known(Ty::Prim(p)))
             }
-            (Slot::Float, Slot::Known(Ty::Prim(p))) | (Slot::Known(Ty::Prim(p)), Slot::Float) if p.is_float() => {
+            (Slot::Float, Slot::Known(Ty::Prim(p))) | (Slot::Known(Ty::Prim(p)), Slot::Float)
+                if p.is_float() =>
+            {
                 Some(Slot::Known(Ty::Prim(p)))
             }
             (Slot::Known(x), Slot::Known(y)) if x == y => Some(Slot::Known(x)),
@@ -143,7 +158,10 @@ impl<'d> Checker<'d> {
             }
             None => {
                 let (x, y) = (self.describe(ra), self.describe(rb));
-                self.diag.error(span, format!("mismatched types in kernel: expected `{x}`, found `{y}`"));
+                self.diag.error(
+                    span,
+                    format!("mismatched types in kernel: expected `{x}`, found `{y}`"),
+                );
             }
         }
     }
@@ -157,7 +175,13 @@ impl<'d> Checker<'d> {
         }
     }
 
-    fn expect_prim(&mut self, v: usize, span: proc_macro2::Span, want: impl Fn(Prim) -> bool, what: &str) {
+    fn expect_prim(
+        &mut self,
+        v: usize,
+        span: proc_macro2::Span,
+        want: impl Fn(Prim) -> bool,
+        what: &str,
+    ) {
         match self.resolve(v) {
             Slot::Known(Ty::Prim(p)) if want(p) => {}
             Slot::Int if want(Prim::I32) || want(Prim::U32) => {}
@@ -165,7 +189,8 @@ impl<'d> Checker<'d> {
             Slot::Free => {}
             _ => {
                 let found = self.describe(v);
-                self.diag.error(span, format!("expected {what}, found `{found}`"));
+                self.diag
+                    .error(span, format!("expected {what}, found `{found}`"));
             }
         }
     }
@@ -212,7 +237,12 @@ impl<'d> Checker<'d> {
     }
 
     fn macro_error(&mut self, mac: &syn::Macro) {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         self.diag.error(
             mac.span(),
             format!("macro `{name}!` is not in the kernel language; kernels have no formatting, assertions or I/O"),
@@ -223,7 +253,10 @@ impl<'d> Checker<'d> {
         let ty = match crate::params::scalar_type(&c.ty) {
             Some(p) => Ty::Prim(p),
             None => {
-                self.diag.error(c.ty.span(), "a kernel `const` has a scalar type: u32, i32, u64, i64, f32, f64 or bool");
+                self.diag.error(
+                    c.ty.span(),
+                    "a kernel `const` has a scalar type: u32, i32, u64, i64, f32, f64 or bool",
+                );
                 Ty::Unit
             }
         };
@@ -233,7 +266,9 @@ impl<'d> Checker<'d> {
         if let Some(value) = crate::params::eval(&c.expr, &self.consts) {
             self.consts.insert(c.ident.to_string(), value);
         }
-        self.scopes.last_mut().map(|s| s.insert(c.ident.to_string(), Binding { var }));
+        self.scopes
+            .last_mut()
+            .map(|s| s.insert(c.ident.to_string(), Binding { var }));
     }
 
     fn local(&mut self, local: &syn::Local) {
@@ -243,14 +278,19 @@ impl<'d> Checker<'d> {
         let (ident, _mutable, annotated) = match local_pattern(&local.pat) {
             Ok(p) => p,
             Err(span) => {
-                self.diag.error(span, "a kernel `let` binds one name (`let x = ...;` or `let mut x: u32 = ...;`)");
+                self.diag.error(
+                    span,
+                    "a kernel `let` binds one name (`let x = ...;` or `let mut x: u32 = ...;`)",
+                );
                 // The names it meant to bind stay in scope, untyped, so their uses raise no
                 // further errors.
                 let mut names = Vec::new();
                 pattern_idents(&local.pat, &mut names);
                 for name in names {
                     let var = self.fresh(Slot::Free);
-                    self.scopes.last_mut().map(|s| s.insert(name, Binding { var }));
+                    self.scopes
+                        .last_mut()
+                        .map(|s| s.insert(name, Binding { var }));
                 }
                 return;
             }
@@ -268,7 +308,10 @@ impl<'d> Checker<'d> {
         match &local.init {
             Some(init) => {
                 if let Some((_, diverge)) = &init.diverge {
-                    self.diag.error(diverge.span(), "`let ... else` is not in the kernel language; use `if`");
+                    self.diag.error(
+                        diverge.span(),
+                        "`let ... else` is not in the kernel language; use `if`",
+                    );
                 }
                 let v = match (&*init.expr, self.ty(var)) {
                     (Expr::Array(arr), Some(Ty::Vector(p, _))) => {
@@ -279,9 +322,13 @@ impl<'d> Checker<'d> {
                 };
                 self.unify(var, v, init.expr.span());
             }
-            None => self.diag.error(local.span(), "a kernel `let` needs an initial value"),
+            None => self
+                .diag
+                .error(local.span(), "a kernel `let` needs an initial value"),
         }
-        self.scopes.last_mut().map(|s| s.insert(ident, Binding { var }));
+        self.scopes
+            .last_mut()
+            .map(|s| s.insert(ident, Binding { var }));
     }
 
     /// Checks an expression used as an operand: `break`, `continue` and `return` end control
@@ -315,16 +362,25 @@ impl<'d> Checker<'d> {
                 let from = self.operand(&c.expr);
                 match crate::params::scalar_type(&c.ty) {
                     Some(to) => {
-                        if let Some(Ty::Vector(..) | Ty::Global { .. } | Ty::Shared { .. } | Ty::Unit) = self.ty(from) {
+                        if let Some(
+                            Ty::Vector(..) | Ty::Global { .. } | Ty::Shared { .. } | Ty::Unit,
+                        ) = self.ty(from)
+                        {
                             self.diag.error(c.expr.span(), "`as` converts scalars only");
                         }
                         if to == Prim::Bool {
-                            self.diag.error(c.ty.span(), "casts to `bool` are not in Rust; compare with `!= 0`");
+                            self.diag.error(
+                                c.ty.span(),
+                                "casts to `bool` are not in Rust; compare with `!= 0`",
+                            );
                         }
                         self.known(Ty::Prim(to))
                     }
                     None => {
-                        self.diag.error(c.ty.span(), "`as` converts to u32, i32, u64, i64, f32 or f64");
+                        self.diag.error(
+                            c.ty.span(),
+                            "`as` converts to u32, i32, u64, i64, f32 or f64",
+                        );
                         self.fresh(Slot::Free)
                     }
                 }
@@ -349,14 +405,20 @@ impl<'d> Checker<'d> {
             }
             Expr::Block(b) => {
                 if b.label.is_some() {
-                    self.diag.error(b.span(), "labelled blocks are not in the kernel language; use a labelled loop");
+                    self.diag.error(
+                        b.span(),
+                        "labelled blocks are not in the kernel language; use a labelled loop",
+                    );
                 }
                 self.block(&b.block)
             }
             Expr::If(i) => self.if_expr(i),
             Expr::While(w) => {
                 if let Expr::Let(l) = &*w.cond {
-                    self.diag.error(l.span(), "`while let` is not in the kernel language; use `while` with a condition");
+                    self.diag.error(
+                        l.span(),
+                        "`while let` is not in the kernel language; use `while` with a condition",
+                    );
                 } else {
                     let c = self.expr(&w.cond);
                     let b = self.known(Ty::Prim(Prim::Bool));
@@ -373,7 +435,10 @@ impl<'d> Checker<'d> {
             Expr::Break(b) => {
                 self.jump_target(b.label.as_ref(), b.span(), "break");
                 if let Some(value) = &b.expr {
-                    self.diag.error(value.span(), "`break` with a value is not in the kernel language");
+                    self.diag.error(
+                        value.span(),
+                        "`break` with a value is not in the kernel language",
+                    );
                 }
                 self.fresh(Slot::Free)
             }
@@ -385,13 +450,17 @@ impl<'d> Checker<'d> {
             Expr::Reference(r) => {
                 let v = self.expr(&r.expr);
                 if let Some(Ty::Prim(_) | Ty::Vector(..)) = self.ty(v) {
-                    self.diag.error(r.span(), "references to values are not in the kernel language; pass the value");
+                    self.diag.error(
+                        r.span(),
+                        "references to values are not in the kernel language; pass the value",
+                    );
                 }
                 v
             }
             Expr::Return(r) => {
                 if let Some(value) = &r.expr {
-                    self.diag.error(value.span(), "kernels return nothing; write `return;`");
+                    self.diag
+                        .error(value.span(), "kernels return nothing; write `return;`");
                 }
                 self.fresh(Slot::Free)
             }
@@ -431,16 +500,28 @@ impl<'d> Checker<'d> {
         let what = match e {
             Expr::Match(_) => "`match` is not in the kernel language; use `if`/`else`",
             Expr::Closure(_) => "closures are not in the kernel language",
-            Expr::Unsafe(_) => "`unsafe` blocks are not in the kernel language; nothing in it needs one",
+            Expr::Unsafe(_) => {
+                "`unsafe` blocks are not in the kernel language; nothing in it needs one"
+            }
             Expr::Async(_) | Expr::Await(_) => "`async` is not in the kernel language",
-            Expr::Macro(_) => "macros are not in the kernel language; kernels have no formatting, assertions or I/O",
-            Expr::Struct(_) => "structs are not in the kernel language; use scalars and [T; 2] / [T; 4] vectors",
-            Expr::Tuple(_) => "tuples are not in the kernel language; use separate `let`s or a [T; N] vector",
-            Expr::Field(_) => "fields are not in the kernel language; index vectors with a constant (`v[0]`)",
+            Expr::Macro(_) => {
+                "macros are not in the kernel language; kernels have no formatting, assertions or I/O"
+            }
+            Expr::Struct(_) => {
+                "structs are not in the kernel language; use scalars and [T; 2] / [T; 4] vectors"
+            }
+            Expr::Tuple(_) => {
+                "tuples are not in the kernel language; use separate `let`s or a [T; N] vector"
+            }
+            Expr::Field(_) => {
+                "fields are not in the kernel language; index vectors with a constant (`v[0]`)"
+            }
             Expr::Range(_) => "ranges appear only as the iterator of a `for` loop",
             Expr::Let(_) => "`let` in a condition is not in the kernel language",
             Expr::Try(_) => "`?` is not in the kernel language",
-            Expr::Repeat(_) => "`[x; N]` is not in the kernel language; use `shared_array::<T, N>()` for arrays",
+            Expr::Repeat(_) => {
+                "`[x; N]` is not in the kernel language; use `shared_array::<T, N>()` for arrays"
+            }
             Expr::Const(_) => "`const` blocks are not in the kernel language; use a `const` item",
             _ => "this expression is not in the kernel language",
         };
@@ -465,13 +546,19 @@ impl<'d> Checker<'d> {
                 "f32" => self.known(Ty::Prim(Prim::F32)),
                 "f64" => self.known(Ty::Prim(Prim::F64)),
                 s => {
-                    self.diag.error(f.span(), format!("float suffix `{s}` is not in the kernel language; use f32 or f64"));
+                    self.diag.error(
+                        f.span(),
+                        format!("float suffix `{s}` is not in the kernel language; use f32 or f64"),
+                    );
                     self.fresh(Slot::Free)
                 }
             },
             Lit::Bool(_) => self.known(Ty::Prim(Prim::Bool)),
             other => {
-                self.diag.error(other.span(), "only integer, float and bool literals are in the kernel language");
+                self.diag.error(
+                    other.span(),
+                    "only integer, float and bool literals are in the kernel language",
+                );
                 self.fresh(Slot::Free)
             }
         }
@@ -508,7 +595,12 @@ impl<'d> Checker<'d> {
                 self.unify(t, r, b.right.span());
                 t
             }
-            BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_) => {
+            BinOp::Eq(_)
+            | BinOp::Ne(_)
+            | BinOp::Lt(_)
+            | BinOp::Le(_)
+            | BinOp::Gt(_)
+            | BinOp::Ge(_) => {
                 self.unify(l, r, b.right.span());
                 self.expect_prim(l, b.left.span(), |_| true, "a scalar");
                 self.known(Ty::Prim(Prim::Bool))
@@ -523,9 +615,19 @@ impl<'d> Checker<'d> {
                     l
                 }
             }
-            BinOp::BitAnd(_) | BinOp::BitOr(_) | BinOp::BitXor(_) | BinOp::BitAndAssign(_) | BinOp::BitOrAssign(_) | BinOp::BitXorAssign(_) => {
+            BinOp::BitAnd(_)
+            | BinOp::BitOr(_)
+            | BinOp::BitXor(_)
+            | BinOp::BitAndAssign(_)
+            | BinOp::BitOrAssign(_)
+            | BinOp::BitXorAssign(_) => {
                 self.unify(l, r, b.right.span());
-                self.expect_prim(l, span, |p| p.is_int() || p == Prim::Bool, "an integer or bool");
+                self.expect_prim(
+                    l,
+                    span,
+                    |p| p.is_int() || p == Prim::Bool,
+                    "an integer or bool",
+                );
                 if is_assign(&b.op) {
                     self.place(&b.left);
                     self.known(Ty::Unit)
@@ -535,7 +637,12 @@ impl<'d> Checker<'d> {
             }
             BinOp::Rem(_) | BinOp::RemAssign(_) => {
                 self.unify(l, r, b.right.span());
-                self.expect_prim(l, span, Prim::is_int, "an integer (`%` on floats is not in the kernel language)");
+                self.expect_prim(
+                    l,
+                    span,
+                    Prim::is_int,
+                    "an integer (`%` on floats is not in the kernel language)",
+                );
                 if is_assign(&b.op) {
                     self.place(&b.left);
                     self.known(Ty::Unit)
@@ -566,17 +673,28 @@ impl<'d> Checker<'d> {
                     Slot::Int | Slot::Float | Slot::Free => {}
                     _ => {
                         let found = self.describe(v);
-                        self.diag.error(u.span(), format!("cannot negate `{found}`: `-` applies to i32, i64, f32 and f64"));
+                        self.diag.error(
+                            u.span(),
+                            format!(
+                                "cannot negate `{found}`: `-` applies to i32, i64, f32 and f64"
+                            ),
+                        );
                     }
                 }
                 v
             }
             UnOp::Not(_) => {
-                self.expect_prim(v, u.span(), |p| p.is_int() || p == Prim::Bool, "an integer or bool");
+                self.expect_prim(
+                    v,
+                    u.span(),
+                    |p| p.is_int() || p == Prim::Bool,
+                    "an integer or bool",
+                );
                 v
             }
             _ => {
-                self.diag.error(u.span(), "dereference is not in the kernel language");
+                self.diag
+                    .error(u.span(), "dereference is not in the kernel language");
                 self.fresh(Slot::Free)
             }
         }
@@ -590,7 +708,8 @@ impl<'d> Checker<'d> {
             | Some(Ty::Handle(Handle::DynShared(elem)))
             | Some(Ty::Handle(Handle::Peer(elem, _))) => {
                 if !is_name(&ix.expr) {
-                    self.diag.error(ix.expr.span(), "index memory through its name (`x[i]`)");
+                    self.diag
+                        .error(ix.expr.span(), "index memory through its name (`x[i]`)");
                 }
                 let index = self.expr(&ix.index);
                 let u = self.known(Ty::Prim(Prim::U32));
@@ -607,7 +726,10 @@ impl<'d> Checker<'d> {
             }
             None => {
                 if let Slot::Int | Slot::Float = self.resolve(base) {
-                    self.diag.error(ix.expr.span(), "cannot index a number; index slices, shared arrays and vectors");
+                    self.diag.error(
+                        ix.expr.span(),
+                        "cannot index a number; index slices, shared arrays and vectors",
+                    );
                 }
                 self.expr(&ix.index);
                 self.fresh(Slot::Free)
@@ -626,16 +748,25 @@ impl<'d> Checker<'d> {
             Expr::Path(_) => {}
             Expr::Index(ix) => match &*ix.expr {
                 Expr::Path(_) => {}
-                other => self.diag.error(other.span(), "assign through a parameter, binding or shared array by name"),
+                other => self.diag.error(
+                    other.span(),
+                    "assign through a parameter, binding or shared array by name",
+                ),
             },
             Expr::Paren(p) => self.place(&p.expr),
-            other => self.diag.error(other.span(), "the left side of an assignment is a binding or an indexed slice, array or vector"),
+            other => self.diag.error(
+                other.span(),
+                "the left side of an assignment is a binding or an indexed slice, array or vector",
+            ),
         }
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> usize {
         if let Expr::Let(l) = &*i.cond {
-            self.diag.error(l.span(), "`if let` is not in the kernel language; use a condition");
+            self.diag.error(
+                l.span(),
+                "`if let` is not in the kernel language; use a condition",
+            );
         } else {
             let c = self.expr(&i.cond);
             let b = self.known(Ty::Prim(Prim::Bool));
@@ -654,7 +785,8 @@ impl<'d> Checker<'d> {
 
     fn loop_body(&mut self, label: Option<&syn::Label>, body: &syn::Block) {
         self.loop_depth += 1;
-        self.labels.push(label.map(|l| l.name.ident.to_string()).unwrap_or_default());
+        self.labels
+            .push(label.map(|l| l.name.ident.to_string()).unwrap_or_default());
         self.block(body);
         self.labels.pop();
         self.loop_depth -= 1;
@@ -664,9 +796,11 @@ impl<'d> Checker<'d> {
         if self.loop_depth == 0 {
             self.diag.error(span, format!("`{what}` outside a loop"));
         } else if let Some(l) = label
-            && !self.labels.iter().any(|n| l.ident == n) {
-                self.diag.error(l.span(), format!("no enclosing loop is labelled `{l}`"));
-            }
+            && !self.labels.iter().any(|n| l.ident == n)
+        {
+            self.diag
+                .error(l.span(), format!("no enclosing loop is labelled `{l}`"));
+        }
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> usize {
@@ -674,7 +808,10 @@ impl<'d> Checker<'d> {
             Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.to_string()),
             Pat::Wild(_) => Some("_".into()),
             other => {
-                self.diag.error(other.span(), "a kernel `for` binds one name: `for i in a..b`");
+                self.diag.error(
+                    other.span(),
+                    "a kernel `for` binds one name: `for i in a..b`",
+                );
                 None
             }
         };
@@ -711,7 +848,9 @@ impl<'d> Checker<'d> {
         }
         self.scopes.push(HashMap::new());
         if let Some(name) = name {
-            self.scopes.last_mut().map(|s| s.insert(name, Binding { var: elem }));
+            self.scopes
+                .last_mut()
+                .map(|s| s.insert(name, Binding { var: elem }));
         }
         self.loop_body(f.label.as_ref(), &f.body);
         self.scopes.pop();
@@ -720,7 +859,10 @@ impl<'d> Checker<'d> {
 
     fn call(&mut self, call: &syn::ExprCall) -> usize {
         let Expr::Path(path) = &*call.func else {
-            self.diag.error(call.func.span(), "only kernel-language functions can be called in a kernel");
+            self.diag.error(
+                call.func.span(),
+                "only kernel-language functions can be called in a kernel",
+            );
             return self.fresh(Slot::Free);
         };
         let builtin = builtins::lookup_call(&path.path);
@@ -745,7 +887,14 @@ impl<'d> Checker<'d> {
     fn builtin_call(&mut self, builtin: Builtin, call: &syn::ExprCall, args: &[usize]) -> usize {
         let want = builtin.arity();
         if args.len() != want {
-            self.diag.error(call.span(), format!("`{}` takes {want} argument(s), found {}", builtin.name(), args.len()));
+            self.diag.error(
+                call.span(),
+                format!(
+                    "`{}` takes {want} argument(s), found {}",
+                    builtin.name(),
+                    args.len()
+                ),
+            );
             return self.fresh(Slot::Free);
         }
         match builtin {
@@ -760,23 +909,31 @@ impl<'d> Checker<'d> {
                 self.known(Ty::Prim(p))
             }
             Builtin::Sync(f) => self.sync_call(f, call, args),
-            Builtin::SharedArray => match crate::params::shared_array_args(&call.func, &self.consts) {
-                Ok((elem, len)) => self.known(Ty::Shared { elem, len }),
-                Err(e) => {
-                    self.diag.push(e);
-                    self.fresh(Slot::Free)
+            Builtin::SharedArray => {
+                match crate::params::shared_array_args(&call.func, &self.consts) {
+                    Ok((elem, len)) => self.known(Ty::Shared { elem, len }),
+                    Err(e) => {
+                        self.diag.push(e);
+                        self.fresh(Slot::Free)
+                    }
                 }
-            },
+            }
         }
     }
 
     fn method(&mut self, m: &syn::ExprMethodCall) -> usize {
         if m.method == "step_by" {
-            self.diag.error(m.method.span(), "`step_by` appears only on the range of a `for` loop");
+            self.diag.error(
+                m.method.span(),
+                "`step_by` appears only on the range of a `for` loop",
+            );
             return self.fresh(Slot::Free);
         }
         if let Some(t) = &m.turbofish {
-            self.diag.error(t.span(), "kernel-language methods take no generic arguments");
+            self.diag.error(
+                t.span(),
+                "kernel-language methods take no generic arguments",
+            );
         }
         let recv = self.expr(&m.receiver);
         if let Some(Ty::Handle(h)) = self.ty(recv) {
@@ -786,28 +943,56 @@ impl<'d> Checker<'d> {
         match builtins::lookup_method(&m.method.to_string()) {
             Some(kind) => {
                 if args.len() + 1 != kind.arity() {
-                    self.diag.error(m.span(), format!("`{}` takes {} argument(s), found {}", m.method, kind.arity() - 1, args.len()));
+                    self.diag.error(
+                        m.span(),
+                        format!(
+                            "`{}` takes {} argument(s), found {}",
+                            m.method,
+                            kind.arity() - 1,
+                            args.len()
+                        ),
+                    );
                     return self.fresh(Slot::Free);
                 }
                 self.method_kind(kind, recv, &args, m.method.span())
             }
             None => {
-                self.diag.error(m.method.span(), format!("`{}` is not a kernel-language method; methods: {}", m.method, builtins::METHOD_NAMES));
+                self.diag.error(
+                    m.method.span(),
+                    format!(
+                        "`{}` is not a kernel-language method; methods: {}",
+                        m.method,
+                        builtins::METHOD_NAMES
+                    ),
+                );
                 self.fresh(Slot::Free)
             }
         }
     }
 
-    fn method_kind(&mut self, kind: MethodKind, recv: usize, args: &[usize], span: proc_macro2::Span) -> usize {
+    fn method_kind(
+        &mut self,
+        kind: MethodKind,
+        recv: usize,
+        args: &[usize],
+        span: proc_macro2::Span,
+    ) -> usize {
         for &a in args {
             self.unify(recv, a, span);
         }
         let (ok, what): (fn(Prim) -> bool, &str) = match kind {
             MethodKind::Min | MethodKind::Max => (|p| p != Prim::Bool, "a number"),
-            MethodKind::Abs => (|p| p.is_signed() || p.is_float(), "a signed integer or float"),
+            MethodKind::Abs => (
+                |p| p.is_signed() || p.is_float(),
+                "a signed integer or float",
+            ),
             MethodKind::Sqrt | MethodKind::MulAdd => (Prim::is_float, "a float"),
-            MethodKind::WrappingAdd | MethodKind::WrappingSub | MethodKind::WrappingMul => (Prim::is_int, "an integer"),
-            MethodKind::CountOnes | MethodKind::LeadingZeros | MethodKind::ReverseBits => (Prim::is_int, "an integer"),
+            MethodKind::WrappingAdd | MethodKind::WrappingSub | MethodKind::WrappingMul => {
+                (Prim::is_int, "an integer")
+            }
+            MethodKind::CountOnes | MethodKind::LeadingZeros | MethodKind::ReverseBits => {
+                (Prim::is_int, "an integer")
+            }
             MethodKind::ToBits => (Prim::is_float, "a float"),
         };
         self.expect_prim(recv, span, ok, what);
@@ -817,7 +1002,10 @@ impl<'d> Checker<'d> {
                 Some(Ty::Prim(Prim::F64)) => self.known(Ty::Prim(Prim::U64)),
                 Some(Ty::Prim(Prim::F32)) => self.known(Ty::Prim(Prim::U32)),
                 _ => {
-                    self.diag.error(span, "`to_bits` needs the float's type to be known here; annotate it");
+                    self.diag.error(
+                        span,
+                        "`to_bits` needs the float's type to be known here; annotate it",
+                    );
                     self.fresh(Slot::Free)
                 }
             },
@@ -846,7 +1034,9 @@ fn is_assign(op: &BinOp) -> bool {
 fn local_pattern(pat: &Pat) -> Result<(String, bool, Option<&syn::Type>), proc_macro2::Span> {
     match pat {
         Pat::Wild(_) => Ok(("_".into(), false, None)),
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Ok((p.ident.to_string(), p.mutability.is_some(), None)),
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            Ok((p.ident.to_string(), p.mutability.is_some(), None))
+        }
         Pat::Type(t) => {
             let (name, mutable, _) = local_pattern(&t.pat)?;
             Ok((name, mutable, Some(&t.ty)))
@@ -913,7 +1103,9 @@ pub fn range_parts(e: &Expr) -> Option<RangeParts<'_>> {
 /// The value of an integer literal, if `e` is one.
 pub fn const_usize(e: &Expr) -> Option<u64> {
     match e {
-        Expr::Lit(syn::ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<u64>().ok(),
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse::<u64>().ok(),
         Expr::Paren(p) => const_usize(&p.expr),
         _ => None,
     }

@@ -38,30 +38,52 @@ impl Checker<'_> {
         let u32_ty = Ty::Prim(Prim::U32);
         let span = call.span();
         match f {
-            SyncFn::Named { counted, cta_spelling, reduction } => {
+            SyncFn::Named {
+                counted,
+                cta_spelling,
+                reduction,
+            } => {
                 let generics = self.generic_args(&call.func);
                 let want = if counted { 2 } else { 1 };
                 if generics.len() != want {
                     let form = if counted { "::<ID, THREADS>" } else { "::<ID>" };
-                    self.diag.error(call.func.span(), format!("this barrier takes its id{} as generic arguments: `{form}()`", if counted { " and thread count" } else { "" }));
+                    self.diag.error(
+                        call.func.span(),
+                        format!(
+                            "this barrier takes its id{} as generic arguments: `{form}()`",
+                            if counted { " and thread count" } else { "" }
+                        ),
+                    );
                     return self.fresh(Slot::Free);
                 }
                 let id = self.const_generic(generics[0], "barrier id");
                 if let Some(id) = id
-                    && id > 15 {
-                        self.diag.error(generics[0].span(), format!("barrier id {id} is out of range: a CTA has named barriers 0..15 (PTX ISA §9.7.13.1)"));
+                    && id > 15
+                {
+                    self.diag.error(generics[0].span(), format!("barrier id {id} is out of range: a CTA has named barriers 0..15 (PTX ISA §9.7.13.1)"));
+                }
+                let threads = if counted {
+                    self.const_generic(generics[1], "thread count")
+                } else {
+                    Some(0)
+                };
+                if counted && let Some(n) = threads {
+                    if n == 0 || n % 32 != 0 {
+                        self.diag.error(generics[1].span(), format!("thread count {n} is not a positive multiple of the warp size 32 (PTX ISA §9.7.13.1)"));
+                    } else if n > MAX_THREADS {
+                        self.diag.error(
+                            generics[1].span(),
+                            format!("thread count {n} exceeds the 1024 threads a CTA can have"),
+                        );
                     }
-                let threads = if counted { self.const_generic(generics[1], "thread count") } else { Some(0) };
-                if counted
-                    && let Some(n) = threads {
-                        if n == 0 || n % 32 != 0 {
-                            self.diag.error(generics[1].span(), format!("thread count {n} is not a positive multiple of the warp size 32 (PTX ISA §9.7.13.1)"));
-                        } else if n > MAX_THREADS {
-                            self.diag.error(generics[1].span(), format!("thread count {n} exceeds the 1024 threads a CTA can have"));
-                        }
-                    }
+                }
                 match (id, threads) {
-                    (Some(id), Some(threads)) => self.known(Ty::Handle(Handle::Named { id: id as u32, threads: threads as u32, cta_spelling, reduction })),
+                    (Some(id), Some(threads)) => self.known(Ty::Handle(Handle::Named {
+                        id: id as u32,
+                        threads: threads as u32,
+                        cta_spelling,
+                        reduction,
+                    })),
                     _ => self.fresh(Slot::Free),
                 }
             }
@@ -72,10 +94,15 @@ impl Checker<'_> {
             SyncFn::MBarrier => self.known(Ty::Handle(Handle::MBar)),
             SyncFn::ClusterBarrier => self.known(Ty::Handle(Handle::ClusterBar)),
             SyncFn::Publish | SyncFn::PublishCta => match call.args.first() {
-                Some(Expr::Array(arr)) if call.args.len() == 1 && !arr.elems.is_empty() && arr.elems.len() <= 16 => {
+                Some(Expr::Array(arr))
+                    if call.args.len() == 1 && !arr.elems.is_empty() && arr.elems.len() <= 16 =>
+                {
                     for (item, &v) in arr.elems.iter().zip(&self.array_items(arr)) {
                         if self.ty(v) != Some(Ty::Handle(Handle::MBar)) && self.ty(v).is_some() {
-                            self.diag.error(item.span(), "`publish` takes an array of initialised mbarriers");
+                            self.diag.error(
+                                item.span(),
+                                "`publish` takes an array of initialised mbarriers",
+                            );
                         }
                     }
                     self.known(Ty::Handle(Handle::MBarArray(arr.elems.len() as u8)))
@@ -96,9 +123,14 @@ impl Checker<'_> {
                 let u = self.known(u32_ty);
                 self.unify(u, args[1], call.args[1].span());
                 match self.ty(args[0]) {
-                    Some(Ty::Shared { elem, len }) => self.known(Ty::Handle(Handle::Peer(elem, len))),
+                    Some(Ty::Shared { elem, len }) => {
+                        self.known(Ty::Handle(Handle::Peer(elem, len)))
+                    }
                     Some(other) => {
-                        self.diag.error(call.args[0].span(), format!("`peer_shared` maps a shared array, not `{other}`"));
+                        self.diag.error(
+                            call.args[0].span(),
+                            format!("`peer_shared` maps a shared array, not `{other}`"),
+                        );
                         self.fresh(Slot::Free)
                     }
                     None => self.fresh(Slot::Free),
@@ -108,21 +140,32 @@ impl Checker<'_> {
                 let generics = self.generic_args(&call.func);
                 match generics.as_slice() {
                     [GenericArgument::Type(t)] => match crate::params::elem_type(t) {
-                        Some(elem) if elem.prim != Prim::Bool => self.known(Ty::Handle(Handle::DynShared(elem))),
+                        Some(elem) if elem.prim != Prim::Bool => {
+                            self.known(Ty::Handle(Handle::DynShared(elem)))
+                        }
                         _ => {
                             self.diag.error(t.span(), "dynamic shared memory holds u32, i32, u64, i64, f32, f64, or [T; 2] / [T; 4] vectors");
                             self.fresh(Slot::Free)
                         }
                     },
                     _ => {
-                        self.diag.error(call.func.span(), "`dynamic_shared` takes its element type: `dynamic_shared::<f32>()`");
+                        self.diag.error(
+                            call.func.span(),
+                            "`dynamic_shared` takes its element type: `dynamic_shared::<f32>()`",
+                        );
                         self.fresh(Slot::Free)
                     }
                 }
             }
             SyncFn::BulkLoad | SyncFn::BulkLoadMulticast => {
-                if self.ty(args[0]).is_some_and(|t| t != Ty::Handle(Handle::MBar)) {
-                    self.diag.error(call.args[0].span(), "a bulk load completes on an mbarrier: pass `&bar`");
+                if self
+                    .ty(args[0])
+                    .is_some_and(|t| t != Ty::Handle(Handle::MBar))
+                {
+                    self.diag.error(
+                        call.args[0].span(),
+                        "a bulk load completes on an mbarrier: pass `&bar`",
+                    );
                 }
                 self.copy_args(call, &args[1..6], 1, true);
                 if f == SyncFn::BulkLoadMulticast {
@@ -140,7 +183,10 @@ impl Checker<'_> {
                 self.known(Ty::Unit)
             }
             SyncFn::CpAsync => {
-                let (dst, src) = (self.shared_elem(args[0], &call.args[0]), self.global_elem(args[2], &call.args[2]));
+                let (dst, src) = (
+                    self.shared_elem(args[0], &call.args[0]),
+                    self.global_elem(args[2], &call.args[2]),
+                );
                 self.expect_u32(args[1], &call.args[1]);
                 self.expect_u32(args[3], &call.args[3]);
                 if let (Some(d), Some(s)) = (dst, src) {
@@ -163,7 +209,10 @@ impl Checker<'_> {
                 self.known(Ty::Unit)
             }
             SyncFn::ElectOne => self.known(Ty::Prim(Prim::Bool)),
-            SyncFn::BulkCommit | SyncFn::FenceProxyAsync | SyncFn::FenceMbarrierInit | SyncFn::Membar(_) => self.known(Ty::Unit),
+            SyncFn::BulkCommit
+            | SyncFn::FenceProxyAsync
+            | SyncFn::FenceMbarrierInit
+            | SyncFn::Membar(_) => self.known(Ty::Unit),
         }
     }
 
@@ -184,7 +233,10 @@ impl Checker<'_> {
         let elements = self.const_u32_arg(a(4), args[4], "the element count of a bulk copy");
         if let (Some(s), Some(g)) = (s, g) {
             if s != g {
-                self.diag.error(call.span(), format!("a bulk copy moves elements of one type, found `{s}` and `{g}`"));
+                self.diag.error(
+                    call.span(),
+                    format!("a bulk copy moves elements of one type, found `{s}` and `{g}`"),
+                );
             } else if let Some(n) = elements {
                 let bytes = n * s.size() as u64;
                 if n == 0 || !bytes.is_multiple_of(16) {
@@ -210,7 +262,10 @@ impl Checker<'_> {
             Some(Ty::Global { elem, .. }) => Some(elem),
             None => None,
             Some(other) => {
-                self.diag.error(e.span(), format!("expected a global slice, found `{other}`"));
+                self.diag.error(
+                    e.span(),
+                    format!("expected a global slice, found `{other}`"),
+                );
                 None
             }
         }
@@ -233,7 +288,12 @@ impl Checker<'_> {
         self.expect_u32(v, e);
         let value = crate::params::const_value(e, &self.consts);
         if value.is_none() {
-            self.diag.error(e.span(), format!("{what} must be known at compile time: an integer literal or a kernel `const`"));
+            self.diag.error(
+                e.span(),
+                format!(
+                    "{what} must be known at compile time: an integer literal or a kernel `const`"
+                ),
+            );
         }
         value
     }
@@ -253,13 +313,18 @@ impl Checker<'_> {
     fn const_generic(&mut self, arg: &GenericArgument, what: &str) -> Option<u64> {
         let value = match arg {
             GenericArgument::Const(e) => crate::params::const_value(e, &self.consts),
-            GenericArgument::Type(syn::Type::Path(p)) => {
-                p.path.get_ident().and_then(|i| self.consts.get(&i.to_string())).and_then(|v| u64::try_from(*v).ok())
-            }
+            GenericArgument::Type(syn::Type::Path(p)) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.consts.get(&i.to_string()))
+                .and_then(|v| u64::try_from(*v).ok()),
             _ => None,
         };
         if value.is_none() {
-            self.diag.error(arg.span(), format!("the {what} must be an integer literal or a kernel `const`"));
+            self.diag.error(
+                arg.span(),
+                format!("the {what} must be an integer literal or a kernel `const`"),
+            );
         }
         value
     }
@@ -274,13 +339,22 @@ impl Checker<'_> {
         let elem = match crate::params::elem_type(t) {
             Some(e) if e.prim != Prim::Bool => e,
             _ => {
-                self.diag.error(t.span(), "pipeline tiles hold u32, i32, u64, i64, f32, f64, or [T; 2] / [T; 4] vectors");
+                self.diag.error(
+                    t.span(),
+                    "pipeline tiles hold u32, i32, u64, i64, f32, f64, or [T; 2] / [T; 4] vectors",
+                );
                 return None;
             }
         };
-        let (s, n) = (self.const_generic(stages, "stage count")?, self.const_generic(tile, "tile length")?);
+        let (s, n) = (
+            self.const_generic(stages, "stage count")?,
+            self.const_generic(tile, "tile length")?,
+        );
         if !(1..=32).contains(&s) {
-            self.diag.error(stages.span(), format!("a pipeline has 1 to 32 stages, not {s}"));
+            self.diag.error(
+                stages.span(),
+                format!("a pipeline has 1 to 32 stages, not {s}"),
+            );
             return None;
         }
         let bytes = n * elem.size() as u64;
@@ -289,23 +363,45 @@ impl Checker<'_> {
             return None;
         }
         if bytes * s > 227 * 1024 {
-            self.diag.error(func.span(), format!("{s} stages of {bytes} bytes exceed the 227 KiB of shared memory a CTA can have"));
+            self.diag.error(
+                func.span(),
+                format!(
+                    "{s} stages of {bytes} bytes exceed the 227 KiB of shared memory a CTA can have"
+                ),
+            );
             return None;
         }
-        Some(PipeShape { elem, stages: s as u32, tile: n as u32 })
+        Some(PipeShape {
+            elem,
+            stages: s as u32,
+            tile: n as u32,
+        })
     }
 
     pub(super) fn handle_method(&mut self, h: Handle, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
         let Some((_, params, out)) = handles::lookup(h, &name) else {
-            self.diag.error(m.method.span(), format!("`{name}` is not a method of `{h}`; its methods: {}", handles::names(h)));
+            self.diag.error(
+                m.method.span(),
+                format!(
+                    "`{name}` is not a method of `{h}`; its methods: {}",
+                    handles::names(h)
+                ),
+            );
             for a in &m.args {
                 self.expr(a);
             }
             return self.fresh(Slot::Free);
         };
         if params.len() != m.args.len() {
-            self.diag.error(m.span(), format!("`{name}` takes {} argument(s), found {}", params.len(), m.args.len()));
+            self.diag.error(
+                m.span(),
+                format!(
+                    "`{name}` takes {} argument(s), found {}",
+                    params.len(),
+                    m.args.len()
+                ),
+            );
             return self.fresh(Slot::Free);
         }
         for (arg, param) in m.args.iter().zip(params.iter()) {
@@ -323,10 +419,15 @@ impl Checker<'_> {
                     // mbarrier operations are `.cta` or `.cluster` scoped; expect_tx and
                     // complete_tx are `.relaxed` only (§9.7.13.15.11-13).
                     match (param, self.ty(v)) {
-                        (Arg::Scope, Some(Ty::Handle(Handle::Scope(ScopeKind::Gpu | ScopeKind::Sys)))) => {
+                        (
+                            Arg::Scope,
+                            Some(Ty::Handle(Handle::Scope(ScopeKind::Gpu | ScopeKind::Sys))),
+                        ) => {
                             self.diag.error(arg.span(), "mbarrier operations have scope `Scope::Cta` or `Scope::Cluster` (PTX ISA §9.7.13.15)");
                         }
-                        (Arg::Sem, Some(Ty::Handle(Handle::Sem(false)))) if name.ends_with("_tx_with") => {
+                        (Arg::Sem, Some(Ty::Handle(Handle::Sem(false))))
+                            if name.ends_with("_tx_with") =>
+                        {
                             self.diag.error(arg.span(), "expect_tx and complete_tx are `.relaxed` only: pass `Sem::Relaxed` (PTX ISA §9.7.13.15.11)");
                         }
                         _ => {}
@@ -365,13 +466,19 @@ impl Checker<'_> {
             .elems
             .iter()
             .map(|p| match p {
-                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => Some(i.ident.to_string()),
+                syn::Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                    Some(i.ident.to_string())
+                }
                 _ => None,
             })
             .collect();
         match self.ty(v) {
-            Some(Ty::Handle(Handle::MBarArray(n))) if n as usize == names.len() && names.iter().all(Option::is_some) => {}
-            Some(_) => self.diag.error(slice.span(), "an array pattern binds the mbarriers of `publish([...])`, one name each"),
+            Some(Ty::Handle(Handle::MBarArray(n)))
+                if n as usize == names.len() && names.iter().all(Option::is_some) => {}
+            Some(_) => self.diag.error(
+                slice.span(),
+                "an array pattern binds the mbarriers of `publish([...])`, one name each",
+            ),
             None => {}
         }
         let mut scope_items = HashMap::new();

@@ -24,13 +24,22 @@ impl Lowerer<'_> {
             Builtin::Special(reg) => self.special(reg),
             Builtin::Clock64 => {
                 let d = self.reg(RegClass::B64);
-                self.emit(Instruction::new(Opcode::Mov, &["u64"], vec![Operand::reg(&d), Operand::reg(SpecialReg::Clock64.name())]));
+                self.emit(Instruction::new(
+                    Opcode::Mov,
+                    &["u64"],
+                    vec![Operand::reg(&d), Operand::reg(SpecialReg::Clock64.name())],
+                ));
                 Val::Reg(Prim::U64, d)
             }
             Builtin::WarpId if matches!(self.block, Some((_, 1, 1))) => {
                 // A one-dimensional block: tid.x / 32.
                 let tx = self.special(SpecialReg::Tid(Dim::X));
-                self.arith(super::expr::Arith::Shr, Prim::U32, tx, Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)))
+                self.arith(
+                    super::expr::Arith::Shr,
+                    Prim::U32,
+                    tx,
+                    Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)),
+                )
             }
             Builtin::WarpId => {
                 // (tid.x + ntid.x * (tid.y + ntid.y * tid.z)) / 32
@@ -41,10 +50,19 @@ impl Lowerer<'_> {
                 let nx = self.special(SpecialReg::Ntid(Dim::X));
                 let tx = self.special(SpecialReg::Tid(Dim::X));
                 let linear = self.mad(nx, yz, tx);
-                self.arith(super::expr::Arith::Shr, Prim::U32, linear, Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)))
+                self.arith(
+                    super::expr::Arith::Shr,
+                    Prim::U32,
+                    linear,
+                    Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)),
+                )
             }
             Builtin::SyncThreads => {
-                self.emit(Instruction::new(Opcode::Bar, &["sync"], vec![Operand::int(0)]));
+                self.emit(Instruction::new(
+                    Opcode::Bar,
+                    &["sync"],
+                    vec![Operand::int(0)],
+                ));
                 Val::Unit
             }
             Builtin::Method(kind) => {
@@ -55,7 +73,11 @@ impl Lowerer<'_> {
             Builtin::FromBits(to) => {
                 let src = self.in_reg(args.into_iter().next().unwrap_or(Val::Unit));
                 let d = self.reg(to.class());
-                self.emit(Instruction::new(Opcode::Mov, &[to.bits().name()], vec![Operand::reg(&d), Operand::reg(&src)]));
+                self.emit(Instruction::new(
+                    Opcode::Mov,
+                    &[to.bits().name()],
+                    vec![Operand::reg(&d), Operand::reg(&src)],
+                ));
                 Val::Reg(to, d)
             }
             Builtin::SharedArray => {
@@ -109,7 +131,13 @@ impl Lowerer<'_> {
             MethodKind::ToBits => {
                 let to = match ty {
                     Ty::Prim(p) => p,
-                    _ => if prim.is_64() { Prim::U64 } else { Prim::U32 },
+                    _ => {
+                        if prim.is_64() {
+                            Prim::U64
+                        } else {
+                            Prim::U32
+                        }
+                    }
                 };
                 ("mov", vec![b], to)
             }
@@ -120,7 +148,12 @@ impl Lowerer<'_> {
         for a in &args {
             operands.push(self.operand(a));
         }
-        self.emit(Instruction { guard: None, opcode: Opcode::from_name(name), modifiers: mods.iter().map(|m| m.to_string()).collect(), operands });
+        self.emit(Instruction {
+            guard: None,
+            opcode: Opcode::from_name(name),
+            modifiers: mods.iter().map(|m| m.to_string()).collect(),
+            operands,
+        });
         Val::Reg(result, d)
     }
 
@@ -133,13 +166,21 @@ impl Lowerer<'_> {
                 Dim::Z => z,
             };
             match reg {
-                SpecialReg::Ntid(d) => return Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(size(d) as i64)),
-                SpecialReg::Tid(d) if size(d) == 1 => return Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(0)),
+                SpecialReg::Ntid(d) => {
+                    return Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(size(d) as i64));
+                }
+                SpecialReg::Tid(d) if size(d) == 1 => {
+                    return Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(0));
+                }
                 _ => {}
             }
         }
         let d = self.reg(RegClass::B32);
-        self.emit(Instruction::new(Opcode::Mov, &["u32"], vec![Operand::reg(&d), Operand::reg(reg.name())]));
+        self.emit(Instruction::new(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&d), Operand::reg(reg.name())],
+        ));
         Val::Reg(Prim::U32, d)
     }
 
@@ -147,7 +188,11 @@ impl Lowerer<'_> {
     fn mad(&mut self, a: Val, b: Val, c: Val) -> Val {
         let (a, b, c) = (self.in_reg(a), self.operand(&b), self.operand(&c));
         let d = self.reg(RegClass::B32);
-        self.emit(Instruction::new(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&a), b, c]));
+        self.emit(Instruction::new(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![Operand::reg(&d), Operand::reg(&a), b, c],
+        ));
         Val::Reg(Prim::U32, d)
     }
 }

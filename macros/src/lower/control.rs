@@ -24,7 +24,13 @@ impl Lowerer<'_> {
             if let Stmt::Item(syn::Item::Const(c)) = stmt {
                 self.mark_statement(c.span());
                 let v = self.expr(&c.expr);
-                self.bind(c.ident.to_string(), Binding::Value { val: v, mutable: false });
+                self.bind(
+                    c.ident.to_string(),
+                    Binding::Value {
+                        val: v,
+                        mutable: false,
+                    },
+                );
             }
         }
         let mut last = Val::Unit;
@@ -56,7 +62,9 @@ impl Lowerer<'_> {
             Some(p) => p,
             None => return self.internal("let pattern"),
         };
-        let Some(init) = &local.init else { return self.internal("let without value") };
+        let Some(init) = &local.init else {
+            return self.internal("let without value");
+        };
         if let Ty::Shared { .. } = self.ty(&init.expr) {
             let binding = self.shared_array(&ident, &init.expr);
             self.bind(ident, binding);
@@ -75,7 +83,10 @@ impl Lowerer<'_> {
         }
         let result = match ty {
             Ty::Prim(p) => Some(Val::Reg(p, self.reg(p.class()))),
-            Ty::Vector(p, n) => Some(Val::Vector(p, (0..n).map(|_| Val::Reg(p, self.reg(p.class()))).collect())),
+            Ty::Vector(p, n) => Some(Val::Vector(
+                p,
+                (0..n).map(|_| Val::Reg(p, self.reg(p.class()))).collect(),
+            )),
             _ => None,
         };
         let else_label = self.new_label();
@@ -103,7 +114,9 @@ impl Lowerer<'_> {
     /// An `if` whose value is a handle: both branches leave the same barrier in the same
     /// state (rustc checks the types), so their values merge.
     fn if_handle(&mut self, e: &syn::ExprIf) -> Val {
-        let Some((_, els)) = &e.else_branch else { return self.internal_val("handle-valued if without else") };
+        let Some((_, els)) = &e.else_branch else {
+            return self.internal_val("handle-valued if without else");
+        };
         let else_label = self.new_label();
         let end_label = self.new_label();
         self.branch_unless(&e.cond, &else_label);
@@ -112,19 +125,32 @@ impl Lowerer<'_> {
         self.branch(&end_label);
         self.place_label(else_label);
         let other = self.expr(els);
-        let (Val::Handle(a), Val::Handle(b)) = (then, other) else { return self.internal_val("handle-valued if") };
+        let (Val::Handle(a), Val::Handle(b)) = (then, other) else {
+            return self.internal_val("handle-valued if");
+        };
         match self.merge_handles(*a, *b) {
             Some((merged, moves)) => {
                 // Each branch moves its registers into the merged ones.
                 let mut then_moves = Vec::new();
                 for (dst, from_then, from_else) in moves {
-                    self.inst(Opcode::Mov, &["b64"], vec![Operand::reg(&dst), Operand::reg(&from_else)]);
+                    self.inst(
+                        Opcode::Mov,
+                        &["b64"],
+                        vec![Operand::reg(&dst), Operand::reg(&from_else)],
+                    );
                     then_moves.push((dst, from_then));
                 }
                 let span = self.span;
                 for (k, (dst, src)) in then_moves.into_iter().enumerate() {
-                    let mov = Instruction::new(Opcode::Mov, &["b64"], vec![Operand::reg(&dst), Operand::reg(&src)]);
-                    self.statements.insert(then_end + k, (phasegate_ptx::Statement::Instruction(mov), span));
+                    let mov = Instruction::new(
+                        Opcode::Mov,
+                        &["b64"],
+                        vec![Operand::reg(&dst), Operand::reg(&src)],
+                    );
+                    self.statements.insert(
+                        then_end + k,
+                        (phasegate_ptx::Statement::Instruction(mov), span),
+                    );
                 }
                 self.place_label(end_label);
                 Val::Handle(Box::new(merged))
@@ -145,7 +171,11 @@ impl Lowerer<'_> {
                     self.branch(label);
                 }
             }
-            Val::Reg(_, p) => self.emit_guarded(&p, true, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(label)])),
+            Val::Reg(_, p) => self.emit_guarded(
+                &p,
+                true,
+                Instruction::new(Opcode::Bra, &[], vec![Operand::sym(label)]),
+            ),
             _ => self.internal("condition without a predicate"),
         }
     }
@@ -211,7 +241,11 @@ impl Lowerer<'_> {
                 if let Val::Reg(_, r) = &v {
                     // `step_by(0)` panics in Rust; in a kernel it traps.
                     let p = self.reg(crate::types::RegClass::Pred);
-                    self.emit(Instruction::new(Opcode::Setp, &["eq", prim.arith().name()], vec![Operand::reg(&p), Operand::reg(r), Operand::int(0)]));
+                    self.emit(Instruction::new(
+                        Opcode::Setp,
+                        &["eq", prim.arith().name()],
+                        vec![Operand::reg(&p), Operand::reg(r), Operand::int(0)],
+                    ));
                     self.emit_guarded(&p, false, Instruction::new(Opcode::Trap, &[], vec![]));
                 }
                 v
@@ -225,10 +259,19 @@ impl Lowerer<'_> {
         let cont = self.new_label();
         let exit = self.new_label();
         // Empty range: skip the loop (decided here when both bounds are constants).
-        let empty = self.comparison(if parts.inclusive { "gt" } else { "ge" }, prim, start.clone(), end.clone());
+        let empty = self.comparison(
+            if parts.inclusive { "gt" } else { "ge" },
+            prim,
+            start.clone(),
+            end.clone(),
+        );
         match empty {
             Val::Imm(_, phasegate_ptx::Imm::Int(0)) => {}
-            Val::Reg(_, p) => self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)])),
+            Val::Reg(_, p) => self.emit_guarded(
+                &p,
+                false,
+                Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]),
+            ),
             _ => self.branch(&exit),
         }
         // `(a..b).step_by(s)`: the number of iterations, (b - a - 1) / s + 1 in unsigned
@@ -243,14 +286,24 @@ impl Lowerer<'_> {
                     Val::Imm(_, imm) => Val::Imm(unsigned, imm),
                     other => other,
                 };
-                let before = self.arith_raw("sub", unsigned, span, Val::Imm(unsigned, phasegate_ptx::Imm::Int(1)));
+                let before = self.arith_raw(
+                    "sub",
+                    unsigned,
+                    span,
+                    Val::Imm(unsigned, phasegate_ptx::Imm::Int(1)),
+                );
                 let step_u = match step.clone() {
                     Val::Reg(_, r) => Val::Reg(unsigned, r),
                     Val::Imm(_, imm) => Val::Imm(unsigned, imm),
                     other => other,
                 };
                 let q = self.arith(super::expr::Arith::Div, unsigned, before, step_u);
-                let n = self.arith_raw("add", unsigned, q, Val::Imm(unsigned, phasegate_ptx::Imm::Int(1)));
+                let n = self.arith_raw(
+                    "add",
+                    unsigned,
+                    q,
+                    Val::Imm(unsigned, phasegate_ptx::Imm::Int(1)),
+                );
                 match self.copy(n) {
                     Val::Reg(_, r) => Some(r),
                     _ => None,
@@ -260,7 +313,13 @@ impl Lowerer<'_> {
         self.place_label(body_label.clone());
         self.scopes.push(HashMap::new());
         if let Some((name, _)) = pattern_name(&f.pat) {
-            self.bind(name, Binding::Value { val: i.clone(), mutable: false });
+            self.bind(
+                name,
+                Binding::Value {
+                    val: i.clone(),
+                    mutable: false,
+                },
+            );
         }
         self.loop_body(f.label.as_ref(), &f.body, &exit, &cont);
         self.scopes.pop();
@@ -278,8 +337,16 @@ impl Lowerer<'_> {
         match (parts.inclusive, unit_step, trips) {
             (false, true, _) => {
                 // i < end before the increment, so i + 1 <= end cannot wrap.
-                self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)]));
-                self.emit(Instruction::new(Opcode::Setp, &["lt", ty], vec![Operand::reg(&go_on), Operand::reg(&i_reg), end_op]));
+                self.emit(Instruction::new(
+                    Opcode::Add,
+                    &[ty],
+                    vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)],
+                ));
+                self.emit(Instruction::new(
+                    Opcode::Setp,
+                    &["lt", ty],
+                    vec![Operand::reg(&go_on), Operand::reg(&i_reg), end_op],
+                ));
             }
             (true, _, _) | (false, false, None) => {
                 // a..=b: another iteration when i < end, and then i + step stays in range only
@@ -295,21 +362,50 @@ impl Lowerer<'_> {
                     Val::Imm(_, imm) => Val::Imm(unsigned, imm),
                     other => other,
                 };
-                let done = self.compare(if parts.inclusive { "lt" } else { "le" }, unsigned, left, step_u);
-                self.emit_guarded(&done, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]));
-                self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), step_op]));
+                let done = self.compare(
+                    if parts.inclusive { "lt" } else { "le" },
+                    unsigned,
+                    left,
+                    step_u,
+                );
+                self.emit_guarded(
+                    &done,
+                    false,
+                    Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]),
+                );
+                self.emit(Instruction::new(
+                    Opcode::Add,
+                    &[ty],
+                    vec![Operand::reg(&i_reg), Operand::reg(&i_reg), step_op],
+                ));
                 self.branch(&body_label);
                 self.place_label(exit);
                 return Val::Unit;
             }
             (false, false, Some(trips)) => {
-                self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), step_op]));
+                self.emit(Instruction::new(
+                    Opcode::Add,
+                    &[ty],
+                    vec![Operand::reg(&i_reg), Operand::reg(&i_reg), step_op],
+                ));
                 let width = if prim.is_64() { "u64" } else { "u32" };
-                self.emit(Instruction::new(Opcode::Sub, &[width], vec![Operand::reg(&trips), Operand::reg(&trips), Operand::int(1)]));
-                self.emit(Instruction::new(Opcode::Setp, &["ne", width], vec![Operand::reg(&go_on), Operand::reg(&trips), Operand::int(0)]));
+                self.emit(Instruction::new(
+                    Opcode::Sub,
+                    &[width],
+                    vec![Operand::reg(&trips), Operand::reg(&trips), Operand::int(1)],
+                ));
+                self.emit(Instruction::new(
+                    Opcode::Setp,
+                    &["ne", width],
+                    vec![Operand::reg(&go_on), Operand::reg(&trips), Operand::int(0)],
+                ));
             }
         }
-        self.emit_guarded(&go_on, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&body_label)]));
+        self.emit_guarded(
+            &go_on,
+            false,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&body_label)]),
+        );
         self.place_label(exit);
         Val::Unit
     }
@@ -321,7 +417,14 @@ impl Lowerer<'_> {
     /// made it 9 % slower at 1024, 16 matches nvcc within 5 % on every row). ptxas does not
     /// unroll a loop with a `try_wait` spin inside, so this is phasegate's to do. The trip count
     /// is counted down; the last `trips % 16` iterations run in a plain loop.
-    fn for_unrolled(&mut self, f: &syn::ExprForLoop, prim: Prim, start: Val, i: Val, end: Val) -> Val {
+    fn for_unrolled(
+        &mut self,
+        f: &syn::ExprForLoop,
+        prim: Prim,
+        start: Val,
+        i: Val,
+        end: Val,
+    ) -> Val {
         const COPIES: i64 = 16;
         let ty = prim.arith().name();
         let Val::Reg(_, i_reg) = &i else {
@@ -329,10 +432,19 @@ impl Lowerer<'_> {
             return Val::Unit;
         };
         let i_reg = i_reg.clone();
-        let (main, rest, rest_body, exit) = (self.new_label(), self.new_label(), self.new_label(), self.new_label());
+        let (main, rest, rest_body, exit) = (
+            self.new_label(),
+            self.new_label(),
+            self.new_label(),
+            self.new_label(),
+        );
         match self.comparison("ge", prim, start.clone(), end.clone()) {
             Val::Imm(_, phasegate_ptx::Imm::Int(0)) => {}
-            Val::Reg(_, p) => self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)])),
+            Val::Reg(_, p) => self.emit_guarded(
+                &p,
+                false,
+                Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]),
+            ),
             _ => self.branch(&exit),
         }
         let left = match self.arith_raw("sub", prim, end, start) {
@@ -348,28 +460,84 @@ impl Lowerer<'_> {
             }
         };
         let p = self.reg(crate::types::RegClass::Pred);
-        self.emit(Instruction::new(Opcode::Setp, &["lt", "u32"], vec![Operand::reg(&p), Operand::reg(&left), Operand::int(COPIES)]));
-        self.emit_guarded(&p, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&rest)]));
+        self.emit(Instruction::new(
+            Opcode::Setp,
+            &["lt", "u32"],
+            vec![Operand::reg(&p), Operand::reg(&left), Operand::int(COPIES)],
+        ));
+        self.emit_guarded(
+            &p,
+            false,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&rest)]),
+        );
         self.place_label(main.clone());
         for _ in 0..COPIES {
             self.unrolled_body(f, &i, &exit);
-            self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)]));
+            self.emit(Instruction::new(
+                Opcode::Add,
+                &[ty],
+                vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)],
+            ));
         }
-        self.emit(Instruction::new(Opcode::Sub, &["u32"], vec![Operand::reg(&left), Operand::reg(&left), Operand::int(COPIES)]));
+        self.emit(Instruction::new(
+            Opcode::Sub,
+            &["u32"],
+            vec![
+                Operand::reg(&left),
+                Operand::reg(&left),
+                Operand::int(COPIES),
+            ],
+        ));
         let again = self.reg(crate::types::RegClass::Pred);
-        self.emit(Instruction::new(Opcode::Setp, &["ge", "u32"], vec![Operand::reg(&again), Operand::reg(&left), Operand::int(COPIES)]));
-        self.emit_guarded(&again, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&main)]));
+        self.emit(Instruction::new(
+            Opcode::Setp,
+            &["ge", "u32"],
+            vec![
+                Operand::reg(&again),
+                Operand::reg(&left),
+                Operand::int(COPIES),
+            ],
+        ));
+        self.emit_guarded(
+            &again,
+            false,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&main)]),
+        );
         self.place_label(rest);
         let none = self.reg(crate::types::RegClass::Pred);
-        self.emit(Instruction::new(Opcode::Setp, &["eq", "u32"], vec![Operand::reg(&none), Operand::reg(&left), Operand::int(0)]));
-        self.emit_guarded(&none, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]));
+        self.emit(Instruction::new(
+            Opcode::Setp,
+            &["eq", "u32"],
+            vec![Operand::reg(&none), Operand::reg(&left), Operand::int(0)],
+        ));
+        self.emit_guarded(
+            &none,
+            false,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&exit)]),
+        );
         self.place_label(rest_body.clone());
         self.unrolled_body(f, &i, &exit);
-        self.emit(Instruction::new(Opcode::Add, &[ty], vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)]));
-        self.emit(Instruction::new(Opcode::Sub, &["u32"], vec![Operand::reg(&left), Operand::reg(&left), Operand::int(1)]));
+        self.emit(Instruction::new(
+            Opcode::Add,
+            &[ty],
+            vec![Operand::reg(&i_reg), Operand::reg(&i_reg), Operand::int(1)],
+        ));
+        self.emit(Instruction::new(
+            Opcode::Sub,
+            &["u32"],
+            vec![Operand::reg(&left), Operand::reg(&left), Operand::int(1)],
+        ));
         let more = self.reg(crate::types::RegClass::Pred);
-        self.emit(Instruction::new(Opcode::Setp, &["ne", "u32"], vec![Operand::reg(&more), Operand::reg(&left), Operand::int(0)]));
-        self.emit_guarded(&more, false, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&rest_body)]));
+        self.emit(Instruction::new(
+            Opcode::Setp,
+            &["ne", "u32"],
+            vec![Operand::reg(&more), Operand::reg(&left), Operand::int(0)],
+        ));
+        self.emit_guarded(
+            &more,
+            false,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&rest_body)]),
+        );
         self.place_label(exit);
         Val::Unit
     }
@@ -378,7 +546,13 @@ impl Lowerer<'_> {
     fn unrolled_body(&mut self, f: &syn::ExprForLoop, i: &Val, exit: &str) {
         self.scopes.push(HashMap::new());
         if let Some((name, _)) = pattern_name(&f.pat) {
-            self.bind(name, Binding::Value { val: i.clone(), mutable: false });
+            self.bind(
+                name,
+                Binding::Value {
+                    val: i.clone(),
+                    mutable: false,
+                },
+            );
         }
         // Unrollable bodies have no `break` or `continue`; the labels are there for symmetry.
         self.loop_body(f.label.as_ref(), &f.body, exit, exit);
@@ -387,10 +561,20 @@ impl Lowerer<'_> {
 
     pub(super) fn jump(&mut self, label: Option<&syn::Lifetime>, is_break: bool) -> Val {
         let target = match label {
-            Some(l) => self.loops.iter().rev().find(|lp| lp.name.as_deref() == Some(&l.ident.to_string())),
+            Some(l) => self
+                .loops
+                .iter()
+                .rev()
+                .find(|lp| lp.name.as_deref() == Some(&l.ident.to_string())),
             None => self.loops.last(),
         };
-        match target.map(|lp| if is_break { lp.brk.clone() } else { lp.cont.clone() }) {
+        match target.map(|lp| {
+            if is_break {
+                lp.brk.clone()
+            } else {
+                lp.cont.clone()
+            }
+        }) {
             Some(t) => self.branch(&t),
             None => self.internal("jump outside a loop"),
         }
@@ -407,7 +591,11 @@ impl Lowerer<'_> {
         let a = Val::Reg(prim, self.in_reg(a));
         let p = self.reg(crate::types::RegClass::Pred);
         let (a, b) = (self.operand(&a), self.operand(&b));
-        self.emit(Instruction::new(Opcode::Setp, &[cmp, prim.arith().name()], vec![Operand::reg(&p), a, b]));
+        self.emit(Instruction::new(
+            Opcode::Setp,
+            &[cmp, prim.arith().name()],
+            vec![Operand::reg(&p), a, b],
+        ));
         p
     }
 }
@@ -423,13 +611,34 @@ fn unrollable(body: &syn::Block) -> bool {
     impl<'a> Visit<'a> for Scan {
         fn visit_expr(&mut self, e: &'a Expr) {
             match e {
-                Expr::Break(_) | Expr::Continue(_) | Expr::Return(_) | Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) | Expr::Macro(_) => {
+                Expr::Break(_)
+                | Expr::Continue(_)
+                | Expr::Return(_)
+                | Expr::ForLoop(_)
+                | Expr::While(_)
+                | Expr::Loop(_)
+                | Expr::Macro(_) => {
                     self.blocked = true;
                 }
                 Expr::Call(c) => {
                     if let Expr::Path(p) = &*c.func {
-                        let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-                        if ["shared_array", "mbarrier", "pipeline", "dynamic_shared", "publish", "publish_cta", "peer_shared"].contains(&name.as_str()) {
+                        let name = p
+                            .path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default();
+                        if [
+                            "shared_array",
+                            "mbarrier",
+                            "pipeline",
+                            "dynamic_shared",
+                            "publish",
+                            "publish_cta",
+                            "peer_shared",
+                        ]
+                        .contains(&name.as_str())
+                        {
                             self.blocked = true;
                         }
                         if name == "sync_threads" {
@@ -439,7 +648,9 @@ fn unrollable(body: &syn::Block) -> bool {
                 }
                 Expr::MethodCall(m) => {
                     let name = m.method.to_string();
-                    if ["sync", "arrive", "wait", "popc", "all", "any", "observe"].iter().any(|b| name.starts_with(b))
+                    if ["sync", "arrive", "wait", "popc", "all", "any", "observe"]
+                        .iter()
+                        .any(|b| name.starts_with(b))
                         || name.starts_with("arrive_") && name.contains("aligned")
                     {
                         self.barrier = true;
@@ -453,7 +664,10 @@ fn unrollable(body: &syn::Block) -> bool {
     if body.stmts.len() > 6 {
         return false;
     }
-    let mut scan = Scan { barrier: false, blocked: false };
+    let mut scan = Scan {
+        barrier: false,
+        blocked: false,
+    };
     scan.visit_block(body);
     scan.barrier && !scan.blocked
 }

@@ -1,7 +1,7 @@
 //! Asynchronous copies (`cp.async.bulk`, `cp.async`), fences, `elect.sync`, `nanosleep`,
 //! distributed and dynamic shared memory.
 
-use super::sync::{addr, reg_addr, HVal};
+use super::sync::{HVal, addr, reg_addr};
 use super::{Binding, Lowerer, Val};
 use crate::builtins::SyncFn;
 use crate::check::const_usize;
@@ -39,7 +39,10 @@ impl Lowerer<'_> {
         let name = memory_name(e)?;
         let (base, elem) = match self.lookup(&name)? {
             Binding::Shared { elem, base, .. } => (base, elem),
-            Binding::Value { val: Val::Handle(h), .. } => match *h {
+            Binding::Value {
+                val: Val::Handle(h),
+                ..
+            } => match *h {
                 HVal::DynShared { elem, offset } => (self.dynamic_base(offset), elem),
                 _ => return None,
             },
@@ -47,7 +50,16 @@ impl Lowerer<'_> {
         };
         let index = self.in_reg(index);
         let d = self.reg(RegClass::B32);
-        self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&base)]);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&d),
+                Operand::reg(&index),
+                Operand::int(elem.size() as i64),
+                Operand::reg(&base),
+            ],
+        );
         Some((d, elem))
     }
 
@@ -55,28 +67,55 @@ impl Lowerer<'_> {
     pub(super) fn dynamic_base(&mut self, offset: u64) -> String {
         let sym = self.dynamic_smem();
         let base = self.reg(RegClass::B32);
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&base), Operand::sym(&sym)]);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&base), Operand::sym(&sym)],
+        );
         if offset == 0 {
             return base;
         }
         let d = self.reg(RegClass::B32);
-        self.inst(Opcode::Add, &["u32"], vec![Operand::reg(&d), Operand::reg(&base), Operand::int(offset as i64)]);
+        self.inst(
+            Opcode::Add,
+            &["u32"],
+            vec![
+                Operand::reg(&d),
+                Operand::reg(&base),
+                Operand::int(offset as i64),
+            ],
+        );
         d
     }
 
     /// The global address of element `index` of the slice that `e` names.
     pub(super) fn global_element(&mut self, e: &Expr, index: Val) -> Option<(String, Elem)> {
         let name = memory_name(e)?;
-        let Binding::Global { elem, base, .. } = self.lookup(&name)? else { return None };
+        let Binding::Global { elem, base, .. } = self.lookup(&name)? else {
+            return None;
+        };
         let index = self.in_reg(index);
         let d = self.reg(RegClass::B64);
-        self.inst(Opcode::Mad, &["wide", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&base)]);
+        self.inst(
+            Opcode::Mad,
+            &["wide", "u32"],
+            vec![
+                Operand::reg(&d),
+                Operand::reg(&index),
+                Operand::int(elem.size() as i64),
+                Operand::reg(&base),
+            ],
+        );
         Some((d, elem))
     }
 
     /// `(dst, dst_index, src, src_index, elements)` of a load into shared memory, starting at
     /// argument `first`: the two addresses and the byte count.
-    pub(super) fn bulk_load_operands(&mut self, args: &[&Expr], first: usize) -> Option<(String, String, u64)> {
+    pub(super) fn bulk_load_operands(
+        &mut self,
+        args: &[&Expr],
+        first: usize,
+    ) -> Option<(String, String, u64)> {
         let a = args.get(first..first + 5)?;
         let di = self.expr(a[1]);
         let (dst, elem) = self.shared_element(a[0], di)?;
@@ -98,13 +137,32 @@ impl Lowerer<'_> {
     }
 
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}`.
-    pub(super) fn bulk_copy_to_shared(&mut self, dst: String, src: String, bytes: u64, bar: &str, mask: Option<Operand>) {
-        let mut operands = vec![reg_addr(&dst), reg_addr(&src), Operand::int(bytes as i64), addr(bar)];
+    pub(super) fn bulk_copy_to_shared(
+        &mut self,
+        dst: String,
+        src: String,
+        bytes: u64,
+        bar: &str,
+        mask: Option<Operand>,
+    ) {
+        let mut operands = vec![
+            reg_addr(&dst),
+            reg_addr(&src),
+            Operand::int(bytes as i64),
+            addr(bar),
+        ];
         let multicast = mask.is_some();
         operands.extend(mask);
         self.inst(
             Opcode::Cp,
-            &["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes", if multicast { "multicast::cluster" } else { "" }],
+            &[
+                "async",
+                "bulk",
+                "shared::cluster",
+                "global",
+                "mbarrier::complete_tx::bytes",
+                if multicast { "multicast::cluster" } else { "" },
+            ],
             operands,
         );
     }
@@ -137,7 +195,9 @@ impl Lowerer<'_> {
             }
             SyncFn::Pipeline => self.new_pipeline(call, ty),
             SyncFn::PeerShared => {
-                let (Some(name), Ty::Handle(Handle::Peer(elem, _))) = (call.args.first().and_then(memory_name), ty) else {
+                let (Some(name), Ty::Handle(Handle::Peer(elem, _))) =
+                    (call.args.first().and_then(memory_name), ty)
+                else {
                     self.internal("peer_shared operands");
                     return Val::Unit;
                 };
@@ -185,12 +245,22 @@ impl Lowerer<'_> {
             }
             SyncFn::BulkStore => {
                 let di = self.expr(args[1]);
-                let Some((dst, elem)) = self.global_element(args[0], di) else { return self.internal_val("bulk_store destination") };
+                let Some((dst, elem)) = self.global_element(args[0], di) else {
+                    return self.internal_val("bulk_store destination");
+                };
                 let si = self.expr(args[3]);
-                let Some((src, _)) = self.shared_element(args[2], si) else { return self.internal_val("bulk_store source") };
-                let Some(n) = self.const_arg(args[4]) else { return Val::Unit };
+                let Some((src, _)) = self.shared_element(args[2], si) else {
+                    return self.internal_val("bulk_store source");
+                };
+                let Some(n) = self.const_arg(args[4]) else {
+                    return Val::Unit;
+                };
                 let bytes = n * elem.size() as u64;
-                self.inst(Opcode::Cp, &["async", "bulk", "global", "shared::cta", "bulk_group"], vec![reg_addr(&dst), reg_addr(&src), Operand::int(bytes as i64)]);
+                self.inst(
+                    Opcode::Cp,
+                    &["async", "bulk", "global", "shared::cta", "bulk_group"],
+                    vec![reg_addr(&dst), reg_addr(&src), Operand::int(bytes as i64)],
+                );
                 Val::Unit
             }
             SyncFn::BulkCommit => {
@@ -198,18 +268,45 @@ impl Lowerer<'_> {
                 Val::Unit
             }
             SyncFn::BulkWait | SyncFn::BulkWaitRead => {
-                let Some(n) = self.const_arg(args[0]) else { return Val::Unit };
-                self.inst(Opcode::Cp, &["async", "bulk", "wait_group", if f == SyncFn::BulkWaitRead { "read" } else { "" }], vec![Operand::int(n as i64)]);
+                let Some(n) = self.const_arg(args[0]) else {
+                    return Val::Unit;
+                };
+                self.inst(
+                    Opcode::Cp,
+                    &[
+                        "async",
+                        "bulk",
+                        "wait_group",
+                        if f == SyncFn::BulkWaitRead {
+                            "read"
+                        } else {
+                            ""
+                        },
+                    ],
+                    vec![Operand::int(n as i64)],
+                );
                 Val::Unit
             }
             SyncFn::CpAsync => {
                 let di = self.expr(args[1]);
-                let Some((dst, elem)) = self.shared_element(args[0], di) else { return self.internal_val("cp_async destination") };
+                let Some((dst, elem)) = self.shared_element(args[0], di) else {
+                    return self.internal_val("cp_async destination");
+                };
                 let si = self.expr(args[3]);
-                let Some((src, _)) = self.global_element(args[2], si) else { return self.internal_val("cp_async source") };
+                let Some((src, _)) = self.global_element(args[2], si) else {
+                    return self.internal_val("cp_async source");
+                };
                 // `.cg` (bypassing L1) exists for 16-byte copies only; `.ca` for all sizes.
                 let cache = if elem.size() == 16 { "cg" } else { "ca" };
-                self.inst(Opcode::Cp, &["async", cache, "shared", "global"], vec![reg_addr(&dst), reg_addr(&src), Operand::int(elem.size() as i64)]);
+                self.inst(
+                    Opcode::Cp,
+                    &["async", cache, "shared", "global"],
+                    vec![
+                        reg_addr(&dst),
+                        reg_addr(&src),
+                        Operand::int(elem.size() as i64),
+                    ],
+                );
                 Val::Unit
             }
             SyncFn::FenceProxyAsync => {
@@ -217,7 +314,11 @@ impl Lowerer<'_> {
                 Val::Unit
             }
             SyncFn::FenceMbarrierInit => {
-                self.inst(Opcode::Fence, &["mbarrier_init", "release", "cluster"], vec![]);
+                self.inst(
+                    Opcode::Fence,
+                    &["mbarrier_init", "release", "cluster"],
+                    vec![],
+                );
                 Val::Unit
             }
             SyncFn::FenceAcqRel | SyncFn::FenceSc => {
@@ -228,7 +329,18 @@ impl Lowerer<'_> {
                     },
                     _ => ScopeKind::Cta,
                 };
-                self.inst(Opcode::Fence, &[if f == SyncFn::FenceSc { "sc" } else { "acq_rel" }, scope.name()], vec![]);
+                self.inst(
+                    Opcode::Fence,
+                    &[
+                        if f == SyncFn::FenceSc {
+                            "sc"
+                        } else {
+                            "acq_rel"
+                        },
+                        scope.name(),
+                    ],
+                    vec![],
+                );
                 Val::Unit
             }
             SyncFn::Membar(level) => {
@@ -237,7 +349,14 @@ impl Lowerer<'_> {
             }
             SyncFn::ElectOne => {
                 let (r, p) = (self.reg(RegClass::B32), self.reg(RegClass::Pred));
-                self.inst(Opcode::Elect, &["sync"], vec![Operand::Pair(Box::new(Operand::reg(&r)), Box::new(Operand::reg(&p))), Operand::int(0xffff_ffff)]);
+                self.inst(
+                    Opcode::Elect,
+                    &["sync"],
+                    vec![
+                        Operand::Pair(Box::new(Operand::reg(&r)), Box::new(Operand::reg(&p))),
+                        Operand::int(0xffff_ffff),
+                    ],
+                );
                 Val::Reg(Prim::Bool, p)
             }
             SyncFn::Nanosleep => {
@@ -265,7 +384,13 @@ impl Lowerer<'_> {
         };
         for (pat, bar) in slice.elems.iter().zip(bars) {
             if let syn::Pat::Ident(i) = pat {
-                self.bind(i.ident.to_string(), Binding::Value { val: Val::Handle(Box::new(bar)), mutable: false });
+                self.bind(
+                    i.ident.to_string(),
+                    Binding::Value {
+                        val: Val::Handle(Box::new(bar)),
+                        mutable: false,
+                    },
+                );
             }
         }
     }
@@ -274,19 +399,41 @@ impl Lowerer<'_> {
 /// Loads and stores through a peer CTA's shared array or the dynamic shared memory.
 impl Lowerer<'_> {
     /// The address of `handle[index]` and its state space, for the memory lowering.
-    pub(super) fn handle_element(&mut self, h: &HVal, index: Val) -> Option<(String, Elem, &'static str)> {
+    pub(super) fn handle_element(
+        &mut self,
+        h: &HVal,
+        index: Val,
+    ) -> Option<(String, Elem, &'static str)> {
         match h {
             HVal::DynShared { elem, offset } => {
                 let base = self.dynamic_base(*offset);
                 let index = self.in_reg(index);
                 let d = self.reg(RegClass::B32);
-                self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&base)]);
+                self.inst(
+                    Opcode::Mad,
+                    &["lo", "u32"],
+                    vec![
+                        Operand::reg(&d),
+                        Operand::reg(&index),
+                        Operand::int(elem.size() as i64),
+                        Operand::reg(&base),
+                    ],
+                );
                 Some((d, *elem, "shared"))
             }
             HVal::Peer { elem, base } => {
                 let index = self.in_reg(index);
                 let d = self.reg(RegClass::B32);
-                self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(base)]);
+                self.inst(
+                    Opcode::Mad,
+                    &["lo", "u32"],
+                    vec![
+                        Operand::reg(&d),
+                        Operand::reg(&index),
+                        Operand::int(elem.size() as i64),
+                        Operand::reg(base),
+                    ],
+                );
                 Some((d, *elem, "shared::cluster"))
             }
             _ => None,

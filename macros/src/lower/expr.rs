@@ -25,7 +25,12 @@ impl Lowerer<'_> {
             Expr::Lit(lit) => self.literal(&lit.lit, ty),
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
-            Expr::Path(_) if matches!(ty, Ty::Handle(Handle::Sem(_) | Handle::Scope(_) | Handle::Parity(_))) => {
+            Expr::Path(_)
+                if matches!(
+                    ty,
+                    Ty::Handle(Handle::Sem(_) | Handle::Scope(_) | Handle::Parity(_))
+                ) =>
+            {
                 Val::Handle(Box::new(match ty {
                     Ty::Handle(Handle::Sem(relaxed)) => HVal::Sem(relaxed),
                     Ty::Handle(Handle::Scope(s)) => HVal::Scope(s),
@@ -34,13 +39,20 @@ impl Lowerer<'_> {
                 }))
             }
             Expr::Path(p) => {
-                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 match self.lookup(&name) {
                     Some(Binding::Value { val, mutable: true }) => self.copy(val),
                     Some(Binding::Value { val, .. }) => val,
                     Some(_) => {
                         let span = p.span();
-                        self.diag.error(span, format!("`{name}` is memory, not a value; index it (`{name}[i]`)"));
+                        self.diag.error(
+                            span,
+                            format!("`{name}` is memory, not a value; index it (`{name}[i]`)"),
+                        );
                         Val::Unit
                     }
                     None => {
@@ -105,7 +117,8 @@ impl Lowerer<'_> {
             Lit::Int(i) => match i.base10_parse::<u128>() {
                 Ok(v) if v <= max_of(prim) => Val::Imm(prim, Imm::Int(v as i64)),
                 Ok(_) => {
-                    self.diag.error(i.span(), format!("literal out of range for `{prim}`"));
+                    self.diag
+                        .error(i.span(), format!("literal out of range for `{prim}`"));
                     Val::Unit
                 }
                 Err(e) => self.literal_error(e),
@@ -165,13 +178,25 @@ impl Lowerer<'_> {
         let l = self.expr(&b.left);
         let result = self.reg(RegClass::Pred);
         let l_op = self.operand(&l);
-        self.emit(Instruction::new(Opcode::Mov, &["pred"], vec![Operand::reg(&result), l_op]));
+        self.emit(Instruction::new(
+            Opcode::Mov,
+            &["pred"],
+            vec![Operand::reg(&result), l_op],
+        ));
         let skip = self.new_label();
         // `&&` skips when the left is false; `||` when it is true.
-        self.emit_guarded(&result, is_and, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&skip)]));
+        self.emit_guarded(
+            &result,
+            is_and,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&skip)]),
+        );
         let r = self.expr(&b.right);
         let r_op = self.operand(&r);
-        self.emit(Instruction::new(Opcode::Mov, &["pred"], vec![Operand::reg(&result), r_op]));
+        self.emit(Instruction::new(
+            Opcode::Mov,
+            &["pred"],
+            vec![Operand::reg(&result), r_op],
+        ));
         self.place_label(skip);
         Val::Reg(Prim::Bool, result)
     }
@@ -180,12 +205,17 @@ impl Lowerer<'_> {
         if prim == Prim::Bool {
             // bool == bool is xnor, bool != bool is xor.
             let x = self.arith(Arith::BitXor, Prim::Bool, l, r);
-            return if cmp == "eq" { self.not(Prim::Bool, x) } else { x };
+            return if cmp == "eq" {
+                self.not(Prim::Bool, x)
+            } else {
+                x
+            };
         }
         if let (Val::Imm(_, Imm::Int(a)), Val::Imm(_, Imm::Int(b))) = (&l, &r)
-            && let Some(v) = fold_compare(cmp, prim, *a, *b) {
-                return Val::Imm(Prim::Bool, Imm::Int(v as i64));
-            }
+            && let Some(v) = fold_compare(cmp, prim, *a, *b)
+        {
+            return Val::Imm(Prim::Bool, Imm::Int(v as i64));
+        }
         Val::Reg(Prim::Bool, self.compare(cmp, prim, l, r))
     }
 
@@ -199,9 +229,12 @@ impl Lowerer<'_> {
             match (&lit.lit, prim) {
                 (Lit::Int(i), p) if p.is_int() => {
                     return match i.base10_parse::<u128>() {
-                        Ok(v) if v <= max_of(p) + 1 => Val::Imm(p, Imm::Int((v as i128).wrapping_neg() as i64)),
+                        Ok(v) if v <= max_of(p) + 1 => {
+                            Val::Imm(p, Imm::Int((v as i128).wrapping_neg() as i64))
+                        }
                         Ok(_) => {
-                            self.diag.error(u.span(), format!("literal out of range for `{p}`"));
+                            self.diag
+                                .error(u.span(), format!("literal out of range for `{p}`"));
                             Val::Unit
                         }
                         Err(e) => self.literal_error(e),
@@ -217,12 +250,18 @@ impl Lowerer<'_> {
                     match imm {
                         Imm::F32(bits) => return Val::Imm(*p, Imm::F32(bits ^ 0x8000_0000)),
                         Imm::F64(bits) => return Val::Imm(*p, Imm::F64(bits ^ (1 << 63))),
-                        Imm::Int(x) => return Val::Imm(*p, Imm::Int(wrap(*p, (*x as i128).wrapping_neg()))),
+                        Imm::Int(x) => {
+                            return Val::Imm(*p, Imm::Int(wrap(*p, (*x as i128).wrapping_neg())));
+                        }
                     }
                 }
                 let src = self.in_reg(v);
                 let d = self.reg(prim.class());
-                self.emit(Instruction::new(Opcode::Neg, &[prim.arith().name()], vec![Operand::reg(&d), Operand::reg(&src)]));
+                self.emit(Instruction::new(
+                    Opcode::Neg,
+                    &[prim.arith().name()],
+                    vec![Operand::reg(&d), Operand::reg(&src)],
+                ));
                 Val::Reg(prim, d)
             }
             _ => self.not(prim, v),
@@ -231,25 +270,49 @@ impl Lowerer<'_> {
 
     fn not(&mut self, prim: Prim, v: Val) -> Val {
         if let Val::Imm(p, Imm::Int(x)) = v {
-            return Val::Imm(p, Imm::Int(if p == Prim::Bool { (x == 0) as i64 } else { wrap(p, !(x as i128)) }));
+            return Val::Imm(
+                p,
+                Imm::Int(if p == Prim::Bool {
+                    (x == 0) as i64
+                } else {
+                    wrap(p, !(x as i128))
+                }),
+            );
         }
         let src = self.in_reg(v);
         let d = self.reg(prim.class());
-        let ty = if prim == Prim::Bool { "pred" } else { prim.bits().name() };
-        self.emit(Instruction::new(Opcode::Not, &[ty], vec![Operand::reg(&d), Operand::reg(&src)]));
+        let ty = if prim == Prim::Bool {
+            "pred"
+        } else {
+            prim.bits().name()
+        };
+        self.emit(Instruction::new(
+            Opcode::Not,
+            &[ty],
+            vec![Operand::reg(&d), Operand::reg(&src)],
+        ));
         Val::Reg(prim, d)
     }
 
     /// A binary arithmetic or bit operation, folded when both sides are integer constants.
     pub(super) fn arith(&mut self, op: Arith, prim: Prim, l: Val, r: Val) -> Val {
         if let (Val::Imm(_, Imm::Int(a)), Val::Imm(_, Imm::Int(b))) = (&l, &r)
-            && let Some(v) = fold(op, prim, *a, *b) {
-                return Val::Imm(prim, Imm::Int(v));
-            }
+            && let Some(v) = fold(op, prim, *a, *b)
+        {
+            return Val::Imm(prim, Imm::Int(v));
+        }
         // `x + 0`, `x - 0`, `x * 1`: nothing to compute.
         if prim.is_int() {
             match (op, &r) {
-                (Arith::Add | Arith::Sub | Arith::BitOr | Arith::BitXor | Arith::Shl | Arith::Shr, Val::Imm(_, Imm::Int(0)))
+                (
+                    Arith::Add
+                    | Arith::Sub
+                    | Arith::BitOr
+                    | Arith::BitXor
+                    | Arith::Shl
+                    | Arith::Shr,
+                    Val::Imm(_, Imm::Int(0)),
+                )
                 | (Arith::Mul | Arith::Div, Val::Imm(_, Imm::Int(1))) => return l,
                 _ => {}
             }
@@ -271,7 +334,14 @@ impl Lowerer<'_> {
             (Arith::BitOr, _, _) => ("or", vec![prim.bits().name()]),
             (Arith::BitXor, _, _) => ("xor", vec![prim.bits().name()]),
             (Arith::Shl, _, _) => ("shl", vec![prim.bits().name()]),
-            (Arith::Shr, _, _) => ("shr", vec![if prim.is_signed() { prim.arith().name() } else { prim.unsigned().name() }]),
+            (Arith::Shr, _, _) => (
+                "shr",
+                vec![if prim.is_signed() {
+                    prim.arith().name()
+                } else {
+                    prim.unsigned().name()
+                }],
+            ),
         };
         let r = match op {
             Arith::Shl | Arith::Shr => self.shift_amount(r),
@@ -282,13 +352,22 @@ impl Lowerer<'_> {
         let a = Val::Reg(prim, self.in_reg(l));
         let d = self.reg(prim.class());
         let (a, b) = (self.operand(&a), self.operand(&r));
-        self.emit(Instruction { guard: None, opcode: Opcode::from_name(name), modifiers: mods.iter().map(|m| m.to_string()).collect(), operands: vec![Operand::reg(&d), a, b] });
+        self.emit(Instruction {
+            guard: None,
+            opcode: Opcode::from_name(name),
+            modifiers: mods.iter().map(|m| m.to_string()).collect(),
+            operands: vec![Operand::reg(&d), a, b],
+        });
         Val::Reg(prim, d)
     }
 
     /// `add`/`sub` on integers by PTX name, for loop bookkeeping.
     pub(super) fn arith_raw(&mut self, name: &str, prim: Prim, l: Val, r: Val) -> Val {
-        let op = if name == "add" { Arith::Add } else { Arith::Sub };
+        let op = if name == "add" {
+            Arith::Add
+        } else {
+            Arith::Sub
+        };
         self.arith(op, prim, l, r)
     }
 
@@ -298,7 +377,11 @@ impl Lowerer<'_> {
             Val::Imm(_, Imm::Int(v)) => Val::Imm(Prim::U32, Imm::Int(v.clamp(0, u32::MAX as i64))),
             Val::Reg(p, reg) if p.is_64() => {
                 let d = self.reg(RegClass::B32);
-                self.emit(Instruction::new(Opcode::Cvt, &["u32", p.arith().name()], vec![Operand::reg(&d), Operand::reg(&reg)]));
+                self.emit(Instruction::new(
+                    Opcode::Cvt,
+                    &["u32", p.arith().name()],
+                    vec![Operand::reg(&d), Operand::reg(&reg)],
+                ));
                 Val::Reg(Prim::U32, d)
             }
             other => other,
@@ -317,15 +400,34 @@ impl Lowerer<'_> {
             return v;
         }
         if let Val::Imm(_, Imm::Int(x)) = v
-            && from.is_int() && to.is_int() {
-                let x = if from.is_signed() { sign_extend(from, x) } else { zero_extend(from, x) };
-                return Val::Imm(to, Imm::Int(wrap(to, x)));
-            }
+            && from.is_int()
+            && to.is_int()
+        {
+            let x = if from.is_signed() {
+                sign_extend(from, x)
+            } else {
+                zero_extend(from, x)
+            };
+            return Val::Imm(to, Imm::Int(wrap(to, x)));
+        }
         if from == Prim::Bool {
             let p = self.in_reg(v);
             let d = self.reg(to.class());
-            let (one, zero) = if to.is_float() { (float_imm(to, 1.0), float_imm(to, 0.0)) } else { (Imm::Int(1), Imm::Int(0)) };
-            self.emit(Instruction::new(Opcode::Selp, &[to.arith().name()], vec![Operand::reg(&d), Operand::Imm(one), Operand::Imm(zero), Operand::reg(&p)]));
+            let (one, zero) = if to.is_float() {
+                (float_imm(to, 1.0), float_imm(to, 0.0))
+            } else {
+                (Imm::Int(1), Imm::Int(0))
+            };
+            self.emit(Instruction::new(
+                Opcode::Selp,
+                &[to.arith().name()],
+                vec![
+                    Operand::reg(&d),
+                    Operand::Imm(one),
+                    Operand::Imm(zero),
+                    Operand::reg(&p),
+                ],
+            ));
             return Val::Reg(to, d);
         }
         let src = self.in_reg(v);
@@ -341,7 +443,12 @@ impl Lowerer<'_> {
             (true, true) => vec!["rn", to.arith().name(), from.arith().name()],
         };
         let d = self.reg(to.class());
-        self.emit(Instruction { guard: None, opcode: Opcode::Cvt, modifiers: mods.iter().map(|m| m.to_string()).collect(), operands: vec![Operand::reg(&d), Operand::reg(&src)] });
+        self.emit(Instruction {
+            guard: None,
+            opcode: Opcode::Cvt,
+            modifiers: mods.iter().map(|m| m.to_string()).collect(),
+            operands: vec![Operand::reg(&d), Operand::reg(&src)],
+        });
         Val::Reg(to, d)
     }
 }
@@ -426,7 +533,11 @@ fn max_of(prim: Prim) -> u128 {
 }
 
 pub(super) fn float_imm(prim: Prim, v: f64) -> Imm {
-    if prim == Prim::F32 { Imm::F32((v as f32).to_bits()) } else { Imm::F64(v.to_bits()) }
+    if prim == Prim::F32 {
+        Imm::F32((v as f32).to_bits())
+    } else {
+        Imm::F64(v.to_bits())
+    }
 }
 
 /// The 64-bit pattern PTX holds for `x` in a register of `prim`'s width.
@@ -441,16 +552,28 @@ fn wrap(prim: Prim, x: i128) -> i64 {
 }
 
 fn sign_extend(prim: Prim, x: i64) -> i128 {
-    if prim.is_64() { x as i128 } else { x as i32 as i128 }
+    if prim.is_64() {
+        x as i128
+    } else {
+        x as i32 as i128
+    }
 }
 
 fn zero_extend(prim: Prim, x: i64) -> i128 {
-    if prim.is_64() { x as u64 as i128 } else { x as u32 as i128 }
+    if prim.is_64() {
+        x as u64 as i128
+    } else {
+        x as u32 as i128
+    }
 }
 
 /// The value of an integer operand as its type reads it.
 fn value(prim: Prim, x: i64) -> i128 {
-    if prim.is_signed() { sign_extend(prim, x) } else { zero_extend(prim, x) }
+    if prim.is_signed() {
+        sign_extend(prim, x)
+    } else {
+        zero_extend(prim, x)
+    }
 }
 
 /// Constant folding with PTX's wrapping semantics; `None` where PTX's result is not Rust's

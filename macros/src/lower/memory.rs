@@ -8,8 +8,8 @@ use super::{Binding, Lowerer, Val};
 use crate::check::const_usize;
 use crate::types::{Elem, RegClass};
 use phasegate_ptx::{Address, AddressBase, Imm, Instruction, Opcode, Operand, StateSpace, VarDecl};
-use syn::spanned::Spanned;
 use syn::Expr;
+use syn::spanned::Spanned;
 
 /// Where an element lives.
 struct Location {
@@ -26,18 +26,39 @@ impl Lowerer<'_> {
     pub(super) fn shared_array(&mut self, name: &str, init: &Expr) -> Binding {
         let crate::types::Ty::Shared { elem, len } = self.ty(init) else {
             self.internal("shared array of unknown type");
-            return Binding::Value { val: Val::Unit, mutable: false };
+            return Binding::Value {
+                val: Val::Unit,
+                mutable: false,
+            };
         };
-        let symbol = format!("{}_{}_{}", self.kernel, sanitize(name), self.shared_decls.len());
+        let symbol = format!(
+            "{}_{}_{}",
+            self.kernel,
+            sanitize(name),
+            self.shared_decls.len()
+        );
         let bytes = len * elem.size() as u64;
-        let mut decl = VarDecl::new(StateSpace::Shared, phasegate_ptx::ScalarType::B8, symbol.clone());
+        let mut decl = VarDecl::new(
+            StateSpace::Shared,
+            phasegate_ptx::ScalarType::B8,
+            symbol.clone(),
+        );
         decl.align = Some(16);
         decl.array = vec![Some(bytes)];
         self.shared_decls.push(decl);
         self.shared_bytes = self.shared_bytes.next_multiple_of(16) + bytes;
         let base = self.reg(RegClass::B32);
-        self.emit(Instruction::new(Opcode::Mov, &["u32"], vec![Operand::reg(&base), Operand::sym(&symbol)]));
-        Binding::Shared { elem, symbol, base, len }
+        self.emit(Instruction::new(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&base), Operand::sym(&symbol)],
+        ));
+        Binding::Shared {
+            elem,
+            symbol,
+            base,
+            len,
+        }
     }
 
     /// The address of `base[index]`.
@@ -46,32 +67,79 @@ impl Lowerer<'_> {
             self.internal("indexing something other than a name");
             return None;
         };
-        let name = path.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+        let name = path
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
         let binding = self.lookup(&name)?;
         match binding {
-            Binding::Global { elem, base, mutable } => {
+            Binding::Global {
+                elem,
+                base,
+                mutable,
+            } => {
                 let index = self.expr(&ix.index);
                 let address = self.element_address(&base, index, elem, true);
-                Some(Location { space: "global", read_only: !mutable, elem, address })
+                Some(Location {
+                    space: "global",
+                    read_only: !mutable,
+                    elem,
+                    address,
+                })
             }
-            Binding::Shared { elem, symbol, base, len } => {
+            Binding::Shared {
+                elem,
+                symbol,
+                base,
+                len,
+            } => {
                 let index = self.expr(&ix.index);
                 if let Val::Imm(_, Imm::Int(k)) = index {
                     if k as u64 >= len {
                         let span = ix.index.span();
-                        self.diag.error(span, format!("index {k} is out of bounds for a shared array of {len} elements"));
+                        self.diag.error(
+                            span,
+                            format!(
+                                "index {k} is out of bounds for a shared array of {len} elements"
+                            ),
+                        );
                         return None;
                     }
                     let offset = k * elem.size() as i64;
-                    return Some(Location { space: "shared", read_only: false, elem, address: Address { base: AddressBase::Symbol(symbol), offset } });
+                    return Some(Location {
+                        space: "shared",
+                        read_only: false,
+                        elem,
+                        address: Address {
+                            base: AddressBase::Symbol(symbol),
+                            offset,
+                        },
+                    });
                 }
                 let address = self.element_address(&base, index, elem, false);
-                Some(Location { space: "shared", read_only: false, elem, address })
+                Some(Location {
+                    space: "shared",
+                    read_only: false,
+                    elem,
+                    address,
+                })
             }
-            Binding::Value { val: Val::Handle(h), .. } => {
+            Binding::Value {
+                val: Val::Handle(h),
+                ..
+            } => {
                 let index = self.expr(&ix.index);
                 let (at, elem, space) = self.handle_element(&h, index)?;
-                Some(Location { space, read_only: false, elem, address: Address { base: AddressBase::Reg(at), offset: 0 } })
+                Some(Location {
+                    space,
+                    read_only: false,
+                    elem,
+                    address: Address {
+                        base: AddressBase::Reg(at),
+                        offset: 0,
+                    },
+                })
             }
             Binding::Value { .. } => {
                 self.internal("memory index on a value");
@@ -86,12 +154,31 @@ impl Lowerer<'_> {
         let size = elem.size() as i64;
         if let Val::Imm(_, Imm::Int(k)) = index {
             let k = k as u32 as i64;
-            return Address { base: AddressBase::Reg(base.to_string()), offset: k * size };
+            return Address {
+                base: AddressBase::Reg(base.to_string()),
+                offset: k * size,
+            };
         }
         let index = self.in_reg(index);
-        let (d, mods) = if wide { (self.reg(RegClass::B64), ["wide", "u32"]) } else { (self.reg(RegClass::B32), ["lo", "u32"]) };
-        self.emit(Instruction::new(Opcode::Mad, &mods, vec![Operand::reg(&d), Operand::reg(&index), Operand::int(size), Operand::reg(base)]));
-        Address { base: AddressBase::Reg(d), offset: 0 }
+        let (d, mods) = if wide {
+            (self.reg(RegClass::B64), ["wide", "u32"])
+        } else {
+            (self.reg(RegClass::B32), ["lo", "u32"])
+        };
+        self.emit(Instruction::new(
+            Opcode::Mad,
+            &mods,
+            vec![
+                Operand::reg(&d),
+                Operand::reg(&index),
+                Operand::int(size),
+                Operand::reg(base),
+            ],
+        ));
+        Address {
+            base: AddressBase::Reg(d),
+            offset: 0,
+        }
     }
 
     /// `base[index]` as a value; `v[k]` reads a vector lane.
@@ -107,12 +194,25 @@ impl Lowerer<'_> {
                 }
             };
         }
-        let Some(loc) = self.locate(ix) else { return Val::Unit };
-        self.load_elem(loc.space, loc.read_only, loc.elem, Operand::Address(loc.address))
+        let Some(loc) = self.locate(ix) else {
+            return Val::Unit;
+        };
+        self.load_elem(
+            loc.space,
+            loc.read_only,
+            loc.elem,
+            Operand::Address(loc.address),
+        )
     }
 
     /// `ld.<space>{.nc}{.vN}.<type>` of one element at `address`.
-    pub(super) fn load_elem(&mut self, space: &str, read_only: bool, elem: Elem, address: Operand) -> Val {
+    pub(super) fn load_elem(
+        &mut self,
+        space: &str,
+        read_only: bool,
+        elem: Elem,
+        address: Operand,
+    ) -> Val {
         let prim = elem.prim;
         let dst: Vec<String> = (0..elem.lanes).map(|_| self.reg(prim.class())).collect();
         let mut mods = vec![space];
@@ -124,7 +224,11 @@ impl Lowerer<'_> {
             mods.push(&vec_mod);
         }
         mods.push(prim.arith().name());
-        let dst_op = if elem.lanes > 1 { Operand::Vector(dst.iter().map(Operand::reg).collect()) } else { Operand::reg(&dst[0]) };
+        let dst_op = if elem.lanes > 1 {
+            Operand::Vector(dst.iter().map(Operand::reg).collect())
+        } else {
+            Operand::reg(&dst[0])
+        };
         self.emit(Instruction::new(Opcode::Ld, &mods, vec![dst_op, address]));
         if elem.lanes > 1 {
             Val::Vector(prim, dst.into_iter().map(|r| Val::Reg(prim, r)).collect())
@@ -137,7 +241,11 @@ impl Lowerer<'_> {
     pub(super) fn store_place(&mut self, place: &Expr, value: Val) {
         match strip(place) {
             Expr::Path(p) => {
-                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 match self.lookup(&name) {
                     Some(Binding::Value { val, mutable: true }) => self.assign_to(&val, value),
                     // rustc reports the assignment to an immutable binding (E0384) on the copy
@@ -148,10 +256,19 @@ impl Lowerer<'_> {
             }
             Expr::Index(ix) if matches!(self.ty(&ix.expr), crate::types::Ty::Vector(..)) => {
                 let lane = const_usize(&ix.index).unwrap_or(0) as usize;
-                let Expr::Path(p) = strip(&ix.expr) else { return self.internal("vector lane place") };
-                let name = p.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                let Expr::Path(p) = strip(&ix.expr) else {
+                    return self.internal("vector lane place");
+                };
+                let name = p
+                    .path
+                    .get_ident()
+                    .map(|i| i.to_string())
+                    .unwrap_or_default();
                 match self.lookup(&name) {
-                    Some(Binding::Value { val: Val::Vector(_, lanes), mutable: true }) if lane < lanes.len() => self.assign_to(&lanes[lane], value),
+                    Some(Binding::Value {
+                        val: Val::Vector(_, lanes),
+                        mutable: true,
+                    }) if lane < lanes.len() => self.assign_to(&lanes[lane], value),
                     Some(Binding::Value { mutable: false, .. }) => {}
                     _ => self.internal("vector lane place"),
                 }
@@ -160,7 +277,12 @@ impl Lowerer<'_> {
                 let Some(loc) = self.locate(ix) else { return };
                 let prim = loc.elem.prim;
                 let src = match value {
-                    Val::Vector(_, lanes) => Operand::Vector(lanes.into_iter().map(|l| Operand::reg(self.in_reg(l))).collect()),
+                    Val::Vector(_, lanes) => Operand::Vector(
+                        lanes
+                            .into_iter()
+                            .map(|l| Operand::reg(self.in_reg(l)))
+                            .collect(),
+                    ),
                     scalar => Operand::reg(self.in_reg(scalar)),
                 };
                 let vec_mod = format!("v{}", loc.elem.lanes);
@@ -169,7 +291,11 @@ impl Lowerer<'_> {
                     mods.push(&vec_mod);
                 }
                 mods.push(prim.arith().name());
-                self.emit(Instruction::new(Opcode::St, &mods, vec![Operand::Address(loc.address), src]));
+                self.emit(Instruction::new(
+                    Opcode::St,
+                    &mods,
+                    vec![Operand::Address(loc.address), src],
+                ));
             }
             _ => self.internal("assignment place"),
         }
@@ -186,6 +312,14 @@ fn strip(e: &Expr) -> &Expr {
 
 /// PTX identifiers are `[a-zA-Z_][a-zA-Z0-9_$]*`; Rust raw identifiers carry `r#`.
 fn sanitize(name: &str) -> String {
-    name.trim_start_matches("r#").chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    name.trim_start_matches("r#")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
-

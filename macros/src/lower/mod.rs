@@ -19,8 +19,8 @@ use crate::check::Types;
 use crate::diag::Diagnostics;
 use crate::types::{Elem, Prim, RegClass, Ty};
 use phasegate_ptx::{
-    Body, Function, FunctionKind, Guard, Imm, Instruction, Linkage, Loc, Opcode, Operand, ScalarType, Span,
-    StateSpace, Statement, VarDecl,
+    Body, Function, FunctionKind, Guard, Imm, Instruction, Linkage, Loc, Opcode, Operand,
+    ScalarType, Span, StateSpace, Statement, VarDecl,
 };
 use proc_macro2::Span as RustSpan;
 use std::collections::HashMap;
@@ -51,11 +51,23 @@ impl Val {
 /// What a name refers to.
 #[derive(Clone, Debug)]
 enum Binding {
-    Value { val: Val, mutable: bool },
+    Value {
+        val: Val,
+        mutable: bool,
+    },
     /// A global slice: its base address (64-bit, global window) in a register.
-    Global { elem: Elem, base: String, mutable: bool },
+    Global {
+        elem: Elem,
+        base: String,
+        mutable: bool,
+    },
     /// A shared array: its symbol and its address (32-bit, shared window) in a register.
-    Shared { elem: Elem, symbol: String, base: String, len: u64 },
+    Shared {
+        elem: Elem,
+        symbol: String,
+        base: String,
+        len: u64,
+    },
 }
 
 struct LoopLabels {
@@ -178,7 +190,10 @@ impl<'a> Lowerer<'a> {
         // messages then name places in the kernel's source.
         for (statement, span) in self.statements {
             let start = span.start();
-            body.push(statement, Span::new(start.line as u32, start.column as u32 + 1));
+            body.push(
+                statement,
+                Span::new(start.line as u32, start.column as u32 + 1),
+            );
             spans.push(span);
         }
         let function = Function {
@@ -200,31 +215,67 @@ impl<'a> Lowerer<'a> {
     }
 
     fn load_param(&mut self, symbol: &str, ty: Ty) -> Binding {
-        let addr = Operand::Address(phasegate_ptx::Address { base: phasegate_ptx::AddressBase::Symbol(symbol.into()), offset: 0 });
+        let addr = Operand::Address(phasegate_ptx::Address {
+            base: phasegate_ptx::AddressBase::Symbol(symbol.into()),
+            offset: 0,
+        });
         match ty {
             Ty::Prim(Prim::Bool) => {
                 let byte = self.reg(RegClass::B32);
-                self.emit(Instruction::new(Opcode::Ld, &["param", "u8"], vec![Operand::reg(&byte), addr]));
+                self.emit(Instruction::new(
+                    Opcode::Ld,
+                    &["param", "u8"],
+                    vec![Operand::reg(&byte), addr],
+                ));
                 let p = self.reg(RegClass::Pred);
-                self.emit(Instruction::new(Opcode::Setp, &["ne", "u32"], vec![Operand::reg(&p), Operand::reg(&byte), Operand::int(0)]));
-                Binding::Value { val: Val::Reg(Prim::Bool, p), mutable: false }
+                self.emit(Instruction::new(
+                    Opcode::Setp,
+                    &["ne", "u32"],
+                    vec![Operand::reg(&p), Operand::reg(&byte), Operand::int(0)],
+                ));
+                Binding::Value {
+                    val: Val::Reg(Prim::Bool, p),
+                    mutable: false,
+                }
             }
             Ty::Prim(prim) => {
                 let r = self.reg(prim.class());
                 let ty = prim.arith().name();
-                self.emit(Instruction::new(Opcode::Ld, &["param", ty], vec![Operand::reg(&r), addr]));
-                Binding::Value { val: Val::Reg(prim, r), mutable: false }
+                self.emit(Instruction::new(
+                    Opcode::Ld,
+                    &["param", ty],
+                    vec![Operand::reg(&r), addr],
+                ));
+                Binding::Value {
+                    val: Val::Reg(prim, r),
+                    mutable: false,
+                }
             }
             Ty::Global { elem, mutable } => {
                 let generic = self.reg(RegClass::B64);
-                self.emit(Instruction::new(Opcode::Ld, &["param", "u64"], vec![Operand::reg(&generic), addr]));
+                self.emit(Instruction::new(
+                    Opcode::Ld,
+                    &["param", "u64"],
+                    vec![Operand::reg(&generic), addr],
+                ));
                 let base = self.reg(RegClass::B64);
-                self.emit(Instruction::new(Opcode::Cvta, &["to", "global", "u64"], vec![Operand::reg(&base), Operand::reg(&generic)]));
-                Binding::Global { elem, base, mutable }
+                self.emit(Instruction::new(
+                    Opcode::Cvta,
+                    &["to", "global", "u64"],
+                    vec![Operand::reg(&base), Operand::reg(&generic)],
+                ));
+                Binding::Global {
+                    elem,
+                    base,
+                    mutable,
+                }
             }
             Ty::Vector(..) | Ty::Shared { .. } | Ty::Handle(_) | Ty::Unit => {
                 self.internal("parameter of a type the checker rejects");
-                Binding::Value { val: Val::Unit, mutable: false }
+                Binding::Value {
+                    val: Val::Unit,
+                    mutable: false,
+                }
             }
         }
     }
@@ -237,7 +288,10 @@ impl<'a> Lowerer<'a> {
             return;
         }
         let span = self.span;
-        self.diag.error(span, format!("internal error in #[kernel] lowering ({what}); please report this kernel"));
+        self.diag.error(
+            span,
+            format!("internal error in #[kernel] lowering ({what}); please report this kernel"),
+        );
     }
 
     fn reg(&mut self, class: RegClass) -> String {
@@ -268,19 +322,35 @@ impl<'a> Lowerer<'a> {
     fn emit(&mut self, inst: Instruction) {
         let span = self.span;
         if let Some(pos) = self.pending_loc.take()
-            && self.last_loc != Some(pos) {
-                self.last_loc = Some(pos);
-                self.statements.push((Statement::Loc(Loc { file: 1, line: pos.0, col: pos.1, rest: None }), span));
-            }
+            && self.last_loc != Some(pos)
+        {
+            self.last_loc = Some(pos);
+            self.statements.push((
+                Statement::Loc(Loc {
+                    file: 1,
+                    line: pos.0,
+                    col: pos.1,
+                    rest: None,
+                }),
+                span,
+            ));
+        }
         self.statements.push((Statement::Instruction(inst), span));
     }
 
     fn emit_guarded(&mut self, pred: &str, negated: bool, inst: Instruction) {
-        self.emit(inst.guarded(Some(Guard { negated, pred: pred.to_string() })));
+        self.emit(inst.guarded(Some(Guard {
+            negated,
+            pred: pred.to_string(),
+        })));
     }
 
     fn branch(&mut self, label: &str) {
-        self.emit(Instruction::new(Opcode::Bra, &[], vec![Operand::sym(label)]));
+        self.emit(Instruction::new(
+            Opcode::Bra,
+            &[],
+            vec![Operand::sym(label)],
+        ));
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
@@ -302,7 +372,9 @@ impl<'a> Lowerer<'a> {
         match v {
             Val::Reg(_, r) => Operand::reg(r),
             Val::Imm(_, imm) => Operand::Imm(*imm),
-            Val::Vector(_, lanes) => Operand::Vector(lanes.iter().map(|l| self.operand(l)).collect()),
+            Val::Vector(_, lanes) => {
+                Operand::Vector(lanes.iter().map(|l| self.operand(l)).collect())
+            }
             Val::Handle(_) | Val::Unit => Operand::Sink,
         }
     }
@@ -313,8 +385,16 @@ impl<'a> Lowerer<'a> {
             Val::Reg(_, r) => r,
             Val::Imm(prim, imm) => {
                 let r = self.reg(prim.class());
-                let ty = if prim == Prim::Bool { "pred" } else { prim.bits().name() };
-                self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(&r), Operand::Imm(imm)]));
+                let ty = if prim == Prim::Bool {
+                    "pred"
+                } else {
+                    prim.bits().name()
+                };
+                self.emit(Instruction::new(
+                    Opcode::Mov,
+                    &[ty],
+                    vec![Operand::reg(&r), Operand::Imm(imm)],
+                ));
                 r
             }
             Val::Vector(..) | Val::Handle(_) | Val::Unit => {
@@ -330,12 +410,22 @@ impl<'a> Lowerer<'a> {
         match v {
             Val::Reg(prim, r) => {
                 let d = self.reg(prim.class());
-                let ty = if prim == Prim::Bool { "pred" } else { prim.bits().name() };
-                self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(&d), Operand::reg(&r)]));
+                let ty = if prim == Prim::Bool {
+                    "pred"
+                } else {
+                    prim.bits().name()
+                };
+                self.emit(Instruction::new(
+                    Opcode::Mov,
+                    &[ty],
+                    vec![Operand::reg(&d), Operand::reg(&r)],
+                ));
                 Val::Reg(prim, d)
             }
             Val::Imm(prim, imm) => Val::Reg(prim, self.in_reg(Val::Imm(prim, imm))),
-            Val::Vector(prim, lanes) => Val::Vector(prim, lanes.into_iter().map(|l| self.copy(l)).collect()),
+            Val::Vector(prim, lanes) => {
+                Val::Vector(prim, lanes.into_iter().map(|l| self.copy(l)).collect())
+            }
             // Handles are moved or borrowed, never copied: methods update their registers in place.
             Val::Handle(h) => Val::Handle(h),
             Val::Unit => Val::Unit,
@@ -352,14 +442,26 @@ impl<'a> Lowerer<'a> {
             (Val::Handle(d), Val::Handle(s)) => match (&**d, *s) {
                 (a, b) if *a == b => {}
                 (sync::HVal::Arrival { state: d, .. }, sync::HVal::Arrival { state: s, .. }) => {
-                    self.emit(Instruction::new(Opcode::Mov, &["b64"], vec![Operand::reg(d), Operand::reg(&s)]));
+                    self.emit(Instruction::new(
+                        Opcode::Mov,
+                        &["b64"],
+                        vec![Operand::reg(d), Operand::reg(&s)],
+                    ));
                 }
                 _ => self.internal("assignment of a different handle"),
             },
             (Val::Reg(prim, d), src) => {
-                let ty = if *prim == Prim::Bool { "pred" } else { prim.bits().name() };
+                let ty = if *prim == Prim::Bool {
+                    "pred"
+                } else {
+                    prim.bits().name()
+                };
                 let src = self.operand(&src);
-                self.emit(Instruction::new(Opcode::Mov, &[ty], vec![Operand::reg(d), src]));
+                self.emit(Instruction::new(
+                    Opcode::Mov,
+                    &[ty],
+                    vec![Operand::reg(d), src],
+                ));
             }
             (Val::Vector(_, dl), Val::Vector(_, sl)) if dl.len() == sl.len() => {
                 for (d, s) in dl.iter().zip(sl) {

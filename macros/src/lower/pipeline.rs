@@ -6,7 +6,7 @@
 //! which `try_wait.parity` returns at once (§9.7.13.15.16), so every buffer starts empty. From
 //! the second round on it waits for the consumers' release of the round before.
 
-use super::sync::{reg_addr, HVal, PipeState, PipeVal, SlotAddrs};
+use super::sync::{HVal, PipeState, PipeVal, SlotAddrs, reg_addr};
 use super::{Lowerer, Val};
 use crate::handles::Method;
 use crate::types::{Handle, Prim, RegClass, Ty};
@@ -20,7 +20,8 @@ impl Lowerer<'_> {
             return self.internal_val("pipeline shape");
         };
         let mut it = call.args.iter();
-        let (leader, producers, consumers) = (self.take(&mut it), self.take(&mut it), self.take(&mut it));
+        let (leader, producers, consumers) =
+            (self.take(&mut it), self.take(&mut it), self.take(&mut it));
         let stages = shape.stages as u64;
         let full = self.declare_shared("full", 8, ScalarType::B64, Some(stages));
         let empty = self.declare_shared("empty", 8, ScalarType::B64, Some(stages));
@@ -39,28 +40,61 @@ impl Lowerer<'_> {
         let mut inits = Vec::new();
         for s in 0..stages {
             for (sym, count) in [(&full, &producers), (&empty, &consumers)] {
-                let at = Operand::Address(phasegate_ptx::Address { base: phasegate_ptx::AddressBase::Symbol(sym.clone()), offset: 8 * s as i64 });
-                inits.push(phasegate_ptx::Instruction::new(Opcode::Mbarrier, &["init", "shared::cta", "b64"], vec![at, count.clone()]));
+                let at = Operand::Address(phasegate_ptx::Address {
+                    base: phasegate_ptx::AddressBase::Symbol(sym.clone()),
+                    offset: 8 * s as i64,
+                });
+                inits.push(phasegate_ptx::Instruction::new(
+                    Opcode::Mbarrier,
+                    &["init", "shared::cta", "b64"],
+                    vec![at, count.clone()],
+                ));
             }
         }
         self.guarded_all(leader, inits);
         self.publish(true);
-        Val::Handle(Box::new(HVal::Pipe(PipeVal { full, empty, data_offset, shape })))
+        Val::Handle(Box::new(HVal::Pipe(PipeVal {
+            full,
+            empty,
+            data_offset,
+            shape,
+        })))
     }
 
     fn new_position(&mut self) -> PipeState {
         let (stage, phase) = (self.reg(RegClass::B32), self.reg(RegClass::B32));
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&stage), Operand::int(0)]);
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&phase), Operand::int(0)]);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&stage), Operand::int(0)],
+        );
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&phase), Operand::int(0)],
+        );
         PipeState { stage, phase }
     }
 
     /// The address of `barriers[stage]`.
     fn stage_barrier(&mut self, barriers: &str, state: &PipeState) -> String {
         let base = self.reg(RegClass::B32);
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&base), Operand::sym(barriers)]);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&base), Operand::sym(barriers)],
+        );
         let d = self.reg(RegClass::B32);
-        self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&state.stage), Operand::int(8), Operand::reg(&base)]);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&d),
+                Operand::reg(&state.stage),
+                Operand::int(8),
+                Operand::reg(&base),
+            ],
+        );
         d
     }
 
@@ -69,18 +103,55 @@ impl Lowerer<'_> {
         let base = self.dynamic_base(pipe.data_offset);
         let tile_bytes = pipe.shape.tile as i64 * pipe.shape.elem.size() as i64;
         let d = self.reg(RegClass::B32);
-        self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&d), Operand::reg(&state.stage), Operand::int(tile_bytes), Operand::reg(&base)]);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&d),
+                Operand::reg(&state.stage),
+                Operand::int(tile_bytes),
+                Operand::reg(&base),
+            ],
+        );
         d
     }
 
     /// Next stage; the phase parity flips when the stage wraps around.
     fn advance(&mut self, pipe: &PipeVal, state: &PipeState) {
-        self.inst(Opcode::Add, &["u32"], vec![Operand::reg(&state.stage), Operand::reg(&state.stage), Operand::int(1)]);
+        self.inst(
+            Opcode::Add,
+            &["u32"],
+            vec![
+                Operand::reg(&state.stage),
+                Operand::reg(&state.stage),
+                Operand::int(1),
+            ],
+        );
         let wrap = self.reg(RegClass::Pred);
-        self.inst(Opcode::Setp, &["eq", "u32"], vec![Operand::reg(&wrap), Operand::reg(&state.stage), Operand::int(pipe.shape.stages as i64)]);
-        let reset = phasegate_ptx::Instruction::new(Opcode::Mov, &["u32"], vec![Operand::reg(&state.stage), Operand::int(0)]);
+        self.inst(
+            Opcode::Setp,
+            &["eq", "u32"],
+            vec![
+                Operand::reg(&wrap),
+                Operand::reg(&state.stage),
+                Operand::int(pipe.shape.stages as i64),
+            ],
+        );
+        let reset = phasegate_ptx::Instruction::new(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&state.stage), Operand::int(0)],
+        );
         self.emit_guarded(&wrap, false, reset);
-        let flip = phasegate_ptx::Instruction::new(Opcode::Xor, &["b32"], vec![Operand::reg(&state.phase), Operand::reg(&state.phase), Operand::int(1)]);
+        let flip = phasegate_ptx::Instruction::new(
+            Opcode::Xor,
+            &["b32"],
+            vec![
+                Operand::reg(&state.phase),
+                Operand::reg(&state.phase),
+                Operand::int(1),
+            ],
+        );
         self.emit_guarded(&wrap, false, flip);
     }
 
@@ -96,33 +167,81 @@ impl Lowerer<'_> {
                 Val::Handle(Box::new(HVal::Consumer(p, state)))
             }
             (Method::Acquire, HVal::Producer(p, state)) => {
-                let addrs = SlotAddrs { barrier: self.stage_barrier(&p.full, &state), buffer: self.stage_buffer(&p, &state) };
+                let addrs = SlotAddrs {
+                    barrier: self.stage_barrier(&p.full, &state),
+                    buffer: self.stage_buffer(&p, &state),
+                };
                 let bar = self.stage_barrier(&p.empty, &state);
                 let parity = self.reg(RegClass::B32);
-                self.inst(Opcode::Xor, &["b32"], vec![Operand::reg(&parity), Operand::reg(&state.phase), Operand::int(1)]);
-                self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![reg_addr(&bar), Operand::reg(&parity)]);
+                self.inst(
+                    Opcode::Xor,
+                    &["b32"],
+                    vec![
+                        Operand::reg(&parity),
+                        Operand::reg(&state.phase),
+                        Operand::int(1),
+                    ],
+                );
+                self.spin(
+                    Opcode::Mbarrier,
+                    &["try_wait", "parity", "shared::cta", "b64"],
+                    vec![reg_addr(&bar), Operand::reg(&parity)],
+                );
                 Val::Handle(Box::new(HVal::ProducerSlot(p, state, addrs)))
             }
-            (Method::SlotStage, HVal::ProducerSlot(_, state, _) | HVal::ConsumerSlot(_, state, _)) => Val::Reg(Prim::U32, state.stage),
+            (
+                Method::SlotStage,
+                HVal::ProducerSlot(_, state, _) | HVal::ConsumerSlot(_, state, _),
+            ) => Val::Reg(Prim::U32, state.stage),
             (Method::Load, HVal::ProducerSlot(p, state, addrs)) => {
                 let bytes = p.shape.tile as i64 * p.shape.elem.size() as i64;
                 let token = self.reg(RegClass::B64);
-                self.inst(Opcode::Mbarrier, &["arrive", "expect_tx", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&addrs.barrier), Operand::int(bytes)]);
-                let (Some(src_expr), _) = (it.next(), ()) else { return self.internal_val("load source") };
+                self.inst(
+                    Opcode::Mbarrier,
+                    &["arrive", "expect_tx", "shared::cta", "b64"],
+                    vec![
+                        Operand::reg(&token),
+                        reg_addr(&addrs.barrier),
+                        Operand::int(bytes),
+                    ],
+                );
+                let (Some(src_expr), _) = (it.next(), ()) else {
+                    return self.internal_val("load source");
+                };
                 let index = self.take(&mut it);
-                let Some((src, _)) = self.global_element(src_expr, index) else { return self.internal_val("load source") };
+                let Some((src, _)) = self.global_element(src_expr, index) else {
+                    return self.internal_val("load source");
+                };
                 self.inst(
                     Opcode::Cp,
-                    &["async", "bulk", "shared::cluster", "global", "mbarrier::complete_tx::bytes"],
-                    vec![reg_addr(&addrs.buffer), reg_addr(&src), Operand::int(bytes), reg_addr(&addrs.barrier)],
+                    &[
+                        "async",
+                        "bulk",
+                        "shared::cluster",
+                        "global",
+                        "mbarrier::complete_tx::bytes",
+                    ],
+                    vec![
+                        reg_addr(&addrs.buffer),
+                        reg_addr(&src),
+                        Operand::int(bytes),
+                        reg_addr(&addrs.barrier),
+                    ],
                 );
                 self.advance(&p, &state);
                 Val::Unit
             }
             (Method::ConsumerWait, HVal::Consumer(p, state)) => {
-                let addrs = SlotAddrs { barrier: self.stage_barrier(&p.empty, &state), buffer: self.stage_buffer(&p, &state) };
+                let addrs = SlotAddrs {
+                    barrier: self.stage_barrier(&p.empty, &state),
+                    buffer: self.stage_buffer(&p, &state),
+                };
                 let bar = self.stage_barrier(&p.full, &state);
-                self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![reg_addr(&bar), Operand::reg(&state.phase)]);
+                self.spin(
+                    Opcode::Mbarrier,
+                    &["try_wait", "parity", "shared::cta", "b64"],
+                    vec![reg_addr(&bar), Operand::reg(&state.phase)],
+                );
                 Val::Handle(Box::new(HVal::ConsumerSlot(p, state, addrs)))
             }
             (Method::SlotGet, HVal::ConsumerSlot(p, _, addrs)) => {
@@ -130,12 +249,25 @@ impl Lowerer<'_> {
                 let elem = p.shape.elem;
                 let index = self.in_reg(index);
                 let at = self.reg(RegClass::B32);
-                self.inst(Opcode::Mad, &["lo", "u32"], vec![Operand::reg(&at), Operand::reg(&index), Operand::int(elem.size() as i64), Operand::reg(&addrs.buffer)]);
+                self.inst(
+                    Opcode::Mad,
+                    &["lo", "u32"],
+                    vec![
+                        Operand::reg(&at),
+                        Operand::reg(&index),
+                        Operand::int(elem.size() as i64),
+                        Operand::reg(&addrs.buffer),
+                    ],
+                );
                 self.load_elem("shared", false, elem, reg_addr(&at))
             }
             (Method::Release, HVal::ConsumerSlot(p, state, addrs)) => {
                 let token = self.reg(RegClass::B64);
-                self.inst(Opcode::Mbarrier, &["arrive", "shared::cta", "b64"], vec![Operand::reg(&token), reg_addr(&addrs.barrier)]);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &["arrive", "shared::cta", "b64"],
+                    vec![Operand::reg(&token), reg_addr(&addrs.barrier)],
+                );
                 self.advance(&p, &state);
                 Val::Unit
             }
@@ -143,4 +275,3 @@ impl Lowerer<'_> {
         }
     }
 }
-

@@ -8,19 +8,35 @@
 use super::{Lowerer, Val};
 use crate::handles::{ArriveForm, Method};
 use crate::types::{Elem, Handle, PipeShape, Prim, RegClass, ScopeKind, Ty};
-use phasegate_ptx::{Address, AddressBase, Imm, Instruction, Opcode, Operand, ScalarType, StateSpace, VarDecl};
+use phasegate_ptx::{
+    Address, AddressBase, Imm, Instruction, Opcode, Operand, ScalarType, StateSpace, VarDecl,
+};
 use syn::Expr;
 
 /// A handle during lowering.
 #[derive(Clone, Debug, PartialEq)]
 pub enum HVal {
-    Named { id: Operand, threads: Option<Operand>, cta: bool },
+    Named {
+        id: Operand,
+        threads: Option<Operand>,
+        cta: bool,
+    },
     /// A typed mbarrier: its shared symbol and the parity of its current phase.
-    MBar { sym: String, parity: u8 },
-    Arrival { sym: String, parity: u8, state: String },
+    MBar {
+        sym: String,
+        parity: u8,
+    },
+    Arrival {
+        sym: String,
+        parity: u8,
+        state: String,
+    },
     Dropped,
     /// An mbarrier whose parity is in a `u32` register.
-    DynMBar { sym: String, parity: String },
+    DynMBar {
+        sym: String,
+        parity: String,
+    },
     MBars(Vec<HVal>),
     ClusterBar,
     ClusterArrival,
@@ -32,9 +48,15 @@ pub enum HVal {
     /// A full stage, with the addresses of its empty barrier and its buffer.
     ConsumerSlot(PipeVal, PipeState, SlotAddrs),
     /// The dynamic shared memory from byte `offset` on.
-    DynShared { elem: Elem, offset: u64 },
+    DynShared {
+        elem: Elem,
+        offset: u64,
+    },
     /// A peer CTA's shared array at a `shared::cluster` address in a register.
-    Peer { elem: Elem, base: String },
+    Peer {
+        elem: Elem,
+        base: String,
+    },
     Sem(bool),
     Scope(ScopeKind),
     Parity(bool),
@@ -80,24 +102,44 @@ pub struct PipeState {
 }
 
 pub(super) fn addr(sym: &str) -> Operand {
-    Operand::Address(Address { base: AddressBase::Symbol(sym.to_string()), offset: 0 })
+    Operand::Address(Address {
+        base: AddressBase::Symbol(sym.to_string()),
+        offset: 0,
+    })
 }
 
 pub(super) fn reg_addr(reg: &str) -> Operand {
-    Operand::Address(Address { base: AddressBase::Reg(reg.to_string()), offset: 0 })
+    Operand::Address(Address {
+        base: AddressBase::Reg(reg.to_string()),
+        offset: 0,
+    })
 }
 
 fn mods(list: &[&str]) -> Vec<String> {
-    list.iter().filter(|m| !m.is_empty()).map(|m| m.to_string()).collect()
+    list.iter()
+        .filter(|m| !m.is_empty())
+        .map(|m| m.to_string())
+        .collect()
 }
 
 impl Lowerer<'_> {
     pub(super) fn inst(&mut self, opcode: Opcode, modifiers: &[&str], operands: Vec<Operand>) {
-        self.emit(Instruction { guard: None, opcode, modifiers: mods(modifiers), operands });
+        self.emit(Instruction {
+            guard: None,
+            opcode,
+            modifiers: mods(modifiers),
+            operands,
+        });
     }
 
     /// Declares a shared-memory variable of the kernel.
-    pub(super) fn declare_shared(&mut self, name: &str, align: u32, ty: ScalarType, count: Option<u64>) -> String {
+    pub(super) fn declare_shared(
+        &mut self,
+        name: &str,
+        align: u32,
+        ty: ScalarType,
+        count: Option<u64>,
+    ) -> String {
         let symbol = format!("{}_{}_{}", self.kernel, name, self.shared_decls.len());
         let mut decl = VarDecl::new(StateSpace::Shared, ty, symbol.clone());
         decl.align = Some(align);
@@ -125,7 +167,11 @@ impl Lowerer<'_> {
         let mut all = vec![Operand::reg(&p)];
         all.extend(operands);
         self.inst(opcode, modifiers, all);
-        self.emit_guarded(&p, true, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&label)]));
+        self.emit_guarded(
+            &p,
+            true,
+            Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&label)]),
+        );
     }
 
     fn sem_scope(&self, sem: &Val, scope: &Val, release: bool) -> (&'static str, &'static str) {
@@ -145,12 +191,20 @@ impl Lowerer<'_> {
     /// Constructors of the vocabulary's handles.
     pub(super) fn new_handle(&mut self, ty: Ty) -> Val {
         let h = match ty {
-            Ty::Handle(Handle::Named { id, threads, cta_spelling, .. }) => HVal::Named {
+            Ty::Handle(Handle::Named {
+                id,
+                threads,
+                cta_spelling,
+                ..
+            }) => HVal::Named {
                 id: Operand::int(id as i64),
                 threads: (threads > 0).then(|| Operand::int(threads as i64)),
                 cta: cta_spelling,
             },
-            Ty::Handle(Handle::MBar) => HVal::MBar { sym: self.declare_shared("mbar", 8, ScalarType::B64, None), parity: 0 },
+            Ty::Handle(Handle::MBar) => HVal::MBar {
+                sym: self.declare_shared("mbar", 8, ScalarType::B64, None),
+                parity: 0,
+            },
             Ty::Handle(Handle::ClusterBar) => HVal::ClusterBar,
             _ => {
                 self.internal("handle constructor");
@@ -162,7 +216,11 @@ impl Lowerer<'_> {
 
     pub(super) fn named_dyn(&mut self, id: Val, threads: Val) -> Val {
         let (id, threads) = (self.u32_operand(id), self.u32_operand(threads));
-        Val::Handle(Box::new(HVal::Named { id, threads: Some(threads), cta: false }))
+        Val::Handle(Box::new(HVal::Named {
+            id,
+            threads: Some(threads),
+            cta: false,
+        }))
     }
 
     /// Lowers the next argument of a call.
@@ -182,14 +240,22 @@ impl Lowerer<'_> {
         let mut it = arg_exprs.iter().copied();
         match (method, h) {
             (M::BarSync { aligned }, HVal::Named { id, threads, cta }) => {
-                let op = if aligned { Opcode::Bar } else { Opcode::Barrier };
+                let op = if aligned {
+                    Opcode::Bar
+                } else {
+                    Opcode::Barrier
+                };
                 let mut operands = vec![id];
                 operands.extend(threads);
                 self.inst(op, &[if cta { "cta" } else { "" }, "sync"], operands);
                 Val::Unit
             }
             (M::BarArrive { aligned }, HVal::Named { id, threads, cta }) => {
-                let op = if aligned { Opcode::Bar } else { Opcode::Barrier };
+                let op = if aligned {
+                    Opcode::Bar
+                } else {
+                    Opcode::Barrier
+                };
                 let mut operands = vec![id];
                 operands.extend(threads);
                 self.inst(op, &[if cta { "cta" } else { "" }, "arrive"], operands);
@@ -198,18 +264,42 @@ impl Lowerer<'_> {
             (M::BarRed { op, aligned }, HVal::Named { id, threads, cta }) => {
                 let pred = self.predicate_operand(arg_exprs.first().copied());
                 let popc = op == "popc";
-                let d = if popc { self.reg(RegClass::B32) } else { self.reg(RegClass::Pred) };
+                let d = if popc {
+                    self.reg(RegClass::B32)
+                } else {
+                    self.reg(RegClass::Pred)
+                };
                 let mut operands = vec![Operand::reg(&d), id];
                 operands.extend(threads);
                 operands.push(pred);
-                let opcode = if aligned { Opcode::Bar } else { Opcode::Barrier };
-                self.inst(opcode, &[if cta { "cta" } else { "" }, "red", op, if popc { "u32" } else { "pred" }], operands);
+                let opcode = if aligned {
+                    Opcode::Bar
+                } else {
+                    Opcode::Barrier
+                };
+                self.inst(
+                    opcode,
+                    &[
+                        if cta { "cta" } else { "" },
+                        "red",
+                        op,
+                        if popc { "u32" } else { "pred" },
+                    ],
+                    operands,
+                );
                 Val::Reg(if popc { Prim::U32 } else { Prim::Bool }, d)
             }
             (M::Init, HVal::MBar { sym, .. }) => {
                 let (leader, count) = (self.take(&mut it), self.take(&mut it));
                 let count = self.u32_operand(count);
-                self.guarded_by(leader, Instruction::new(Opcode::Mbarrier, &["init", "shared::cta", "b64"], vec![addr(&sym), count]));
+                self.guarded_by(
+                    leader,
+                    Instruction::new(
+                        Opcode::Mbarrier,
+                        &["init", "shared::cta", "b64"],
+                        vec![addr(&sym), count],
+                    ),
+                );
                 Val::Handle(Box::new(HVal::MBar { sym, parity: 0 }))
             }
             (M::Publish { fence }, HVal::MBar { sym, .. }) => {
@@ -229,12 +319,23 @@ impl Lowerer<'_> {
                         ("", s, sc, None)
                     }
                 };
-                let state = if drop { None } else { Some(self.reg(RegClass::B64)) };
-                let mut operands = vec![state.as_ref().map(Operand::reg).unwrap_or(Operand::Sink), addr(&sym)];
+                let state = if drop {
+                    None
+                } else {
+                    Some(self.reg(RegClass::B64))
+                };
+                let mut operands = vec![
+                    state.as_ref().map(Operand::reg).unwrap_or(Operand::Sink),
+                    addr(&sym),
+                ];
                 if let Some(v) = extra {
                     operands.push(self.u32_operand(v));
                 }
-                self.inst(Opcode::Mbarrier, &[verb, form_mod, sem, scope, "shared::cta", "b64"], operands);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &[verb, form_mod, sem, scope, "shared::cta", "b64"],
+                    operands,
+                );
                 let h = match state {
                     Some(state) => HVal::Arrival { sym, parity, state },
                     None => HVal::Dropped,
@@ -244,26 +345,48 @@ impl Lowerer<'_> {
             (M::Observe { test, hinted, with }, HVal::MBar { sym, parity }) => {
                 let form = WaitForm { test, hinted, with };
                 self.mbar_wait(&sym, Operand::int(parity as i64), true, form, &mut it);
-                Val::Handle(Box::new(HVal::MBar { sym, parity: parity ^ 1 }))
+                Val::Handle(Box::new(HVal::MBar {
+                    sym,
+                    parity: parity ^ 1,
+                }))
             }
             (M::WaitParity, HVal::MBar { sym, parity }) => {
-                self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![addr(&sym), Operand::int(parity as i64)]);
-                Val::Handle(Box::new(HVal::MBar { sym, parity: parity ^ 1 }))
+                self.spin(
+                    Opcode::Mbarrier,
+                    &["try_wait", "parity", "shared::cta", "b64"],
+                    vec![addr(&sym), Operand::int(parity as i64)],
+                );
+                Val::Handle(Box::new(HVal::MBar {
+                    sym,
+                    parity: parity ^ 1,
+                }))
             }
             (M::Inval, HVal::MBar { sym, .. }) => {
-                self.inst(Opcode::Mbarrier, &["inval", "shared::cta", "b64"], vec![addr(&sym)]);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &["inval", "shared::cta", "b64"],
+                    vec![addr(&sym)],
+                );
                 Val::Handle(Box::new(HVal::MBar { sym, parity: 0 }))
             }
             (M::IntoDynamic, HVal::MBar { sym, parity }) => {
                 let r = self.reg(RegClass::B32);
-                self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&r), Operand::int(parity as i64)]);
+                self.inst(
+                    Opcode::Mov,
+                    &["u32"],
+                    vec![Operand::reg(&r), Operand::int(parity as i64)],
+                );
                 Val::Handle(Box::new(HVal::DynMBar { sym, parity: r }))
             }
             (M::ArriveLoad, HVal::MBar { sym, parity }) => {
                 let state = self.reg(RegClass::B64);
                 match self.bulk_load_operands(arg_exprs, 0) {
                     Some((dst, src, bytes)) => {
-                        self.inst(Opcode::Mbarrier, &["arrive", "expect_tx", "shared::cta", "b64"], vec![Operand::reg(&state), addr(&sym), Operand::int(bytes as i64)]);
+                        self.inst(
+                            Opcode::Mbarrier,
+                            &["arrive", "expect_tx", "shared::cta", "b64"],
+                            vec![Operand::reg(&state), addr(&sym), Operand::int(bytes as i64)],
+                        );
                         self.bulk_copy_to_shared(dst, src, bytes, &sym, None);
                     }
                     None => self.internal("arrive_load operands"),
@@ -278,7 +401,17 @@ impl Lowerer<'_> {
                     let (s, sc) = (self.take(&mut it), self.take(&mut it));
                     (sem, scope) = self.sem_scope(&s, &sc, false);
                 }
-                self.inst(Opcode::Mbarrier, &[if complete { "complete_tx" } else { "expect_tx" }, sem, scope, "shared::cta", "b64"], vec![addr(&sym), bytes]);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &[
+                        if complete { "complete_tx" } else { "expect_tx" },
+                        sem,
+                        scope,
+                        "shared::cta",
+                        "b64",
+                    ],
+                    vec![addr(&sym), bytes],
+                );
                 Val::Unit
             }
             (M::ArriveOnPeer { expect_tx, drop }, HVal::MBar { sym, .. }) => {
@@ -290,21 +423,50 @@ impl Lowerer<'_> {
                     operands.push(self.u32_operand(b));
                 }
                 let verb = if drop { "arrive_drop" } else { "arrive" };
-                self.inst(Opcode::Mbarrier, &[verb, if expect_tx { "expect_tx" } else { "" }, "release", "cluster", "shared::cluster", "b64"], operands);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &[
+                        verb,
+                        if expect_tx { "expect_tx" } else { "" },
+                        "release",
+                        "cluster",
+                        "shared::cluster",
+                        "b64",
+                    ],
+                    operands,
+                );
                 Val::Unit
             }
             (M::CpAsyncArrive { noinc }, HVal::MBar { sym, .. }) => {
-                self.inst(Opcode::Cp, &["async", "mbarrier", "arrive", if noinc { "noinc" } else { "" }, "shared::cta", "b64"], vec![addr(&sym)]);
+                self.inst(
+                    Opcode::Cp,
+                    &[
+                        "async",
+                        "mbarrier",
+                        "arrive",
+                        if noinc { "noinc" } else { "" },
+                        "shared::cta",
+                        "b64",
+                    ],
+                    vec![addr(&sym)],
+                );
                 Val::Unit
             }
             (M::Wait { test, hinted, with }, HVal::Arrival { sym, parity, state }) => {
                 let form = WaitForm { test, hinted, with };
                 self.mbar_wait(&sym, Operand::reg(&state), false, form, &mut it);
-                Val::Handle(Box::new(HVal::MBar { sym, parity: parity ^ 1 }))
+                Val::Handle(Box::new(HVal::MBar {
+                    sym,
+                    parity: parity ^ 1,
+                }))
             }
             (M::PendingCount, HVal::Arrival { state, .. }) => {
                 let d = self.reg(RegClass::B32);
-                self.inst(Opcode::Mbarrier, &["pending_count", "b64"], vec![Operand::reg(&d), Operand::reg(&state)]);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &["pending_count", "b64"],
+                    vec![Operand::reg(&d), Operand::reg(&state)],
+                );
                 Val::Reg(Prim::U32, d)
             }
             (M::DynArrive { expect_tx }, HVal::DynMBar { sym, .. }) => {
@@ -314,21 +476,60 @@ impl Lowerer<'_> {
                     let b = self.take(&mut it);
                     operands.push(self.u32_operand(b));
                 }
-                self.inst(Opcode::Mbarrier, &["arrive", if expect_tx { "expect_tx" } else { "" }, "shared::cta", "b64"], operands);
+                self.inst(
+                    Opcode::Mbarrier,
+                    &[
+                        "arrive",
+                        if expect_tx { "expect_tx" } else { "" },
+                        "shared::cta",
+                        "b64",
+                    ],
+                    operands,
+                );
                 Val::Unit
             }
             (M::DynWait, HVal::DynMBar { sym, parity }) => {
-                self.spin(Opcode::Mbarrier, &["try_wait", "parity", "shared::cta", "b64"], vec![addr(&sym), Operand::reg(&parity)]);
-                self.inst(Opcode::Xor, &["b32"], vec![Operand::reg(&parity), Operand::reg(&parity), Operand::int(1)]);
+                self.spin(
+                    Opcode::Mbarrier,
+                    &["try_wait", "parity", "shared::cta", "b64"],
+                    vec![addr(&sym), Operand::reg(&parity)],
+                );
+                self.inst(
+                    Opcode::Xor,
+                    &["b32"],
+                    vec![
+                        Operand::reg(&parity),
+                        Operand::reg(&parity),
+                        Operand::int(1),
+                    ],
+                );
                 Val::Unit
             }
             (M::DynParity, HVal::DynMBar { parity, .. }) => Val::Reg(Prim::U32, parity),
             (M::ClusterArrive { sem, aligned }, HVal::ClusterBar) => {
-                self.inst(Opcode::Barrier, &["cluster", "arrive", sem.unwrap_or(""), if aligned { "aligned" } else { "" }], vec![]);
+                self.inst(
+                    Opcode::Barrier,
+                    &[
+                        "cluster",
+                        "arrive",
+                        sem.unwrap_or(""),
+                        if aligned { "aligned" } else { "" },
+                    ],
+                    vec![],
+                );
                 Val::Handle(Box::new(HVal::ClusterArrival))
             }
             (M::ClusterWait { acquire, aligned }, HVal::ClusterArrival) => {
-                self.inst(Opcode::Barrier, &["cluster", "wait", if acquire { "acquire" } else { "" }, if aligned { "aligned" } else { "" }], vec![]);
+                self.inst(
+                    Opcode::Barrier,
+                    &[
+                        "cluster",
+                        "wait",
+                        if acquire { "acquire" } else { "" },
+                        if aligned { "aligned" } else { "" },
+                    ],
+                    vec![],
+                );
                 Val::Handle(Box::new(HVal::ClusterBar))
             }
             (method, h) => self.pipeline_method(method, h, arg_exprs),
@@ -338,7 +539,14 @@ impl Lowerer<'_> {
     /// Spins on `mbarrier.{test,try}_wait{.parity}{.sem.scope}` until the phase named by
     /// `phase` (a parity, or the state an arrive returned) has completed; the hint and the
     /// semantics come from the next arguments.
-    fn mbar_wait<'e>(&mut self, sym: &str, phase: Operand, parity: bool, form: WaitForm, args: &mut impl Iterator<Item = &'e Expr>) {
+    fn mbar_wait<'e>(
+        &mut self,
+        sym: &str,
+        phase: Operand,
+        parity: bool,
+        form: WaitForm,
+        args: &mut impl Iterator<Item = &'e Expr>,
+    ) {
         let verb = if form.test { "test_wait" } else { "try_wait" };
         let mut operands = vec![addr(sym), phase];
         if form.hinted {
@@ -350,13 +558,28 @@ impl Lowerer<'_> {
             let (s, sc) = (self.take(args), self.take(args));
             (sem, scope) = self.sem_scope(&s, &sc, false);
         }
-        self.spin(Opcode::Mbarrier, &[verb, if parity { "parity" } else { "" }, sem, scope, "shared::cta", "b64"], operands);
+        self.spin(
+            Opcode::Mbarrier,
+            &[
+                verb,
+                if parity { "parity" } else { "" },
+                sem,
+                scope,
+                "shared::cta",
+                "b64",
+            ],
+            operands,
+        );
     }
 
     /// `fence.mbarrier_init.release.cluster` (if `fence`) and `bar.sync 0`.
     pub(super) fn publish(&mut self, fence: bool) {
         if fence {
-            self.inst(Opcode::Fence, &["mbarrier_init", "release", "cluster"], vec![]);
+            self.inst(
+                Opcode::Fence,
+                &["mbarrier_init", "release", "cluster"],
+                vec![],
+            );
         }
         self.inst(Opcode::Bar, &["sync"], vec![Operand::int(0)]);
     }
@@ -377,11 +600,17 @@ impl Lowerer<'_> {
             other => {
                 let p = self.in_reg(other);
                 if let [_] = insts.as_slice() {
-                    insts.into_iter().for_each(|i| self.emit_guarded(&p, false, i));
+                    insts
+                        .into_iter()
+                        .for_each(|i| self.emit_guarded(&p, false, i));
                     return;
                 }
                 let skip = self.new_label();
-                self.emit_guarded(&p, true, Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&skip)]));
+                self.emit_guarded(
+                    &p,
+                    true,
+                    Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&skip)]),
+                );
                 insts.into_iter().for_each(|i| self.emit(i));
                 self.place_label(skip);
             }
@@ -396,10 +625,12 @@ impl Lowerer<'_> {
             return Operand::Sink;
         };
         if let Expr::Unary(u) = strip(e)
-            && matches!(u.op, syn::UnOp::Not(_)) && self.ty(&u.expr) == Ty::Prim(Prim::Bool) {
-                let inner = self.expr(&u.expr);
-                return Operand::Not(Box::new(Operand::reg(self.in_reg(inner))));
-            }
+            && matches!(u.op, syn::UnOp::Not(_))
+            && self.ty(&u.expr) == Ty::Prim(Prim::Bool)
+        {
+            let inner = self.expr(&u.expr);
+            return Operand::Not(Box::new(Operand::reg(self.in_reg(inner))));
+        }
         let v = self.expr(e);
         Operand::reg(self.in_reg(v))
     }
@@ -408,10 +639,18 @@ impl Lowerer<'_> {
     /// in the cluster's CTA of rank `rank`.
     pub(super) fn map_to_peer(&mut self, sym: &str, rank: Val) -> String {
         let local = self.reg(RegClass::B32);
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&local), Operand::sym(sym)]);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&local), Operand::sym(sym)],
+        );
         let rank = self.u32_operand(rank);
         let remote = self.reg(RegClass::B32);
-        self.inst(Opcode::Mapa, &["shared::cluster", "u32"], vec![Operand::reg(&remote), Operand::reg(&local), rank]);
+        self.inst(
+            Opcode::Mapa,
+            &["shared::cluster", "u32"],
+            vec![Operand::reg(&remote), Operand::reg(&local), rank],
+        );
         remote
     }
 
@@ -422,9 +661,27 @@ impl Lowerer<'_> {
             return Some((a, Vec::new()));
         }
         match (a, b) {
-            (HVal::Arrival { sym, parity, state: s1 }, HVal::Arrival { sym: sym2, parity: p2, state: s2 }) if sym == sym2 && parity == p2 => {
+            (
+                HVal::Arrival {
+                    sym,
+                    parity,
+                    state: s1,
+                },
+                HVal::Arrival {
+                    sym: sym2,
+                    parity: p2,
+                    state: s2,
+                },
+            ) if sym == sym2 && parity == p2 => {
                 let state = self.reg(RegClass::B64);
-                Some((HVal::Arrival { sym, parity, state: state.clone() }, vec![(state, s1, s2)]))
+                Some((
+                    HVal::Arrival {
+                        sym,
+                        parity,
+                        state: state.clone(),
+                    },
+                    vec![(state, s1, s2)],
+                ))
             }
             _ => None,
         }

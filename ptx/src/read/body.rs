@@ -32,7 +32,10 @@ impl Parser<'_> {
                 Tok::Dir(name) if name == "loc" => {
                     body.push(Statement::Loc(self.loc()?), span);
                 }
-                Tok::Dir(name) if linkage_from_name(name).is_some() || StateSpace::from_name(name).is_some() => {
+                Tok::Dir(name)
+                    if linkage_from_name(name).is_some()
+                        || StateSpace::from_name(name).is_some() =>
+                {
                     let decls = self.var_decls(true)?;
                     self.expect_punct(';', "after the declaration")?;
                     for decl in decls {
@@ -43,7 +46,9 @@ impl Parser<'_> {
                 Tok::Dir(_) => {
                     body.push(Statement::Directive(self.body_directive()?), span);
                 }
-                Tok::Word(word) if is_plain_ident(word) && self.peek_at(1).tok == Tok::Punct(':') => {
+                Tok::Word(word)
+                    if is_plain_ident(word) && self.peek_at(1).tok == Tok::Punct(':') =>
+                {
                     let name = word.clone();
                     self.advance();
                     self.advance();
@@ -89,7 +94,12 @@ impl Parser<'_> {
         if self.peek().line == col_line {
             self.eat_punct(';');
         }
-        Ok(Loc { file, line, col, rest })
+        Ok(Loc {
+            file,
+            line,
+            col,
+            rest,
+        })
     }
 
     /// `.pragma "nounroll";`. A directive whose arguments are not integers and strings
@@ -108,7 +118,10 @@ impl Parser<'_> {
         }
         self.rewind(args_start);
         while !self.at_punct(';') {
-            if matches!(self.peek().tok, Tok::Eof | Tok::Error(_) | Tok::Punct('{') | Tok::Punct('}')) {
+            if matches!(
+                self.peek().tok,
+                Tok::Eof | Tok::Error(_) | Tok::Punct('{') | Tok::Punct('}')
+            ) {
                 return Err(self.expected(&format!("`;` after the directive `.{name}`")));
             }
             self.advance();
@@ -116,7 +129,10 @@ impl Parser<'_> {
         let text = self.slice(keyword, self.position() - 1);
         self.advance();
         // The keyword token starts with its ASCII dot.
-        Ok(Directive { name: text.get(1..).unwrap_or("").to_string(), args: Vec::new() })
+        Ok(Directive {
+            name: text.get(1..).unwrap_or("").to_string(),
+            args: Vec::new(),
+        })
     }
 
     /// `@!%p1 mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar0], 0;`
@@ -154,6 +170,11 @@ impl Parser<'_> {
                 }
             }
         }
-        Ok(Instruction { guard, opcode, modifiers, operands })
+        Ok(Instruction {
+            guard,
+            opcode,
+            modifiers,
+            operands,
+        })
     }
 }

@@ -42,7 +42,9 @@ impl Parser<'_> {
                 self.advance();
                 break ty;
             } else {
-                return Err(self.unsupported(format!("expected a type in the declaration, found `.{word}`")));
+                return Err(self.unsupported(format!(
+                    "expected a type in the declaration, found `.{word}`"
+                )));
             }
         };
         let mut ptr = None;
@@ -54,7 +56,11 @@ impl Parser<'_> {
             if ptr_space.is_some() {
                 self.advance();
             }
-            let ptr_align = if self.eat_dir("align") { Some(self.alignment(None)?) } else { None };
+            let ptr_align = if self.eat_dir("align") {
+                Some(self.alignment(None)?)
+            } else {
+                None
+            };
             ptr = Some((ptr_space, ptr_align));
         }
         if self.eat_dir("align") {
@@ -70,8 +76,18 @@ impl Parser<'_> {
                 }
                 _ => self.ident("a variable name")?,
             };
-            let mut decl =
-                VarDecl { linkage, space, align, vector, ty, ptr, name, range: None, array: Vec::new(), init: None };
+            let mut decl = VarDecl {
+                linkage,
+                space,
+                align,
+                vector,
+                ty,
+                ptr,
+                name,
+                range: None,
+                array: Vec::new(),
+                init: None,
+            };
             self.decl_suffixes(&mut decl)?;
             decls.push(decl);
             if !(several && self.eat_punct(',')) {
@@ -99,7 +115,8 @@ impl Parser<'_> {
             if self.eat_punct(']') {
                 decl.array.push(None);
             } else {
-                decl.array.push(Some(self.int("an array size or `]` after `[`")?));
+                decl.array
+                    .push(Some(self.int("an array size or `]` after `[`")?));
                 self.expect_punct(']', "after the array size")?;
             }
         }
@@ -112,7 +129,9 @@ impl Parser<'_> {
     /// `{1, 2}`, `{{1, 2}, {3, 4}}`, `0f3F800000`, `sym+8`.
     fn initializer(&mut self, depth: usize) -> PResult<Initializer> {
         if depth > MAX_DEPTH {
-            return Err(self.expected(&format!("at most {MAX_DEPTH} levels of nested braces in the initializer")));
+            return Err(self.expected(&format!(
+                "at most {MAX_DEPTH} levels of nested braces in the initializer"
+            )));
         }
         if self.eat_punct('{') {
             let mut items = Vec::new();
@@ -132,7 +151,9 @@ impl Parser<'_> {
         if matches!(self.peek().tok, Tok::Word(_)) && self.peek_at(1).tok == Tok::Punct('(') {
             // `generic(sym)` and similar address operators are outside the model.
             let name = self.describe(self.peek());
-            return Err(self.unsupported(format!("unsupported initializer {name}, expected a value or symbol")));
+            return Err(self.unsupported(format!(
+                "unsupported initializer {name}, expected a value or symbol"
+            )));
         }
         Ok(Initializer::Scalar(self.operand(depth + 1)?))
     }

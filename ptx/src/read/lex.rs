@@ -58,7 +58,12 @@ fn is_ident_char(c: char) -> bool {
 
 /// Splits `src` into tokens; the last token is [`Tok::Eof`] or [`Tok::Error`].
 pub(super) fn tokenize(src: &str) -> Vec<Token> {
-    let mut lexer = Lexer { src, pos: 0, line: 1, col: 1 };
+    let mut lexer = Lexer {
+        src,
+        pos: 0,
+        line: 1,
+        col: 1,
+    };
     let mut tokens = Vec::new();
     loop {
         let token = lexer.next_token();
@@ -80,7 +85,9 @@ struct Lexer<'a> {
 
 impl Lexer<'_> {
     fn peek(&self) -> Option<char> {
-        self.src.get(self.pos..).and_then(|rest| rest.chars().next())
+        self.src
+            .get(self.pos..)
+            .and_then(|rest| rest.chars().next())
     }
 
     fn peek_second(&self) -> Option<char> {
@@ -134,7 +141,8 @@ impl Lexer<'_> {
                                 self.bump();
                             }
                             (None, _) => {
-                                let message = "unterminated block comment, expected `*/` before end of input";
+                                let message =
+                                    "unterminated block comment, expected `*/` before end of input";
                                 return Some(Token {
                                     tok: Tok::Error(message.into()),
                                     start,
@@ -160,7 +168,13 @@ impl Lexer<'_> {
             None => Tok::Eof,
             Some(c) => self.token_from(c, start),
         };
-        Token { tok, start, end: self.pos, line, col }
+        Token {
+            tok,
+            start,
+            end: self.pos,
+            line,
+            col,
+        }
     }
 
     fn token_from(&mut self, c: char, start: usize) -> Tok {
@@ -195,7 +209,11 @@ impl Lexer<'_> {
             }
             _ => {
                 self.bump();
-                let shown = if c.is_control() { c.escape_default().to_string() } else { c.to_string() };
+                let shown = if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                };
                 Tok::Error(format!("unexpected character `{shown}`"))
             }
         }
@@ -219,7 +237,9 @@ impl Lexer<'_> {
     fn scoped_suffixes(&mut self) {
         while self.src.get(self.pos..).is_some_and(|rest| {
             let mut chars = rest.chars();
-            chars.next() == Some(':') && chars.next() == Some(':') && chars.next().is_some_and(is_ident_char)
+            chars.next() == Some(':')
+                && chars.next() == Some(':')
+                && chars.next().is_some_and(is_ident_char)
         }) {
             self.bump();
             self.bump();
@@ -232,7 +252,9 @@ impl Lexer<'_> {
         let mut value = String::new();
         loop {
             match self.peek() {
-                None | Some('\n') | Some('\r') => return Tok::Error("unterminated string, expected `\"`".into()),
+                None | Some('\n') | Some('\r') => {
+                    return Tok::Error("unterminated string, expected `\"`".into());
+                }
                 Some('"') => {
                     self.bump();
                     return Tok::Str(value);
@@ -280,7 +302,10 @@ impl Lexer<'_> {
                 match u64::from_str_radix(digits, 16) {
                     Ok(bits) if digits.len() == width && p == 'f' => Tok::F32(bits as u32),
                     Ok(bits) if digits.len() == width => Tok::F64(bits),
-                    _ => Tok::Error(format!("expected {width} hex digits after `0{p}`, found `{}`", self.text(start))),
+                    _ => Tok::Error(format!(
+                        "expected {width} hex digits after `0{p}`, found `{}`",
+                        self.text(start)
+                    )),
                 }
             }
             _ => self.decimal(start),
@@ -351,7 +376,10 @@ impl Lexer<'_> {
         }
         match u64::from_str_radix(digits, radix) {
             Ok(value) => Tok::Int(value),
-            Err(_) => Tok::Error(format!("integer `{}` does not fit in 64 bits", self.text(start))),
+            Err(_) => Tok::Error(format!(
+                "integer `{}` does not fit in 64 bits",
+                self.text(start)
+            )),
         }
     }
 }

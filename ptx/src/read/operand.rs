@@ -98,7 +98,11 @@ impl Parser<'_> {
     /// Offsets keep the 64-bit pattern of the literal, as immediates do.
     fn offset_value(&mut self, what: &str, negative: bool) -> PResult<i64> {
         let value = self.int(what)?;
-        Ok(if negative { 0u64.wrapping_sub(value) as i64 } else { value as i64 })
+        Ok(if negative {
+            0u64.wrapping_sub(value) as i64
+        } else {
+            value as i64
+        })
     }
 
     /// `[%rd1]`, `[%rd1+16]`, `[bar0]`, `[tile+128]`, `[1024]`.
@@ -107,20 +111,36 @@ impl Parser<'_> {
         let address = match self.peek().tok.clone() {
             Tok::Reg(name) => {
                 self.advance();
-                Address { base: AddressBase::Reg(name), offset: self.offset()?.unwrap_or(0) }
+                Address {
+                    base: AddressBase::Reg(name),
+                    offset: self.offset()?.unwrap_or(0),
+                }
             }
             Tok::Word(name) => {
                 self.advance();
-                let base = if self.regs.contains(&name) { AddressBase::Reg(name) } else { AddressBase::Symbol(name) };
-                Address { base, offset: self.offset()?.unwrap_or(0) }
+                let base = if self.regs.contains(&name) {
+                    AddressBase::Reg(name)
+                } else {
+                    AddressBase::Symbol(name)
+                };
+                Address {
+                    base,
+                    offset: self.offset()?.unwrap_or(0),
+                }
             }
             Tok::Int(value) => {
                 self.advance();
-                Address { base: AddressBase::Absolute, offset: value as i64 }
+                Address {
+                    base: AddressBase::Absolute,
+                    offset: value as i64,
+                }
             }
             Tok::Punct('-') => {
                 self.advance();
-                Address { base: AddressBase::Absolute, offset: self.offset_value("an address after `-`", true)? }
+                Address {
+                    base: AddressBase::Absolute,
+                    offset: self.offset_value("an address after `-`", true)?,
+                }
             }
             _ => return Err(self.expected("a register, symbol or integer address after `[`")),
         };

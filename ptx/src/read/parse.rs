@@ -28,8 +28,12 @@ pub(super) struct Parser<'a> {
     pub(super) regs: RegScope,
 }
 
-const LINKAGES: [(&str, Linkage); 4] =
-    [("visible", Linkage::Visible), ("extern", Linkage::Extern), ("weak", Linkage::Weak), ("common", Linkage::Common)];
+const LINKAGES: [(&str, Linkage); 4] = [
+    ("visible", Linkage::Visible),
+    ("extern", Linkage::Extern),
+    ("weak", Linkage::Weak),
+    ("common", Linkage::Common),
+];
 
 pub(super) fn linkage_from_name(name: &str) -> Option<Linkage> {
     LINKAGES.iter().find(|(n, _)| *n == name).map(|(_, l)| *l)
@@ -37,7 +41,12 @@ pub(super) fn linkage_from_name(name: &str) -> Option<Linkage> {
 
 impl<'a> Parser<'a> {
     pub(super) fn new(src: &'a str) -> Self {
-        Parser { src, tokens: tokenize(src), pos: 0, regs: RegScope::default() }
+        Parser {
+            src,
+            tokens: tokenize(src),
+            pos: 0,
+            regs: RegScope::default(),
+        }
     }
 
     // ---- cursor ----
@@ -93,7 +102,11 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn expect_punct(&mut self, c: char, context: &str) -> PResult<()> {
-        if self.eat_punct(c) { Ok(()) } else { Err(self.expected(&format!("`{c}` {context}"))) }
+        if self.eat_punct(c) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("`{c}` {context}")))
+        }
     }
 
     pub(super) fn at_dir(&self, name: &str) -> bool {
@@ -124,7 +137,14 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn error_at(&self, token: &Token, message: String) -> Fail {
-        Fail { error: ReadError { line: token.line, col: token.col, message }, unsupported: false }
+        Fail {
+            error: ReadError {
+                line: token.line,
+                col: token.col,
+                message,
+            },
+            unsupported: false,
+        }
     }
 
     /// "expected WHAT, found TOKEN" at the current token; a lexer error there wins.
@@ -133,7 +153,10 @@ impl<'a> Parser<'a> {
         if let Tok::Error(message) = &token.tok {
             return self.error_at(token, message.clone());
         }
-        self.error_at(token, format!("expected {what}, found {}", self.describe(token)))
+        self.error_at(
+            token,
+            format!("expected {what}, found {}", self.describe(token)),
+        )
     }
 
     pub(super) fn unsupported(&self, message: String) -> Fail {
@@ -158,7 +181,13 @@ impl<'a> Parser<'a> {
         let token = self.peek().clone();
         let value = self.int(what)?;
         u32::try_from(value).map_err(|_| {
-            self.error_at(&token, format!("expected {what} that fits in 32 bits, found {}", self.describe(&token)))
+            self.error_at(
+                &token,
+                format!(
+                    "expected {what} that fits in 32 bits, found {}",
+                    self.describe(&token)
+                ),
+            )
         })
     }
 
@@ -186,12 +215,21 @@ impl<'a> Parser<'a> {
         }
         let target = self.target()?;
         // The PTX ISA defaults to 32-bit addresses when `.address_size` is absent.
-        let address_size = if self.eat_dir("address_size") { self.int_u32("an address size")? } else { 32 };
+        let address_size = if self.eat_dir("address_size") {
+            self.int_u32("an address size")?
+        } else {
+            32
+        };
         let mut items = Vec::new();
         while self.peek().tok != Tok::Eof {
             self.item(&mut items)?;
         }
-        Ok(Module { version, target, address_size, items })
+        Ok(Module {
+            version,
+            target,
+            address_size,
+            items,
+        })
     }
 
     /// `8.7` lexes as a float; its text gives major and minor (`8.10` is not `8.1`).
@@ -238,7 +276,11 @@ impl<'a> Parser<'a> {
             items.push(Item::File(self.file()?));
             return Ok(());
         }
-        let after_linkage = if linkage_from_name(&name).is_some() { 1 } else { 0 };
+        let after_linkage = if linkage_from_name(&name).is_some() {
+            1
+        } else {
+            0
+        };
         let keyword = match &self.peek_at(after_linkage).tok {
             Tok::Dir(d) => d.clone(),
             _ => String::new(),
@@ -331,14 +373,25 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.expected("`.entry` or `.func`"));
         };
-        let returns = if self.at_punct('(') { self.params("return parameter")? } else { Vec::new() };
+        let returns = if self.at_punct('(') {
+            self.params("return parameter")?
+        } else {
+            Vec::new()
+        };
         let name = self.ident("a function name")?;
-        let params = if self.at_punct('(') { self.params("parameter")? } else { Vec::new() };
+        let params = if self.at_punct('(') {
+            self.params("parameter")?
+        } else {
+            Vec::new()
+        };
         let mut directives = Vec::new();
         while let Tok::Dir(d) = &self.peek().tok {
             let name = d.clone();
             self.advance();
-            directives.push(Directive { name, args: self.directive_args()? });
+            directives.push(Directive {
+                name,
+                args: self.directive_args()?,
+            });
         }
         self.regs.clear();
         for decl in returns.iter().chain(&params) {
@@ -352,7 +405,15 @@ impl<'a> Parser<'a> {
             return Err(self.expected(&format!("`{{` or `;` after the signature of `{name}`")));
         };
         self.regs.clear();
-        Ok(Function { kind, linkage, name, returns, params, directives, body })
+        Ok(Function {
+            kind,
+            linkage,
+            name,
+            returns,
+            params,
+            directives,
+            body,
+        })
     }
 
     /// `( decl, decl )`: one declaration per parameter.

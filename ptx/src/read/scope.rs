@@ -31,7 +31,11 @@ impl RegScope {
         }
         match decl.range {
             None => *self.names.entry(decl.name.clone()).or_default() += 1,
-            Some(count) => self.ranges.entry(decl.name.clone()).or_default().push(count),
+            Some(count) => self
+                .ranges
+                .entry(decl.name.clone())
+                .or_default()
+                .push(count),
         }
         self.log.push((decl.name.clone(), decl.range));
     }
@@ -43,7 +47,9 @@ impl RegScope {
     pub(super) fn close(&mut self) {
         let mark = self.marks.pop().unwrap_or(0);
         while self.log.len() > mark {
-            let Some((name, range)) = self.log.pop() else { break };
+            let Some((name, range)) = self.log.pop() else {
+                break;
+            };
             match range {
                 None => {
                     if let Some(live) = self.names.get_mut(&name) {
@@ -73,10 +79,14 @@ impl RegScope {
         let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
         let digits = &name[prefix.len()..];
         // `r<4>` declares `r0` to `r3`; `r03` is another name.
-        let Ok(index) = digits.parse::<u32>() else { return false };
+        let Ok(index) = digits.parse::<u32>() else {
+            return false;
+        };
         if digits.len() > 1 && digits.starts_with('0') {
             return false;
         }
-        self.ranges.get(prefix).is_some_and(|counts| counts.iter().any(|&count| index < count))
+        self.ranges
+            .get(prefix)
+            .is_some_and(|counts| counts.iter().any(|&count| index < count))
     }
 }

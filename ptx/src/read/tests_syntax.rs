@@ -21,7 +21,12 @@ fn read(text: &str) -> Module {
 fn statements(body: &str) -> Vec<Statement> {
     let module = read(&entry(body));
     let function = module.function("k").expect("entry `k`");
-    function.body.as_ref().expect("a body").statements().to_vec()
+    function
+        .body
+        .as_ref()
+        .expect("a body")
+        .statements()
+        .to_vec()
 }
 
 fn instruction(text: &str) -> Instruction {
@@ -62,17 +67,32 @@ fn comments_and_globl_markers_are_skipped() {
 #[test]
 fn windows_line_endings() {
     let m = read(&entry("\tmov.u32 \t%r1, 0;\r\n\tret;").replace('\n', "\r\n"));
-    assert_eq!(m.function("k").and_then(|f| f.body.as_ref()).map(Body::len), Some(2));
+    assert_eq!(
+        m.function("k").and_then(|f| f.body.as_ref()).map(Body::len),
+        Some(2)
+    );
 }
 
 #[test]
 fn file_lines_with_and_without_timestamp() {
-    let m =
-        read(&format!("{HEADER}\t.file\t1 \"/src/a.cu\"\n.file 2 \"C:\\\\cuda\\\\\\\"q\\\".h\", 1718000000, 11234\n"));
-    assert_eq!(m.items[0], Item::File(FileDecl { index: 1, path: "/src/a.cu".into(), extra: vec![] }));
+    let m = read(&format!(
+        "{HEADER}\t.file\t1 \"/src/a.cu\"\n.file 2 \"C:\\\\cuda\\\\\\\"q\\\".h\", 1718000000, 11234\n"
+    ));
+    assert_eq!(
+        m.items[0],
+        Item::File(FileDecl {
+            index: 1,
+            path: "/src/a.cu".into(),
+            extra: vec![]
+        })
+    );
     assert_eq!(
         m.items[1],
-        Item::File(FileDecl { index: 2, path: "C:\\cuda\\\"q\".h".into(), extra: vec![1718000000, 11234] })
+        Item::File(FileDecl {
+            index: 2,
+            path: "C:\\cuda\\\"q\".h".into(),
+            extra: vec![1718000000, 11234]
+        })
     );
     assert_eq!(m.file_name(1), Some("/src/a.cu"));
 }
@@ -84,23 +104,39 @@ fn module_scope_variables() {
          .extern .shared .align 16 .b8 smem[];\n.global .f32 m[2][3] = {{{{1.5, 2}}, {{0f3F800000}}}};\n\
          .global .align 8 .u64 t[2] = {{g, g+4}};\n.shared .v4 .f32 a, b;\n"
     ));
-    let vars: Vec<&VarDecl> =
-        m.items.iter().filter_map(|i| if let Item::Var(v) = i { Some(v) } else { None }).collect();
+    let vars: Vec<&VarDecl> = m
+        .items
+        .iter()
+        .filter_map(|i| if let Item::Var(v) = i { Some(v) } else { None })
+        .collect();
     assert_eq!(vars.len(), 7);
     assert_eq!(
-        (vars[0].space, vars[0].align, vars[0].ty, vars[0].name.as_str()),
+        (
+            vars[0].space,
+            vars[0].align,
+            vars[0].ty,
+            vars[0].name.as_str()
+        ),
         (StateSpace::Global, Some(4), ScalarType::U32, "g")
     );
     assert_eq!(vars[1].linkage, Some(Linkage::Visible));
     assert_eq!(vars[1].array, [Some(8)]);
-    let Some(Initializer::List(bytes)) = &vars[1].init else { panic!("{:?}", vars[1].init) };
+    let Some(Initializer::List(bytes)) = &vars[1].init else {
+        panic!("{:?}", vars[1].init)
+    };
     assert_eq!(bytes[2], Initializer::Scalar(Operand::int(128)));
-    assert_eq!((vars[2].linkage, vars[2].space, vars[2].align), (Some(Linkage::Extern), StateSpace::Shared, Some(16)));
+    assert_eq!(
+        (vars[2].linkage, vars[2].space, vars[2].align),
+        (Some(Linkage::Extern), StateSpace::Shared, Some(16))
+    );
     assert_eq!(vars[2].array, [None]);
     assert_eq!(vars[3].array, [Some(2), Some(3)]);
     let scalar = |op| Initializer::Scalar(Operand::Imm(op));
     let expected = Initializer::List(vec![
-        Initializer::List(vec![scalar(Imm::F64(1.5f64.to_bits())), scalar(Imm::Int(2))]),
+        Initializer::List(vec![
+            scalar(Imm::F64(1.5f64.to_bits())),
+            scalar(Imm::Int(2)),
+        ]),
         Initializer::List(vec![scalar(Imm::F32(0x3F80_0000))]),
     ]);
     assert_eq!(vars[3].init, Some(expected));
@@ -109,7 +145,10 @@ fn module_scope_variables() {
         Initializer::Scalar(Operand::SymbolOffset("g".into(), 4)),
     ]);
     assert_eq!(vars[4].init, Some(expected));
-    assert_eq!((vars[5].name.as_str(), vars[6].name.as_str(), vars[6].vector), ("a", "b", Some(4)));
+    assert_eq!(
+        (vars[5].name.as_str(), vars[6].name.as_str(), vars[6].vector),
+        ("a", "b", Some(4))
+    );
 }
 
 #[test]
@@ -118,11 +157,25 @@ fn unknown_module_directives_are_kept_verbatim() {
     let m = read(&format!(
         "{HEADER}{section}\n.alias a, b;\n.global .texref tex0;\n.global .align 8 .u64 p[1] = {{generic($str)}};\n"
     ));
-    let texts: Vec<&str> =
-        m.items.iter().filter_map(|i| if let Item::Verbatim(v) = i { Some(v.as_str()) } else { None }).collect();
+    let texts: Vec<&str> = m
+        .items
+        .iter()
+        .filter_map(|i| {
+            if let Item::Verbatim(v) = i {
+                Some(v.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
     assert_eq!(
         texts,
-        [section, ".alias a, b;", ".global .texref tex0;", ".global .align 8 .u64 p[1] = {generic($str)};"]
+        [
+            section,
+            ".alias a, b;",
+            ".global .texref tex0;",
+            ".global .align 8 .u64 p[1] = {generic($str)};"
+        ]
     );
 }
 
@@ -133,13 +186,28 @@ fn entry_params_and_pointer_attributes() {
          \t.param .u64 .ptr .global .align 16 x,\n\t.param .u64 .ptr .align 8 y,\n\t.param .u64 .ptr .shared .align 16 .align 8 z\n)\n{{\n\tret;\n}}\n"
     ));
     let k = m.function("k").expect("k");
-    assert_eq!((k.kind, k.linkage), (FunctionKind::Entry, Some(Linkage::Visible)));
+    assert_eq!(
+        (k.kind, k.linkage),
+        (FunctionKind::Entry, Some(Linkage::Visible))
+    );
     let p = &k.params;
-    assert_eq!((p[0].space, p[0].ty, p[0].name.as_str()), (StateSpace::Param, ScalarType::U64, "k_param_0"));
-    assert_eq!((p[1].align, p[1].ty, p[1].array.as_slice()), (Some(8), ScalarType::B8, &[Some(16)][..]));
-    assert_eq!((p[2].ptr, p[2].align), (Some((Some(StateSpace::Global), Some(16))), None));
+    assert_eq!(
+        (p[0].space, p[0].ty, p[0].name.as_str()),
+        (StateSpace::Param, ScalarType::U64, "k_param_0")
+    );
+    assert_eq!(
+        (p[1].align, p[1].ty, p[1].array.as_slice()),
+        (Some(8), ScalarType::B8, &[Some(16)][..])
+    );
+    assert_eq!(
+        (p[2].ptr, p[2].align),
+        (Some((Some(StateSpace::Global), Some(16))), None)
+    );
     assert_eq!(p[3].ptr, Some((None, Some(8))));
-    assert_eq!((p[4].ptr, p[4].align), (Some((Some(StateSpace::Shared), Some(16))), Some(8)));
+    assert_eq!(
+        (p[4].ptr, p[4].align),
+        (Some((Some(StateSpace::Shared), Some(16))), Some(8))
+    );
 }
 
 #[test]
@@ -156,8 +224,17 @@ fn func_with_return_parameter_and_declarations() {
     assert_eq!((vprintf.returns.len(), vprintf.params.len()), (1, 2));
     let f = m.function("f").expect("f");
     assert_eq!(f.returns[0].name, "r");
-    assert_eq!(f.directives, [Directive { name: "noreturn".into(), args: vec![] }]);
-    assert!(m.function("e").is_some_and(|e| e.params.is_empty() && e.body.is_some()));
+    assert_eq!(
+        f.directives,
+        [Directive {
+            name: "noreturn".into(),
+            args: vec![]
+        }]
+    );
+    assert!(
+        m.function("e")
+            .is_some_and(|e| e.params.is_empty() && e.body.is_some())
+    );
 }
 
 #[test]
@@ -170,7 +247,15 @@ fn performance_directives_between_signature_and_body() {
     let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(
         names,
-        ["maxntid", "reqntid", "minnctapersm", "reqnctapercluster", "explicitcluster", "maxclusterrank", "maxnreg"]
+        [
+            "maxntid",
+            "reqntid",
+            "minnctapersm",
+            "reqnctapercluster",
+            "explicitcluster",
+            "maxclusterrank",
+            "maxnreg"
+        ]
     );
     let ints = |v: &[u64]| v.iter().map(|&i| DirectiveArg::Int(i)).collect::<Vec<_>>();
     assert_eq!(d[0].args, ints(&[128, 1, 1]));
@@ -184,24 +269,49 @@ fn register_declarations_scopes_labels_and_pragmas() {
         "\t.reg .b32 \t%r<16>;\n\t.reg .pred %p<3>;\n\t.shared .align 8 .b64 bar0;\n$L__BB0_2:\n\t.pragma \"nounroll\";\n\
          \t{\n\t.reg .pred P1, P2;\n\t{\n\t}\n\t}\n\tret;",
     );
-    let Statement::Decl(r) = &s[0] else { panic!("{:?}", s[0]) };
-    assert_eq!((r.space, r.ty, r.name.as_str(), r.range), (StateSpace::Reg, ScalarType::B32, "%r", Some(16)));
+    let Statement::Decl(r) = &s[0] else {
+        panic!("{:?}", s[0])
+    };
+    assert_eq!(
+        (r.space, r.ty, r.name.as_str(), r.range),
+        (StateSpace::Reg, ScalarType::B32, "%r", Some(16))
+    );
     assert!(matches!(&s[1], Statement::Decl(p) if p.ty == ScalarType::Pred && p.range == Some(3)));
-    assert!(matches!(&s[2], Statement::Decl(b) if b.space == StateSpace::Shared && b.align == Some(8)));
+    assert!(
+        matches!(&s[2], Statement::Decl(b) if b.space == StateSpace::Shared && b.align == Some(8))
+    );
     assert_eq!(s[3], Statement::Label("$L__BB0_2".into()));
     assert_eq!(
         s[4],
-        Statement::Directive(Directive { name: "pragma".into(), args: vec![DirectiveArg::Str("nounroll".into())] })
+        Statement::Directive(Directive {
+            name: "pragma".into(),
+            args: vec![DirectiveArg::Str("nounroll".into())]
+        })
     );
     assert_eq!(s[5], Statement::ScopeOpen);
-    assert!(matches!((&s[6], &s[7]), (Statement::Decl(a), Statement::Decl(b)) if a.name == "P1" && b.name == "P2"));
-    assert_eq!(&s[8..11], [Statement::ScopeOpen, Statement::ScopeClose, Statement::ScopeClose]);
+    assert!(
+        matches!((&s[6], &s[7]), (Statement::Decl(a), Statement::Decl(b)) if a.name == "P1" && b.name == "P2")
+    );
+    assert_eq!(
+        &s[8..11],
+        [
+            Statement::ScopeOpen,
+            Statement::ScopeClose,
+            Statement::ScopeClose
+        ]
+    );
 }
 
 #[test]
 fn instruction_names_split_into_opcode_and_modifiers() {
     let i = instruction("@!%p1 mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar0], 0;");
-    assert_eq!(i.guard, Some(Guard { negated: true, pred: "%p1".into() }));
+    assert_eq!(
+        i.guard,
+        Some(Guard {
+            negated: true,
+            pred: "%p1".into()
+        })
+    );
     assert_eq!(i.opcode, Opcode::Mbarrier);
     assert_eq!(i.modifiers, ["try_wait", "parity", "shared::cta", "b64"]);
     let i = instruction(
@@ -209,18 +319,35 @@ fn instruction_names_split_into_opcode_and_modifiers() {
     );
     assert_eq!(i.modifiers[3], "2d");
     assert_eq!(i.modifiers[6], "mbarrier::complete_tx::bytes");
-    assert_eq!(instruction("ld.global.L2::128B.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];").modifiers[1], "L2::128B");
+    assert_eq!(
+        instruction("ld.global.L2::128B.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];").modifiers[1],
+        "L2::128B"
+    );
     let i = instruction("@P1 wgmma.fence.sync.aligned;");
-    assert_eq!((i.opcode, i.guard.map(|g| g.pred)), (Opcode::Other("wgmma".into()), Some("P1".into())));
+    assert_eq!(
+        (i.opcode, i.guard.map(|g| g.pred)),
+        (Opcode::Other("wgmma".into()), Some("P1".into()))
+    );
     assert_eq!(instruction("ret;").operands, []);
 }
 
 #[test]
 fn register_operands() {
-    let regs = ["%r1", "%rd2", "%tid.x", "%ctaid.y", "%cluster_ctarank", "%envreg3", "%SPL"];
+    let regs = [
+        "%r1",
+        "%rd2",
+        "%tid.x",
+        "%ctaid.y",
+        "%cluster_ctarank",
+        "%envreg3",
+        "%SPL",
+    ];
     let ops = operands(&format!("mov.u32 {};", regs.join(", ")));
     assert_eq!(ops, regs.map(Operand::reg));
-    assert_eq!(SpecialReg::from_name(ops[2].as_reg().unwrap_or("")), Some(SpecialReg::Tid(Dim::X)));
+    assert_eq!(
+        SpecialReg::from_name(ops[2].as_reg().unwrap_or("")),
+        Some(SpecialReg::Tid(Dim::X))
+    );
 }
 
 #[test]
@@ -228,14 +355,44 @@ fn integer_immediates() {
     let ops = operands(
         "x 42, 0x1f, 0XFF, 017, 0b101, 4294967295U, -1, -0x10, 0, 0xFFFFFFFFFFFFFFFF, 9223372036854775808, -9223372036854775808;",
     );
-    let values: Vec<i64> = ops.iter().map(|o| o.as_int().expect("an integer")).collect();
-    assert_eq!(values, [42, 31, 255, 15, 5, 4294967295, -1, -16, 0, -1, i64::MIN, i64::MIN]);
+    let values: Vec<i64> = ops
+        .iter()
+        .map(|o| o.as_int().expect("an integer"))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            42,
+            31,
+            255,
+            15,
+            5,
+            4294967295,
+            -1,
+            -16,
+            0,
+            -1,
+            i64::MIN,
+            i64::MIN
+        ]
+    );
 }
 
 #[test]
 fn float_immediates_keep_exact_bits() {
-    let ops = operands("x 0f3F800000, 0F7fc00000, 0d3FF0000000000000, 1.5, 1e-3, -2.5, .5, 3E+2, -0f3F800000;");
-    let imms: Vec<Imm> = ops.iter().map(|o| if let Operand::Imm(i) = o { *i } else { panic!("{o:?}") }).collect();
+    let ops = operands(
+        "x 0f3F800000, 0F7fc00000, 0d3FF0000000000000, 1.5, 1e-3, -2.5, .5, 3E+2, -0f3F800000;",
+    );
+    let imms: Vec<Imm> = ops
+        .iter()
+        .map(|o| {
+            if let Operand::Imm(i) = o {
+                *i
+            } else {
+                panic!("{o:?}")
+            }
+        })
+        .collect();
     assert_eq!(
         imms,
         [
@@ -270,7 +427,9 @@ fn symbols_and_symbol_offsets() {
 
 #[test]
 fn address_operands() {
-    let ops = operands("x [%rd1], [%rd1+16], [%rd1+-4], [%rd1-4], [bar0], [tile+128], [1024], [ %r2 + 0x10 ];");
+    let ops = operands(
+        "x [%rd1], [%rd1+16], [%rd1+-4], [%rd1-4], [bar0], [tile+128], [1024], [ %r2 + 0x10 ];",
+    );
     let reg = |r: &str| AddressBase::Reg(r.into());
     let sym = |s: &str| AddressBase::Symbol(s.into());
     assert_eq!(
@@ -293,11 +452,20 @@ fn vectors_negation_pairs_and_sink() {
     let ops = operands("x {%f1, %f2, %f3, %f4}, {%r1, _}, !%p1, %r8|%p7, _, _|%p2, {};");
     let regs = |names: &[&str]| names.iter().map(|n| Operand::reg(*n)).collect::<Vec<_>>();
     assert_eq!(ops[0], Operand::Vector(regs(&["%f1", "%f2", "%f3", "%f4"])));
-    assert_eq!(ops[1], Operand::Vector(vec![Operand::reg("%r1"), Operand::Sink]));
+    assert_eq!(
+        ops[1],
+        Operand::Vector(vec![Operand::reg("%r1"), Operand::Sink])
+    );
     assert_eq!(ops[2], Operand::Not(Box::new(Operand::reg("%p1"))));
-    assert_eq!(ops[3], Operand::Pair(Box::new(Operand::reg("%r8")), Box::new(Operand::reg("%p7"))));
+    assert_eq!(
+        ops[3],
+        Operand::Pair(Box::new(Operand::reg("%r8")), Box::new(Operand::reg("%p7")))
+    );
     assert_eq!(ops[4], Operand::Sink);
-    assert_eq!(ops[5], Operand::Pair(Box::new(Operand::Sink), Box::new(Operand::reg("%p2"))));
+    assert_eq!(
+        ops[5],
+        Operand::Pair(Box::new(Operand::Sink), Box::new(Operand::reg("%p2")))
+    );
     assert_eq!(ops[6], Operand::Vector(vec![]));
 }
 
@@ -305,9 +473,24 @@ fn vectors_negation_pairs_and_sink() {
 fn call_argument_lists() {
     let ops = operands("call.uni (retval0), \n\t_Z3fooi, \n\t(\n\tparam0, \n\tparam1\n\t);");
     let list = |names: &[&str]| Operand::List(names.iter().map(|n| Operand::sym(*n)).collect());
-    assert_eq!(ops, [list(&["retval0"]), Operand::sym("_Z3fooi"), list(&["param0", "param1"])]);
+    assert_eq!(
+        ops,
+        [
+            list(&["retval0"]),
+            Operand::sym("_Z3fooi"),
+            list(&["param0", "param1"])
+        ]
+    );
     let ops = operands("call (retval0), %rd5, (p0)\n\t, proto;");
-    assert_eq!(ops, [list(&["retval0"]), Operand::reg("%rd5"), list(&["p0"]), Operand::sym("proto")]);
+    assert_eq!(
+        ops,
+        [
+            list(&["retval0"]),
+            Operand::reg("%rd5"),
+            list(&["p0"]),
+            Operand::sym("proto")
+        ]
+    );
     assert_eq!(operands("call.uni f, (\n\t);")[1], Operand::List(vec![]));
 }
 
@@ -316,11 +499,35 @@ fn loc_lines_keep_their_rest_verbatim() {
     let s = statements(
         "\t.loc\t1 12 5\n\t.loc 1 30 5, function_name $L__info_string0, inlined_at 1 77 13\n\tret;\n\t.loc 2 3 4;",
     );
-    assert_eq!(s[0], Statement::Loc(Loc { file: 1, line: 12, col: 5, rest: None }));
+    assert_eq!(
+        s[0],
+        Statement::Loc(Loc {
+            file: 1,
+            line: 12,
+            col: 5,
+            rest: None
+        })
+    );
     let rest = Some("function_name $L__info_string0, inlined_at 1 77 13".to_string());
-    assert_eq!(s[1], Statement::Loc(Loc { file: 1, line: 30, col: 5, rest }));
+    assert_eq!(
+        s[1],
+        Statement::Loc(Loc {
+            file: 1,
+            line: 30,
+            col: 5,
+            rest
+        })
+    );
     assert!(matches!(&s[2], Statement::Instruction(i) if i.opcode == Opcode::Ret));
-    assert_eq!(s[3], Statement::Loc(Loc { file: 2, line: 3, col: 4, rest: None }));
+    assert_eq!(
+        s[3],
+        Statement::Loc(Loc {
+            file: 2,
+            line: 3,
+            col: 4,
+            rest: None
+        })
+    );
 }
 
 #[test]
@@ -342,10 +549,28 @@ fn unknown_opcodes_round_trip() {
 
 #[test]
 fn spans_are_the_first_token_of_each_statement() {
-    let m = read(&entry("\t.reg .b32 %a, %b;\nL1:  @%p1 bra L1;\n  {\n\t.loc 1 2 3\n\tmov.u32 %a, 1; }"));
+    let m = read(&entry(
+        "\t.reg .b32 %a, %b;\nL1:  @%p1 bra L1;\n  {\n\t.loc 1 2 3\n\tmov.u32 %a, 1; }",
+    ));
     let body = m.function("k").and_then(|f| f.body.clone()).expect("body");
-    let spans: Vec<(u32, u32)> = body.iter().map(|(id, _)| body.span(id)).map(|s| (s.line, s.col)).collect();
-    assert_eq!(spans, [(6, 2), (6, 2), (7, 1), (7, 6), (8, 3), (9, 2), (10, 2), (10, 17)]);
+    let spans: Vec<(u32, u32)> = body
+        .iter()
+        .map(|(id, _)| body.span(id))
+        .map(|s| (s.line, s.col))
+        .collect();
+    assert_eq!(
+        spans,
+        [
+            (6, 2),
+            (6, 2),
+            (7, 1),
+            (7, 6),
+            (8, 3),
+            (9, 2),
+            (10, 2),
+            (10, 17)
+        ]
+    );
 }
 
 #[test]
@@ -362,13 +587,25 @@ fn inline_asm_registers_without_percent_are_registers_in_their_scope() {
     assert_eq!(ops(4)[3], Operand::reg("p"));
     assert_eq!(
         ops(5),
-        [Operand::reg("q1"), addr(AddressBase::Reg("q0".into()), 4), Operand::sym("q2"), Operand::sym("q01")]
+        [
+            Operand::reg("q1"),
+            addr(AddressBase::Reg("q0".into()), 4),
+            Operand::sym("q2"),
+            Operand::sym("q01")
+        ]
     );
     // After the scope closes, `p` is a symbol again.
     assert_eq!(ops(7)[1], Operand::sym("p"));
     // `.reg` parameters of a `.func` are registers in its body.
-    let m = read(&format!("{HEADER}.func f(.reg .b32 a)\n{{\n\tadd.s32 a, a, 1;\n\tret;\n}}\n"));
+    let m = read(&format!(
+        "{HEADER}.func f(.reg .b32 a)\n{{\n\tadd.s32 a, a, 1;\n\tret;\n}}\n"
+    ));
     let body = m.function("f").and_then(|f| f.body.clone()).expect("body");
-    let Statement::Instruction(add) = &body.statements()[0] else { panic!() };
-    assert_eq!(add.operands, [Operand::reg("a"), Operand::reg("a"), Operand::int(1)]);
+    let Statement::Instruction(add) = &body.statements()[0] else {
+        panic!()
+    };
+    assert_eq!(
+        add.operands,
+        [Operand::reg("a"), Operand::reg("a"), Operand::int(1)]
+    );
 }

@@ -4,7 +4,7 @@
 //! the barrier back. So arriving twice without a wait, or waiting without having arrived, is a
 //! rustc error (both are undefined, §9.7.13.2).
 
-use super::{outside_kernel, Element, SharedArray};
+use super::{Element, SharedArray, outside_kernel};
 use core::marker::PhantomData;
 
 /// The barrier of all threads of the cluster.
@@ -61,7 +61,10 @@ forms! { ClusterArrival -> ClusterBarrier:
 pub struct PeerShared<T: Element, const N: usize>(PhantomData<T>);
 
 /// The array `local` as it lives in the cluster's CTA of rank `rank`.
-pub fn peer_shared<T: Element, const N: usize>(_local: &SharedArray<T, N>, _rank: u32) -> PeerShared<T, N> {
+pub fn peer_shared<T: Element, const N: usize>(
+    _local: &SharedArray<T, N>,
+    _rank: u32,
+) -> PeerShared<T, N> {
     outside_kernel("peer_shared")
 }
 

@@ -1,7 +1,7 @@
 //! Asynchronous copies, fences and the other synchronisation instructions that go with them.
 
 use super::mbarrier::{MBarrier, Ready, Scope};
-use super::{outside_kernel, Element, Global, SharedDst};
+use super::{Element, Global, SharedDst, outside_kernel};
 
 /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar]`
 /// with `bytes = elements * size_of::<T>()`, where `elements` is a constant and `bytes` a
@@ -67,7 +67,12 @@ pub fn bulk_wait_read(_n: u32) {
 /// `cp.async.ca.shared.global [dst], [src], size_of::<T>()` (Ampere's asynchronous copy of 4,
 /// 8 or 16 bytes; 16-byte copies use `.cg`). Complete it with
 /// [`MBarrier::cp_async_arrive`].
-pub fn cp_async<T: Element>(_dst: &mut impl SharedDst<T>, _dst_index: u32, _src: &Global<T>, _src_index: u32) {
+pub fn cp_async<T: Element>(
+    _dst: &mut impl SharedDst<T>,
+    _dst_index: u32,
+    _src: &Global<T>,
+    _src_index: u32,
+) {
     outside_kernel("cp_async")
 }
 

@@ -11,7 +11,7 @@
 //! use [`DynMBarrier`] (parity in a register, checked by the analyzer and the simulator) or
 //! [`super::Pipeline`].
 
-use super::{outside_kernel, Element, Global, SharedDst};
+use super::{Element, Global, SharedDst, outside_kernel};
 use core::marker::PhantomData;
 
 /// Not yet initialised (or invalidated: its memory may be reused).
@@ -89,7 +89,9 @@ impl MBarrier<Initialized> {
 
 /// Publishes several mbarriers with one `bar.sync 0` (no fence: CTA-local use and `cp.async`,
 /// sm_80): `let [a, b] = publish_cta([a, b]);`.
-pub fn publish_cta<const N: usize>(_bars: [MBarrier<Initialized>; N]) -> [MBarrier<Ready<Even>>; N] {
+pub fn publish_cta<const N: usize>(
+    _bars: [MBarrier<Initialized>; N],
+) -> [MBarrier<Ready<Even>>; N] {
     outside_kernel("publish_cta")
 }
 

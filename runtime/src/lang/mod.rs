@@ -67,7 +67,9 @@ macro_rules! vectors {
         impl Element for $t {}
     )*};
 }
-vectors!([u32; 2], [i32; 2], [f32; 2], [u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 2]);
+vectors!(
+    [u32; 2], [i32; 2], [f32; 2], [u32; 4], [i32; 4], [f32; 4], [u64; 2], [i64; 2], [f64; 2]
+);
 
 /// A slice in global memory: what a `&[T]` / `&mut [T]` kernel parameter is inside a kernel.
 /// It is indexed by `u32`, like CUDA's 32-bit thread indices; the address arithmetic is 64-bit.

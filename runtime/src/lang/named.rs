@@ -25,7 +25,8 @@ pub fn named_barrier<const ID: u32, const THREADS: u32>() -> NamedBarrier<ID, TH
 }
 
 /// The same, spelled `bar.cta.*` / `barrier.cta.*`.
-pub fn named_barrier_cta<const ID: u32, const THREADS: u32>() -> NamedBarrier<ID, THREADS, CtaSpelling> {
+pub fn named_barrier_cta<const ID: u32, const THREADS: u32>()
+-> NamedBarrier<ID, THREADS, CtaSpelling> {
     outside_kernel("named_barrier_cta")
 }
 
@@ -76,7 +77,9 @@ impl<const ID: u32, S> CtaBarrier<ID, S> {
 
 /// A named barrier used for reductions (`bar.red`); `THREADS == 0` means all threads of the
 /// CTA. Its result is the same in every participating thread.
-pub struct ReductionBarrier<const ID: u32, const THREADS: u32, S = Plain>(core::marker::PhantomData<S>);
+pub struct ReductionBarrier<const ID: u32, const THREADS: u32, S = Plain>(
+    core::marker::PhantomData<S>,
+);
 
 /// Reduction barrier `ID` over `THREADS` threads (a multiple of 32).
 pub fn reduction_barrier<const ID: u32, const THREADS: u32>() -> ReductionBarrier<ID, THREADS> {
@@ -89,7 +92,8 @@ pub fn cta_reduction_barrier<const ID: u32>() -> ReductionBarrier<ID, 0> {
 }
 
 /// The same, spelled `barrier.cta.red`.
-pub fn reduction_barrier_cta<const ID: u32, const THREADS: u32>() -> ReductionBarrier<ID, THREADS, CtaSpelling> {
+pub fn reduction_barrier_cta<const ID: u32, const THREADS: u32>()
+-> ReductionBarrier<ID, THREADS, CtaSpelling> {
     outside_kernel("reduction_barrier_cta")
 }
 

@@ -8,7 +8,7 @@
 //! empty barrier is for the phase before the current one, which returns at once, §9.7.13.15.16).
 //! Consumers wait on the full barrier and release the stage to the producer.
 
-use super::{outside_kernel, Element, Global};
+use super::{Element, Global, outside_kernel};
 use core::marker::PhantomData;
 
 /// `STAGES` buffers of `TILE` elements of `T`, with their barriers.
@@ -50,7 +50,9 @@ impl<T: Element, const STAGES: usize, const TILE: usize> Producer<T, STAGES, TIL
 
 /// Proof that the producer waited for the stage's empty barrier.
 #[must_use = "a slot must be loaded, or the consumers wait forever"]
-pub struct ProducerSlot<'a, T: Element, const STAGES: usize, const TILE: usize>(PhantomData<&'a mut T>);
+pub struct ProducerSlot<'a, T: Element, const STAGES: usize, const TILE: usize>(
+    PhantomData<&'a mut T>,
+);
 
 impl<T: Element, const STAGES: usize, const TILE: usize> ProducerSlot<'_, T, STAGES, TILE> {
     /// The stage index, 0..STAGES.
@@ -77,7 +79,9 @@ impl<T: Element, const STAGES: usize, const TILE: usize> Consumer<T, STAGES, TIL
 
 /// A full stage, readable until released.
 #[must_use = "a slot must be released, or the producer waits forever"]
-pub struct ConsumerSlot<'a, T: Element, const STAGES: usize, const TILE: usize>(PhantomData<&'a mut T>);
+pub struct ConsumerSlot<'a, T: Element, const STAGES: usize, const TILE: usize>(
+    PhantomData<&'a mut T>,
+);
 
 impl<T: Element, const STAGES: usize, const TILE: usize> ConsumerSlot<'_, T, STAGES, TILE> {
     /// The stage index, 0..STAGES.

@@ -192,11 +192,18 @@ tuple_args!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
 /// Checks arguments against a `#[kernel]`'s parameters.
 pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), SimError> {
     if spec.params.len() != args.len() {
-        return Err(SimError::Args(format!("`{}` takes {} arguments, {} given", spec.entry, spec.params.len(), args.len())));
+        return Err(SimError::Args(format!(
+            "`{}` takes {} arguments, {} given",
+            spec.entry,
+            spec.params.len(),
+            args.len()
+        )));
     }
     for (p, a) in spec.params.iter().zip(args) {
         let ok = match (p.ty, a) {
-            (ParamType::Slice { elem, .. }, ArgValue::Buffer(b)) => b.len() % elem.size() as usize == 0,
+            (ParamType::Slice { elem, .. }, ArgValue::Buffer(b)) => {
+                b.len() % elem.size() as usize == 0
+            }
             (ParamType::Scalar(ScalarKind::U32), ArgValue::U32(_))
             | (ParamType::Scalar(ScalarKind::I32), ArgValue::I32(_))
             | (ParamType::Scalar(ScalarKind::U64), ArgValue::U64(_))
@@ -208,10 +215,17 @@ pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), Sim
         };
         if !ok {
             let want = match p.ty {
-                ParamType::Slice { elem, .. } => format!("a buffer of {}-byte elements", elem.size()),
+                ParamType::Slice { elem, .. } => {
+                    format!("a buffer of {}-byte elements", elem.size())
+                }
                 ParamType::Scalar(k) => format!("a {}", k.rust_name()),
             };
-            return Err(SimError::Args(format!("parameter `{}` of `{}` takes {want}, given {}", p.name, spec.entry, a.kind_name())));
+            return Err(SimError::Args(format!(
+                "parameter `{}` of `{}` takes {want}, given {}",
+                p.name,
+                spec.entry,
+                a.kind_name()
+            )));
         }
     }
     Ok(())

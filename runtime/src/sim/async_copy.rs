@@ -24,12 +24,29 @@ pub(crate) enum From {
 pub(crate) enum AsyncKind {
     /// Into the shared memory of CTA `cta`, completing `bytes` of tx on an mbarrier; with
     /// `reduce`, each element combined into the destination's (`cp.reduce.async.bulk`).
-    BulkLoad { from: From, cta: u32, off: u32, bytes: u32, mbar: (u32, u32), reduce: Option<(AtomOp, MemTy)> },
+    BulkLoad {
+        from: From,
+        cta: u32,
+        off: u32,
+        bytes: u32,
+        mbar: (u32, u32),
+        reduce: Option<(AtomOp, MemTy)>,
+    },
     /// From the issuing CTA's shared memory to global memory, combined element by element with
     /// `reduce`.
-    BulkStore { off: u32, to: GlobalLoc, bytes: u32, reduce: Option<(AtomOp, MemTy)> },
+    BulkStore {
+        off: u32,
+        to: GlobalLoc,
+        bytes: u32,
+        reduce: Option<(AtomOp, MemTy)>,
+    },
     /// `cp.async`: `src_bytes` from global, zero-filled up to `bytes`.
-    CpAsync { from: GlobalLoc, off: u32, bytes: u32, src_bytes: u32 },
+    CpAsync {
+        from: GlobalLoc,
+        off: u32,
+        bytes: u32,
+        src_bytes: u32,
+    },
     /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
     MbarArrive { mbar: (u32, u32), after: Vec<u64> },
 }
@@ -71,7 +88,13 @@ pub(crate) struct AsyncState {
 
 impl AsyncState {
     pub(crate) fn new(threads: usize) -> AsyncState {
-        AsyncState { pending: Vec::new(), next_id: 0, bulk: vec![Groups::default(); threads], cp: vec![Groups::default(); threads], cp_pending: vec![Vec::new(); threads] }
+        AsyncState {
+            pending: Vec::new(),
+            next_id: 0,
+            bulk: vec![Groups::default(); threads],
+            cp: vec![Groups::default(); threads],
+            cp_pending: vec![Vec::new(); threads],
+        }
     }
 
     /// Ids of the operations that may complete now.
@@ -79,7 +102,9 @@ impl AsyncState {
         self.pending
             .iter()
             .filter(|op| match &op.kind {
-                AsyncKind::MbarArrive { after, .. } => after.iter().all(|a| !self.pending.iter().any(|p| p.id == *a)),
+                AsyncKind::MbarArrive { after, .. } => after
+                    .iter()
+                    .all(|a| !self.pending.iter().any(|p| p.id == *a)),
                 _ => true,
             })
             .map(|op| op.id)
@@ -97,14 +122,25 @@ impl AsyncState {
 
 impl Machine<'_> {
     /// Records an async operation issued by `lane` of warp `w`.
-    pub(crate) fn issue_async(&mut self, w: usize, lane: usize, pc: u32, kind: AsyncKind, bulk: Option<bool>) {
+    pub(crate) fn issue_async(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        kind: AsyncKind,
+        bulk: Option<bool>,
+    ) {
         let t = w as u32 * 32 + lane as u32;
         let (vc, _) = self.race.issue_async(t);
         let id = self.asyncs.next_id;
         self.asyncs.next_id += 1;
         let mut group = u64::MAX;
         if let Some(is_bulk) = bulk {
-            let g = if is_bulk { &mut self.asyncs.bulk[t as usize] } else { &mut self.asyncs.cp[t as usize] };
+            let g = if is_bulk {
+                &mut self.asyncs.bulk[t as usize]
+            } else {
+                &mut self.asyncs.cp[t as usize]
+            };
             g.open += 1;
             group = g.next_group;
         }
@@ -114,14 +150,27 @@ impl Machine<'_> {
         self.warps[w].effects += 1;
         let issued_at = self.warps[w].clock;
         self.stats.async_ops += 1;
-        self.asyncs.pending.push(AsyncOp { id, warp: w as u32, lane: lane as u32, pc, kind, vc, issued_at, group });
+        self.asyncs.pending.push(AsyncOp {
+            id,
+            warp: w as u32,
+            lane: lane as u32,
+            pc,
+            kind,
+            vc,
+            issued_at,
+            group,
+        });
     }
 
     /// `commit_group` for lanes `eff`.
     pub(crate) fn commit_groups(&mut self, w: usize, eff: u32, bulk: bool) {
         for lane in lanes(eff) {
             let t = w * 32 + lane;
-            let g = if bulk { &mut self.asyncs.bulk[t] } else { &mut self.asyncs.cp[t] };
+            let g = if bulk {
+                &mut self.asyncs.bulk[t]
+            } else {
+                &mut self.asyncs.cp[t]
+            };
             let id = g.next_group;
             g.next_group += 1;
             let vc = std::mem::take(&mut g.open_vc);
@@ -133,29 +182,66 @@ impl Machine<'_> {
 
     /// Completes pending operation `id`.
     pub(crate) fn complete_async(&mut self, id: u64) -> Res<()> {
-        let index = self.asyncs.pending.iter().position(|o| o.id == id).expect("pending op");
+        let index = self
+            .asyncs
+            .pending
+            .iter()
+            .position(|o| o.id == id)
+            .expect("pending op");
         let op = self.asyncs.pending.remove(index);
         let t = op.warp * 32 + op.lane;
         let done_at = self.warps[op.warp as usize].clock.max(op.issued_at + 100);
-        let actor = Actor { warp: op.warp, lane: op.lane, pc: op.pc, async_op: true, time: done_at };
-        let is_bulk = matches!(op.kind, AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. });
+        let actor = Actor {
+            warp: op.warp,
+            lane: op.lane,
+            pc: op.pc,
+            async_op: true,
+            time: done_at,
+        };
+        let is_bulk = matches!(
+            op.kind,
+            AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. }
+        );
         match &op.kind {
-            AsyncKind::BulkLoad { from, cta, off, bytes, mbar, reduce } => {
+            AsyncKind::BulkLoad {
+                from,
+                cta,
+                off,
+                bytes,
+                mbar,
+                reduce,
+            } => {
                 let data = match *from {
                     From::Global(loc) => self.mem.global.bytes(loc, *bytes as usize).to_vec(),
                     From::Shared { cta: sc, off: so } => {
                         if self.race.checking() {
-                            self.race.async_read(t, &op.vc, sc, so - SHARED_BASE, *bytes, op.pc).map_err(|c| self.race_report(c, sc, t, op.pc, true, true))?;
+                            self.race
+                                .async_read(t, &op.vc, sc, so - SHARED_BASE, *bytes, op.pc)
+                                .map_err(|c| self.race_report(c, sc, t, op.pc, true, true))?;
                         }
                         let s = (so - SHARED_BASE) as usize;
                         self.ctas[sc as usize].shared[s..s + *bytes as usize].to_vec()
                     }
                 };
                 if self.race.checking() {
-                    self.race.async_write(t, &op.vc, *cta, off - SHARED_BASE, *bytes, op.pc, reduce.is_some()).map_err(|c| self.race_report(c, *cta, t, op.pc, true, false))?;
+                    self.race
+                        .async_write(
+                            t,
+                            &op.vc,
+                            *cta,
+                            off - SHARED_BASE,
+                            *bytes,
+                            op.pc,
+                            reduce.is_some(),
+                        )
+                        .map_err(|c| self.race_report(c, *cta, t, op.pc, true, false))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
-                combine(&mut self.ctas[*cta as usize].shared[s..s + *bytes as usize], &data, *reduce);
+                combine(
+                    &mut self.ctas[*cta as usize].shared[s..s + *bytes as usize],
+                    &data,
+                    *reduce,
+                );
                 let (mc, mo) = *mbar;
                 self.async_mbar_valid(mc, mo, actor)?;
                 let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
@@ -165,21 +251,39 @@ impl Machine<'_> {
                 join_into(&mut m.cur_vc, &op.vc);
                 self.mbar_tx(mc, mo, actor, -(*bytes as i64), MbarOp::CompleteTx)?;
             }
-            AsyncKind::BulkStore { off, to, bytes, reduce } => {
+            AsyncKind::BulkStore {
+                off,
+                to,
+                bytes,
+                reduce,
+            } => {
                 let cta = self.warps[op.warp as usize].cta;
                 if self.race.checking() {
-                    self.race.async_read(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc).map_err(|c| self.race_report(c, cta, t, op.pc, true, true))?;
+                    self.race
+                        .async_read(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc)
+                        .map_err(|c| self.race_report(c, cta, t, op.pc, true, true))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
                 let data = self.ctas[cta as usize].shared[s..s + *bytes as usize].to_vec();
-                combine(self.mem.global.bytes_mut(*to, *bytes as usize), &data, *reduce);
+                combine(
+                    self.mem.global.bytes_mut(*to, *bytes as usize),
+                    &data,
+                    *reduce,
+                );
             }
-            AsyncKind::CpAsync { from, off, bytes, src_bytes } => {
+            AsyncKind::CpAsync {
+                from,
+                off,
+                bytes,
+                src_bytes,
+            } => {
                 let cta = self.warps[op.warp as usize].cta;
                 let mut data = self.mem.global.bytes(*from, *src_bytes as usize).to_vec();
                 data.resize(*bytes as usize, 0);
                 if self.race.checking() {
-                    self.race.async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc, false).map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
+                    self.race
+                        .async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc, false)
+                        .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
                 self.ctas[cta as usize].shared[s..s + *bytes as usize].copy_from_slice(&data);
@@ -188,12 +292,29 @@ impl Machine<'_> {
             AsyncKind::MbarArrive { mbar, .. } => {
                 let (mc, mo) = *mbar;
                 self.async_mbar_valid(mc, mo, actor)?;
-                self.mbar_arrive(mc, mo, actor, 1, false, false, Some(&op.vc), MbarOp::Arrive { drop: false, expect_tx: false, no_complete: false })?;
+                self.mbar_arrive(
+                    mc,
+                    mo,
+                    actor,
+                    1,
+                    false,
+                    false,
+                    Some(&op.vc),
+                    MbarOp::Arrive {
+                        drop: false,
+                        expect_tx: false,
+                        no_complete: false,
+                    },
+                )?;
             }
         }
         // Group bookkeeping: the issuing thread's waits acquire the operation's clock.
         if op.group != u64::MAX {
-            let g = if is_bulk { &mut self.asyncs.bulk[t as usize] } else { &mut self.asyncs.cp[t as usize] };
+            let g = if is_bulk {
+                &mut self.asyncs.bulk[t as usize]
+            } else {
+                &mut self.asyncs.cp[t as usize]
+            };
             if let Some(c) = g.committed.iter_mut().find(|c| c.0 == op.group) {
                 c.1 -= 1;
                 if op.vc.len() > c.2.len() {
@@ -214,19 +335,32 @@ impl Machine<'_> {
     }
 
     fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor) -> Res<()> {
-        if self.ctas[cta as usize].mbars.get(&off).is_some_and(|m| m.valid) {
+        if self.ctas[cta as usize]
+            .mbars
+            .get(&off)
+            .is_some_and(|m| m.valid)
+        {
             return Ok(());
         }
-        Err(Report::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("an asynchronous operation completes on an invalid mbarrier ({})", self.mbar_name(cta, off)))
-            .site(self.actor_site(actor, "issued the operation"))
-            .note("the mbarrier was invalidated (or never initialised) before the operation completed")
-            .into())
+        Err(Report::new(
+            FindingKind::MbarrierUninitialized,
+            "§9.7.13.15",
+            format!(
+                "an asynchronous operation completes on an invalid mbarrier ({})",
+                self.mbar_name(cta, off)
+            ),
+        )
+        .site(self.actor_site(actor, "issued the operation"))
+        .note("the mbarrier was invalidated (or never initialised) before the operation completed")
+        .into())
     }
 
     /// Wakes lanes of warp `w` blocked in `wait_group` whose groups are now done.
     pub(crate) fn wake_async_waiters(&mut self, w: usize, at: u64) {
         let warp = &self.warps[w];
-        let waiting: Vec<usize> = lanes(warp.blocked).filter(|&l| warp.why[l] == crate::sim::machine::Block::AsyncWait).collect();
+        let waiting: Vec<usize> = lanes(warp.blocked)
+            .filter(|&l| warp.why[l] == crate::sim::machine::Block::AsyncWait)
+            .collect();
         for lane in waiting {
             let pc = self.warps[w].wait_pc[lane];
             let (n, bulk) = match &self.prog.ops[pc as usize].kind {
@@ -243,14 +377,25 @@ impl Machine<'_> {
     }
 
     pub(crate) fn async_wait_satisfied(&self, t: usize, n: u32, bulk: bool, pc: u32) -> bool {
-        let wait_all = matches!(self.prog.ops[pc as usize].kind, crate::sim::decode::Kind::CpAsyncWait { n: None });
-        let g = if bulk { &self.asyncs.bulk[t] } else { &self.asyncs.cp[t] };
+        let wait_all = matches!(
+            self.prog.ops[pc as usize].kind,
+            crate::sim::decode::Kind::CpAsyncWait { n: None }
+        );
+        let g = if bulk {
+            &self.asyncs.bulk[t]
+        } else {
+            &self.asyncs.cp[t]
+        };
         AsyncState::groups_done(g, n) && (!wait_all || g.open == 0)
     }
 
     /// The waiting thread acquires the clocks of its completed groups.
     pub(crate) fn acquire_groups(&mut self, t: u32, bulk: bool) {
-        let g = if bulk { &self.asyncs.bulk[t as usize] } else { &self.asyncs.cp[t as usize] };
+        let g = if bulk {
+            &self.asyncs.bulk[t as usize]
+        } else {
+            &self.asyncs.cp[t as usize]
+        };
         let mut vc = Vec::new();
         for c in g.committed.iter().filter(|c| c.1 == 0) {
             if c.2.len() > vc.len() {

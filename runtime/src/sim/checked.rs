@@ -1,6 +1,6 @@
 //! The `?`-friendly form of a simulated run: a finding is an error.
 
-use super::{simulate, KernelArgs, Launch, Outcome, Report, SimError, Stats};
+use super::{KernelArgs, Launch, Outcome, Report, SimError, Stats, simulate};
 use std::fmt;
 
 /// Why a run did not complete cleanly: the kernel broke a rule (a deadlock, undefined
@@ -23,7 +23,11 @@ impl fmt::Display for RunError {
 impl std::error::Error for RunError {}
 
 /// [`simulate`], with a finding as `Err`: what a `#[kernel]`'s generated `simulate` calls.
-pub fn run<A: KernelArgs>(spec: &crate::KernelSpec, launch: &Launch, args: A) -> Result<Stats, RunError> {
+pub fn run<A: KernelArgs>(
+    spec: &crate::KernelSpec,
+    launch: &Launch,
+    args: A,
+) -> Result<Stats, RunError> {
     match simulate(spec, launch, args) {
         Ok(Outcome::Completed(stats)) => Ok(stats),
         Ok(Outcome::Finding(report)) => Err(RunError::Finding(report)),

@@ -11,11 +11,18 @@ impl Machine<'_> {
                 let bar = &self.ctas[self.warps[w].cta as usize].named[id as usize];
                 format!("wait at named barrier {id} (phase {})", bar.phase)
             }
-            Block::Cluster => format!("wait at barrier.cluster.wait (phase {})", self.cluster.phase),
+            Block::Cluster => format!(
+                "wait at barrier.cluster.wait (phase {})",
+                self.cluster.phase
+            ),
             Block::Gather => "wait for the rest of their warp at an aligned instruction".into(),
             Block::Parked { cta, offset } => {
                 let m = &self.ctas[cta as usize].mbars[&offset];
-                format!("poll {} in a wait loop that cannot succeed: {}", self.mbar_name(cta, offset), m.describe())
+                format!(
+                    "poll {} in a wait loop that cannot succeed: {}",
+                    self.mbar_name(cta, offset),
+                    m.describe()
+                )
             }
             Block::AsyncWait => "wait in wait_group for their asynchronous copies".into(),
         }
@@ -26,12 +33,18 @@ impl Machine<'_> {
         // Lanes gathering at an aligned instruction while the rest of their warp waits elsewhere
         // are the cause, not a symptom.
         for (w, warp) in self.warps.iter().enumerate() {
-            let gathering = lanes(warp.blocked).filter(|&l| warp.why[l] == Block::Gather).fold(0u32, |m, l| m | 1 << l);
+            let gathering = lanes(warp.blocked)
+                .filter(|&l| warp.why[l] == Block::Gather)
+                .fold(0u32, |m, l| m | 1 << l);
             if gathering != 0 {
                 let pc = warp.wait_pc[gathering.trailing_zeros() as usize];
-                let here = lanes(gathering).filter(|&l| warp.wait_pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+                let here = lanes(gathering)
+                    .filter(|&l| warp.wait_pc[l] == pc)
+                    .fold(0u32, |m, l| m | 1 << l);
                 let others = warp.live() & !here;
-                if let super::report::Stop::Finding(r) = self.divergence_report(w, here, pc, others, None) {
+                if let super::report::Stop::Finding(r) =
+                    self.divergence_report(w, here, pc, others, None)
+                {
                     return *r;
                 }
             }
@@ -49,7 +62,13 @@ impl Machine<'_> {
             }
         }
         let mut specs: Vec<&str> = Vec::new();
-        let mut r = Report::new(FindingKind::Deadlock, "", format!("deadlock: all {blocked_threads} non-exited threads are blocked and no asynchronous operation is pending"));
+        let mut r = Report::new(
+            FindingKind::Deadlock,
+            "",
+            format!(
+                "deadlock: all {blocked_threads} non-exited threads are blocked and no asynchronous operation is pending"
+            ),
+        );
         for (w, why, pc, mask) in &groups {
             let what = self.describe_block(*w, *why);
             let spec = match why {
@@ -66,12 +85,20 @@ impl Machine<'_> {
         for cta in &self.ctas {
             for (id, bar) in cta.named.iter().enumerate() {
                 if bar.arrived > 0 {
-                    r = r.state(format!("cta {:?}: {}", cta.ctaid, bar.describe(id as u32, cta.live)));
+                    r = r.state(format!(
+                        "cta {:?}: {}",
+                        cta.ctaid,
+                        bar.describe(id as u32, cta.live)
+                    ));
                 }
             }
             for (&off, m) in &cta.mbars {
                 if m.valid && (!m.parked.is_empty() || m.pending != m.expected || m.tx != 0) {
-                    r = r.state(format!("{}: {}", self.mbar_name(cta.rank, off), m.describe()));
+                    r = r.state(format!(
+                        "{}: {}",
+                        self.mbar_name(cta.rank, off),
+                        m.describe()
+                    ));
                     if m.tx > 0 && m.pending == 0 {
                         r = r.note(format!("{} waits for {} bytes of transactions that no pending copy will complete (an expect_tx total larger than its copies)", self.mbar_name(cta.rank, off), m.tx));
                     }
@@ -86,13 +113,22 @@ impl Machine<'_> {
     }
 
     pub(crate) fn step_limit_report(&self) -> Report {
-        let mut r = Report::new(FindingKind::StepLimit, "(simulator limit)", format!("the run exceeded its budget of {} thread-instructions (a livelock, or raise Launch::max_steps)", self.max_steps));
+        let mut r = Report::new(
+            FindingKind::StepLimit,
+            "(simulator limit)",
+            format!(
+                "the run exceeded its budget of {} thread-instructions (a livelock, or raise Launch::max_steps)",
+                self.max_steps
+            ),
+        );
         for (w, warp) in self.warps.iter().enumerate() {
             let mut pcs: Vec<u32> = lanes(warp.ready).map(|l| warp.pc[l]).collect();
             pcs.sort_unstable();
             pcs.dedup();
             for pc in pcs.into_iter().take(2) {
-                let mask = lanes(warp.ready).filter(|&l| warp.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+                let mask = lanes(warp.ready)
+                    .filter(|&l| warp.pc[l] == pc)
+                    .fold(0u32, |m, l| m | 1 << l);
                 r = r.site(self.site(w, mask, pc, "are running here"));
             }
             if r.sites.len() >= 8 {

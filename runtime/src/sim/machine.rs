@@ -38,13 +38,18 @@ pub(crate) fn unflatten(i: u32, d: Dim3) -> Dim3 {
 pub(crate) enum Block {
     None,
     /// At a named barrier (`bar.sync`/`bar.red`), until its phase completes.
-    Named { id: u8 },
+    Named {
+        id: u8,
+    },
     /// At `barrier.cluster.wait`.
     Cluster,
     /// At an aligned barrier or warp collective, until the rest of its warp gets there.
     Gather,
     /// In a wait loop on an mbarrier whose state has not changed since the last try.
-    Parked { cta: u32, offset: u32 },
+    Parked {
+        cta: u32,
+        offset: u32,
+    },
     /// At `cp.async.bulk.wait_group` / `cp.async.wait_group`.
     AsyncWait,
 }
@@ -80,7 +85,13 @@ impl Cta {
     pub(crate) fn holds_mbarrier(&self, offset: u32, len: u32) -> Option<u32> {
         let first = offset.saturating_sub(SHARED_BASE) / 8;
         let last = (offset + len.max(1) - 1).saturating_sub(SHARED_BASE) / 8;
-        (first..=last).find(|&s| self.mbar_slots.get(s as usize / 64).is_some_and(|w| w >> (s % 64) & 1 == 1)).map(|s| SHARED_BASE + s * 8)
+        (first..=last)
+            .find(|&s| {
+                self.mbar_slots
+                    .get(s as usize / 64)
+                    .is_some_and(|w| w >> (s % 64) & 1 == 1)
+            })
+            .map(|s| SHARED_BASE + s * 8)
     }
     pub(crate) fn set_mbar_slot(&mut self, offset: u32, on: bool) {
         let s = ((offset - SHARED_BASE) / 8) as usize;
@@ -181,16 +192,28 @@ pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
 
 /// Builds the CTAs and warps of cluster number `cluster` (linear over the grid's clusters).
 pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec<Cta>, Vec<Warp>) {
-    let clusters_in_grid = (shape.grid.0 / shape.cluster.0, shape.grid.1 / shape.cluster.1, shape.grid.2 / shape.cluster.2);
+    let clusters_in_grid = (
+        shape.grid.0 / shape.cluster.0,
+        shape.grid.1 / shape.cluster.1,
+        shape.grid.2 / shape.cluster.2,
+    );
     let cid = unflatten(cluster, clusters_in_grid);
     let mut ctas = Vec::new();
     let mut warps = Vec::new();
     for rank in 0..shape.ctas_per_cluster {
         let local = unflatten(rank, shape.cluster);
-        let ctaid = (cid.0 * shape.cluster.0 + local.0, cid.1 * shape.cluster.1 + local.1, cid.2 * shape.cluster.2 + local.2);
+        let ctaid = (
+            cid.0 * shape.cluster.0 + local.0,
+            cid.1 * shape.cluster.1 + local.1,
+            cid.2 * shape.cluster.2 + local.2,
+        );
         for w in 0..shape.warps_per_cta {
             let lanes_here = (shape.threads_per_cta - w * 32).min(32);
-            let lane_mask = if lanes_here == 32 { u32::MAX } else { (1u32 << lanes_here) - 1 };
+            let lane_mask = if lanes_here == 32 {
+                u32::MAX
+            } else {
+                (1u32 << lanes_here) - 1
+            };
             let mut warp = Warp {
                 cta: rank,
                 index: w,
@@ -216,7 +239,18 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
                 let linear = w * 32 + lane;
                 let tid = unflatten(linear, shape.block);
                 for &(s, slot) in &prog.sregs {
-                    let v = sreg_value(s, shape, cid, clusters_in_grid, ctaid, local, rank, tid, w, lane);
+                    let v = sreg_value(
+                        s,
+                        shape,
+                        cid,
+                        clusters_in_grid,
+                        ctaid,
+                        local,
+                        rank,
+                        tid,
+                        w,
+                        lane,
+                    );
                     warp.regs[slot as usize * 32 + lane as usize] = v;
                 }
             }
@@ -237,7 +271,18 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
 }
 
 #[allow(clippy::too_many_arguments)]
-fn sreg_value(s: SpecialReg, shape: &Shape, cid: Dim3, nclusters: Dim3, ctaid: Dim3, local: Dim3, rank: u32, tid: Dim3, warp: u32, lane: u32) -> u64 {
+fn sreg_value(
+    s: SpecialReg,
+    shape: &Shape,
+    cid: Dim3,
+    nclusters: Dim3,
+    ctaid: Dim3,
+    local: Dim3,
+    rank: u32,
+    tid: Dim3,
+    warp: u32,
+    lane: u32,
+) -> u64 {
     let v: u32 = match s {
         SpecialReg::Tid(d) => dim(tid, d),
         SpecialReg::Ntid(d) => dim(shape.block, d),
@@ -264,7 +309,11 @@ fn sreg_value(s: SpecialReg, shape: &Shape, cid: Dim3, nclusters: Dim3, ctaid: D
         SpecialReg::DynamicSmemSize => shape.dynamic_shared_bytes,
         SpecialReg::TotalSmemSize => shape.shared_bytes,
         // Never given a slot: decoding turns timer reads into reads of the simulated time.
-        SpecialReg::Clock | SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GlobalTimerLo | SpecialReg::GlobalTimerHi => 0,
+        SpecialReg::Clock
+        | SpecialReg::Clock64
+        | SpecialReg::GlobalTimer
+        | SpecialReg::GlobalTimerLo
+        | SpecialReg::GlobalTimerHi => 0,
     };
     v as u64
 }

@@ -58,14 +58,23 @@ pub(crate) struct GlobalFault {
 
 impl Global {
     pub(crate) fn new() -> Self {
-        Global { buffers: Vec::new(), next: GLOBAL_BASE, last: 0 }
+        Global {
+            buffers: Vec::new(),
+            next: GLOBAL_BASE,
+            last: 0,
+        }
     }
 
     /// Allocates a buffer aligned to 256 bytes (as `cudaMalloc` does) and returns its address.
     pub(crate) fn alloc(&mut self, bytes: Vec<u8>, read_only: bool, name: String) -> u64 {
         let base = self.next.div_ceil(256) * 256;
         self.next = base + bytes.len() as u64 + GUARD;
-        self.buffers.push(Buffer { base, bytes, read_only, name });
+        self.buffers.push(Buffer {
+            base,
+            bytes,
+            read_only,
+            name,
+        });
         base
     }
 
@@ -77,7 +86,10 @@ impl Global {
             && addr >= b.base
             && end_of_access <= b.base + b.bytes.len() as u64
         {
-            return Ok(GlobalLoc { buffer: self.last, offset: (addr - b.base) as usize });
+            return Ok(GlobalLoc {
+                buffer: self.last,
+                offset: (addr - b.base) as usize,
+            });
         }
         let index = self.buffers.partition_point(|b| b.base <= addr);
         if index > 0 {
@@ -85,7 +97,10 @@ impl Global {
             let end = b.base + b.bytes.len() as u64;
             if end_of_access <= end {
                 self.last = index - 1;
-                return Ok(GlobalLoc { buffer: index - 1, offset: (addr - b.base) as usize });
+                return Ok(GlobalLoc {
+                    buffer: index - 1,
+                    offset: (addr - b.base) as usize,
+                });
             }
             if addr < end + GUARD {
                 let off = addr - b.base;
@@ -101,9 +116,17 @@ impl Global {
         }
         if index < self.buffers.len() && self.buffers[index].base - addr <= GUARD {
             let b = &self.buffers[index];
-            return Err(GlobalFault { what: format!("{len} bytes {} bytes before the start of {}", b.base - addr, b.name) });
+            return Err(GlobalFault {
+                what: format!(
+                    "{len} bytes {} bytes before the start of {}",
+                    b.base - addr,
+                    b.name
+                ),
+            });
         }
-        Err(GlobalFault { what: format!("{len} bytes at 0x{addr:x}, which is no global allocation") })
+        Err(GlobalFault {
+            what: format!("{len} bytes at 0x{addr:x}, which is no global allocation"),
+        })
     }
 
     pub(crate) fn bytes(&self, loc: GlobalLoc, len: usize) -> &[u8] {

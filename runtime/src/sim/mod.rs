@@ -18,10 +18,10 @@
 //! exceeded), or `Err(SimError)` when the simulator cannot run it (an instruction it does not
 //! know, a bad launch, bad arguments). It never panics on any input.
 
-mod checked;
 mod args;
 mod async_copy;
 mod barrier;
+mod checked;
 mod deadlock;
 mod decode;
 mod exec;
@@ -34,7 +34,7 @@ mod sched;
 mod trace;
 
 pub use args::{ArgValue, KernelArg, KernelArgs};
-pub use checked::{run, RunError};
+pub use checked::{RunError, run};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};
 pub use trace::{Event, EventKind, Trace, Track};
@@ -60,7 +60,15 @@ pub struct Launch {
 
 impl Default for Launch {
     fn default() -> Launch {
-        Launch { grid: (1, 1, 1), block: (32, 1, 1), cluster: None, dynamic_shared_bytes: 0, schedule: Schedule::default(), max_steps: 1_000_000_000, race_check: true }
+        Launch {
+            grid: (1, 1, 1),
+            block: (32, 1, 1),
+            cluster: None,
+            dynamic_shared_bytes: 0,
+            schedule: Schedule::default(),
+            max_steps: 1_000_000_000,
+            race_check: true,
+        }
     }
 }
 
@@ -113,7 +121,10 @@ impl Outcome {
     pub fn expect_finding(self) -> Report {
         match self {
             Outcome::Finding(r) => *r,
-            Outcome::Completed(s) => panic!("expected a finding, but the run completed ({} thread-instructions)", s.thread_instructions),
+            Outcome::Completed(s) => panic!(
+                "expected a finding, but the run completed ({} thread-instructions)",
+                s.thread_instructions
+            ),
         }
     }
 }
@@ -122,9 +133,18 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SimError {
     /// The PTX text does not parse.
-    Parse { line: u32, col: u32, message: String },
+    Parse {
+        line: u32,
+        col: u32,
+        message: String,
+    },
     /// A thread reached an instruction (or form of one) the simulator does not implement.
-    Unsupported { function: String, line: u32, instruction: String, reason: String },
+    Unsupported {
+        function: String,
+        line: u32,
+        instruction: String,
+        reason: String,
+    },
     /// The launch does not fit the kernel or the simulator's limits.
     Launch(String),
     /// The arguments do not fit the kernel's parameters.
@@ -134,9 +154,20 @@ pub enum SimError {
 impl fmt::Display for SimError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SimError::Parse { line, col, message } => write!(f, "cannot read the PTX: line {line}, column {col}: {message}"),
-            SimError::Unsupported { function, line, instruction, reason } => {
-                write!(f, "the simulator cannot run line {line} of `{function}`: {reason} (instruction `{instruction}`)")
+            SimError::Parse { line, col, message } => write!(
+                f,
+                "cannot read the PTX: line {line}, column {col}: {message}"
+            ),
+            SimError::Unsupported {
+                function,
+                line,
+                instruction,
+                reason,
+            } => {
+                write!(
+                    f,
+                    "the simulator cannot run line {line} of `{function}`: {reason} (instruction `{instruction}`)"
+                )
             }
             SimError::Launch(m) => write!(f, "bad launch: {m}"),
             SimError::Args(m) => write!(f, "bad arguments: {m}"),
@@ -148,40 +179,70 @@ impl std::error::Error for SimError {}
 
 /// Runs `entry` of `module` once. Buffers in `args` are copied back after the run (also
 /// after a finding), so the caller reads the kernel's results there.
-pub fn simulate_module(module: &Module, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
+pub fn simulate_module(
+    module: &Module,
+    entry: &str,
+    launch: &Launch,
+    args: &mut [ArgValue],
+) -> Result<Outcome, SimError> {
     run::run(module, entry, launch, args, None)
 }
 
 /// Like [`simulate_module`], and records the timeline of the run.
-pub fn simulate_traced(module: &Module, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> Result<(Outcome, Trace), SimError> {
+pub fn simulate_traced(
+    module: &Module,
+    entry: &str,
+    launch: &Launch,
+    args: &mut [ArgValue],
+) -> Result<(Outcome, Trace), SimError> {
     let mut trace = Trace::default();
     let outcome = run::run(module, entry, launch, args, Some(&mut trace))?;
     Ok((outcome, trace))
 }
 
 /// Reads PTX text and runs `entry`.
-pub fn simulate_ptx(ptx: &str, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
+pub fn simulate_ptx(
+    ptx: &str,
+    entry: &str,
+    launch: &Launch,
+    args: &mut [ArgValue],
+) -> Result<Outcome, SimError> {
     let module = parse(ptx)?;
     simulate_module(&module, entry, launch, args)
 }
 
 pub(crate) fn parse(ptx: &str) -> Result<Module, SimError> {
-    phasegate_ptx::parse(ptx).map_err(|e| SimError::Parse { line: e.line, col: e.col, message: e.message })
+    phasegate_ptx::parse(ptx).map_err(|e| SimError::Parse {
+        line: e.line,
+        col: e.col,
+        message: e.message,
+    })
 }
 
 /// Runs a `#[kernel]` from its [`KernelSpec`](crate::KernelSpec): the arguments are checked
 /// against its parameters (a slice needs a buffer whose size is a multiple of the element,
 /// a scalar the same kind), then its PTX text runs with at least the dynamic shared memory
 /// the kernel needs (as the CUDA launch path gives it).
-pub fn simulate_spec(spec: &crate::KernelSpec, launch: &Launch, args: &mut [ArgValue]) -> Result<Outcome, SimError> {
+pub fn simulate_spec(
+    spec: &crate::KernelSpec,
+    launch: &Launch,
+    args: &mut [ArgValue],
+) -> Result<Outcome, SimError> {
     args::check_spec(spec, args)?;
-    let launch = Launch { dynamic_shared_bytes: launch.dynamic_shared_bytes.max(spec.dynamic_shared_bytes), ..launch.clone() };
+    let launch = Launch {
+        dynamic_shared_bytes: launch.dynamic_shared_bytes.max(spec.dynamic_shared_bytes),
+        ..launch.clone()
+    };
     simulate_ptx(spec.ptx, spec.entry, &launch, args)
 }
 
 /// Runs a `#[kernel]` with typed arguments: `(&x, &mut y, 2.0f32, n)`; slices given as
 /// `&mut` receive the results.
-pub fn simulate<A: KernelArgs>(spec: &crate::KernelSpec, launch: &Launch, args: A) -> Result<Outcome, SimError> {
+pub fn simulate<A: KernelArgs>(
+    spec: &crate::KernelSpec,
+    launch: &Launch,
+    args: A,
+) -> Result<Outcome, SimError> {
     let mut values = args.values();
     let outcome = simulate_spec(spec, launch, &mut values)?;
     args.write_back(&values);
@@ -208,16 +269,34 @@ pub struct Exploration {
 /// schedules with seeds following it — on fresh copies of `args`, and returns the first
 /// failure. Async completions are scheduling choices too, so a kernel correct only when its
 /// copies are fast (or slow) fails under some schedule.
-pub fn explore(module: &Module, entry: &str, launch: &Launch, args: &[ArgValue], runs: usize) -> Result<Exploration, SimError> {
+pub fn explore(
+    module: &Module,
+    entry: &str,
+    launch: &Launch,
+    args: &[ArgValue],
+    runs: usize,
+) -> Result<Exploration, SimError> {
     for i in 0..runs {
         let schedule = exploration_schedule(launch.schedule, i);
         let mut copy = args.to_vec();
-        let l = Launch { schedule, ..launch.clone() };
+        let l = Launch {
+            schedule,
+            ..launch.clone()
+        };
         if let Outcome::Finding(report) = simulate_module(module, entry, &l, &mut copy)? {
-            return Ok(Exploration { runs: i + 1, failure: Some(Failure { schedule, report: *report }) });
+            return Ok(Exploration {
+                runs: i + 1,
+                failure: Some(Failure {
+                    schedule,
+                    report: *report,
+                }),
+            });
         }
     }
-    Ok(Exploration { runs, failure: None })
+    Ok(Exploration {
+        runs,
+        failure: None,
+    })
 }
 
 /// The `i`-th schedule [`explore`] tries.

@@ -99,7 +99,13 @@ impl Shadow {
 
     /// Calls `f` on every cell covering `[off, off + len)` of CTA `cta`, with the cell's key.
     #[inline(always)]
-    fn visit(&mut self, cta: u32, off: u32, len: u32, mut f: impl FnMut(&mut Cell, &mut ReadSets, u32) -> Result<(), Conflict>) -> Result<(), Conflict> {
+    fn visit(
+        &mut self,
+        cta: u32,
+        off: u32,
+        len: u32,
+        mut f: impl FnMut(&mut Cell, &mut ReadSets, u32) -> Result<(), Conflict>,
+    ) -> Result<(), Conflict> {
         let aligned = off.is_multiple_of(4) && len.is_multiple_of(4);
         let cells = &mut self.cells[cta as usize];
         for g in off / 4..(off + len).div_ceil(4) {
@@ -109,7 +115,10 @@ impl Shadow {
                 continue;
             }
             if !cell.split {
-                let whole = Cell { split: false, ..*cell };
+                let whole = Cell {
+                    split: false,
+                    ..*cell
+                };
                 if whole.shared_reads
                     && let Some(set) = self.read_sets.get(&(cta, g * 4)).cloned()
                 {
@@ -141,7 +150,9 @@ fn sees(seen: &[u32], a: Access) -> bool {
 #[inline(always)]
 fn record_read(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Access, seen: &[u32]) {
     if cell.shared_reads {
-        let set = sets.entry((cta, key)).or_insert_with(|| vec![0; seen.len()]);
+        let set = sets
+            .entry((cta, key))
+            .or_insert_with(|| vec![0; seen.len()]);
         set[me.who as usize] = set[me.who as usize].max(me.clock);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
@@ -157,24 +168,55 @@ fn record_read(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
 
 /// Checks that a writer that has seen `seen` is ordered after every access in `cell`.
 #[inline(always)]
-fn check_write(cell: &Cell, sets: &ReadSets, cta: u32, key: u32, seen: &[u32]) -> Result<(), Conflict> {
+fn check_write(
+    cell: &Cell,
+    sets: &ReadSets,
+    cta: u32,
+    key: u32,
+    seen: &[u32],
+) -> Result<(), Conflict> {
     if !sees(seen, cell.write) {
-        return Err(Conflict { earlier: cell.write, earlier_write: true, offset: key, missing_fence: false });
+        return Err(Conflict {
+            earlier: cell.write,
+            earlier_write: true,
+            offset: key,
+            missing_fence: false,
+        });
     }
     check_after_reads(cell, sets, cta, key, seen)
 }
 
 /// Checks that a writer that has seen `seen` is ordered after every read in `cell`.
 #[inline(always)]
-fn check_after_reads(cell: &Cell, sets: &ReadSets, cta: u32, key: u32, seen: &[u32]) -> Result<(), Conflict> {
+fn check_after_reads(
+    cell: &Cell,
+    sets: &ReadSets,
+    cta: u32,
+    key: u32,
+    seen: &[u32],
+) -> Result<(), Conflict> {
     if cell.shared_reads {
         if let Some(set) = sets.get(&(cta, key))
             && let Some((who, &c)) = set.iter().enumerate().find(|(i, c)| **c > seen[*i])
         {
-            return Err(Conflict { earlier: Access { who: who as u32, clock: c, pc: cell.read.pc }, earlier_write: false, offset: key, missing_fence: false });
+            return Err(Conflict {
+                earlier: Access {
+                    who: who as u32,
+                    clock: c,
+                    pc: cell.read.pc,
+                },
+                earlier_write: false,
+                offset: key,
+                missing_fence: false,
+            });
         }
     } else if !sees(seen, cell.read) {
-        return Err(Conflict { earlier: cell.read, earlier_write: false, offset: key, missing_fence: false });
+        return Err(Conflict {
+            earlier: cell.read,
+            earlier_write: false,
+            offset: key,
+            missing_fence: false,
+        });
     }
     Ok(())
 }
@@ -184,7 +226,14 @@ fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
     if cell.shared_reads {
         sets.remove(&(cta, key));
     }
-    *cell = Cell { write: me, write_fences: fences, read: Access::default(), shared_reads: false, split: cell.split, reduced: false };
+    *cell = Cell {
+        write: me,
+        write_fences: fences,
+        read: Access::default(),
+        shared_reads: false,
+        split: cell.split,
+        reduced: false,
+    };
 }
 
 pub(crate) struct Race {
@@ -225,7 +274,16 @@ impl Race {
             agent_of: vec![u32::MAX; threads],
             owner: Vec::new(),
             fenced: vec![false; threads],
-            shadow: Shadow { cells: if check { (0..ctas).map(|_| vec![Cell::default(); shared_bytes.div_ceil(4)]).collect() } else { Vec::new() }, ..Shadow::default() },
+            shadow: Shadow {
+                cells: if check {
+                    (0..ctas)
+                        .map(|_| vec![Cell::default(); shared_bytes.div_ceil(4)])
+                        .collect()
+                } else {
+                    Vec::new()
+                },
+                ..Shadow::default()
+            },
         }
     }
 
@@ -268,7 +326,10 @@ impl Race {
             return;
         }
         let (dims, w) = (self.dims, self.width);
-        join_into(&mut self.clocks[t as usize * dims..t as usize * dims + w], from);
+        join_into(
+            &mut self.clocks[t as usize * dims..t as usize * dims + w],
+            from,
+        );
     }
 
     /// A snapshot of `t`'s clock with a new event of `t`'s async agent: the clock of an async
@@ -296,7 +357,11 @@ impl Race {
 
     /// The thread a clock component belongs to (itself, or the issuer of an async agent).
     pub(crate) fn thread_of(&self, who: u32) -> u32 {
-        if (who as usize) < self.threads { who } else { self.owner[who as usize - self.threads] }
+        if (who as usize) < self.threads {
+            who
+        } else {
+            self.owner[who as usize - self.threads]
+        }
     }
 
     pub(crate) fn fence_proxy_async(&mut self, t: u32) {
@@ -305,13 +370,29 @@ impl Race {
     }
 
     /// A generic-proxy read by thread `t`.
-    pub(crate) fn read(&mut self, t: u32, cta: u32, offset: u32, len: u32, pc: u32) -> Result<(), Conflict> {
+    pub(crate) fn read(
+        &mut self,
+        t: u32,
+        cta: u32,
+        offset: u32,
+        len: u32,
+        pc: u32,
+    ) -> Result<(), Conflict> {
         let dims = self.dims;
         let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
-        let me = Access { who: t, clock: seen[t as usize], pc };
+        let me = Access {
+            who: t,
+            clock: seen[t as usize],
+            pc,
+        };
         let cell_read = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if !sees(seen, cell.write) {
-                return Err(Conflict { earlier: cell.write, earlier_write: true, offset: key, missing_fence: false });
+                return Err(Conflict {
+                    earlier: cell.write,
+                    earlier_write: true,
+                    offset: key,
+                    missing_fence: false,
+                });
             }
             record_read(cell, sets, cta, key, me, seen);
             Ok(())
@@ -326,10 +407,21 @@ impl Race {
     }
 
     /// A generic-proxy write by thread `t`.
-    pub(crate) fn write(&mut self, t: u32, cta: u32, offset: u32, len: u32, pc: u32) -> Result<(), Conflict> {
+    pub(crate) fn write(
+        &mut self,
+        t: u32,
+        cta: u32,
+        offset: u32,
+        len: u32,
+        pc: u32,
+    ) -> Result<(), Conflict> {
         let dims = self.dims;
         let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
-        let me = Access { who: t, clock: seen[t as usize], pc };
+        let me = Access {
+            who: t,
+            clock: seen[t as usize],
+            pc,
+        };
         let fences = self.fences[t as usize].len() as u32;
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             check_write(cell, sets, cta, key, seen)?;
@@ -349,9 +441,22 @@ impl Race {
     /// for an element-wise reduction (`cp.reduce.async.bulk`), which need not be ordered after
     /// an earlier reduction of the same bytes.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn async_write(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32, reduction: bool) -> Result<(), Conflict> {
+    pub(crate) fn async_write(
+        &mut self,
+        t: u32,
+        vc: &[u32],
+        cta: u32,
+        offset: u32,
+        len: u32,
+        pc: u32,
+        reduction: bool,
+    ) -> Result<(), Conflict> {
         let who = self.agent(t);
-        let me = Access { who, clock: vc[who as usize], pc };
+        let me = Access {
+            who,
+            clock: vc[who as usize],
+            pc,
+        };
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if reduction && cell.reduced {
                 check_after_reads(cell, sets, cta, key, vc)?;
@@ -373,19 +478,46 @@ impl Race {
 
     /// A read by the async agent of thread `t`: generic writes must be ordered before it and
     /// fenced with `fence.proxy.async` by their writer.
-    pub(crate) fn async_read(&mut self, t: u32, vc: &[u32], cta: u32, offset: u32, len: u32, pc: u32) -> Result<(), Conflict> {
+    pub(crate) fn async_read(
+        &mut self,
+        t: u32,
+        vc: &[u32],
+        cta: u32,
+        offset: u32,
+        len: u32,
+        pc: u32,
+    ) -> Result<(), Conflict> {
         let who = self.agent(t);
-        let me = Access { who, clock: vc[who as usize], pc };
+        let me = Access {
+            who,
+            clock: vc[who as usize],
+            pc,
+        };
         let threads = self.threads;
         let fences = &self.fences;
         self.shadow.visit(cta, offset, len, |cell, sets, key| {
             let w = cell.write;
             if !sees(vc, w) {
-                return Err(Conflict { earlier: w, earlier_write: true, offset: key, missing_fence: false });
+                return Err(Conflict {
+                    earlier: w,
+                    earlier_write: true,
+                    offset: key,
+                    missing_fence: false,
+                });
             }
             // The writer's first fence after the write must be visible to the operation.
-            if w.clock != 0 && (w.who as usize) < threads && fences[w.who as usize].get(cell.write_fences as usize).is_none_or(|&f| vc[w.who as usize] < f) {
-                return Err(Conflict { earlier: w, earlier_write: true, offset: key, missing_fence: true });
+            if w.clock != 0
+                && (w.who as usize) < threads
+                && fences[w.who as usize]
+                    .get(cell.write_fences as usize)
+                    .is_none_or(|&f| vc[w.who as usize] < f)
+            {
+                return Err(Conflict {
+                    earlier: w,
+                    earlier_write: true,
+                    offset: key,
+                    missing_fence: true,
+                });
             }
             record_read(cell, sets, cta, key, me, vc);
             Ok(())

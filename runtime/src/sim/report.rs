@@ -170,7 +170,11 @@ pub(crate) fn lane_ranges(mask: u32) -> String {
             while i + 1 < 32 && mask >> (i + 1) & 1 == 1 {
                 i += 1;
             }
-            out.push(if start == i { format!("{start}") } else { format!("{start}-{i}") });
+            out.push(if start == i {
+                format!("{start}")
+            } else {
+                format!("{start}-{i}")
+            });
         }
         i += 1;
     }
@@ -181,18 +185,44 @@ impl fmt::Display for Site {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.lanes.count_ones();
         let who = if n == 1 {
-            format!("thread {:?} of cta {:?} (warp {}, lane {})", self.tid, self.cta, self.warp, self.lanes.trailing_zeros())
+            format!(
+                "thread {:?} of cta {:?} (warp {}, lane {})",
+                self.tid,
+                self.cta,
+                self.warp,
+                self.lanes.trailing_zeros()
+            )
         } else {
-            format!("{n} threads of cta {:?} from {:?} (warp {}, lanes {})", self.cta, self.tid, self.warp, lane_ranges(self.lanes))
+            format!(
+                "{n} threads of cta {:?} from {:?} (warp {}, lanes {})",
+                self.cta,
+                self.tid,
+                self.warp,
+                lane_ranges(self.lanes)
+            )
         };
-        let line = if self.line > 0 { format!("line {}", self.line) } else { "no line".to_string() };
-        write!(f, "{who} {} at {line} in `{}`: {}", self.what, self.function, self.instruction)
+        let line = if self.line > 0 {
+            format!("line {}", self.line)
+        } else {
+            "no line".to_string()
+        };
+        write!(
+            f,
+            "{who} {} at {line} in `{}`: {}",
+            self.what, self.function, self.instruction
+        )
     }
 }
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "error[{}]: {} ({})", self.kind.code(), self.message, self.spec)?;
+        writeln!(
+            f,
+            "error[{}]: {} ({})",
+            self.kind.code(),
+            self.message,
+            self.spec
+        )?;
         for site in &self.sites {
             writeln!(f, "  --> {site}")?;
         }
@@ -202,7 +232,11 @@ impl fmt::Display for Report {
         for n in &self.notes {
             writeln!(f, "  = note: {n}")?;
         }
-        write!(f, "  = schedule: {} (after {} thread-instructions)", self.schedule, self.thread_instructions)
+        write!(
+            f,
+            "  = schedule: {} (after {} thread-instructions)",
+            self.schedule, self.thread_instructions
+        )
     }
 }
 

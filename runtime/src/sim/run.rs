@@ -22,18 +22,34 @@ const MAX_PARAM_BYTES: u32 = 32764;
 const MAX_LOCAL_BYTES: u32 = 512 * 1024;
 const MAX_FRAME_BYTES: u32 = 64 * 1024;
 
-pub(crate) fn run(module: &Module, entry: &str, launch: &Launch, args: &mut [ArgValue], trace: Option<&mut Trace>) -> Result<Outcome, SimError> {
+pub(crate) fn run(
+    module: &Module,
+    entry: &str,
+    launch: &Launch,
+    args: &mut [ArgValue],
+    trace: Option<&mut Trace>,
+) -> Result<Outcome, SimError> {
     let prog = decode::decode(module, entry)?;
     let shape = shape(&prog, launch)?;
-    let mut mem = LaunchMem { global: prog.global.clone(), kernel_params: vec![0; prog.kernel_param_bytes as usize] };
+    let mut mem = LaunchMem {
+        global: prog.global.clone(),
+        kernel_params: vec![0; prog.kernel_param_bytes as usize],
+    };
     let buffers = place_args(&prog, &mut mem, args)?;
-    let _span = tracing::debug_span!("launch", entry, grid = ?shape.grid, block = ?shape.block).entered();
+    let _span =
+        tracing::debug_span!("launch", entry, grid = ?shape.grid, block = ?shape.block).entered();
     let result = run_clusters(&prog, &shape, &mut mem, launch, trace);
     return_buffers(&mut mem, &buffers, args);
     result
 }
 
-fn run_clusters(prog: &Program, shape: &Shape, mem: &mut LaunchMem, launch: &Launch, trace: Option<&mut Trace>) -> Result<Outcome, SimError> {
+fn run_clusters(
+    prog: &Program,
+    shape: &Shape,
+    mem: &mut LaunchMem,
+    launch: &Launch,
+    trace: Option<&mut Trace>,
+) -> Result<Outcome, SimError> {
     let mut stats = Stats::default();
     let mut sched = Scheduler::new(launch.schedule, 4096);
     let clusters = volume(shape.grid) / volume(shape.cluster);
@@ -50,7 +66,12 @@ fn run_clusters(prog: &Program, shape: &Shape, mem: &mut LaunchMem, launch: &Lau
             ctas,
             warps,
             cluster: ClusterBarrier::default(),
-            race: Race::new(threads, n_ctas, shape.shared_bytes as usize, launch.race_check),
+            race: Race::new(
+                threads,
+                n_ctas,
+                shape.shared_bytes as usize,
+                launch.race_check,
+            ),
             asyncs: AsyncState::new(threads),
             stats: &mut stats,
             trace: trace.as_deref_mut(),
@@ -84,7 +105,9 @@ fn run_clusters(prog: &Program, shape: &Shape, mem: &mut LaunchMem, launch: &Lau
 
 fn check_dims(what: &str, d: (u32, u32, u32)) -> Result<(), SimError> {
     if d.0 == 0 || d.1 == 0 || d.2 == 0 {
-        return Err(SimError::Launch(format!("{what} {d:?} has a zero dimension")));
+        return Err(SimError::Launch(format!(
+            "{what} {d:?} has a zero dimension"
+        )));
     }
     Ok(())
 }
@@ -94,45 +117,83 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
     check_dims("block", launch.block)?;
     let threads = volume(launch.block);
     if threads > 1024 {
-        return Err(SimError::Launch(format!("a block of {threads} threads; at most 1024")));
+        return Err(SimError::Launch(format!(
+            "a block of {threads} threads; at most 1024"
+        )));
     }
-    crate::kernel::check_block("the kernel", prog.shape.reqntid, prog.shape.maxntid.map(volume), launch.block).map_err(SimError::Launch)?;
+    crate::kernel::check_block(
+        "the kernel",
+        prog.shape.reqntid,
+        prog.shape.maxntid.map(volume),
+        launch.block,
+    )
+    .map_err(SimError::Launch)?;
     let cluster = match (launch.cluster, prog.shape.reqnctapercluster) {
-        (Some(c), Some(r)) if c != r => return Err(SimError::Launch(format!("the kernel requires clusters of {r:?} (.reqnctapercluster), the launch has {c:?}"))),
+        (Some(c), Some(r)) if c != r => {
+            return Err(SimError::Launch(format!(
+                "the kernel requires clusters of {r:?} (.reqnctapercluster), the launch has {c:?}"
+            )));
+        }
         (Some(c), _) => c,
         (None, Some(r)) => r,
-        (None, None) if prog.shape.explicit_cluster => return Err(SimError::Launch("the kernel is .explicitcluster: give the launch a cluster shape".into())),
+        (None, None) if prog.shape.explicit_cluster => {
+            return Err(SimError::Launch(
+                "the kernel is .explicitcluster: give the launch a cluster shape".into(),
+            ));
+        }
         (None, None) => (1, 1, 1),
     };
     check_dims("cluster", cluster)?;
     if volume(cluster) > 16 {
-        return Err(SimError::Launch(format!("a cluster of {} CTAs; at most 16", volume(cluster))));
+        return Err(SimError::Launch(format!(
+            "a cluster of {} CTAs; at most 16",
+            volume(cluster)
+        )));
     }
-    if !launch.grid.0.is_multiple_of(cluster.0) || !launch.grid.1.is_multiple_of(cluster.1) || !launch.grid.2.is_multiple_of(cluster.2) {
-        return Err(SimError::Launch(format!("the grid {:?} is not a multiple of the cluster shape {cluster:?}", launch.grid)));
+    if !launch.grid.0.is_multiple_of(cluster.0)
+        || !launch.grid.1.is_multiple_of(cluster.1)
+        || !launch.grid.2.is_multiple_of(cluster.2)
+    {
+        return Err(SimError::Launch(format!(
+            "the grid {:?} is not a multiple of the cluster shape {cluster:?}",
+            launch.grid
+        )));
     }
     let warps_per_cta = (threads as u32).div_ceil(32);
     let cluster_threads = volume(cluster) * warps_per_cta as u64 * 32;
     if cluster_threads > MAX_CLUSTER_THREADS {
-        return Err(SimError::Launch(format!("a cluster of {cluster_threads} threads; the simulator's happens-before tracking supports at most {MAX_CLUSTER_THREADS}")));
+        return Err(SimError::Launch(format!(
+            "a cluster of {cluster_threads} threads; the simulator's happens-before tracking supports at most {MAX_CLUSTER_THREADS}"
+        )));
     }
     if prog.kernel_param_bytes > MAX_PARAM_BYTES {
-        return Err(SimError::Launch(format!("{} bytes of kernel parameters; at most {MAX_PARAM_BYTES}", prog.kernel_param_bytes)));
+        return Err(SimError::Launch(format!(
+            "{} bytes of kernel parameters; at most {MAX_PARAM_BYTES}",
+            prog.kernel_param_bytes
+        )));
     }
     if prog.local_bytes > MAX_LOCAL_BYTES || prog.frame_bytes > MAX_FRAME_BYTES {
-        return Err(SimError::Launch(format!("{} bytes of local memory and {} of parameter frames per thread exceed the simulator's {MAX_LOCAL_BYTES} and {MAX_FRAME_BYTES}", prog.local_bytes, prog.frame_bytes)));
+        return Err(SimError::Launch(format!(
+            "{} bytes of local memory and {} of parameter frames per thread exceed the simulator's {MAX_LOCAL_BYTES} and {MAX_FRAME_BYTES}",
+            prog.local_bytes, prog.frame_bytes
+        )));
     }
     let static_bytes = prog.shared_static_end - SHARED_BASE;
     let dynamic_start = prog.dynamic_shared_offset() - SHARED_BASE as u64;
     let total = dynamic_start + launch.dynamic_shared_bytes as u64;
     if total > MAX_SHARED_BYTES as u64 {
-        return Err(SimError::Launch(format!("{static_bytes} bytes of static and {} of dynamic shared memory exceed the {MAX_SHARED_BYTES} bytes of a CTA", launch.dynamic_shared_bytes)));
+        return Err(SimError::Launch(format!(
+            "{static_bytes} bytes of static and {} of dynamic shared memory exceed the {MAX_SHARED_BYTES} bytes of a CTA",
+            launch.dynamic_shared_bytes
+        )));
     }
     Ok(Shape {
         grid: launch.grid,
         block: launch.block,
         cluster,
-        explicit_cluster: launch.cluster.is_some() || prog.shape.reqnctapercluster.is_some() || prog.shape.explicit_cluster,
+        explicit_cluster: launch.cluster.is_some()
+            || prog.shape.reqnctapercluster.is_some()
+            || prog.shape.explicit_cluster,
         threads_per_cta: threads as u32,
         warps_per_cta,
         ctas_per_cluster: volume(cluster) as u32,
@@ -143,10 +204,19 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
 
 /// Writes the parameter block and moves each buffer argument into global memory (its
 /// place in `args` is empty until [`return_buffers`]); returns (argument index, buffer index).
-fn place_args(prog: &Program, mem: &mut LaunchMem, args: &mut [ArgValue]) -> Result<Vec<(usize, usize)>, SimError> {
+fn place_args(
+    prog: &Program,
+    mem: &mut LaunchMem,
+    args: &mut [ArgValue],
+) -> Result<Vec<(usize, usize)>, SimError> {
     if args.len() != prog.kernel_params.len() {
         let names: Vec<&str> = prog.kernel_params.iter().map(|p| p.name.as_str()).collect();
-        return Err(SimError::Args(format!("the kernel takes {} parameters ({}), {} given", names.len(), names.join(", "), args.len())));
+        return Err(SimError::Args(format!(
+            "the kernel takes {} parameters ({}), {} given",
+            names.len(),
+            names.join(", "),
+            args.len()
+        )));
     }
     for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter()).enumerate() {
         let size = match a {
@@ -154,15 +224,26 @@ fn place_args(prog: &Program, mem: &mut LaunchMem, args: &mut [ArgValue]) -> Res
             other => other.param_bytes().expect("scalar").len(),
         };
         if size != p.size as usize {
-            let what = if matches!(a, ArgValue::Buffer(_)) { "a buffer is passed as an 8-byte pointer".to_string() } else { format!("the argument ({}) has {size}", a.kind_name()) };
-            return Err(SimError::Args(format!("parameter {i} (`{}`, .{}) has {} bytes; {what}", p.name, p.ty, p.size)));
+            let what = if matches!(a, ArgValue::Buffer(_)) {
+                "a buffer is passed as an 8-byte pointer".to_string()
+            } else {
+                format!("the argument ({}) has {size}", a.kind_name())
+            };
+            return Err(SimError::Args(format!(
+                "parameter {i} (`{}`, .{}) has {} bytes; {what}",
+                p.name, p.ty, p.size
+            )));
         }
     }
     let mut buffers = Vec::new();
     for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter_mut()).enumerate() {
         let bytes = match a {
             ArgValue::Buffer(data) => {
-                let base = mem.global.alloc(std::mem::take(data), false, format!("argument {i} (`{}`)", p.name));
+                let base = mem.global.alloc(
+                    std::mem::take(data),
+                    false,
+                    format!("argument {i} (`{}`)", p.name),
+                );
                 buffers.push((i, mem.global.buffers.len() - 1));
                 base.to_le_bytes().to_vec()
             }

@@ -21,7 +21,9 @@ pub enum Policy {
     RoundRobin,
     Random,
     /// Priority-based (PCT) with this many priority change points.
-    Pct { depth: u32 },
+    Pct {
+        depth: u32,
+    },
 }
 
 impl Policy {
@@ -38,7 +40,10 @@ impl Policy {
             "round-robin" | "rr" => Some(Policy::RoundRobin),
             "random" => Some(Policy::Random),
             "pct" => Some(Policy::Pct { depth: 3 }),
-            other => other.strip_prefix("pct:").and_then(|d| d.parse().ok()).map(|depth| Policy::Pct { depth }),
+            other => other
+                .strip_prefix("pct:")
+                .and_then(|d| d.parse().ok())
+                .map(|depth| Policy::Pct { depth }),
         }
     }
 }
@@ -90,13 +95,24 @@ impl Scheduler {
         let mut rng = Rng::new(schedule.seed ^ 0x005e_ed0f_9a5e_6a7e);
         let change_points = match schedule.policy {
             Policy::Pct { depth } => {
-                let mut v: Vec<u64> = (0..depth.saturating_sub(1)).map(|_| rng.below(expected.max(1))).collect();
+                let mut v: Vec<u64> = (0..depth.saturating_sub(1))
+                    .map(|_| rng.below(expected.max(1)))
+                    .collect();
                 v.sort_unstable();
                 v
             }
             _ => Vec::new(),
         };
-        Scheduler { schedule, rng, rr_next: 0, warp_prio: Vec::new(), async_prio: Vec::new(), change_points, next_low: 0, decisions: 0 }
+        Scheduler {
+            schedule,
+            rng,
+            rr_next: 0,
+            warp_prio: Vec::new(),
+            async_prio: Vec::new(),
+            change_points,
+            next_low: 0,
+            decisions: 0,
+        }
     }
 
     /// Called when a new cluster starts with `warps` warps.
@@ -143,7 +159,8 @@ impl Scheduler {
             Policy::Random => {
                 let total = ready.len() as u64 + completable.len() as u64;
                 // Async completions get a quarter of the choices when warps are ready.
-                let pick_async = ready.is_empty() || (!completable.is_empty() && self.rng.below(4) == 0);
+                let pick_async =
+                    ready.is_empty() || (!completable.is_empty() && self.rng.below(4) == 0);
                 if pick_async {
                     Action::Async(self.rng.below(completable.len() as u64) as usize)
                 } else {
@@ -167,7 +184,11 @@ impl Scheduler {
                     }
                 }
                 let action = best.expect("something is ready").1;
-                if self.change_points.first().is_some_and(|&c| self.decisions >= c) {
+                if self
+                    .change_points
+                    .first()
+                    .is_some_and(|&c| self.decisions >= c)
+                {
                     self.change_points.remove(0);
                     let low = self.next_low;
                     self.next_low = self.next_low.saturating_sub(1);

@@ -22,7 +22,10 @@ pub(crate) struct ClusterBarrier {
 
 impl ClusterBarrier {
     pub(crate) fn describe(&self, live: u32) -> String {
-        format!("cluster barrier: phase {}, {} of {live} non-exited threads arrived", self.phase, self.arrived)
+        format!(
+            "cluster barrier: phase {}, {} of {live} non-exited threads arrived",
+            self.phase, self.arrived
+        )
     }
 }
 
@@ -36,11 +39,17 @@ impl Machine<'_> {
         let again = self.warps[w].cluster_arrived & eff;
         if again != 0 {
             let live = self.cluster_live();
-            return Err(Report::new(FindingKind::ClusterArriveTwice, SPEC, "barrier.cluster.arrive twice without a barrier.cluster.wait in between")
-                .site(self.site(w, again, pc, "arrives again"))
-                .state(self.cluster.describe(live))
-                .note("\"each thread must arrive at the barrier only once before the barrier completes\"")
-                .into());
+            return Err(Report::new(
+                FindingKind::ClusterArriveTwice,
+                SPEC,
+                "barrier.cluster.arrive twice without a barrier.cluster.wait in between",
+            )
+            .site(self.site(w, again, pc, "arrives again"))
+            .state(self.cluster.describe(live))
+            .note(
+                "\"each thread must arrive at the barrier only once before the barrier completes\"",
+            )
+            .into());
         }
         let mut vc = std::mem::take(&mut self.cluster.vc);
         for lane in lanes(eff) {
@@ -99,7 +108,11 @@ impl Machine<'_> {
         self.cluster.done_vc = std::mem::take(&mut self.cluster.vc);
         self.stats.cluster_phases += 1;
         let waiters = std::mem::take(&mut self.cluster.waiters);
-        let at = waiters.iter().map(|&(w, _)| self.warps[w as usize].clock).max().unwrap_or(0);
+        let at = waiters
+            .iter()
+            .map(|&(w, _)| self.warps[w as usize].clock)
+            .max()
+            .unwrap_or(0);
         for (w, mask) in waiters {
             self.warps[w as usize].cluster_arrived &= !mask;
             self.wake_lanes(w as usize, mask, at);

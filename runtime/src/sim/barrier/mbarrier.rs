@@ -11,8 +11,8 @@
 
 use crate::sim::decode::{Addr, MbarOp, SINK, Space, Src};
 use crate::sim::machine::{Block, Machine, Res, lanes};
-use crate::sim::race::{Clock, join_into};
 use crate::sim::memory::{SHARED_GENERIC, cta_offset};
+use crate::sim::race::{Clock, join_into};
 use crate::sim::report::{FindingKind, Report};
 
 pub(crate) const MAX_COUNT: i64 = (1 << 20) - 1;
@@ -49,7 +49,14 @@ impl MBarrier {
         if !self.valid {
             return "invalidated (or never initialised)".into();
         }
-        format!("phase {} (parity {}), pending count {} of expected {}, tx-count {}", self.phase, self.phase & 1, self.pending, self.expected, self.tx)
+        format!(
+            "phase {} (parity {}), pending count {} of expected {}, tx-count {}",
+            self.phase,
+            self.phase & 1,
+            self.pending,
+            self.expected,
+            self.tx
+        )
     }
 }
 
@@ -93,19 +100,37 @@ pub(crate) struct Actor {
 
 impl Machine<'_> {
     pub(crate) fn mbar_name(&self, cta: u32, off: u32) -> String {
-        format!("mbarrier {} of cta {:?}", self.shared_name(off), self.ctas[cta as usize].ctaid)
+        format!(
+            "mbarrier {} of cta {:?}",
+            self.shared_name(off),
+            self.ctas[cta as usize].ctaid
+        )
     }
 
     /// Executes an `mbarrier.*` instruction for lanes `eff`; returns the lanes that parked.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn mbarrier(&mut self, w: usize, eff: u32, pc: u32, op: MbarOp, space: Space, d: u32, addr: Addr, a: Option<Src>) -> Res<u32> {
+    pub(crate) fn mbarrier(
+        &mut self,
+        w: usize,
+        eff: u32,
+        pc: u32,
+        op: MbarOp,
+        space: Space,
+        d: u32,
+        addr: Addr,
+        a: Option<Src>,
+    ) -> Res<u32> {
         let mut parked = 0u32;
         let mut succeeded = false;
         if !matches!(op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. }) {
             self.warps[w].effects += 1;
         }
         let traced = self.trace.is_some() && eff != 0;
-        let first_target = if traced { Some(self.addr_value(w, eff.trailing_zeros() as usize, addr)) } else { None };
+        let first_target = if traced {
+            Some(self.addr_value(w, eff.trailing_zeros() as usize, addr))
+        } else {
+            None
+        };
         // Lanes of a group mostly name one mbarrier: locate it once.
         let mut located: Option<(u64, (u32, u32))> = None;
         for lane in lanes(eff) {
@@ -120,13 +145,24 @@ impl Machine<'_> {
             };
             let arg = a.map(|s| self.src_value(w, lane, s)).unwrap_or(0);
             let own = self.warps[w].cta;
-            if cta != own && !matches!(op, MbarOp::Arrive { .. } | MbarOp::ExpectTx | MbarOp::CompleteTx) {
+            if cta != own
+                && !matches!(
+                    op,
+                    MbarOp::Arrive { .. } | MbarOp::ExpectTx | MbarOp::CompleteTx
+                )
+            {
                 return Err(Report::new(FindingKind::MbarrierAddress, "§9.7.13.15.8", format!("{} on an mbarrier of another CTA", op_name(op)))
                     .site(self.site(w, 1 << lane, pc, "operates on a remote mbarrier"))
                     .note("only arrive, expect_tx and complete_tx are supported on .shared::cluster mbarriers")
                     .into());
             }
-            let actor = Actor { warp: w as u32, lane: lane as u32, pc, async_op: false, time: self.warps[w].clock };
+            let actor = Actor {
+                warp: w as u32,
+                lane: lane as u32,
+                pc,
+                async_op: false,
+                time: self.warps[w].clock,
+            };
             if cta != own && d != SINK {
                 return Err(Report::new(FindingKind::MbarrierAddress, "§9.7.13.15.13", format!("{} on an mbarrier of another CTA returns a state", op_name(op)))
                     .site(self.site(w, 1 << lane, pc, "names a destination"))
@@ -149,12 +185,21 @@ impl Machine<'_> {
                 }
                 MbarOp::ExpectTx => self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?,
                 MbarOp::CompleteTx => self.mbar_tx(cta, off, actor, -(arg as u32 as i64), op)?,
-                MbarOp::Arrive { drop, expect_tx, no_complete } => {
+                MbarOp::Arrive {
+                    drop,
+                    expect_tx,
+                    no_complete,
+                } => {
                     if expect_tx {
                         self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?;
                     }
-                    let count = if expect_tx || a.is_none() { 1 } else { arg as u32 as i64 };
-                    let before = self.mbar_arrive(cta, off, actor, count, drop, no_complete, None, op)?;
+                    let count = if expect_tx || a.is_none() {
+                        1
+                    } else {
+                        arg as u32 as i64
+                    };
+                    let before =
+                        self.mbar_arrive(cta, off, actor, count, drop, no_complete, None, op)?;
                     if d != SINK {
                         self.warps[w].set_reg(d, lane, before);
                     }
@@ -173,16 +218,39 @@ impl Machine<'_> {
         if let Some(a) = first_target
             && (succeeded || !matches!(op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. }))
         {
-            let off = cta_offset((a.wrapping_sub(if a >= SHARED_GENERIC { SHARED_GENERIC } else { 0 })) as u32);
+            let off = cta_offset(
+                (a.wrapping_sub(if a >= SHARED_GENERIC {
+                    SHARED_GENERIC
+                } else {
+                    0
+                })) as u32,
+            );
             let own = self.warps[w].cta;
-            self.trace_barrier(w, own, &format!("{} {}", op_name(op), self.shared_name(off)), false);
+            self.trace_barrier(
+                w,
+                own,
+                &format!("{} {}", op_name(op), self.shared_name(off)),
+                false,
+            );
         }
         if parked != 0 {
             self.warps[w].block(parked, Block::Parked { cta: 0, offset: 0 }, pc, pc);
             for lane in lanes(parked) {
-                let (cta, off) = self.mbar_locate(w, lane, pc, space, self.addr_value(w, lane, addr), "§9.7.13.15.16")?;
+                let (cta, off) = self.mbar_locate(
+                    w,
+                    lane,
+                    pc,
+                    space,
+                    self.addr_value(w, lane, addr),
+                    "§9.7.13.15.16",
+                )?;
                 self.warps[w].why[lane] = Block::Parked { cta, offset: off };
-                self.ctas[cta as usize].mbars.get_mut(&off).expect("valid").parked.push((w as u32, 1 << lane));
+                self.ctas[cta as usize]
+                    .mbars
+                    .get_mut(&off)
+                    .expect("valid")
+                    .parked
+                    .push((w as u32, 1 << lane));
             }
         }
         Ok(parked)
@@ -193,7 +261,11 @@ impl Machine<'_> {
         if m.is_some_and(|m| m.valid) {
             return Ok(());
         }
-        let what = if m.is_some() { "an invalidated" } else { "an uninitialised" };
+        let what = if m.is_some() {
+            "an invalidated"
+        } else {
+            "an uninitialised"
+        };
         let mut r = Report::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("{} on {what} mbarrier ({})", op_name(op), self.mbar_name(cta, off)))
             .site(self.actor_site(actor, &format!("performs {}", op_name(op))))
             .note("\"performing any mbarrier operation except mbarrier.init on an uninitialized mbarrier object results in undefined behavior\"");
@@ -210,27 +282,58 @@ impl Machine<'_> {
         {
             let (lw, ll, lpc) = m.last_lifecycle;
             let state = m.describe();
-            return Err(Report::new(FindingKind::MbarrierReinit, "§9.7.13.15.9", format!("mbarrier.init on a valid mbarrier ({})", self.mbar_name(cta, off)))
-                .site(self.actor_site(actor, "initialises it again"))
-                .site(self.site(lw as usize, 1 << ll, lpc, "initialised it"))
-                .state(state)
-                .note("invalidate the mbarrier with mbarrier.inval before initialising it again")
-                .into());
+            return Err(Report::new(
+                FindingKind::MbarrierReinit,
+                "§9.7.13.15.9",
+                format!(
+                    "mbarrier.init on a valid mbarrier ({})",
+                    self.mbar_name(cta, off)
+                ),
+            )
+            .site(self.actor_site(actor, "initialises it again"))
+            .site(self.site(lw as usize, 1 << ll, lpc, "initialised it"))
+            .state(state)
+            .note("invalidate the mbarrier with mbarrier.inval before initialising it again")
+            .into());
         }
         if !(1..=MAX_COUNT).contains(&count) {
-            return Err(Report::new(FindingKind::MbarrierCountRange, "§9.7.13.15.2", format!("mbarrier.init with count {count}, outside the valid range 1..2^20-1"))
-                .site(self.actor_site(actor, "initialises the mbarrier"))
-                .into());
+            return Err(Report::new(
+                FindingKind::MbarrierCountRange,
+                "§9.7.13.15.2",
+                format!("mbarrier.init with count {count}, outside the valid range 1..2^20-1"),
+            )
+            .site(self.actor_site(actor, "initialises the mbarrier"))
+            .into());
         }
         let c = &mut self.ctas[cta as usize];
         let old = c.mbars.remove(&off);
         let version = old.map_or(0, |m| m.version + 1);
-        c.mbars.insert(off, MBarrier { valid: true, phase: 0, pending: count, expected: count, tx: 0, version, last_lifecycle: (actor.warp, actor.lane, actor.pc), ..MBarrier::default() });
+        c.mbars.insert(
+            off,
+            MBarrier {
+                valid: true,
+                phase: 0,
+                pending: count,
+                expected: count,
+                tx: 0,
+                version,
+                last_lifecycle: (actor.warp, actor.lane, actor.pc),
+                ..MBarrier::default()
+            },
+        );
         c.set_mbar_slot(off, true);
         Ok(())
     }
 
-    fn range_error(&self, cta: u32, off: u32, actor: Actor, op: MbarOp, what: &str, value: i64) -> Report {
+    fn range_error(
+        &self,
+        cta: u32,
+        off: u32,
+        actor: Actor,
+        op: MbarOp,
+        what: &str,
+        value: i64,
+    ) -> Report {
         let m = &self.ctas[cta as usize].mbars[&off];
         Report::new(FindingKind::MbarrierCountRange, "§9.7.13.15.2", format!("{} takes the {what} of {} to {value}, outside its valid range", op_name(op), self.mbar_name(cta, off)))
             .site(self.actor_site(actor, &format!("performs {}", op_name(op))))
@@ -239,7 +342,14 @@ impl Machine<'_> {
     }
 
     /// expect-tx (`delta > 0`) or complete-tx (`delta < 0`).
-    pub(crate) fn mbar_tx(&mut self, cta: u32, off: u32, actor: Actor, delta: i64, op: MbarOp) -> Res<()> {
+    pub(crate) fn mbar_tx(
+        &mut self,
+        cta: u32,
+        off: u32,
+        actor: Actor,
+        delta: i64,
+        op: MbarOp,
+    ) -> Res<()> {
         let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
         let tx = m.tx + delta;
         if !(-MAX_COUNT..=MAX_COUNT).contains(&tx) {
@@ -257,9 +367,21 @@ impl Machine<'_> {
     /// releases `vc` — an async operation's clock, or with `None` the arriving thread's own,
     /// which then starts a new epoch; returns the state token.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn mbar_arrive(&mut self, cta: u32, off: u32, actor: Actor, count: i64, drop: bool, no_complete: bool, vc: Option<&[u32]>, op: MbarOp) -> Res<u64> {
+    pub(crate) fn mbar_arrive(
+        &mut self,
+        cta: u32,
+        off: u32,
+        actor: Actor,
+        count: i64,
+        drop: bool,
+        no_complete: bool,
+        vc: Option<&[u32]>,
+        op: MbarOp,
+    ) -> Res<u64> {
         if !(1..=MAX_COUNT).contains(&count) {
-            return Err(self.range_error(cta, off, actor, op, "arrival count argument", count).into());
+            return Err(self
+                .range_error(cta, off, actor, op, "arrival count argument", count)
+                .into());
         }
         let own = actor.warp * 32 + actor.lane;
         self.check_wait_before_arrive(cta, off, actor, vc.unwrap_or(self.race.clock(own)))?;
@@ -277,13 +399,17 @@ impl Machine<'_> {
         if drop {
             let expected = m.expected - count;
             if expected < 0 {
-                return Err(self.range_error(cta, off, actor, op, "expected arrival count", expected).into());
+                return Err(self
+                    .range_error(cta, off, actor, op, "expected arrival count", expected)
+                    .into());
             }
             m.expected = expected;
         }
         let pending = m.pending - count;
         if pending < 0 {
-            return Err(self.range_error(cta, off, actor, op, "pending arrival count", pending).into());
+            return Err(self
+                .range_error(cta, off, actor, op, "pending arrival count", pending)
+                .into());
         }
         m.pending = pending;
         m.version += 1;
@@ -303,17 +429,36 @@ impl Machine<'_> {
     /// arrive-on of the current one.
     fn check_wait_before_arrive(&self, cta: u32, off: u32, actor: Actor, vc: &[u32]) -> Res<()> {
         let m = &self.ctas[cta as usize].mbars[&off];
-        let seen = |t: u32| vc.get(t as usize).is_some_and(|&v| v >= m.wait_clock[t as usize]);
+        let seen = |t: u32| {
+            vc.get(t as usize)
+                .is_some_and(|&v| v >= m.wait_clock[t as usize])
+        };
         // The arriving thread's own wait is the usual witness; then anyone's.
         let own = actor.warp * 32 + actor.lane;
-        if m.phase == 0 || (!actor.async_op && m.wait_clock.get(own as usize).is_some_and(|&c| c != 0) && seen(own)) || m.waiters.iter().any(|&t| seen(t)) {
+        if m.phase == 0
+            || (!actor.async_op
+                && m.wait_clock.get(own as usize).is_some_and(|&c| c != 0)
+                && seen(own))
+            || m.waiters.iter().any(|&t| seen(t))
+        {
             return Ok(());
         }
-        let who = if actor.async_op { "an asynchronous arrive-on (cp.async.mbarrier.arrive) issued" } else { "arrives" };
-        let waits = if m.waiters.is_empty() {
-            format!("no thread has completed a test_wait/try_wait on phase {}", m.phase - 1)
+        let who = if actor.async_op {
+            "an asynchronous arrive-on (cp.async.mbarrier.arrive) issued"
         } else {
-            format!("{} thread(s) waited on phase {}, but none of those waits happens before this arrive", m.waiters.len(), m.phase - 1)
+            "arrives"
+        };
+        let waits = if m.waiters.is_empty() {
+            format!(
+                "no thread has completed a test_wait/try_wait on phase {}",
+                m.phase - 1
+            )
+        } else {
+            format!(
+                "{} thread(s) waited on phase {}, but none of those waits happens before this arrive",
+                m.waiters.len(),
+                m.phase - 1
+            )
         };
         Err(Report::new(FindingKind::MbarrierMissingWait, "§9.7.13.15.4", format!("arrive-on in phase {} of {} without a successful wait on phase {} before it", m.phase, self.mbar_name(cta, off), m.phase - 1))
             .site(self.actor_site(actor, who))
@@ -348,14 +493,26 @@ impl Machine<'_> {
     pub(crate) fn wake_parked(&mut self, parked: Vec<(u32, u32)>, at: u64) {
         for (w, mask) in parked {
             let warp = &self.warps[w as usize];
-            let still = lanes(mask & warp.blocked).filter(|&l| matches!(warp.why[l], Block::Parked { .. })).fold(0u32, |m, l| m | 1 << l);
+            let still = lanes(mask & warp.blocked)
+                .filter(|&l| matches!(warp.why[l], Block::Parked { .. }))
+                .fold(0u32, |m, l| m | 1 << l);
             self.wake_lanes(w as usize, still, at);
         }
     }
 
     /// test_wait/try_wait for one lane: `Some(result)`, or `None` when the lane parks.
     #[allow(clippy::too_many_arguments)]
-    fn mbar_wait(&mut self, w: usize, lane: usize, pc: u32, cta: u32, off: u32, parity: bool, arg: u64, relaxed: bool) -> Res<Option<bool>> {
+    fn mbar_wait(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        cta: u32,
+        off: u32,
+        parity: bool,
+        arg: u64,
+        relaxed: bool,
+    ) -> Res<Option<bool>> {
         let m = &self.ctas[cta as usize].mbars[&off];
         let phase = m.phase;
         // A parity names the current phase or the one before it. On a fresh mbarrier, parity 1
@@ -367,7 +524,14 @@ impl Machine<'_> {
             (arg & 1) as u32 != phase & 1
         } else {
             if arg >> 63 != 1 {
-                return Err(self.phase_error(w, lane, pc, cta, off, format!("state 0x{arg:x}, which no mbarrier.arrive returned")));
+                return Err(self.phase_error(
+                    w,
+                    lane,
+                    pc,
+                    cta,
+                    off,
+                    format!("state 0x{arg:x}, which no mbarrier.arrive returned"),
+                ));
             }
             let tp = arg as u32;
             if tp == phase {
@@ -375,15 +539,32 @@ impl Machine<'_> {
             } else if tp.wrapping_add(1) == phase {
                 true
             } else {
-                return Err(self.phase_error(w, lane, pc, cta, off, format!("phase {tp} (from its state), while the current phase is {phase}")));
+                return Err(self.phase_error(
+                    w,
+                    lane,
+                    pc,
+                    cta,
+                    off,
+                    format!("phase {tp} (from its state), while the current phase is {phase}"),
+                ));
             }
         };
         let t = w as u32 * 32 + lane as u32;
         if done {
             if !relaxed {
-                let vc = std::mem::take(&mut self.ctas[cta as usize].mbars.get_mut(&off).expect("valid").done_vc);
+                let vc = std::mem::take(
+                    &mut self.ctas[cta as usize]
+                        .mbars
+                        .get_mut(&off)
+                        .expect("valid")
+                        .done_vc,
+                );
                 self.race.acquire(t, &vc);
-                self.ctas[cta as usize].mbars.get_mut(&off).expect("valid").done_vc = vc;
+                self.ctas[cta as usize]
+                    .mbars
+                    .get_mut(&off)
+                    .expect("valid")
+                    .done_vc = vc;
             }
             let now = self.race.now(t);
             let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
@@ -397,7 +578,12 @@ impl Machine<'_> {
             self.warps[w].poll[lane] = None;
             return Ok(Some(true));
         }
-        let key = (cta, off, self.ctas[cta as usize].mbars[&off].version, self.warps[w].effects);
+        let key = (
+            cta,
+            off,
+            self.ctas[cta as usize].mbars[&off].version,
+            self.warps[w].effects,
+        );
         if self.warps[w].poll[lane] == Some(key) {
             return Ok(None);
         }
@@ -405,7 +591,15 @@ impl Machine<'_> {
         Ok(Some(false))
     }
 
-    fn phase_error(&self, w: usize, lane: usize, pc: u32, cta: u32, off: u32, what: String) -> Stop {
+    fn phase_error(
+        &self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        cta: u32,
+        off: u32,
+        what: String,
+    ) -> Stop {
         let m = &self.ctas[cta as usize].mbars[&off];
         Report::new(FindingKind::MbarrierInvalidPhase, "§9.7.13.15.16", format!("wait on {} for {what}", self.mbar_name(cta, off)))
             .site(self.site(w, 1 << lane, pc, "waits"))

@@ -44,8 +44,14 @@ impl NamedBarrier {
             Some(Some(c)) => format!("{c}"),
             _ => format!("{expected} (all non-exited threads)"),
         };
-        let kind = self.first.map(|(a, ..)| format!(", {}", a.name())).unwrap_or_default();
-        format!("named barrier {id}: phase {}, {} of {count} threads arrived{kind}", self.phase, self.arrived)
+        let kind = self
+            .first
+            .map(|(a, ..)| format!(", {}", a.name()))
+            .unwrap_or_default();
+        format!(
+            "named barrier {id}: phase {}, {} of {count} threads arrived{kind}",
+            self.phase, self.arrived
+        )
     }
 }
 
@@ -53,7 +59,18 @@ impl Machine<'_> {
     /// Executes a `bar`/`barrier` instruction for `eff` lanes of warp `w` at `pc`; returns
     /// whether the lanes blocked.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn named_barrier(&mut self, w: usize, eff: u32, pc: u32, action: BarAction, id: Src, count: Option<Src>, aligned: bool, d: u32, pred: Option<(Src, bool)>) -> Res<bool> {
+    pub(crate) fn named_barrier(
+        &mut self,
+        w: usize,
+        eff: u32,
+        pc: u32,
+        action: BarAction,
+        id: Src,
+        count: Option<Src>,
+        aligned: bool,
+        d: u32,
+        pred: Option<(Src, bool)>,
+    ) -> Res<bool> {
         let first = eff.trailing_zeros() as usize;
         let warp = &self.warps[w];
         let cta = warp.cta as usize;
@@ -63,38 +80,75 @@ impl Machine<'_> {
         };
         let id_v = read(id, first);
         let count_v = count.map(|c| read(c, first));
-        if lanes(eff).any(|l| read(id, l) != id_v) || count.is_some_and(|c| lanes(eff).any(|l| Some(read(c, l)) != count_v)) {
-            return Err(Report::new(FindingKind::BarrierId, SPEC, "threads of one warp name different barriers or counts at one barrier instruction")
-                .site(self.site(w, eff, pc, "executes the barrier"))
-                .into());
+        if lanes(eff).any(|l| read(id, l) != id_v)
+            || count.is_some_and(|c| lanes(eff).any(|l| Some(read(c, l)) != count_v))
+        {
+            return Err(Report::new(
+                FindingKind::BarrierId,
+                SPEC,
+                "threads of one warp name different barriers or counts at one barrier instruction",
+            )
+            .site(self.site(w, eff, pc, "executes the barrier"))
+            .into());
         }
         if id_v > 15 {
-            return Err(Report::new(FindingKind::BarrierId, SPEC, format!("barrier id {id_v} is outside 0..15"))
-                .site(self.site(w, eff, pc, "names the barrier"))
-                .note("each CTA has sixteen barriers numbered 0..15")
-                .into());
+            return Err(Report::new(
+                FindingKind::BarrierId,
+                SPEC,
+                format!("barrier id {id_v} is outside 0..15"),
+            )
+            .site(self.site(w, eff, pc, "names the barrier"))
+            .note("each CTA has sixteen barriers numbered 0..15")
+            .into());
         }
         let threads = self.shape.threads_per_cta;
         if let Some(c) = count_v
             && (c == 0 || c % 32 != 0 || c > threads.div_ceil(32) * 32)
         {
-            let why = if c == 0 || c % 32 != 0 { "is not a positive multiple of the warp size (32)".to_string() } else { format!("exceeds the {threads} threads of the CTA") };
-            return Err(Report::new(FindingKind::BarrierThreadCount, SPEC, format!("thread count {c} of barrier {id_v} {why}"))
-                .site(self.site(w, eff, pc, "arrives with this count"))
-                .into());
+            let why = if c == 0 || c % 32 != 0 {
+                "is not a positive multiple of the warp size (32)".to_string()
+            } else {
+                format!("exceeds the {threads} threads of the CTA")
+            };
+            return Err(Report::new(
+                FindingKind::BarrierThreadCount,
+                SPEC,
+                format!("thread count {c} of barrier {id_v} {why}"),
+            )
+            .site(self.site(w, eff, pc, "arrives with this count"))
+            .into());
         }
         let live = self.ctas[cta].live;
         let bar = &self.ctas[cta].named[id_v as usize];
         let state = bar.describe(id_v, live);
         if let Some((first_action, first_pc, fw, fl)) = bar.first {
             if bar.count.is_some_and(|c| c != count_v) {
-                let r = Report::new(FindingKind::BarrierThreadCount, SPEC, format!("barrier {id_v} is used with different thread counts in one phase"))
-                    .site(self.site(w, eff, pc, &format!("arrives with count {}", count_v.map_or("all".to_string(), |c| c.to_string()))))
-                    .site(self.site(fw as usize, 1 << fl, first_pc, "arrived first in this phase"))
-                    .state(state);
+                let r = Report::new(
+                    FindingKind::BarrierThreadCount,
+                    SPEC,
+                    format!("barrier {id_v} is used with different thread counts in one phase"),
+                )
+                .site(self.site(
+                    w,
+                    eff,
+                    pc,
+                    &format!(
+                        "arrives with count {}",
+                        count_v.map_or("all".to_string(), |c| c.to_string())
+                    ),
+                ))
+                .site(self.site(
+                    fw as usize,
+                    1 << fl,
+                    first_pc,
+                    "arrived first in this phase",
+                ))
+                .state(state);
                 return Err(r.into());
             }
-            if first_action.is_red() != action.is_red() || (action.is_red() && first_action != action) {
+            if first_action.is_red() != action.is_red()
+                || (action.is_red() && first_action != action)
+            {
                 let r = Report::new(FindingKind::BarrierRedMixed, SPEC, format!("bar.{} mixed with bar.{} on active barrier {id_v}", action.name(), first_action.name()))
                     .site(self.site(w, eff, pc, &format!("executes bar.{}", action.name())))
                     .site(self.site(fw as usize, 1 << fl, first_pc, &format!("executed bar.{} in the same phase", first_action.name())))
@@ -114,7 +168,11 @@ impl Machine<'_> {
         // Per-thread double arrival.
         let base = (self.warps[w].index * 32) as usize;
         let bar = &self.ctas[cta].named[id_v as usize];
-        if let Some(lane) = lanes(eff).find(|&l| bar.arrivals.get((base + l) / 64).is_some_and(|b| b >> ((base + l) % 64) & 1 == 1)) {
+        if let Some(lane) = lanes(eff).find(|&l| {
+            bar.arrivals
+                .get((base + l) / 64)
+                .is_some_and(|b| b >> ((base + l) % 64) & 1 == 1)
+        }) {
             let r = Report::new(FindingKind::BarrierArriveTwice, SPEC, format!("a thread arrives twice at barrier {id_v} before the barrier completes"))
                 .site(self.site(w, 1 << lane, pc, "arrives again"))
                 .state(state)
@@ -207,7 +265,11 @@ impl Machine<'_> {
         bar.count = None;
         bar.arrivals.iter_mut().for_each(|b| *b = 0);
         self.stats.barrier_phases += 1;
-        let done_at = waiters.iter().map(|&(w, _)| self.warps[w as usize].clock).max().unwrap_or(0);
+        let done_at = waiters
+            .iter()
+            .map(|&(w, _)| self.warps[w as usize].clock)
+            .max()
+            .unwrap_or(0);
         for (w, mask) in waiters {
             self.wake_lanes(w as usize, mask, done_at);
             for lane in lanes(mask) {

@@ -6,21 +6,48 @@ use phasegate_ptx::{Instruction, Opcode, Operand, ScalarType};
 
 /// The instruction's type modifiers in order (`cvt.rn.f32.s32` → `[f32, s32]`).
 fn types(inst: &Instruction) -> Vec<ScalarType> {
-    inst.modifiers.iter().filter_map(|m| ScalarType::from_name(m)).collect()
+    inst.modifiers
+        .iter()
+        .filter_map(|m| ScalarType::from_name(m))
+        .collect()
 }
 
 pub(crate) fn int_ty(t: ScalarType) -> Option<IntTy> {
     use ScalarType as S;
     Some(match t {
         S::Pred => IntTy::PRED,
-        S::B8 | S::U8 => IntTy { bits: 8, signed: false },
-        S::B16 | S::U16 => IntTy { bits: 16, signed: false },
-        S::B32 | S::U32 => IntTy { bits: 32, signed: false },
-        S::B64 | S::U64 => IntTy { bits: 64, signed: false },
-        S::S8 => IntTy { bits: 8, signed: true },
-        S::S16 => IntTy { bits: 16, signed: true },
-        S::S32 => IntTy { bits: 32, signed: true },
-        S::S64 => IntTy { bits: 64, signed: true },
+        S::B8 | S::U8 => IntTy {
+            bits: 8,
+            signed: false,
+        },
+        S::B16 | S::U16 => IntTy {
+            bits: 16,
+            signed: false,
+        },
+        S::B32 | S::U32 => IntTy {
+            bits: 32,
+            signed: false,
+        },
+        S::B64 | S::U64 => IntTy {
+            bits: 64,
+            signed: false,
+        },
+        S::S8 => IntTy {
+            bits: 8,
+            signed: true,
+        },
+        S::S16 => IntTy {
+            bits: 16,
+            signed: true,
+        },
+        S::S32 => IntTy {
+            bits: 32,
+            signed: true,
+        },
+        S::S64 => IntTy {
+            bits: 64,
+            signed: true,
+        },
         _ => return None,
     })
 }
@@ -37,7 +64,9 @@ pub(crate) fn cvt_ty(t: ScalarType) -> Option<CvtTy> {
     match t {
         ScalarType::F16 => Some(CvtTy::F16),
         ScalarType::Bf16 => Some(CvtTy::Bf16),
-        _ => float_ty(t).map(CvtTy::Float).or_else(|| int_ty(t).map(CvtTy::Int)),
+        _ => float_ty(t)
+            .map(CvtTy::Float)
+            .or_else(|| int_ty(t).map(CvtTy::Int)),
     }
 }
 
@@ -68,7 +97,10 @@ fn nearest_only(inst: &Instruction) -> Result<(), String> {
 }
 
 fn operands<const N: usize>(inst: &Instruction) -> Result<&[Operand; N], String> {
-    inst.operands.as_slice().try_into().map_err(|_| format!("expected {N} operands, found {}", inst.operands.len()))
+    inst.operands
+        .as_slice()
+        .try_into()
+        .map_err(|_| format!("expected {N} operands, found {}", inst.operands.len()))
 }
 
 pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
@@ -82,21 +114,41 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
         "selp" => {
             let [d, a, b, c] = operands::<4>(inst)?;
             let vt = ValTy::of_scalar(ty);
-            return Ok(Kind::Selp { d: fcx.dst(d)?, a: fcx.src(a, vt)?, b: fcx.src(b, vt)?, p: fcx.src(c, ValTy::Pred)? });
+            return Ok(Kind::Selp {
+                d: fcx.dst(d)?,
+                a: fcx.src(a, vt)?,
+                b: fcx.src(b, vt)?,
+                p: fcx.src(c, ValTy::Pred)?,
+            });
         }
         "cvt" => return cvt(fcx, inst, &tys),
         "lop3" => {
             let [d, a, b, c, lut] = operands::<5>(inst)?;
             let t = ValTy::Int(32);
-            let lut = lut.as_int().ok_or("the lookup table of lop3 must be an immediate")? as u8;
-            return Ok(Kind::Lop3 { d: fcx.dst(d)?, a: fcx.src(a, t)?, b: fcx.src(b, t)?, c: fcx.src(c, t)?, lut });
+            let lut =
+                lut.as_int()
+                    .ok_or("the lookup table of lop3 must be an immediate")? as u8;
+            return Ok(Kind::Lop3 {
+                d: fcx.dst(d)?,
+                a: fcx.src(a, t)?,
+                b: fcx.src(b, t)?,
+                c: fcx.src(c, t)?,
+                lut,
+            });
         }
         "bfi" => {
             let it = int_ty(ty).ok_or("bfi needs an integer type")?;
             let [d, a, b, c, e] = operands::<5>(inst)?;
             let t = ValTy::of_int(it);
             let u = ValTy::Int(32);
-            return Ok(Kind::Bfi { ty: it, d: fcx.dst(d)?, a: fcx.src(a, t)?, b: fcx.src(b, t)?, c: fcx.src(c, u)?, e: fcx.src(e, u)? });
+            return Ok(Kind::Bfi {
+                ty: it,
+                d: fcx.dst(d)?,
+                a: fcx.src(a, t)?,
+                b: fcx.src(b, t)?,
+                c: fcx.src(c, u)?,
+                e: fcx.src(e, u)?,
+            });
         }
         _ => {}
     }
@@ -119,14 +171,31 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
     };
     if let Some(op) = unary {
         let [d, a] = operands::<2>(inst)?;
-        return Ok(Kind::Int1 { op, ty: it, d: fcx.dst(d)?, a: fcx.src(a, t)? });
+        return Ok(Kind::Int1 {
+            op,
+            ty: it,
+            d: fcx.dst(d)?,
+            a: fcx.src(a, t)?,
+        });
     }
     let cc = has("cc");
     let binary = match name.as_str() {
-        "add" if cc => Some(IntBin::AddCarry { carry_in: false, carry_out: true }),
-        "addc" => Some(IntBin::AddCarry { carry_in: true, carry_out: cc }),
-        "sub" if cc => Some(IntBin::SubCarry { carry_in: false, carry_out: true }),
-        "subc" => Some(IntBin::SubCarry { carry_in: true, carry_out: cc }),
+        "add" if cc => Some(IntBin::AddCarry {
+            carry_in: false,
+            carry_out: true,
+        }),
+        "addc" => Some(IntBin::AddCarry {
+            carry_in: true,
+            carry_out: cc,
+        }),
+        "sub" if cc => Some(IntBin::SubCarry {
+            carry_in: false,
+            carry_out: true,
+        }),
+        "subc" => Some(IntBin::SubCarry {
+            carry_in: true,
+            carry_out: cc,
+        }),
         "add" if sat => Some(IntBin::AddSat),
         "sub" if sat => Some(IntBin::SubSat),
         "add" => Some(IntBin::Add),
@@ -151,9 +220,19 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
             return Err(".sat integer arithmetic needs .s32".into());
         }
         let [d, a, b] = operands::<3>(inst)?;
-        let bt = if matches!(op, IntBin::Shl | IntBin::Shr) { ValTy::Int(32) } else { t };
+        let bt = if matches!(op, IntBin::Shl | IntBin::Shr) {
+            ValTy::Int(32)
+        } else {
+            t
+        };
         let d = fcx.dst(d)?;
-        let kind = Kind::Int2 { op, ty: it, d, a: fcx.src(a, t)?, b: fcx.src(b, bt)? };
+        let kind = Kind::Int2 {
+            op,
+            ty: it,
+            d,
+            a: fcx.src(a, t)?,
+            b: fcx.src(b, bt)?,
+        };
         if matches!(op, IntBin::AddCarry { .. } | IntBin::SubCarry { .. }) {
             fcx.carry();
         }
@@ -161,10 +240,22 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
     }
     let ternary = match name.as_str() {
         "mad" if has("wide") => Some(IntTer::MadWide),
-        "mad" if has("hi") && cc => Some(IntTer::MadHiCarry { carry_in: false, carry_out: true }),
-        "mad" if has("lo") && cc => Some(IntTer::MadLoCarry { carry_in: false, carry_out: true }),
-        "madc" if has("hi") => Some(IntTer::MadHiCarry { carry_in: true, carry_out: cc }),
-        "madc" => Some(IntTer::MadLoCarry { carry_in: true, carry_out: cc }),
+        "mad" if has("hi") && cc => Some(IntTer::MadHiCarry {
+            carry_in: false,
+            carry_out: true,
+        }),
+        "mad" if has("lo") && cc => Some(IntTer::MadLoCarry {
+            carry_in: false,
+            carry_out: true,
+        }),
+        "madc" if has("hi") => Some(IntTer::MadHiCarry {
+            carry_in: true,
+            carry_out: cc,
+        }),
+        "madc" => Some(IntTer::MadLoCarry {
+            carry_in: true,
+            carry_out: cc,
+        }),
         "mad" if has("hi") => Some(IntTer::MadHi),
         "mad" if has("lo") => Some(IntTer::MadLo),
         "mad24" if has("lo") => Some(IntTer::Mad24Lo),
@@ -181,7 +272,14 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
             IntTer::Sad => (t, ValTy::Int(it.bits)),
             _ => (t, t),
         };
-        let kind = Kind::Int3 { op, ty: it, d: fcx.dst(d)?, a: fcx.src(a, t)?, b: fcx.src(b, bt)?, c: fcx.src(c, ct)? };
+        let kind = Kind::Int3 {
+            op,
+            ty: it,
+            d: fcx.dst(d)?,
+            a: fcx.src(a, t)?,
+            b: fcx.src(b, bt)?,
+            c: fcx.src(c, ct)?,
+        };
         if matches!(op, IntTer::MadLoCarry { .. } | IntTer::MadHiCarry { .. }) {
             fcx.carry();
         }
@@ -190,10 +288,20 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
     if inst.opcode == Opcode::Other("testp".into()) {
         return Err("testp is not supported".into());
     }
-    Err(format!("`{}` is not an instruction the simulator knows", inst.full_name()))
+    Err(format!(
+        "`{}` is not an instruction the simulator knows",
+        inst.full_name()
+    ))
 }
 
-fn float(fcx: &mut FnCx, inst: &Instruction, name: &str, ty: FTy, ftz: bool, sat: bool) -> Result<Kind, String> {
+fn float(
+    fcx: &mut FnCx,
+    inst: &Instruction,
+    name: &str,
+    ty: FTy,
+    ftz: bool,
+    sat: bool,
+) -> Result<Kind, String> {
     let t = ValTy::of_float(ty);
     let unary = match name {
         "neg" => Some(FUn::Neg),
@@ -213,7 +321,14 @@ fn float(fcx: &mut FnCx, inst: &Instruction, name: &str, ty: FTy, ftz: bool, sat
             nearest_only(inst)?;
         }
         let [d, a] = operands::<2>(inst)?;
-        return Ok(Kind::Float1 { op, ty, d: fcx.dst(d)?, a: fcx.src(a, t)?, ftz, sat });
+        return Ok(Kind::Float1 {
+            op,
+            ty,
+            d: fcx.dst(d)?,
+            a: fcx.src(a, t)?,
+            ftz,
+            sat,
+        });
     }
     let binary = match name {
         "add" => Some(FBin::Add),
@@ -233,7 +348,15 @@ fn float(fcx: &mut FnCx, inst: &Instruction, name: &str, ty: FTy, ftz: bool, sat
             nearest_only(inst)?;
         }
         let [d, a, b] = operands::<3>(inst)?;
-        return Ok(Kind::Float2 { op, ty, d: fcx.dst(d)?, a: fcx.src(a, t)?, b: fcx.src(b, t)?, ftz, sat });
+        return Ok(Kind::Float2 {
+            op,
+            ty,
+            d: fcx.dst(d)?,
+            a: fcx.src(a, t)?,
+            b: fcx.src(b, t)?,
+            ftz,
+            sat,
+        });
     }
     if name == "fma" || name == "mad" {
         nearest_only(inst)?;
@@ -241,9 +364,20 @@ fn float(fcx: &mut FnCx, inst: &Instruction, name: &str, ty: FTy, ftz: bool, sat
             return Err("mad.f64 needs a rounding modifier".into());
         }
         let [d, a, b, c] = operands::<4>(inst)?;
-        return Ok(Kind::Fma { ty, d: fcx.dst(d)?, a: fcx.src(a, t)?, b: fcx.src(b, t)?, c: fcx.src(c, t)?, ftz, sat });
+        return Ok(Kind::Fma {
+            ty,
+            d: fcx.dst(d)?,
+            a: fcx.src(a, t)?,
+            b: fcx.src(b, t)?,
+            c: fcx.src(c, t)?,
+            ftz,
+            sat,
+        });
     }
-    Err(format!("`{}` is not a float instruction the simulator knows", inst.full_name()))
+    Err(format!(
+        "`{}` is not a float instruction the simulator knows",
+        inst.full_name()
+    ))
 }
 
 fn setp(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, String> {
@@ -290,7 +424,10 @@ fn setp(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Stri
     }
     let cmp = cmp.ok_or("setp without a comparison")?;
     // Unsigned comparison names (lo, hs, ...) force an unsigned view of the operands.
-    let unsigned_names = inst.modifiers.iter().any(|m| matches!(m.as_str(), "lo" | "ls" | "hi" | "hs"));
+    let unsigned_names = inst
+        .modifiers
+        .iter()
+        .any(|m| matches!(m.as_str(), "lo" | "ls" | "hi" | "hs"));
     let cty = match cty {
         CvtTy::Int(mut it) if unsigned_names => {
             it.signed = false;
@@ -305,17 +442,35 @@ fn setp(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Stri
         other => (fcx.dst(other)?, SINK),
     };
     match (rest, comb) {
-        ([a, b], None) => Ok(Kind::Setp { cmp, ty: cty, d, dn, a: fcx.src(a, vt)?, b: fcx.src(b, vt)?, comb: None }),
+        ([a, b], None) => Ok(Kind::Setp {
+            cmp,
+            ty: cty,
+            d,
+            dn,
+            a: fcx.src(a, vt)?,
+            b: fcx.src(b, vt)?,
+            comb: None,
+        }),
         ([a, b, c], Some(op)) => {
             let (p, neg) = fcx.pred(c)?;
-            Ok(Kind::Setp { cmp, ty: cty, d, dn, a: fcx.src(a, vt)?, b: fcx.src(b, vt)?, comb: Some((op, p, neg)) })
+            Ok(Kind::Setp {
+                cmp,
+                ty: cty,
+                d,
+                dn,
+                a: fcx.src(a, vt)?,
+                b: fcx.src(b, vt)?,
+                comb: Some((op, p, neg)),
+            })
         }
         _ => Err("unexpected operands of setp".into()),
     }
 }
 
 fn cvt(fcx: &mut FnCx, inst: &Instruction, tys: &[ScalarType]) -> Result<Kind, String> {
-    let [to, from] = tys else { return Err("cvt needs a destination and a source type".into()) };
+    let [to, from] = tys else {
+        return Err("cvt needs a destination and a source type".into());
+    };
     if inst.has("relu") || inst.has("satfinite") {
         return Err("cvt .relu/.satfinite are not supported".into());
     }
@@ -330,15 +485,36 @@ fn cvt(fcx: &mut FnCx, inst: &Instruction, tys: &[ScalarType]) -> Result<Kind, S
         (true, false) => true,
         (false, true) => matches!(rnd, Rnd::Default | Rnd::Rn),
         (true, true) => {
-            let widening = matches!((from_c, to_c), (CvtTy::Float(FTy::F32), CvtTy::Float(FTy::F64)) | (CvtTy::F16 | CvtTy::Bf16, CvtTy::Float(_)));
+            let widening = matches!(
+                (from_c, to_c),
+                (CvtTy::Float(FTy::F32), CvtTy::Float(FTy::F64))
+                    | (CvtTy::F16 | CvtTy::Bf16, CvtTy::Float(_))
+            );
             let same = from_c == to_c;
-            widening || (same && matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi | Rnd::Default)) || matches!(rnd, Rnd::Default | Rnd::Rn)
+            widening
+                || (same
+                    && matches!(
+                        rnd,
+                        Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi | Rnd::Default
+                    ))
+                || matches!(rnd, Rnd::Default | Rnd::Rn)
         }
     };
     if !ok {
-        return Err(format!("this rounding of `{}` is not supported", inst.full_name()));
+        return Err(format!(
+            "this rounding of `{}` is not supported",
+            inst.full_name()
+        ));
     }
     let [d, a] = operands::<2>(inst)?;
     let a = fcx.src(a, ValTy::of_scalar(*from))?;
-    Ok(Kind::Cvt { d: fcx.dst(d)?, a, from: from_c, to: to_c, rnd, sat: inst.has("sat"), ftz: inst.has("ftz") })
+    Ok(Kind::Cvt {
+        d: fcx.dst(d)?,
+        a,
+        from: from_c,
+        to: to_c,
+        rnd,
+        sat: inst.has("sat"),
+        ftz: inst.has("ftz"),
+    })
 }

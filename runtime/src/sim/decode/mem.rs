@@ -26,9 +26,14 @@ pub(super) fn mem_ty(t: ScalarType) -> Result<MemTy, String> {
     match t {
         ScalarType::F32 => Ok(MemTy::F32),
         ScalarType::F64 => Ok(MemTy::F64),
-        ScalarType::F16 | ScalarType::Bf16 => Ok(MemTy::Int(IntTy { bits: 16, signed: false })),
+        ScalarType::F16 | ScalarType::Bf16 => Ok(MemTy::Int(IntTy {
+            bits: 16,
+            signed: false,
+        })),
         ScalarType::F16x2 | ScalarType::Bf16x2 => Ok(MemTy::Int(IntTy::U32)),
-        other => int_ty(other).map(MemTy::Int).ok_or_else(|| format!("memory access of `.{other}` is not supported")),
+        other => int_ty(other)
+            .map(MemTy::Int)
+            .ok_or_else(|| format!("memory access of `.{other}` is not supported")),
     }
 }
 
@@ -42,7 +47,11 @@ fn val_ty(t: MemTy) -> ValTy {
 
 /// The space an access uses: a symbol's own space wins over the generic default, and a
 /// `.param` access goes to the entry's block or the thread's frame as its symbol says.
-fn access_space(inst_space: Option<Space>, sym_space: Option<Space>, addr: &mut Addr) -> Result<Space, String> {
+fn access_space(
+    inst_space: Option<Space>,
+    sym_space: Option<Space>,
+    addr: &mut Addr,
+) -> Result<Space, String> {
     use crate::sim::memory::{LOCAL_GENERIC, SHARED_GENERIC};
     match (inst_space, sym_space) {
         (None, None) => Ok(Space::Generic),
@@ -68,7 +77,9 @@ fn access_space(inst_space: Option<Space>, sym_space: Option<Space>, addr: &mut 
         (Some(Space::SharedCluster), Some(Space::Shared)) => Ok(Space::Shared),
         (Some(Space::Const), Some(Space::Global)) => Ok(Space::Const),
         (Some(s), Some(sym)) if s == sym => Ok(s),
-        (Some(s), Some(sym)) => Err(format!("the variable is in {sym:?} space, the instruction accesses {s:?}")),
+        (Some(s), Some(sym)) => Err(format!(
+            "the variable is in {sym:?} space, the instruction accesses {s:?}"
+        )),
     }
 }
 
@@ -91,15 +102,24 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
     match inst.opcode {
         Opcode::Mov => mov(fcx, inst, ty.ok_or("mov without a type")?),
         Opcode::Ld => {
-            let [d, a] = inst.operands.as_slice() else { return Err("ld takes two operands".into()) };
+            let [d, a] = inst.operands.as_slice() else {
+                return Err("ld takes two operands".into());
+            };
             let t = mem_ty(ty.ok_or("ld without a type")?)?;
             let (mut addr, sym) = fcx.address(a)?;
             let space = access_space(space_of(inst), sym, &mut addr)?;
             let ds = vector_dsts(fcx, d)?;
-            Ok(Kind::Ld { space, ty: t, ds, addr })
+            Ok(Kind::Ld {
+                space,
+                ty: t,
+                ds,
+                addr,
+            })
         }
         Opcode::St => {
-            let [a, v] = inst.operands.as_slice() else { return Err("st takes two operands".into()) };
+            let [a, v] = inst.operands.as_slice() else {
+                return Err("st takes two operands".into());
+            };
             let t = mem_ty(ty.ok_or("st without a type")?)?;
             let (mut addr, sym) = fcx.address(a)?;
             let space = access_space(space_of(inst), sym, &mut addr)?;
@@ -107,49 +127,87 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
                 return Err("stores to kernel parameters or constants are not allowed".into());
             }
             let vals = vector_srcs(fcx, v, val_ty(t))?;
-            Ok(Kind::St { space, ty: t, vals, addr })
+            Ok(Kind::St {
+                space,
+                ty: t,
+                vals,
+                addr,
+            })
         }
         Opcode::Atom | Opcode::Red => atom(fcx, inst, ty.ok_or("atom without a type")?),
         Opcode::Cvta => {
-            let [d, a] = inst.operands.as_slice() else { return Err("cvta takes two operands".into()) };
+            let [d, a] = inst.operands.as_slice() else {
+                return Err("cvta takes two operands".into());
+            };
             let to = inst.has("to");
             let space = space_of(inst).ok_or("cvta needs a state space")?;
-            let space = if space == Space::KernelParam { return Err("cvta.param is not supported".into()) } else { space };
+            let space = if space == Space::KernelParam {
+                return Err("cvta.param is not supported".into());
+            } else {
+                space
+            };
             let bits = if ty == Some(ScalarType::U32) { 32 } else { 64 };
             let a = match a {
                 Operand::Symbol(_) | Operand::SymbolOffset(..) => fcx.src(a, ValTy::Int(64))?,
                 other => fcx.src(other, ValTy::Int(bits))?,
             };
-            Ok(Kind::Cvta { d: fcx.dst(d)?, a, space, to_generic: !to, bits })
+            Ok(Kind::Cvta {
+                d: fcx.dst(d)?,
+                a,
+                space,
+                to_generic: !to,
+                bits,
+            })
         }
         Opcode::Mapa => {
-            let [d, a, r] = inst.operands.as_slice() else { return Err("mapa takes three operands".into()) };
+            let [d, a, r] = inst.operands.as_slice() else {
+                return Err("mapa takes three operands".into());
+            };
             let generic = space_of(inst).is_none();
             let bits = if ty == Some(ScalarType::U32) { 32 } else { 64 };
-            Ok(Kind::Mapa { d: fcx.dst(d)?, a: fcx.src(a, ValTy::Int(bits))?, rank: fcx.src(r, ValTy::Int(32))?, generic })
+            Ok(Kind::Mapa {
+                d: fcx.dst(d)?,
+                a: fcx.src(a, ValTy::Int(bits))?,
+                rank: fcx.src(r, ValTy::Int(32))?,
+                generic,
+            })
         }
         _ => Err("not a data-movement instruction".into()),
     }
 }
 
 fn mov(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, String> {
-    let [d, a] = inst.operands.as_slice() else { return Err("mov takes two operands".into()) };
+    let [d, a] = inst.operands.as_slice() else {
+        return Err("mov takes two operands".into());
+    };
     let vt = ValTy::of_scalar(ty);
     match (d, a) {
         (Operand::Vector(parts), src) => {
-            let ds = parts.iter().map(|p| fcx.dst(p)).collect::<Result<Vec<_>, _>>()?;
+            let ds = parts
+                .iter()
+                .map(|p| fcx.dst(p))
+                .collect::<Result<Vec<_>, _>>()?;
             let part_bits = (ty.size() * 8) as usize / ds.len().max(1);
-            Ok(Kind::Unpack { ds, a: fcx.src(src, vt)?, part_bits: part_bits as u8 })
+            Ok(Kind::Unpack {
+                ds,
+                a: fcx.src(src, vt)?,
+                part_bits: part_bits as u8,
+            })
         }
         (dst, Operand::Vector(parts)) => {
             let part_bits = (ty.size() * 8) as usize / parts.len().max(1);
             let pt = ValTy::Int(part_bits as u8);
-            let srcs = parts.iter().map(|p| fcx.src(p, pt)).collect::<Result<Vec<_>, _>>()?;
-            Ok(Kind::Pack { d: fcx.dst(dst)?, parts: srcs, part_bits: part_bits as u8 })
+            let srcs = parts
+                .iter()
+                .map(|p| fcx.src(p, pt))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Kind::Pack {
+                d: fcx.dst(dst)?,
+                parts: srcs,
+                part_bits: part_bits as u8,
+            })
         }
-        (dst, Operand::Reg(name)) if is_timer_name(name) => {
-            Ok(Kind::Clock { d: fcx.dst(dst)? })
-        }
+        (dst, Operand::Reg(name)) if is_timer_name(name) => Ok(Kind::Clock { d: fcx.dst(dst)? }),
         (dst, src) => {
             let d = fcx.dst(dst)?;
             let a = fcx.src(src, vt)?;
@@ -157,7 +215,11 @@ fn mov(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Strin
             let a = match a {
                 Src::Imm(v) if d != SINK => {
                     let bits = fcx.reg_bits(d);
-                    Src::Imm(if bits >= 64 { v } else { v & ((1u64 << bits) - 1) })
+                    Src::Imm(if bits >= 64 {
+                        v
+                    } else {
+                        v & ((1u64 << bits) - 1)
+                    })
                 }
                 other => other,
             };
@@ -187,7 +249,11 @@ pub(super) fn atom_op(inst: &Instruction) -> Option<AtomOp> {
 
 fn atom(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, String> {
     let op = atom_op(inst).ok_or("atomic without an operation")?;
-    if inst.modifiers.iter().any(|m| m.starts_with('v') && m.len() == 2) {
+    if inst
+        .modifiers
+        .iter()
+        .any(|m| m.starts_with('v') && m.len() == 2)
+    {
         return Err("vector atomics are not supported".into());
     }
     let t = mem_ty(ty)?;
@@ -201,7 +267,9 @@ fn atom(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Stri
         let (a, rest) = ops.split_first().ok_or("red without operands")?;
         (SINK, a, rest)
     } else {
-        let [d, a, rest @ ..] = ops else { return Err("atom without operands".into()) };
+        let [d, a, rest @ ..] = ops else {
+            return Err("atom without operands".into());
+        };
         (fcx.dst(d)?, a, rest)
     };
     let (mut addr, sym) = fcx.address(a_op)?;
@@ -211,5 +279,13 @@ fn atom(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Stri
         (_, [b]) => (fcx.src(b, vt)?, Src::Imm(0)),
         _ => return Err("unexpected operands of the atomic".into()),
     };
-    Ok(Kind::Atom { space, op, ty: t, d, addr, a, b })
+    Ok(Kind::Atom {
+        space,
+        op,
+        ty: t,
+        d,
+        addr,
+        a,
+        b,
+    })
 }

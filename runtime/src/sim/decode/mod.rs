@@ -9,11 +9,11 @@
 //! reaches it, so that a kernel with, say, a `printf` on a path the launch never takes still
 //! runs.
 
-pub(crate) mod ops;
 mod alu;
 mod calls;
 mod mem;
 mod names;
+pub(crate) mod ops;
 mod sync;
 
 use names::{FnCx, Sym};
@@ -21,7 +21,10 @@ pub(crate) use ops::*;
 
 use crate::sim::SimError;
 use crate::sim::memory::{self, Global, SHARED_BASE};
-use phasegate_ptx::{Directive, Function, SpecialReg, Initializer, Instruction, Item, Module, Operand, StateSpace, Statement, VarDecl};
+use phasegate_ptx::{
+    Directive, Function, Initializer, Instruction, Item, Module, Operand, SpecialReg, StateSpace,
+    Statement, VarDecl,
+};
 use std::collections::HashMap;
 
 /// Where an op came from, for reports.
@@ -116,10 +119,15 @@ pub(crate) struct ModCx<'m> {
 pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> {
     let Some(func) = module.function(entry) else {
         let entries: Vec<&str> = module.entries().map(|f| f.name.as_str()).collect();
-        return Err(SimError::Launch(format!("no function `{entry}` in the module (entries: {})", entries.join(", "))));
+        return Err(SimError::Launch(format!(
+            "no function `{entry}` in the module (entries: {})",
+            entries.join(", ")
+        )));
     };
     if func.kind != phasegate_ptx::FunctionKind::Entry {
-        return Err(SimError::Launch(format!("`{entry}` is a .func, not an .entry")));
+        return Err(SimError::Launch(format!(
+            "`{entry}` is a .func, not an .entry"
+        )));
     }
     if func.body.is_none() {
         return Err(SimError::Launch(format!("`{entry}` has no body")));
@@ -160,7 +168,10 @@ pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> 
     for index in 0..cx.reachable.len() {
         let f = cx.reachable[index];
         let first_op = cx.prog.ops.len() as u32;
-        cx.prog.funcs.push(FuncInfo { name: f.name.clone(), first_op });
+        cx.prog.funcs.push(FuncInfo {
+            name: f.name.clone(),
+            first_op,
+        });
         decode_function(&mut cx, index as u32, &mut call_fixups);
     }
     for (pc, callee) in call_fixups {
@@ -170,7 +181,12 @@ pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> 
         }
     }
     cx.prog.entry_pc = 0;
-    cx.prog.carry = cx.prog.reg_names.iter().position(|n| n == "(carry)").unwrap_or(0) as u32;
+    cx.prog.carry = cx
+        .prog
+        .reg_names
+        .iter()
+        .position(|n| n == "(carry)")
+        .unwrap_or(0) as u32;
     Ok(cx.prog)
 }
 
@@ -194,14 +210,18 @@ const MAX_VAR_BYTES: u64 = 1 << 30;
 /// Bytes of a declared variable; `[]` counts as zero; `None` when the size overflows.
 pub(crate) fn var_bytes(decl: &VarDecl) -> Option<u64> {
     let elem = decl.ty.size() as u64 * decl.vector.unwrap_or(1) as u64;
-    decl.array.iter().try_fold(elem, |acc, d| acc.checked_mul(d.unwrap_or(0)))
+    decl.array
+        .iter()
+        .try_fold(elem, |acc, d| acc.checked_mul(d.unwrap_or(0)))
 }
 
 /// Bytes of a variable's initializer, when it has one the simulator can evaluate.
 fn init_bytes(decl: &VarDecl) -> Option<Vec<u8>> {
     let size = var_bytes(decl).filter(|&s| s <= MAX_VAR_BYTES)? as usize;
     let mut bytes = vec![0u8; size];
-    let Some(init) = &decl.init else { return Some(bytes) };
+    let Some(init) = &decl.init else {
+        return Some(bytes);
+    };
     let mut values = Vec::new();
     fn flatten<'a>(i: &'a Initializer, out: &mut Vec<&'a Operand>) {
         match i {
@@ -230,13 +250,31 @@ fn module_vars(cx: &mut ModCx) -> Result<(), SimError> {
         match decl.space {
             StateSpace::Global | StateSpace::Const => {
                 let Some(bytes) = init_bytes(decl) else {
-                    cx.globals.insert(decl.name.clone(), Sym::Opaque(format!("the initializer of `{}`", decl.name)));
+                    cx.globals.insert(
+                        decl.name.clone(),
+                        Sym::Opaque(format!("the initializer of `{}`", decl.name)),
+                    );
                     continue;
                 };
                 let size = bytes.len() as u64;
-                let what = if decl.space == StateSpace::Global { "variable" } else { "constant" };
-                let addr = cx.prog.global.alloc(bytes, decl.space == StateSpace::Const, format!("{what} `{}`", decl.name));
-                cx.globals.insert(decl.name.clone(), Sym::Var { space: Space::Global, addr, size });
+                let what = if decl.space == StateSpace::Global {
+                    "variable"
+                } else {
+                    "constant"
+                };
+                let addr = cx.prog.global.alloc(
+                    bytes,
+                    decl.space == StateSpace::Const,
+                    format!("{what} `{}`", decl.name),
+                );
+                cx.globals.insert(
+                    decl.name.clone(),
+                    Sym::Var {
+                        space: Space::Global,
+                        addr,
+                        size,
+                    },
+                );
             }
             StateSpace::Shared => {
                 let sym = place_shared(&mut cx.prog, decl);
@@ -261,8 +299,13 @@ pub(crate) fn place_shared(prog: &mut Program, decl: &VarDecl) -> Sym {
     }
     let offset = prog.shared_static_end.div_ceil(align).saturating_mul(align);
     prog.shared_static_end = offset.saturating_add(size as u32);
-    prog.shared_vars.push((decl.name.clone(), offset, size as u32));
-    Sym::Var { space: Space::Shared, addr: offset as u64, size }
+    prog.shared_vars
+        .push((decl.name.clone(), offset, size as u32));
+    Sym::Var {
+        space: Space::Shared,
+        addr: offset as u64,
+        size,
+    }
 }
 
 fn kernel_params(cx: &mut ModCx, func: &Function) -> Result<(), SimError> {
@@ -272,7 +315,12 @@ fn kernel_params(cx: &mut ModCx, func: &Function) -> Result<(), SimError> {
         let align = p.align.unwrap_or(p.ty.size()).max(1);
         let offset = end.div_ceil(align).saturating_mul(align);
         end = offset.saturating_add(size);
-        cx.prog.kernel_params.push(KernelParam { name: p.name.clone(), offset, size, ty: p.ty });
+        cx.prog.kernel_params.push(KernelParam {
+            name: p.name.clone(),
+            offset,
+            size,
+            ty: p.ty,
+        });
     }
     cx.prog.kernel_param_bytes = end;
     Ok(())
@@ -304,7 +352,11 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
                 }
                 let line = body.span(id).line;
                 fcx.cx.prog.ops.push(op);
-                fcx.cx.prog.sites.push(Site { func: index, line, text: inst.to_string().replace(" \t", " ").into() });
+                fcx.cx.prog.sites.push(Site {
+                    func: index,
+                    line,
+                    text: inst.to_string().replace(" \t", " ").into(),
+                });
                 fcx.cx.prog.is_target.push(false);
             }
             Statement::Loc(_) | Statement::Directive(_) => {}
@@ -312,8 +364,15 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
     }
     // A body that falls off its end returns.
     let end = fcx.cx.prog.ops.len() as u32;
-    fcx.cx.prog.ops.push(Op { kind: Kind::Ret, guard: None });
-    fcx.cx.prog.sites.push(Site { func: index, line: 0, text: format!("(end of `{}`)", f.name).into() });
+    fcx.cx.prog.ops.push(Op {
+        kind: Kind::Ret,
+        guard: None,
+    });
+    fcx.cx.prog.sites.push(Site {
+        func: index,
+        line: 0,
+        text: format!("(end of `{}`)", f.name).into(),
+    });
     fcx.cx.prog.is_target.push(false);
     for (pc, label) in fixups {
         match labels.get(&label) {
@@ -325,7 +384,9 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
             }
             None => {
                 let text = fcx.cx.prog.sites[pc as usize].text.clone();
-                fcx.cx.prog.ops[pc as usize].kind = Kind::Unsupported(format!("`{text}`: no label `{label}` in `{}`", f.name).into());
+                fcx.cx.prog.ops[pc as usize].kind = Kind::Unsupported(
+                    format!("`{text}`: no label `{label}` in `{}`", f.name).into(),
+                );
             }
         }
     }
@@ -335,16 +396,37 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
 fn decode_instruction(fcx: &mut FnCx, inst: &Instruction) -> (Op, Option<String>, Option<u32>) {
     let guard = match &inst.guard {
         None => Ok(None),
-        Some(g) => fcx.reg(&g.pred).map(|reg| Some(Guard { reg, negated: g.negated })),
+        Some(g) => fcx.reg(&g.pred).map(|reg| {
+            Some(Guard {
+                reg,
+                negated: g.negated,
+            })
+        }),
     };
     let mut label = None;
     let mut callee = None;
-    let kind = guard.clone().and_then(|_| dispatch(fcx, inst, &mut label, &mut callee));
-    let kind = kind.unwrap_or_else(|why| Kind::Unsupported(format!("`{inst}`: {why}").replace(" \t", " ").into()));
-    (Op { kind, guard: guard.unwrap_or(None) }, label, callee)
+    let kind = guard
+        .clone()
+        .and_then(|_| dispatch(fcx, inst, &mut label, &mut callee));
+    let kind = kind.unwrap_or_else(|why| {
+        Kind::Unsupported(format!("`{inst}`: {why}").replace(" \t", " ").into())
+    });
+    (
+        Op {
+            kind,
+            guard: guard.unwrap_or(None),
+        },
+        label,
+        callee,
+    )
 }
 
-fn dispatch(fcx: &mut FnCx, inst: &Instruction, label: &mut Option<String>, callee: &mut Option<u32>) -> Result<Kind, String> {
+fn dispatch(
+    fcx: &mut FnCx,
+    inst: &Instruction,
+    label: &mut Option<String>,
+    callee: &mut Option<u32>,
+) -> Result<Kind, String> {
     use phasegate_ptx::Opcode as O;
     match &inst.opcode {
         O::Bra => match inst.operands.as_slice() {
@@ -359,10 +441,24 @@ fn dispatch(fcx: &mut FnCx, inst: &Instruction, label: &mut Option<String>, call
         O::Exit => Ok(Kind::Exit),
         O::Trap => Ok(Kind::Trap),
         O::Ld | O::St | O::Atom | O::Red | O::Cvta | O::Mapa | O::Mov => mem::decode(fcx, inst),
-        O::Bar | O::Barrier | O::Mbarrier | O::Cp | O::Fence | O::Membar | O::Nanosleep | O::Shfl | O::Vote | O::Elect => {
+        O::Bar
+        | O::Barrier
+        | O::Mbarrier
+        | O::Cp
+        | O::Fence
+        | O::Membar
+        | O::Nanosleep
+        | O::Shfl
+        | O::Vote
+        | O::Elect => sync::decode(fcx, inst),
+        O::Other(name)
+            if matches!(
+                name.as_str(),
+                "activemask" | "redux" | "prefetch" | "prefetchu" | "pmevent"
+            ) =>
+        {
             sync::decode(fcx, inst)
         }
-        O::Other(name) if matches!(name.as_str(), "activemask" | "redux" | "prefetch" | "prefetchu" | "pmevent") => sync::decode(fcx, inst),
         _ => alu::decode(fcx, inst),
     }
 }

@@ -3,7 +3,9 @@
 
 use super::ops::*;
 use super::{ModCx, place_shared};
-use phasegate_ptx::{Address, AddressBase, Imm, Operand, ScalarType, SpecialReg, StateSpace, VarDecl};
+use phasegate_ptx::{
+    Address, AddressBase, Imm, Operand, ScalarType, SpecialReg, StateSpace, VarDecl,
+};
 use std::collections::HashMap;
 
 /// What a name denotes inside a function.
@@ -12,7 +14,11 @@ pub(crate) enum Sym {
     Reg(u32),
     /// A variable: its address in `space` (shared offset, local offset, frame or kernel
     /// parameter offset, global address) and size.
-    Var { space: Space, addr: u64, size: u64 },
+    Var {
+        space: Space,
+        addr: u64,
+        size: u64,
+    },
     /// An `extern .shared` array without size: the dynamic shared memory.
     DynamicShared,
     /// Something the simulator cannot give an address (an initializer it cannot evaluate).
@@ -38,7 +44,11 @@ impl ValTy {
         }
     }
     pub(crate) fn of_int(t: IntTy) -> ValTy {
-        if t.bits == 1 { ValTy::Pred } else { ValTy::Int(t.bits) }
+        if t.bits == 1 {
+            ValTy::Pred
+        } else {
+            ValTy::Int(t.bits)
+        }
     }
     pub(crate) fn of_float(t: FTy) -> ValTy {
         match t {
@@ -66,7 +76,11 @@ pub(crate) fn imm_bits(imm: Imm, ty: ValTy) -> u64 {
 }
 
 fn mask(v: u64, bits: u8) -> u64 {
-    if bits >= 64 { v } else { v & ((1u64 << bits) - 1) }
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
 }
 
 /// Decoding state of one function.
@@ -89,8 +103,19 @@ impl<'a, 'm> FnCx<'a, 'm> {
             params.insert(name.clone(), sym.clone());
         }
         let sreg_slots = cx.prog.sregs.iter().copied().collect();
-        let carry = cx.prog.reg_names.iter().position(|n| n == "(carry)").map(|i| i as u32);
-        FnCx { cx, scopes: vec![params], ranges: vec![Vec::new()], sreg_slots, carry }
+        let carry = cx
+            .prog
+            .reg_names
+            .iter()
+            .position(|n| n == "(carry)")
+            .map(|i| i as u32);
+        FnCx {
+            cx,
+            scopes: vec![params],
+            ranges: vec![Vec::new()],
+            sreg_slots,
+            carry,
+        }
     }
 
     pub(crate) fn open(&mut self) {
@@ -113,7 +138,9 @@ impl<'a, 'm> FnCx<'a, 'm> {
             }
             let found = self.ranges[depth].iter().rev().find(|(prefix, count, _)| {
                 name.strip_prefix(prefix.as_str()).is_some_and(|digits| {
-                    let canonical = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'));
+                    let canonical = !digits.is_empty()
+                        && digits.bytes().all(|b| b.is_ascii_digit())
+                        && (digits == "0" || !digits.starts_with('0'));
                     canonical && digits.parse::<u32>().is_ok_and(|i| i < *count)
                 })
             });
@@ -136,11 +163,18 @@ impl<'a, 'm> FnCx<'a, 'm> {
     pub(crate) fn declare(&mut self, decl: &VarDecl) {
         let sym = match decl.space {
             StateSpace::Reg => {
-                let bits = if decl.ty == ScalarType::Pred { 1 } else { (decl.ty.size() * 8).min(64) as u8 };
+                let bits = if decl.ty == ScalarType::Pred {
+                    1
+                } else {
+                    (decl.ty.size() * 8).min(64) as u8
+                };
                 if decl.vector.is_some() || decl.ty == ScalarType::B128 || !decl.array.is_empty() {
                     Sym::Opaque(format!("vector, array or 128-bit register `{}`", decl.name))
                 } else if let Some(n) = decl.range {
-                    self.ranges.last_mut().expect("scope").push((decl.name.clone(), n, bits));
+                    self.ranges
+                        .last_mut()
+                        .expect("scope")
+                        .push((decl.name.clone(), n, bits));
                     return;
                 } else {
                     Sym::Reg(self.new_reg(decl.name.clone(), bits))
@@ -150,28 +184,58 @@ impl<'a, 'm> FnCx<'a, 'm> {
             StateSpace::Local => {
                 let align = decl.align.unwrap_or(decl.ty.size()).max(1) as u64;
                 let offset = (self.cx.prog.local_bytes as u64).div_ceil(align) * align;
-                let size = super::var_bytes(decl).unwrap_or(u64::MAX).min(u32::MAX as u64);
+                let size = super::var_bytes(decl)
+                    .unwrap_or(u64::MAX)
+                    .min(u32::MAX as u64);
                 self.cx.prog.local_bytes = (offset + size).min(u32::MAX as u64) as u32;
-                Sym::Var { space: Space::Local, addr: offset, size }
+                Sym::Var {
+                    space: Space::Local,
+                    addr: offset,
+                    size,
+                }
             }
             StateSpace::Param => {
                 let align = decl.align.unwrap_or(decl.ty.size()).max(1);
-                let offset = self.cx.prog.frame_bytes.div_ceil(align).saturating_mul(align);
-                let size = super::var_bytes(decl).unwrap_or(u64::MAX).min(u32::MAX as u64 / 2);
+                let offset = self
+                    .cx
+                    .prog
+                    .frame_bytes
+                    .div_ceil(align)
+                    .saturating_mul(align);
+                let size = super::var_bytes(decl)
+                    .unwrap_or(u64::MAX)
+                    .min(u32::MAX as u64 / 2);
                 self.cx.prog.frame_bytes = offset.saturating_add(size as u32);
-                Sym::Var { space: Space::FrameParam, addr: offset as u64, size }
+                Sym::Var {
+                    space: Space::FrameParam,
+                    addr: offset as u64,
+                    size,
+                }
             }
             StateSpace::Global | StateSpace::Const => match super::init_bytes(decl) {
                 Some(bytes) => {
                     let size = bytes.len() as u64;
-                    let addr = self.cx.prog.global.alloc(bytes, decl.space == StateSpace::Const, format!("variable `{}`", decl.name));
-                    Sym::Var { space: Space::Global, addr, size }
+                    let addr = self.cx.prog.global.alloc(
+                        bytes,
+                        decl.space == StateSpace::Const,
+                        format!("variable `{}`", decl.name),
+                    );
+                    Sym::Var {
+                        space: Space::Global,
+                        addr,
+                        size,
+                    }
                 }
                 None => Sym::Opaque(format!("the initializer of `{}`", decl.name)),
             },
-            StateSpace::Sreg | StateSpace::Tex => Sym::Opaque(format!("`{}` in {}", decl.name, decl.space.as_str())),
+            StateSpace::Sreg | StateSpace::Tex => {
+                Sym::Opaque(format!("`{}` in {}", decl.name, decl.space.as_str()))
+            }
         };
-        self.scopes.last_mut().expect("scope").insert(decl.name.clone(), sym);
+        self.scopes
+            .last_mut()
+            .expect("scope")
+            .insert(decl.name.clone(), sym);
     }
 
     /// [`lookup`](Self::lookup), after giving a range's name its slot.
@@ -181,7 +245,11 @@ impl<'a, 'm> FnCx<'a, 'm> {
     }
 
     pub(crate) fn lookup(&self, name: &str) -> Option<&Sym> {
-        self.scopes.iter().rev().find_map(|s| s.get(name)).or_else(|| self.cx.globals.get(name))
+        self.scopes
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name))
+            .or_else(|| self.cx.globals.get(name))
     }
 
     /// The slot of a special register, created on first use.
@@ -253,12 +321,18 @@ impl<'a, 'm> FnCx<'a, 'm> {
         match self.lookup(name) {
             Some(Sym::Reg(r)) if offset == 0 => Ok(Src::Reg(*r)),
             Some(Sym::Var { space, addr, .. }) => match space {
-                Space::KernelParam => Err(format!("taking the address of kernel parameter `{name}` is not supported")),
+                Space::KernelParam => Err(format!(
+                    "taking the address of kernel parameter `{name}` is not supported"
+                )),
                 _ => Ok(Src::Imm(addr.wrapping_add(offset as u64))),
             },
-            Some(Sym::DynamicShared) => Ok(Src::Imm((self.cx.prog.dynamic_shared_offset() as i64 + offset) as u64)),
+            Some(Sym::DynamicShared) => Ok(Src::Imm(
+                (self.cx.prog.dynamic_shared_offset() as i64 + offset) as u64,
+            )),
             Some(Sym::Opaque(why)) => Err(format!("{why} is not supported")),
-            _ if self.cx.func_index.contains_key(name) => Err(format!("function addresses (`{name}`) are not supported")),
+            _ if self.cx.func_index.contains_key(name) => {
+                Err(format!("function addresses (`{name}`) are not supported"))
+            }
             _ => Err(format!("unknown symbol `{name}`")),
         }
     }
@@ -269,14 +343,42 @@ impl<'a, 'm> FnCx<'a, 'm> {
             return Err(format!("`{op}` is not an address"));
         };
         match base {
-            AddressBase::Reg(name) => Ok((Addr { base: Src::Reg(self.reg(name)?), offset: *offset }, None)),
-            AddressBase::Absolute => Ok((Addr { base: Src::Imm(0), offset: *offset }, None)),
+            AddressBase::Reg(name) => Ok((
+                Addr {
+                    base: Src::Reg(self.reg(name)?),
+                    offset: *offset,
+                },
+                None,
+            )),
+            AddressBase::Absolute => Ok((
+                Addr {
+                    base: Src::Imm(0),
+                    offset: *offset,
+                },
+                None,
+            )),
             AddressBase::Symbol(name) => match self.lookup_materialized(name) {
-                Some(Sym::Reg(r)) => Ok((Addr { base: Src::Reg(*r), offset: *offset }, None)),
-                Some(Sym::Var { space, addr, .. }) => Ok((Addr { base: Src::Imm(*addr), offset: *offset }, Some(*space))),
-                Some(Sym::DynamicShared) => {
-                    Ok((Addr { base: Src::Imm(self.cx.prog.dynamic_shared_offset()), offset: *offset }, Some(Space::Shared)))
-                }
+                Some(Sym::Reg(r)) => Ok((
+                    Addr {
+                        base: Src::Reg(*r),
+                        offset: *offset,
+                    },
+                    None,
+                )),
+                Some(Sym::Var { space, addr, .. }) => Ok((
+                    Addr {
+                        base: Src::Imm(*addr),
+                        offset: *offset,
+                    },
+                    Some(*space),
+                )),
+                Some(Sym::DynamicShared) => Ok((
+                    Addr {
+                        base: Src::Imm(self.cx.prog.dynamic_shared_offset()),
+                        offset: *offset,
+                    },
+                    Some(Space::Shared),
+                )),
                 Some(Sym::Opaque(why)) => Err(format!("{why} is not supported")),
                 None => Err(format!("unknown symbol `{name}`")),
             },

@@ -23,11 +23,21 @@ pub(crate) struct IntTy {
 }
 
 impl IntTy {
-    pub(crate) const PRED: IntTy = IntTy { bits: 1, signed: false };
-    pub(crate) const U32: IntTy = IntTy { bits: 32, signed: false };
+    pub(crate) const PRED: IntTy = IntTy {
+        bits: 1,
+        signed: false,
+    };
+    pub(crate) const U32: IntTy = IntTy {
+        bits: 32,
+        signed: false,
+    };
 
     pub(crate) fn mask(self) -> u64 {
-        if self.bits >= 64 { u64::MAX } else { (1u64 << self.bits) - 1 }
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
     }
     /// The value as a sign- or zero-extended 64-bit pattern.
     pub(crate) fn extend(self, v: u64) -> u64 {
@@ -88,8 +98,14 @@ pub(crate) enum IntBin {
     Shl,
     Shr,
     /// `add.cc`/`sub.cc`/`addc`/`subc`: `carry_in` reads the carry slot, `carry_out` writes it.
-    AddCarry { carry_in: bool, carry_out: bool },
-    SubCarry { carry_in: bool, carry_out: bool },
+    AddCarry {
+        carry_in: bool,
+        carry_out: bool,
+    },
+    SubCarry {
+        carry_in: bool,
+        carry_out: bool,
+    },
     AddSat,
     SubSat,
 }
@@ -101,8 +117,14 @@ pub(crate) enum IntTer {
     MadWide,
     Mad24Lo,
     /// `mad.lo.cc`/`madc.lo{.cc}`.
-    MadLoCarry { carry_in: bool, carry_out: bool },
-    MadHiCarry { carry_in: bool, carry_out: bool },
+    MadLoCarry {
+        carry_in: bool,
+        carry_out: bool,
+    },
+    MadHiCarry {
+        carry_in: bool,
+        carry_out: bool,
+    },
     Bfe,
     Prmt,
     Sad,
@@ -244,7 +266,10 @@ pub(crate) enum BarAction {
 
 impl BarAction {
     pub(crate) fn is_red(self) -> bool {
-        matches!(self, BarAction::RedPopc | BarAction::RedAnd | BarAction::RedOr)
+        matches!(
+            self,
+            BarAction::RedPopc | BarAction::RedAnd | BarAction::RedOr
+        )
     }
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -264,10 +289,20 @@ pub(crate) enum MbarOp {
     ExpectTx,
     CompleteTx,
     /// `arrive{.expect_tx}{.noComplete}` and `arrive_drop{...}`.
-    Arrive { drop: bool, expect_tx: bool, no_complete: bool },
+    Arrive {
+        drop: bool,
+        expect_tx: bool,
+        no_complete: bool,
+    },
     /// `relaxed`: `.relaxed` waits acquire nothing.
-    TestWait { parity: bool, relaxed: bool },
-    TryWait { parity: bool, relaxed: bool },
+    TestWait {
+        parity: bool,
+        relaxed: bool,
+    },
+    TryWait {
+        parity: bool,
+        relaxed: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,65 +345,264 @@ pub(crate) struct ParamCopy {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Kind {
     Nop,
-    Mov { d: u32, a: Src },
+    Mov {
+        d: u32,
+        a: Src,
+    },
     /// `mov.b64 d, {a, b}`: `parts` from least to most significant.
-    Pack { d: u32, parts: Vec<Src>, part_bits: u8 },
+    Pack {
+        d: u32,
+        parts: Vec<Src>,
+        part_bits: u8,
+    },
     /// `mov.b64 {a, b}, d`.
-    Unpack { ds: Vec<u32>, a: Src, part_bits: u8 },
-    Int1 { op: IntUn, ty: IntTy, d: u32, a: Src },
-    Int2 { op: IntBin, ty: IntTy, d: u32, a: Src, b: Src },
-    Int3 { op: IntTer, ty: IntTy, d: u32, a: Src, b: Src, c: Src },
-    Bfi { ty: IntTy, d: u32, a: Src, b: Src, c: Src, e: Src },
-    Lop3 { d: u32, a: Src, b: Src, c: Src, lut: u8 },
-    Float1 { op: FUn, ty: FTy, d: u32, a: Src, ftz: bool, sat: bool },
-    Float2 { op: FBin, ty: FTy, d: u32, a: Src, b: Src, ftz: bool, sat: bool },
-    Fma { ty: FTy, d: u32, a: Src, b: Src, c: Src, ftz: bool, sat: bool },
-    Setp { cmp: Cmp, ty: CvtTy, d: u32, dn: u32, a: Src, b: Src, comb: Option<(BoolOp, Src, bool)> },
-    Selp { d: u32, a: Src, b: Src, p: Src },
-    Cvt { d: u32, a: Src, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool },
+    Unpack {
+        ds: Vec<u32>,
+        a: Src,
+        part_bits: u8,
+    },
+    Int1 {
+        op: IntUn,
+        ty: IntTy,
+        d: u32,
+        a: Src,
+    },
+    Int2 {
+        op: IntBin,
+        ty: IntTy,
+        d: u32,
+        a: Src,
+        b: Src,
+    },
+    Int3 {
+        op: IntTer,
+        ty: IntTy,
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Bfi {
+        ty: IntTy,
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+        e: Src,
+    },
+    Lop3 {
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+        lut: u8,
+    },
+    Float1 {
+        op: FUn,
+        ty: FTy,
+        d: u32,
+        a: Src,
+        ftz: bool,
+        sat: bool,
+    },
+    Float2 {
+        op: FBin,
+        ty: FTy,
+        d: u32,
+        a: Src,
+        b: Src,
+        ftz: bool,
+        sat: bool,
+    },
+    Fma {
+        ty: FTy,
+        d: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+        ftz: bool,
+        sat: bool,
+    },
+    Setp {
+        cmp: Cmp,
+        ty: CvtTy,
+        d: u32,
+        dn: u32,
+        a: Src,
+        b: Src,
+        comb: Option<(BoolOp, Src, bool)>,
+    },
+    Selp {
+        d: u32,
+        a: Src,
+        b: Src,
+        p: Src,
+    },
+    Cvt {
+        d: u32,
+        a: Src,
+        from: CvtTy,
+        to: CvtTy,
+        rnd: Rnd,
+        sat: bool,
+        ftz: bool,
+    },
     /// Reads `%clock`, `%clock64` or `%globaltimer`: the simulated time.
-    Clock { d: u32 },
-    Ld { space: Space, ty: MemTy, ds: Vec<u32>, addr: Addr },
-    St { space: Space, ty: MemTy, vals: Vec<Src>, addr: Addr },
-    Atom { space: Space, op: AtomOp, ty: MemTy, d: u32, addr: Addr, a: Src, b: Src },
+    Clock {
+        d: u32,
+    },
+    Ld {
+        space: Space,
+        ty: MemTy,
+        ds: Vec<u32>,
+        addr: Addr,
+    },
+    St {
+        space: Space,
+        ty: MemTy,
+        vals: Vec<Src>,
+        addr: Addr,
+    },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: MemTy,
+        d: u32,
+        addr: Addr,
+        a: Src,
+        b: Src,
+    },
     /// `cvta.{space}` (`to_generic`) or `cvta.to.{space}`.
-    Cvta { d: u32, a: Src, space: Space, to_generic: bool, bits: u8 },
-    Mapa { d: u32, a: Src, rank: Src, generic: bool },
-    Bra { target: u32 },
-    Call { entry: u32, args: Vec<ParamCopy>, ret: Option<ParamCopy> },
+    Cvta {
+        d: u32,
+        a: Src,
+        space: Space,
+        to_generic: bool,
+        bits: u8,
+    },
+    Mapa {
+        d: u32,
+        a: Src,
+        rank: Src,
+        generic: bool,
+    },
+    Bra {
+        target: u32,
+    },
+    Call {
+        entry: u32,
+        args: Vec<ParamCopy>,
+        ret: Option<ParamCopy>,
+    },
     Ret,
     Exit,
     Trap,
     Nanosleep,
     Fence(FenceKind),
-    Bar { action: BarAction, id: Src, count: Option<Src>, aligned: bool, d: u32, pred: Option<(Src, bool)> },
-    ClusterArrive { relaxed: bool, aligned: bool },
-    ClusterWait { aligned: bool },
+    Bar {
+        action: BarAction,
+        id: Src,
+        count: Option<Src>,
+        aligned: bool,
+        d: u32,
+        pred: Option<(Src, bool)>,
+    },
+    ClusterArrive {
+        relaxed: bool,
+        aligned: bool,
+    },
+    ClusterWait {
+        aligned: bool,
+    },
     /// `space` is `Shared`, `SharedCluster` or `Generic`.
-    Mbar { op: MbarOp, space: Space, d: u32, addr: Addr, a: Option<Src> },
-    MbarPendingCount { d: u32, state: Src },
+    Mbar {
+        op: MbarOp,
+        space: Space,
+        d: u32,
+        addr: Addr,
+        a: Option<Src>,
+    },
+    MbarPendingCount {
+        d: u32,
+        state: Src,
+    },
     /// `cp.async.bulk.shared::cluster.{global,shared::cta}.mbarrier::complete_tx::bytes
     /// [dst], [src], size, [mbar]{, ctaMask}`: `dst` and `mbar` are `.shared::cluster`
     /// addresses; with `.multicast::cluster` (from global only), `mask` names the destination
     /// CTAs by rank.
     /// `reduce`: `cp.reduce.async.bulk` (from `.shared::cta` only), combining each element into
     /// the destination's instead of copying it.
-    BulkLoad { dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<Src>, reduce: Option<(AtomOp, MemTy)> },
+    BulkLoad {
+        dst: Addr,
+        src: Addr,
+        src_shared: bool,
+        size: Src,
+        mbar: Addr,
+        mask: Option<Src>,
+        reduce: Option<(AtomOp, MemTy)>,
+    },
     /// `cp{.reduce}.async.bulk.global.shared::cta.bulk_group [dst], [src], size`.
-    BulkStore { dst: Addr, src: Addr, size: Src, reduce: Option<(AtomOp, MemTy)> },
+    BulkStore {
+        dst: Addr,
+        src: Addr,
+        size: Src,
+        reduce: Option<(AtomOp, MemTy)>,
+    },
     BulkCommit,
-    BulkWait { n: u32, read: bool },
+    BulkWait {
+        n: u32,
+        read: bool,
+    },
     /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src_size}`.
-    CpAsync { dst: Addr, src: Addr, cp_size: u32, src_size: Option<Src> },
+    CpAsync {
+        dst: Addr,
+        src: Addr,
+        cp_size: u32,
+        src_size: Option<Src>,
+    },
     CpAsyncCommit,
-    CpAsyncWait { n: Option<u32> },
-    CpAsyncMbarArrive { addr: Addr, space: Space, noinc: bool },
-    Shfl { mode: ShflMode, d: u32, dp: u32, a: Src, b: Src, c: Src, mask: Src },
-    Vote { mode: VoteMode, d: u32, a: Src, neg: bool, mask: Src },
-    Elect { d: u32, dp: u32, mask: Src },
-    Activemask { d: u32 },
-    WarpSync { mask: Src },
-    Redux { op: AtomOp, ty: IntTy, d: u32, a: Src, mask: Src },
+    CpAsyncWait {
+        n: Option<u32>,
+    },
+    CpAsyncMbarArrive {
+        addr: Addr,
+        space: Space,
+        noinc: bool,
+    },
+    Shfl {
+        mode: ShflMode,
+        d: u32,
+        dp: u32,
+        a: Src,
+        b: Src,
+        c: Src,
+        mask: Src,
+    },
+    Vote {
+        mode: VoteMode,
+        d: u32,
+        a: Src,
+        neg: bool,
+        mask: Src,
+    },
+    Elect {
+        d: u32,
+        dp: u32,
+        mask: Src,
+    },
+    Activemask {
+        d: u32,
+    },
+    WarpSync {
+        mask: Src,
+    },
+    Redux {
+        op: AtomOp,
+        ty: IntTy,
+        d: u32,
+        a: Src,
+        mask: Src,
+    },
     /// An instruction the simulator cannot run; executing it stops the run with this reason.
     Unsupported(Box<str>),
 }

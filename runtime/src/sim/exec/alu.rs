@@ -60,7 +60,14 @@ pub(super) fn map1(regs: &mut [u64], mask: u32, d: u32, a: Src, f: impl Fn(u64) 
 
 /// Sources are resolved outside the lane loop, so each combination gets its own tight loop.
 #[inline(always)]
-pub(super) fn map2(regs: &mut [u64], mask: u32, d: u32, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
+pub(super) fn map2(
+    regs: &mut [u64],
+    mask: u32,
+    d: u32,
+    a: Src,
+    b: Src,
+    f: impl Fn(u64, u64) -> u64,
+) {
     match (a, b) {
         (Src::Reg(x), Src::Reg(y)) => {
             let (x, y) = (x as usize * 32, y as usize * 32);
@@ -79,8 +86,18 @@ pub(super) fn map2(regs: &mut [u64], mask: u32, d: u32, a: Src, b: Src, f: impl 
 }
 
 #[inline(always)]
-pub(super) fn map3(regs: &mut [u64], mask: u32, d: u32, a: Src, b: Src, c: Src, f: impl Fn(u64, u64, u64) -> u64) {
-    each(regs, mask, d, |r, i| f(val(r, a, i), val(r, b, i), val(r, c, i)))
+pub(super) fn map3(
+    regs: &mut [u64],
+    mask: u32,
+    d: u32,
+    a: Src,
+    b: Src,
+    c: Src,
+    f: impl Fn(u64, u64, u64) -> u64,
+) {
+    each(regs, mask, d, |r, i| {
+        f(val(r, a, i), val(r, b, i), val(r, c, i))
+    })
 }
 
 fn low_mask(n: u32) -> u64 {
@@ -96,9 +113,27 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind, carry: usize) -> boo
         Kind::Int2 { op, ty, d, a, b } => int2(regs, eff, *op, *ty, *d, *a, *b, carry),
         Kind::Int1 { op, ty, d, a } => int1(regs, eff, *op, *ty, *d, *a),
         Kind::Int3 { op, ty, d, a, b, c } => int3(regs, eff, *op, *ty, *d, *a, *b, *c, carry),
-        Kind::Setp { cmp, ty, d, dn, a, b, comb } => float::setp(regs, eff, *cmp, *ty, *d, *dn, *a, *b, *comb),
-        Kind::Selp { d, a, b, p } => map3(regs, eff, *d, *a, *b, *p, |x, y, p| if p != 0 { x } else { y }),
-        Kind::Float1 { .. } | Kind::Float2 { .. } | Kind::Fma { .. } | Kind::Cvt { .. } => float::exec(regs, eff, kind),
+        Kind::Setp {
+            cmp,
+            ty,
+            d,
+            dn,
+            a,
+            b,
+            comb,
+        } => float::setp(regs, eff, *cmp, *ty, *d, *dn, *a, *b, *comb),
+        Kind::Selp { d, a, b, p } => map3(
+            regs,
+            eff,
+            *d,
+            *a,
+            *b,
+            *p,
+            |x, y, p| if p != 0 { x } else { y },
+        ),
+        Kind::Float1 { .. } | Kind::Float2 { .. } | Kind::Fma { .. } | Kind::Cvt { .. } => {
+            float::exec(regs, eff, kind)
+        }
         Kind::Bfi { ty, d, a, b, c, e } => {
             let bits = ty.bits as u32;
             let m = ty.mask();
@@ -132,7 +167,11 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind, carry: usize) -> boo
                 r & 0xffff_ffff
             })
         }
-        Kind::Pack { d, parts, part_bits } => {
+        Kind::Pack {
+            d,
+            parts,
+            part_bits,
+        } => {
             if *d == SINK {
                 return true;
             }
@@ -172,10 +211,16 @@ fn int1(regs: &mut [u64], eff: u32, op: IntUn, ty: IntTy, d: u32, a: Src) {
         IntUn::Not => map1(regs, eff, d, a, move |x| !x & m),
         IntUn::Cnot => map1(regs, eff, d, a, move |x| (x & m == 0) as u64),
         IntUn::Neg => map1(regs, eff, d, a, move |x| 0u64.wrapping_sub(x) & m),
-        IntUn::Abs => map1(regs, eff, d, a, move |x| (ty.extend(x) as i64).wrapping_abs() as u64 & m),
+        IntUn::Abs => map1(regs, eff, d, a, move |x| {
+            (ty.extend(x) as i64).wrapping_abs() as u64 & m
+        }),
         IntUn::Popc => map1(regs, eff, d, a, move |x| (x & m).count_ones() as u64),
-        IntUn::Clz => map1(regs, eff, d, a, move |x| ((x & m).leading_zeros() - (64 - bits)) as u64),
-        IntUn::Brev => map1(regs, eff, d, a, move |x| (x & m).reverse_bits() >> (64 - bits)),
+        IntUn::Clz => map1(regs, eff, d, a, move |x| {
+            ((x & m).leading_zeros() - (64 - bits)) as u64
+        }),
+        IntUn::Brev => map1(regs, eff, d, a, move |x| {
+            (x & m).reverse_bits() >> (64 - bits)
+        }),
     }
 }
 
@@ -190,15 +235,31 @@ fn int2(regs: &mut [u64], eff: u32, op: IntBin, ty: IntTy, d: u32, a: Src, b: Sr
         IntBin::Sub => map2(regs, eff, d, a, b, move |x, y| x.wrapping_sub(y) & m),
         IntBin::MulLo => map2(regs, eff, d, a, b, move |x, y| x.wrapping_mul(y) & m),
         IntBin::MulHi => map2(regs, eff, d, a, b, move |x, y| {
-            let p = if s { (ext(x) as i64 as i128 * ext(y) as i64 as i128) as u128 } else { (x & m) as u128 * (y & m) as u128 };
+            let p = if s {
+                (ext(x) as i64 as i128 * ext(y) as i64 as i128) as u128
+            } else {
+                (x & m) as u128 * (y & m) as u128
+            };
             (p >> bits) as u64 & m
         }),
         IntBin::MulWide => {
             let wm = low_mask(bits * 2);
-            map2(regs, eff, d, a, b, move |x, y| if s { (ext(x) as i64).wrapping_mul(ext(y) as i64) as u64 & wm } else { (x & m).wrapping_mul(y & m) & wm })
+            map2(regs, eff, d, a, b, move |x, y| {
+                if s {
+                    (ext(x) as i64).wrapping_mul(ext(y) as i64) as u64 & wm
+                } else {
+                    (x & m).wrapping_mul(y & m) & wm
+                }
+            })
         }
         IntBin::Mul24Lo => map2(regs, eff, d, a, b, move |x, y| {
-            let f = |v: u64| if s { ((v << 40) as i64 >> 40) as u64 } else { v & 0xff_ffff };
+            let f = |v: u64| {
+                if s {
+                    ((v << 40) as i64 >> 40) as u64
+                } else {
+                    v & 0xff_ffff
+                }
+            };
             f(x).wrapping_mul(f(y)) & 0xffff_ffff
         }),
         IntBin::Div => map2(regs, eff, d, a, b, move |x, y| {
@@ -219,8 +280,20 @@ fn int2(regs: &mut [u64], eff: u32, op: IntBin, ty: IntTy, d: u32, a: Src, b: Sr
                 (x & m) % (y & m)
             }
         }),
-        IntBin::Min => map2(regs, eff, d, a, b, move |x, y| if s { (ext(x) as i64).min(ext(y) as i64) as u64 & m } else { (x & m).min(y & m) }),
-        IntBin::Max => map2(regs, eff, d, a, b, move |x, y| if s { (ext(x) as i64).max(ext(y) as i64) as u64 & m } else { (x & m).max(y & m) }),
+        IntBin::Min => map2(regs, eff, d, a, b, move |x, y| {
+            if s {
+                (ext(x) as i64).min(ext(y) as i64) as u64 & m
+            } else {
+                (x & m).min(y & m)
+            }
+        }),
+        IntBin::Max => map2(regs, eff, d, a, b, move |x, y| {
+            if s {
+                (ext(x) as i64).max(ext(y) as i64) as u64 & m
+            } else {
+                (x & m).max(y & m)
+            }
+        }),
         IntBin::And => map2(regs, eff, d, a, b, move |x, y| x & y & m),
         IntBin::Or => map2(regs, eff, d, a, b, move |x, y| (x | y) & m),
         IntBin::Xor => map2(regs, eff, d, a, b, move |x, y| (x ^ y) & m),
@@ -238,25 +311,60 @@ fn int2(regs: &mut [u64], eff: u32, op: IntBin, ty: IntTy, d: u32, a: Src, b: Sr
                 (x & m) >> y
             }
         }),
-        IntBin::AddSat => map2(regs, eff, d, a, b, move |x, y| (x as u32 as i32).saturating_add(y as u32 as i32) as u32 as u64),
-        IntBin::SubSat => map2(regs, eff, d, a, b, move |x, y| (x as u32 as i32).saturating_sub(y as u32 as i32) as u32 as u64),
-        IntBin::AddCarry { carry_in, carry_out } | IntBin::SubCarry { carry_in, carry_out } => {
+        IntBin::AddSat => map2(regs, eff, d, a, b, move |x, y| {
+            (x as u32 as i32).saturating_add(y as u32 as i32) as u32 as u64
+        }),
+        IntBin::SubSat => map2(regs, eff, d, a, b, move |x, y| {
+            (x as u32 as i32).saturating_sub(y as u32 as i32) as u32 as u64
+        }),
+        IntBin::AddCarry {
+            carry_in,
+            carry_out,
+        }
+        | IntBin::SubCarry {
+            carry_in,
+            carry_out,
+        } => {
             let sub = matches!(op, IntBin::SubCarry { .. });
-            carry_op(regs, eff, d, a, b, m, cs, carry_in, carry_out, move |x, y, cin| {
-                if sub {
-                    let r = (x as u128).wrapping_sub(y as u128).wrapping_sub(cin as u128);
-                    (r as u64 & m, (x as u128) < (y as u128 + cin as u128))
-                } else {
-                    let r = x as u128 + y as u128 + cin as u128;
-                    (r as u64 & m, r > m as u128)
-                }
-            });
+            carry_op(
+                regs,
+                eff,
+                d,
+                a,
+                b,
+                m,
+                cs,
+                carry_in,
+                carry_out,
+                move |x, y, cin| {
+                    if sub {
+                        let r = (x as u128)
+                            .wrapping_sub(y as u128)
+                            .wrapping_sub(cin as u128);
+                        (r as u64 & m, (x as u128) < (y as u128 + cin as u128))
+                    } else {
+                        let r = x as u128 + y as u128 + cin as u128;
+                        (r as u64 & m, r > m as u128)
+                    }
+                },
+            );
         }
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-fn carry_op(regs: &mut [u64], eff: u32, d: u32, a: Src, b: Src, m: u64, cs: usize, carry_in: bool, carry_out: bool, f: impl Fn(u64, u64, u64) -> (u64, bool)) {
+fn carry_op(
+    regs: &mut [u64],
+    eff: u32,
+    d: u32,
+    a: Src,
+    b: Src,
+    m: u64,
+    cs: usize,
+    carry_in: bool,
+    carry_out: bool,
+    f: impl Fn(u64, u64, u64) -> (u64, bool),
+) {
     let av = fetch(regs, a);
     let bv = fetch(regs, b);
     for i in lanes(eff) {
@@ -272,37 +380,76 @@ fn carry_op(regs: &mut [u64], eff: u32, d: u32, a: Src, b: Src, m: u64, cs: usiz
 }
 
 #[allow(clippy::too_many_arguments)]
-fn int3(regs: &mut [u64], eff: u32, op: IntTer, ty: IntTy, d: u32, a: Src, b: Src, c: Src, cs: usize) {
+fn int3(
+    regs: &mut [u64],
+    eff: u32,
+    op: IntTer,
+    ty: IntTy,
+    d: u32,
+    a: Src,
+    b: Src,
+    c: Src,
+    cs: usize,
+) {
     let m = ty.mask();
     let bits = ty.bits as u32;
     let s = ty.signed;
     let ext = move |x: u64| ty.extend(x);
     let hi = move |x: u64, y: u64| -> u64 {
-        let p = if s { (ext(x) as i64 as i128 * ext(y) as i64 as i128) as u128 } else { (x & m) as u128 * (y & m) as u128 };
+        let p = if s {
+            (ext(x) as i64 as i128 * ext(y) as i64 as i128) as u128
+        } else {
+            (x & m) as u128 * (y & m) as u128
+        };
         (p >> bits) as u64 & m
     };
     match op {
-        IntTer::MadLo => map3(regs, eff, d, a, b, c, move |x, y, z| x.wrapping_mul(y).wrapping_add(z) & m),
-        IntTer::MadHi => map3(regs, eff, d, a, b, c, move |x, y, z| hi(x, y).wrapping_add(z) & m),
+        IntTer::MadLo => map3(regs, eff, d, a, b, c, move |x, y, z| {
+            x.wrapping_mul(y).wrapping_add(z) & m
+        }),
+        IntTer::MadHi => map3(regs, eff, d, a, b, c, move |x, y, z| {
+            hi(x, y).wrapping_add(z) & m
+        }),
         IntTer::MadWide => {
             let wm = low_mask(bits * 2);
             map3(regs, eff, d, a, b, c, move |x, y, z| {
-                let p = if s { (ext(x) as i64).wrapping_mul(ext(y) as i64) as u64 } else { (x & m).wrapping_mul(y & m) };
+                let p = if s {
+                    (ext(x) as i64).wrapping_mul(ext(y) as i64) as u64
+                } else {
+                    (x & m).wrapping_mul(y & m)
+                };
                 p.wrapping_add(z) & wm
             })
         }
         IntTer::Mad24Lo => map3(regs, eff, d, a, b, c, move |x, y, z| {
-            let f = |v: u64| if s { ((v << 40) as i64 >> 40) as u64 } else { v & 0xff_ffff };
+            let f = |v: u64| {
+                if s {
+                    ((v << 40) as i64 >> 40) as u64
+                } else {
+                    v & 0xff_ffff
+                }
+            };
             f(x).wrapping_mul(f(y)).wrapping_add(z) & 0xffff_ffff
         }),
-        IntTer::MadLoCarry { carry_in, carry_out } | IntTer::MadHiCarry { carry_in, carry_out } => {
+        IntTer::MadLoCarry {
+            carry_in,
+            carry_out,
+        }
+        | IntTer::MadHiCarry {
+            carry_in,
+            carry_out,
+        } => {
             let high = matches!(op, IntTer::MadHiCarry { .. });
             let av = fetch(regs, a);
             let bv = fetch(regs, b);
             let cv = fetch(regs, c);
             for i in lanes(eff) {
                 let cin = if carry_in { regs[cs * 32 + i] & 1 } else { 0 };
-                let p = if high { hi(av[i], bv[i]) } else { av[i].wrapping_mul(bv[i]) & m };
+                let p = if high {
+                    hi(av[i], bv[i])
+                } else {
+                    av[i].wrapping_mul(bv[i]) & m
+                };
                 let r = p as u128 + (cv[i] & m) as u128 + cin as u128;
                 if d != SINK {
                     regs[d as usize * 32 + i] = r as u64 & m;
@@ -316,9 +463,17 @@ fn int3(regs: &mut [u64], eff: u32, op: IntTer, ty: IntTy, d: u32, a: Src, b: Sr
             let msb = bits - 1;
             let pos = (p & 0xff) as u32;
             let len = (l & 0xff) as u32;
-            let sbit = if !s || len == 0 { 0 } else { (x >> (pos + len - 1).min(msb)) & 1 };
+            let sbit = if !s || len == 0 {
+                0
+            } else {
+                (x >> (pos + len - 1).min(msb)) & 1
+            };
             let take = if pos > msb { 0 } else { len.min(msb + 1 - pos) };
-            let mut r = if take == 0 { 0 } else { (x >> pos) & low_mask(take) };
+            let mut r = if take == 0 {
+                0
+            } else {
+                (x >> pos) & low_mask(take)
+            };
             if sbit == 1 {
                 r |= !low_mask(take);
             }
@@ -338,7 +493,11 @@ fn int3(regs: &mut [u64], eff: u32, op: IntTer, ty: IntTy, d: u32, a: Src, b: Sr
             r
         }),
         IntTer::Sad => map3(regs, eff, d, a, b, c, move |x, y, z| {
-            let diff = if s { (ext(x) as i64).abs_diff(ext(y) as i64) } else { (x & m).abs_diff(y & m) };
+            let diff = if s {
+                (ext(x) as i64).abs_diff(ext(y) as i64)
+            } else {
+                (x & m).abs_diff(y & m)
+            };
             diff.wrapping_add(z) & m
         }),
     }

@@ -23,7 +23,9 @@ impl Machine<'_> {
                     self.warps[w].set_reg(*dp, lane, (lane as u32 == leader) as u64);
                 }
             }
-            Kind::Vote { mode, d, a, neg, .. } => {
+            Kind::Vote {
+                mode, d, a, neg, ..
+            } => {
                 let mut ballot = 0u32;
                 for lane in lanes(eff) {
                     if (self.src_value(w, lane, *a) != 0) ^ neg {
@@ -41,15 +43,21 @@ impl Machine<'_> {
                 }
             }
             Kind::Redux { op, ty, d, a, .. } => {
-                let vals: Vec<u64> = lanes(eff).map(|l| self.src_value(w, l, *a) & 0xffff_ffff).collect();
+                let vals: Vec<u64> = lanes(eff)
+                    .map(|l| self.src_value(w, l, *a) & 0xffff_ffff)
+                    .collect();
                 let signed = |v: u64| v as u32 as i32 as i64;
                 let r = match op {
                     AtomOp::Add => vals.iter().fold(0u64, |s, v| s.wrapping_add(*v)) & 0xffff_ffff,
                     AtomOp::And => vals.iter().fold(0xffff_ffff, |s, v| s & v),
                     AtomOp::Or => vals.iter().fold(0, |s, v| s | v),
                     AtomOp::Xor => vals.iter().fold(0, |s, v| s ^ v),
-                    AtomOp::Min if ty.signed => vals.iter().map(|v| signed(*v)).min().unwrap_or(0) as u64 & 0xffff_ffff,
-                    AtomOp::Max if ty.signed => vals.iter().map(|v| signed(*v)).max().unwrap_or(0) as u64 & 0xffff_ffff,
+                    AtomOp::Min if ty.signed => {
+                        vals.iter().map(|v| signed(*v)).min().unwrap_or(0) as u64 & 0xffff_ffff
+                    }
+                    AtomOp::Max if ty.signed => {
+                        vals.iter().map(|v| signed(*v)).max().unwrap_or(0) as u64 & 0xffff_ffff
+                    }
                     AtomOp::Min => vals.iter().copied().min().unwrap_or(0),
                     _ => vals.iter().copied().max().unwrap_or(0),
                 };
@@ -57,20 +65,39 @@ impl Machine<'_> {
                     self.warps[w].set_reg(*d, lane, r);
                 }
             }
-            Kind::Shfl { mode, d, dp, a, b, c, .. } => {
-                let src: Vec<(usize, u64)> = lanes(eff).map(|l| (l, self.src_value(w, l, *a))).collect();
+            Kind::Shfl {
+                mode,
+                d,
+                dp,
+                a,
+                b,
+                c,
+                ..
+            } => {
+                let src: Vec<(usize, u64)> =
+                    lanes(eff).map(|l| (l, self.src_value(w, l, *a))).collect();
                 let value_of = |j: usize| src.iter().find(|(l, _)| *l == j).map(|(_, v)| *v);
                 let mut out = Vec::new();
                 for lane in lanes(eff) {
                     let bval = self.src_value(w, lane, *b) as u32 & 0x1f;
                     let cv = self.src_value(w, lane, *c) as u32;
                     let (clamp, seg) = (cv & 0x1f, (cv >> 8) & 0x1f);
-                    let (l, max_lane, min_lane) = (lane as u32, ((lane as u32) & seg) | (clamp & !seg), (lane as u32) & seg);
+                    let (l, max_lane, min_lane) = (
+                        lane as u32,
+                        ((lane as u32) & seg) | (clamp & !seg),
+                        (lane as u32) & seg,
+                    );
                     let (j, ok) = match mode {
-                        ShflMode::Up => (l.wrapping_sub(bval), l as i64 - bval as i64 >= max_lane as i64),
+                        ShflMode::Up => (
+                            l.wrapping_sub(bval),
+                            l as i64 - bval as i64 >= max_lane as i64,
+                        ),
                         ShflMode::Down => (l + bval, l + bval <= max_lane),
                         ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
-                        ShflMode::Idx => (min_lane | (bval & !seg), (min_lane | (bval & !seg)) <= max_lane),
+                        ShflMode::Idx => (
+                            min_lane | (bval & !seg),
+                            (min_lane | (bval & !seg)) <= max_lane,
+                        ),
                     };
                     let j = if ok { j as usize } else { lane };
                     let Some(v) = value_of(j) else {

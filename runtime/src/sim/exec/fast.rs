@@ -19,7 +19,16 @@ impl Machine<'_> {
     /// in one global buffer, in bounds and aligned. `None` sends the group to the full path,
     /// which reports any fault with its context.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn fast_targets(&self, w: usize, eff: u32, space: Space, addr: Addr, len: u32, write: bool, addrs: &mut [u64; 32]) -> Option<FastTarget> {
+    pub(super) fn fast_targets(
+        &self,
+        w: usize,
+        eff: u32,
+        space: Space,
+        addr: Addr,
+        len: u32,
+        write: bool,
+        addrs: &mut [u64; 32],
+    ) -> Option<FastTarget> {
         let warp = &self.warps[w];
         match addr.base {
             Src::Reg(r) => {
@@ -37,29 +46,48 @@ impl Machine<'_> {
         let shared = match space {
             Space::Shared => true,
             Space::Global => false,
-            Space::Generic if (SHARED_GENERIC..SHARED_GENERIC + WINDOW).contains(&first) => return None,
-            Space::Generic if (LOCAL_GENERIC..LOCAL_GENERIC + WINDOW).contains(&first) => return None,
+            Space::Generic if (SHARED_GENERIC..SHARED_GENERIC + WINDOW).contains(&first) => {
+                return None;
+            }
+            Space::Generic if (LOCAL_GENERIC..LOCAL_GENERIC + WINDOW).contains(&first) => {
+                return None;
+            }
             Space::Generic => false,
             _ => return None,
         };
         if shared {
             let cta = &self.ctas[warp.cta as usize];
-            let (lo, hi) = (SHARED_BASE as u64, SHARED_BASE as u64 + self.shape.shared_bytes as u64);
-            if !lanes(eff).all(|l| addrs[l] >= lo && addrs[l].saturating_add(len64) <= hi && aligned(addrs[l])) {
+            let (lo, hi) = (
+                SHARED_BASE as u64,
+                SHARED_BASE as u64 + self.shape.shared_bytes as u64,
+            );
+            if !lanes(eff).all(|l| {
+                addrs[l] >= lo && addrs[l].saturating_add(len64) <= hi && aligned(addrs[l])
+            }) {
                 return None;
             }
-            if cta.mbar_slots.iter().any(|s| *s != 0) && lanes(eff).any(|l| cta.holds_mbarrier(addrs[l] as u32, len).is_some()) {
+            if cta.mbar_slots.iter().any(|s| *s != 0)
+                && lanes(eff).any(|l| cta.holds_mbarrier(addrs[l] as u32, len).is_some())
+            {
                 return None;
             }
             return Some(FastTarget::Shared(warp.cta));
         }
-        let index = self.mem.global.buffers.partition_point(|b| b.base <= first).checked_sub(1)?;
+        let index = self
+            .mem
+            .global
+            .buffers
+            .partition_point(|b| b.base <= first)
+            .checked_sub(1)?;
         let b = &self.mem.global.buffers[index];
         let end = b.base + b.bytes.len() as u64;
-        if (write && b.read_only) || !lanes(eff).all(|l| addrs[l] >= b.base && addrs[l].saturating_add(len64) <= end && aligned(addrs[l])) {
+        if (write && b.read_only)
+            || !lanes(eff).all(|l| {
+                addrs[l] >= b.base && addrs[l].saturating_add(len64) <= end && aligned(addrs[l])
+            })
+        {
             return None;
         }
         Some(FastTarget::Global(index, b.base))
     }
-
 }

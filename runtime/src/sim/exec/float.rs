@@ -11,12 +11,20 @@ use crate::sim::machine::lanes;
 
 #[inline(always)]
 fn ftz32(x: f32, on: bool) -> f32 {
-    if on && x.is_subnormal() { 0.0f32.copysign(x) } else { x }
+    if on && x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
 }
 
 #[inline(always)]
 fn ftz64(x: f64, on: bool) -> f64 {
-    if on && x.is_subnormal() { 0.0f64.copysign(x) } else { x }
+    if on && x.is_subnormal() {
+        0.0f64.copysign(x)
+    } else {
+        x
+    }
 }
 
 #[inline(always)]
@@ -111,27 +119,98 @@ fn bin64(op: FBin, a: f64, b: f64) -> f64 {
 
 pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
     match *kind {
-        Kind::Float1 { op, ty: FTy::F32, d, a, ftz, sat } => map1(regs, eff, d, a, move |x| {
+        Kind::Float1 {
+            op,
+            ty: FTy::F32,
+            d,
+            a,
+            ftz,
+            sat,
+        } => map1(regs, eff, d, a, move |x| {
             let r = un32(op, ftz32(f32::from_bits(x as u32), ftz));
             sat32(ftz32(r, ftz), sat).to_bits() as u64
         }),
-        Kind::Float1 { op, ty: FTy::F64, d, a, ftz, sat } => map1(regs, eff, d, a, move |x| sat64(ftz64(un64(op, ftz64(f64::from_bits(x), ftz)), ftz), sat).to_bits()),
-        Kind::Float2 { op, ty: FTy::F32, d, a, b, ftz, sat } => map2(regs, eff, d, a, b, move |x, y| {
-            let r = bin32(op, ftz32(f32::from_bits(x as u32), ftz), ftz32(f32::from_bits(y as u32), ftz));
+        Kind::Float1 {
+            op,
+            ty: FTy::F64,
+            d,
+            a,
+            ftz,
+            sat,
+        } => map1(regs, eff, d, a, move |x| {
+            sat64(ftz64(un64(op, ftz64(f64::from_bits(x), ftz)), ftz), sat).to_bits()
+        }),
+        Kind::Float2 {
+            op,
+            ty: FTy::F32,
+            d,
+            a,
+            b,
+            ftz,
+            sat,
+        } => map2(regs, eff, d, a, b, move |x, y| {
+            let r = bin32(
+                op,
+                ftz32(f32::from_bits(x as u32), ftz),
+                ftz32(f32::from_bits(y as u32), ftz),
+            );
             sat32(ftz32(r, ftz), sat).to_bits() as u64
         }),
-        Kind::Float2 { op, ty: FTy::F64, d, a, b, ftz, sat } => {
-            map2(regs, eff, d, a, b, move |x, y| sat64(ftz64(bin64(op, ftz64(f64::from_bits(x), ftz), ftz64(f64::from_bits(y), ftz)), ftz), sat).to_bits())
-        }
-        Kind::Fma { ty: FTy::F32, d, a, b, c, ftz, sat } => map3(regs, eff, d, a, b, c, move |x, y, z| {
+        Kind::Float2 {
+            op,
+            ty: FTy::F64,
+            d,
+            a,
+            b,
+            ftz,
+            sat,
+        } => map2(regs, eff, d, a, b, move |x, y| {
+            sat64(
+                ftz64(
+                    bin64(
+                        op,
+                        ftz64(f64::from_bits(x), ftz),
+                        ftz64(f64::from_bits(y), ftz),
+                    ),
+                    ftz,
+                ),
+                sat,
+            )
+            .to_bits()
+        }),
+        Kind::Fma {
+            ty: FTy::F32,
+            d,
+            a,
+            b,
+            c,
+            ftz,
+            sat,
+        } => map3(regs, eff, d, a, b, c, move |x, y, z| {
             let f = |v: u64| ftz32(f32::from_bits(v as u32), ftz);
             sat32(ftz32(f(x).mul_add(f(y), f(z)), ftz), sat).to_bits() as u64
         }),
-        Kind::Fma { ty: FTy::F64, d, a, b, c, ftz, sat } => map3(regs, eff, d, a, b, c, move |x, y, z| {
+        Kind::Fma {
+            ty: FTy::F64,
+            d,
+            a,
+            b,
+            c,
+            ftz,
+            sat,
+        } => map3(regs, eff, d, a, b, c, move |x, y, z| {
             let f = |v: u64| ftz64(f64::from_bits(v), ftz);
             sat64(ftz64(f(x).mul_add(f(y), f(z)), ftz), sat).to_bits()
         }),
-        Kind::Cvt { d, a, from, to, rnd, sat, ftz } => map1(regs, eff, d, a, move |x| cvt(x, from, to, rnd, sat, ftz)),
+        Kind::Cvt {
+            d,
+            a,
+            from,
+            to,
+            rnd,
+            sat,
+            ftz,
+        } => map1(regs, eff, d, a, move |x| cvt(x, from, to, rnd, sat, ftz)),
         _ => unreachable!("not a float op"),
     }
 }
@@ -168,8 +247,16 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
         (CvtTy::Int(f), CvtTy::Int(t)) => {
             let v = f.extend(x);
             if sat {
-                let (lo, hi): (i128, i128) = if t.signed { (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1) } else { (0, (1i128 << t.bits) - 1) };
-                let wide = if f.signed { v as i64 as i128 } else { v as i128 };
+                let (lo, hi): (i128, i128) = if t.signed {
+                    (-(1i128 << (t.bits - 1)), (1i128 << (t.bits - 1)) - 1)
+                } else {
+                    (0, (1i128 << t.bits) - 1)
+                };
+                let wide = if f.signed {
+                    v as i64 as i128
+                } else {
+                    v as i128
+                };
                 (wide.clamp(lo, hi) as u64) & t.mask()
             } else {
                 v & t.mask()
@@ -185,10 +272,19 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
             };
             finish_float(r, t, sat, ftz)
         }
-        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, CvtTy::Int(f)) as f32, to),
+        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => {
+            float_to_half(to_f64(x, CvtTy::Int(f)) as f32, to)
+        }
         (_, CvtTy::Int(t)) => {
             let v = to_f64(x, from);
-            let v = if ftz && v.abs() < f32::MIN_POSITIVE as f64 && matches!(from, CvtTy::Float(FTy::F32)) { 0.0 } else { v };
+            let v = if ftz
+                && v.abs() < f32::MIN_POSITIVE as f64
+                && matches!(from, CvtTy::Float(FTy::F32))
+            {
+                0.0
+            } else {
+                v
+            };
             let r = round(v, rnd);
             // Float to integer saturates; NaN gives 0.
             let out = if r.is_nan() {
@@ -280,17 +376,39 @@ fn float_to_half(v: f32, to: CvtTy) -> u64 {
 
 /// An integer comparison in a loop of its own.
 #[inline(always)]
-fn int_compare(regs: &mut [u64], eff: u32, d: u32, a: Src, b: Src, it: IntTy, f: impl Fn(std::cmp::Ordering) -> bool) {
+fn int_compare(
+    regs: &mut [u64],
+    eff: u32,
+    d: u32,
+    a: Src,
+    b: Src,
+    it: IntTy,
+    f: impl Fn(std::cmp::Ordering) -> bool,
+) {
     if it.signed {
-        map2(regs, eff, d, a, b, move |x, y| f((it.extend(x) as i64).cmp(&(it.extend(y) as i64))) as u64)
+        map2(regs, eff, d, a, b, move |x, y| {
+            f((it.extend(x) as i64).cmp(&(it.extend(y) as i64))) as u64
+        })
     } else {
         let m = it.mask();
-        map2(regs, eff, d, a, b, move |x, y| f((x & m).cmp(&(y & m))) as u64)
+        map2(regs, eff, d, a, b, move |x, y| {
+            f((x & m).cmp(&(y & m))) as u64
+        })
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-pub(super) fn setp(regs: &mut [u64], eff: u32, cmp: Cmp, ty: CvtTy, d: u32, dn: u32, a: Src, b: Src, comb: Option<(BoolOp, Src, bool)>) {
+pub(super) fn setp(
+    regs: &mut [u64],
+    eff: u32,
+    cmp: Cmp,
+    ty: CvtTy,
+    d: u32,
+    dn: u32,
+    a: Src,
+    b: Src,
+    comb: Option<(BoolOp, Src, bool)>,
+) {
     // The common form: an integer comparison into one predicate.
     if let (CvtTy::Int(it), None, SINK) = (ty, comb, dn) {
         use std::cmp::Ordering::*;
@@ -313,7 +431,11 @@ pub(super) fn setp(regs: &mut [u64], eff: u32, cmp: Cmp, ty: CvtTy, d: u32, dn: 
         let r = match ty {
             CvtTy::Int(it) => {
                 let (x, y) = (it.extend(av), it.extend(bv));
-                let ord = if it.signed { (x as i64).cmp(&(y as i64)) } else { x.cmp(&y) };
+                let ord = if it.signed {
+                    (x as i64).cmp(&(y as i64))
+                } else {
+                    x.cmp(&y)
+                };
                 use std::cmp::Ordering::*;
                 match cmp {
                     Cmp::Eq | Cmp::Equ => ord == Equal,

@@ -4,7 +4,10 @@
 use super::fast::FastTarget;
 use crate::sim::decode::*;
 use crate::sim::machine::{Machine, Res, lanes};
-use crate::sim::memory::{GlobalLoc, LOCAL_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank, cta_offset, load_le, store_le};
+use crate::sim::memory::{
+    GlobalLoc, LOCAL_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank,
+    cta_offset, load_le, store_le,
+};
 use crate::sim::report::{FindingKind, Report, Stop};
 
 pub(crate) const OOB_SPEC: &str = "§5.1 (state spaces)";
@@ -14,7 +17,10 @@ pub(crate) const OOB_SPEC: &str = "§5.1 (state spaces)";
 pub(crate) enum Target {
     Global(GlobalLoc),
     /// `off` counts from the start of the CTA's shared memory ([`SHARED_BASE`] is 0 here).
-    Shared { cta: u32, off: u32 },
+    Shared {
+        cta: u32,
+        off: u32,
+    },
     Local(usize),
     KernelParam(usize),
     Frame(usize),
@@ -31,26 +37,59 @@ impl Machine<'_> {
 
     #[inline]
     pub(crate) fn addr_value(&self, w: usize, lane: usize, a: Addr) -> u64 {
-        self.src_value(w, lane, a.base).wrapping_add(a.offset as u64)
+        self.src_value(w, lane, a.base)
+            .wrapping_add(a.offset as u64)
     }
 
     fn oob(&self, w: usize, lane: usize, pc: u32, what: String) -> Stop {
-        Report::new(FindingKind::OutOfBounds, OOB_SPEC, format!("out-of-bounds access: {what}")).site(self.site(w, 1 << lane, pc, "accesses memory")).into()
+        Report::new(
+            FindingKind::OutOfBounds,
+            OOB_SPEC,
+            format!("out-of-bounds access: {what}"),
+        )
+        .site(self.site(w, 1 << lane, pc, "accesses memory"))
+        .into()
     }
 
     /// The CTA and offset (from [`SHARED_BASE`]) of a shared access.
-    fn shared_target(&self, w: usize, lane: usize, pc: u32, cluster_addr: u64, len: u32, own_only: bool) -> Res<(u32, u32)> {
+    fn shared_target(
+        &self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        cluster_addr: u64,
+        len: u32,
+        own_only: bool,
+    ) -> Res<(u32, u32)> {
         let own = self.warps[w].cta;
         if cluster_addr >= WINDOW {
-            return Err(self.oob(w, lane, pc, format!("shared address 0x{cluster_addr:x} is outside the shared window")));
+            return Err(self.oob(
+                w,
+                lane,
+                pc,
+                format!("shared address 0x{cluster_addr:x} is outside the shared window"),
+            ));
         }
         let a = cluster_addr as u32;
         let rank = cluster_rank(a).unwrap_or(own);
         if own_only && rank != own {
-            return Err(self.oob(w, lane, pc, format!("a .shared::cta access to the shared memory of cta rank {rank}")));
+            return Err(self.oob(
+                w,
+                lane,
+                pc,
+                format!("a .shared::cta access to the shared memory of cta rank {rank}"),
+            ));
         }
         if rank >= self.shape.ctas_per_cluster {
-            return Err(self.oob(w, lane, pc, format!("shared address of cta rank {rank}, but the cluster has {} ctas", self.shape.ctas_per_cluster)));
+            return Err(self.oob(
+                w,
+                lane,
+                pc,
+                format!(
+                    "shared address of cta rank {rank}, but the cluster has {} ctas",
+                    self.shape.ctas_per_cluster
+                ),
+            ));
         }
         let off = cta_offset(a);
         let size = self.shape.shared_bytes;
@@ -78,7 +117,15 @@ impl Machine<'_> {
     }
 
     /// Resolves the address `a` of an access of `len` bytes in `space` for one lane.
-    pub(crate) fn resolve(&mut self, w: usize, lane: usize, pc: u32, space: Space, a: u64, len: u32) -> Res<Target> {
+    pub(crate) fn resolve(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        space: Space,
+        a: u64,
+        len: u32,
+    ) -> Res<Target> {
         let check_align = |t: &Target| !matches!(t, Target::KernelParam(_) | Target::Frame(_));
         let target = match space {
             Space::Global | Space::Const => self.global_target(w, lane, pc, a, len)?,
@@ -93,19 +140,33 @@ impl Machine<'_> {
             Space::Local => self.local_target(w, lane, pc, a, len)?,
             Space::KernelParam => {
                 if a.saturating_add(len as u64) > self.prog.kernel_param_bytes as u64 {
-                    return Err(self.oob(w, lane, pc, format!("{len} bytes at offset {a} of the {} bytes of kernel parameters", self.prog.kernel_param_bytes)));
+                    return Err(self.oob(
+                        w,
+                        lane,
+                        pc,
+                        format!(
+                            "{len} bytes at offset {a} of the {} bytes of kernel parameters",
+                            self.prog.kernel_param_bytes
+                        ),
+                    ));
                 }
                 Target::KernelParam(a as usize)
             }
             Space::FrameParam => {
                 if a.saturating_add(len as u64) > self.prog.frame_bytes as u64 {
-                    return Err(self.oob(w, lane, pc, format!("{len} bytes at offset {a} of a parameter frame")));
+                    return Err(self.oob(
+                        w,
+                        lane,
+                        pc,
+                        format!("{len} bytes at offset {a} of a parameter frame"),
+                    ));
                 }
                 Target::Frame(lane * self.prog.frame_bytes as usize + a as usize)
             }
             Space::Generic => {
                 if (SHARED_GENERIC..SHARED_GENERIC + WINDOW).contains(&a) {
-                    let (cta, off) = self.shared_target(w, lane, pc, a - SHARED_GENERIC, len, false)?;
+                    let (cta, off) =
+                        self.shared_target(w, lane, pc, a - SHARED_GENERIC, len, false)?;
                     Target::Shared { cta, off }
                 } else if (LOCAL_GENERIC..LOCAL_GENERIC + WINDOW).contains(&a) {
                     self.local_target(w, lane, pc, a - LOCAL_GENERIC, len)?
@@ -115,10 +176,14 @@ impl Machine<'_> {
             }
         };
         if check_align(&target) && !a.is_multiple_of(len.min(16).next_power_of_two() as u64) {
-            return Err(Report::new(FindingKind::Misaligned, "§5.4.4 (alignment of accesses)", format!("misaligned access: {len} bytes at address 0x{a:x}"))
-                .site(self.site(w, 1 << lane, pc, "accesses memory"))
-                .note("memory accesses must be aligned to their size")
-                .into());
+            return Err(Report::new(
+                FindingKind::Misaligned,
+                "§5.4.4 (alignment of accesses)",
+                format!("misaligned access: {len} bytes at address 0x{a:x}"),
+            )
+            .site(self.site(w, 1 << lane, pc, "accesses memory"))
+            .note("memory accesses must be aligned to their size")
+            .into());
         }
         Ok(target)
     }
@@ -133,7 +198,12 @@ impl Machine<'_> {
     fn local_target(&self, w: usize, lane: usize, pc: u32, off: u64, len: u32) -> Res<Target> {
         let lb = self.prog.local_bytes as u64;
         if off.saturating_add(len as u64) > lb {
-            return Err(self.oob(w, lane, pc, format!("{len} bytes at local offset {off} of the {lb} bytes of local memory")));
+            return Err(self.oob(
+                w,
+                lane,
+                pc,
+                format!("{len} bytes at local offset {off} of the {lb} bytes of local memory"),
+            ));
         }
         Ok(Target::Local(lane * lb as usize + off as usize))
     }
@@ -141,7 +211,9 @@ impl Machine<'_> {
     pub(crate) fn read_bytes(&self, w: usize, t: Target, len: usize, out: &mut [u8; 32]) {
         let src = match t {
             Target::Global(loc) => self.mem.global.bytes(loc, len),
-            Target::Shared { cta, off } => &self.ctas[cta as usize].shared[off as usize..off as usize + len],
+            Target::Shared { cta, off } => {
+                &self.ctas[cta as usize].shared[off as usize..off as usize + len]
+            }
             Target::Local(i) => &self.warps[w].locals[i..i + len],
             Target::KernelParam(i) => &self.mem.kernel_params[i..i + len],
             Target::Frame(i) => &self.warps[w].frames[i..i + len],
@@ -159,9 +231,13 @@ impl Machine<'_> {
                 }
                 self.mem.global.bytes_mut(loc, len)
             }
-            Target::Shared { cta, off } => &mut self.ctas[cta as usize].shared[off as usize..off as usize + len],
+            Target::Shared { cta, off } => {
+                &mut self.ctas[cta as usize].shared[off as usize..off as usize + len]
+            }
             Target::Local(i) => &mut self.warps[w].locals[i..i + len],
-            Target::KernelParam(_) => return Err(self.oob(w, lane, pc, "a store to a kernel parameter".into())),
+            Target::KernelParam(_) => {
+                return Err(self.oob(w, lane, pc, "a store to a kernel parameter".into()));
+            }
             Target::Frame(i) => &mut self.warps[w].frames[i..i + len],
         };
         dst.copy_from_slice(bytes);
@@ -171,10 +247,34 @@ impl Machine<'_> {
     /// `ld`, `st`, `atom`/`red`, `cvta`, `mapa`; `false` when `kind` is none of them.
     pub(super) fn exec_memory(&mut self, w: usize, eff: u32, pc: u32, kind: &Kind) -> Res<bool> {
         match kind {
-            Kind::Ld { space, ty, ds, addr } => self.load(w, eff, pc, *space, *ty, ds, *addr)?,
-            Kind::St { space, ty, vals, addr } => self.store(w, eff, pc, *space, *ty, vals, *addr)?,
-            Kind::Atom { space, op, ty, d, addr, a, b } => self.atomic(w, eff, pc, *space, *op, *ty, *d, *addr, *a, *b)?,
-            Kind::Cvta { d, a, space, to_generic, bits } => {
+            Kind::Ld {
+                space,
+                ty,
+                ds,
+                addr,
+            } => self.load(w, eff, pc, *space, *ty, ds, *addr)?,
+            Kind::St {
+                space,
+                ty,
+                vals,
+                addr,
+            } => self.store(w, eff, pc, *space, *ty, vals, *addr)?,
+            Kind::Atom {
+                space,
+                op,
+                ty,
+                d,
+                addr,
+                a,
+                b,
+            } => self.atomic(w, eff, pc, *space, *op, *ty, *d, *addr, *a, *b)?,
+            Kind::Cvta {
+                d,
+                a,
+                space,
+                to_generic,
+                bits,
+            } => {
                 for lane in lanes(eff) {
                     let v = self.src_value(w, lane, *a);
                     let base = match space {
@@ -182,18 +282,28 @@ impl Machine<'_> {
                         Space::Local => LOCAL_GENERIC,
                         _ => 0,
                     };
-                    let r = if *to_generic { v.wrapping_add(base) } else { v.wrapping_sub(base) };
+                    let r = if *to_generic {
+                        v.wrapping_add(base)
+                    } else {
+                        v.wrapping_sub(base)
+                    };
                     let r = if *bits == 32 { r & 0xffff_ffff } else { r };
                     self.warps[w].set_reg(*d, lane, r);
                 }
             }
-            Kind::Mapa { d, a, rank, generic } => {
+            Kind::Mapa {
+                d,
+                a,
+                rank,
+                generic,
+            } => {
                 for lane in lanes(eff) {
                     let v = self.src_value(w, lane, *a);
                     let r = (self.src_value(w, lane, *rank) as u32).min(254);
                     let out = if *generic {
                         if (SHARED_GENERIC..SHARED_GENERIC + WINDOW).contains(&v) {
-                            SHARED_GENERIC + cluster_address(r, cta_offset((v - SHARED_GENERIC) as u32)) as u64
+                            SHARED_GENERIC
+                                + cluster_address(r, cta_offset((v - SHARED_GENERIC) as u32)) as u64
                         } else {
                             v
                         }
@@ -209,7 +319,16 @@ impl Machine<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn load(&mut self, w: usize, eff: u32, pc: u32, space: Space, ty: MemTy, ds: &[u32], addr: Addr) -> Res<()> {
+    fn load(
+        &mut self,
+        w: usize,
+        eff: u32,
+        pc: u32,
+        space: Space,
+        ty: MemTy,
+        ds: &[u32],
+        addr: Addr,
+    ) -> Res<()> {
         let es = ty.bytes() as usize;
         let signed_widening = matches!(ty, MemTy::Int(it) if it.signed && ds.iter().any(|&d| d != SINK && self.prog.reg_bits[d as usize] > it.bits));
         let mut addrs = [0u64; 32];
@@ -223,7 +342,9 @@ impl Machine<'_> {
                         for lane in lanes(eff) {
                             let t = w as u32 * 32 + lane as u32;
                             let off = addrs[lane] as u32 - SHARED_BASE;
-                            self.race.read(t, cta, off, total, pc).map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
+                            self.race
+                                .read(t, cta, off, total, pc)
+                                .map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
                         }
                     }
                     (&self.ctas[cta as usize].shared, SHARED_BASE as u64)
@@ -235,7 +356,8 @@ impl Machine<'_> {
                 let off = (addrs[lane] - base) as usize;
                 for (k, &d) in ds.iter().enumerate() {
                     if d != SINK {
-                        regs[d as usize * 32 + lane] = load_le(&bytes[off + k * es..off + (k + 1) * es]);
+                        regs[d as usize * 32 + lane] =
+                            load_le(&bytes[off + k * es..off + (k + 1) * es]);
                     }
                 }
             }
@@ -251,7 +373,9 @@ impl Machine<'_> {
                 && checking
             {
                 let tid = w as u32 * 32 + lane as u32;
-                self.race.read(tid, cta, off, len as u32, pc).map_err(|c| self.race_report(c, cta, tid, pc, false, true))?;
+                self.race
+                    .read(tid, cta, off, len as u32, pc)
+                    .map_err(|c| self.race_report(c, cta, tid, pc, false, true))?;
             }
             self.read_bytes(w, t, len, &mut buf);
             for (k, &d) in ds.iter().enumerate() {
@@ -274,7 +398,16 @@ impl Machine<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn store(&mut self, w: usize, eff: u32, pc: u32, space: Space, ty: MemTy, vals: &[Src], addr: Addr) -> Res<()> {
+    fn store(
+        &mut self,
+        w: usize,
+        eff: u32,
+        pc: u32,
+        space: Space,
+        ty: MemTy,
+        vals: &[Src],
+        addr: Addr,
+    ) -> Res<()> {
         let es = ty.bytes() as usize;
         let len = es * vals.len();
         let checking = self.race.checking();
@@ -287,12 +420,16 @@ impl Machine<'_> {
                         for lane in lanes(eff) {
                             let t = w as u32 * 32 + lane as u32;
                             let off = addrs[lane] as u32 - SHARED_BASE;
-                            self.race.write(t, cta, off, len as u32, pc).map_err(|c| self.race_report(c, cta, t, pc, false, false))?;
+                            self.race
+                                .write(t, cta, off, len as u32, pc)
+                                .map_err(|c| self.race_report(c, cta, t, pc, false, false))?;
                         }
                     }
                     (&mut self.ctas[cta as usize].shared, SHARED_BASE as u64)
                 }
-                FastTarget::Global(index, base) => (&mut self.mem.global.buffers[index].bytes, base),
+                FastTarget::Global(index, base) => {
+                    (&mut self.mem.global.buffers[index].bytes, base)
+                }
             };
             let regs = &self.warps[w].regs;
             for lane in lanes(eff) {
@@ -315,7 +452,9 @@ impl Machine<'_> {
                 && checking
             {
                 let tid = w as u32 * 32 + lane as u32;
-                self.race.write(tid, cta, off, len as u32, pc).map_err(|c| self.race_report(c, cta, tid, pc, false, false))?;
+                self.race
+                    .write(tid, cta, off, len as u32, pc)
+                    .map_err(|c| self.race_report(c, cta, tid, pc, false, false))?;
             }
             for (k, v) in vals.iter().enumerate() {
                 store_le(&mut buf[k * es..(k + 1) * es], self.src_value(w, lane, *v));
@@ -326,15 +465,35 @@ impl Machine<'_> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn atomic(&mut self, w: usize, eff: u32, pc: u32, space: Space, op: AtomOp, ty: MemTy, d: u32, addr: Addr, a: Src, b: Src) -> Res<()> {
+    fn atomic(
+        &mut self,
+        w: usize,
+        eff: u32,
+        pc: u32,
+        space: Space,
+        op: AtomOp,
+        ty: MemTy,
+        d: u32,
+        addr: Addr,
+        a: Src,
+        b: Src,
+    ) -> Res<()> {
         let len = ty.bytes() as usize;
         self.warps[w].effects += 1;
         let mut buf = [0u8; 32];
         for lane in lanes(eff) {
             let at = self.addr_value(w, lane, addr);
             let t = self.resolve(w, lane, pc, space, at, len as u32)?;
-            if matches!(t, Target::Local(_) | Target::KernelParam(_) | Target::Frame(_)) {
-                return Err(self.oob(w, lane, pc, "an atomic outside global and shared memory".into()));
+            if matches!(
+                t,
+                Target::Local(_) | Target::KernelParam(_) | Target::Frame(_)
+            ) {
+                return Err(self.oob(
+                    w,
+                    lane,
+                    pc,
+                    "an atomic outside global and shared memory".into(),
+                ));
             }
             self.read_bytes(w, t, len, &mut buf);
             let old = load_le(&buf[..len]);
@@ -359,7 +518,13 @@ pub(crate) fn atomic_value(op: AtomOp, ty: MemTy, old: u64, x: u64, y: u64) -> u
                 AtomOp::Min => o.min(v).to_bits() as u64,
                 AtomOp::Max => o.max(v).to_bits() as u64,
                 AtomOp::Exch => x,
-                AtomOp::Cas => if old as u32 == x as u32 { y } else { old },
+                AtomOp::Cas => {
+                    if old as u32 == x as u32 {
+                        y
+                    } else {
+                        old
+                    }
+                }
                 _ => old,
             }
         }
@@ -370,25 +535,67 @@ pub(crate) fn atomic_value(op: AtomOp, ty: MemTy, old: u64, x: u64, y: u64) -> u
                 AtomOp::Min => o.min(v).to_bits(),
                 AtomOp::Max => o.max(v).to_bits(),
                 AtomOp::Exch => x,
-                AtomOp::Cas => if old == x { y } else { old },
+                AtomOp::Cas => {
+                    if old == x {
+                        y
+                    } else {
+                        old
+                    }
+                }
                 _ => old,
             }
         }
         MemTy::Int(it) => {
             let m = it.mask();
             let (o, v) = (old & m, x & m);
-            let lt = |p: u64, q: u64| if it.signed { (it.extend(p) as i64) < (it.extend(q) as i64) } else { p < q };
+            let lt = |p: u64, q: u64| {
+                if it.signed {
+                    (it.extend(p) as i64) < (it.extend(q) as i64)
+                } else {
+                    p < q
+                }
+            };
             match op {
                 AtomOp::Add => o.wrapping_add(v) & m,
-                AtomOp::Min => if lt(v, o) { v } else { o },
-                AtomOp::Max => if lt(o, v) { v } else { o },
-                AtomOp::Inc => if o >= v { 0 } else { o + 1 },
-                AtomOp::Dec => if o == 0 || o > v { v } else { o - 1 },
+                AtomOp::Min => {
+                    if lt(v, o) {
+                        v
+                    } else {
+                        o
+                    }
+                }
+                AtomOp::Max => {
+                    if lt(o, v) {
+                        v
+                    } else {
+                        o
+                    }
+                }
+                AtomOp::Inc => {
+                    if o >= v {
+                        0
+                    } else {
+                        o + 1
+                    }
+                }
+                AtomOp::Dec => {
+                    if o == 0 || o > v {
+                        v
+                    } else {
+                        o - 1
+                    }
+                }
                 AtomOp::And => o & v,
                 AtomOp::Or => o | v,
                 AtomOp::Xor => o ^ v,
                 AtomOp::Exch => v,
-                AtomOp::Cas => if o == v { y & m } else { o },
+                AtomOp::Cas => {
+                    if o == v {
+                        y & m
+                    } else {
+                        o
+                    }
+                }
             }
         }
     }

@@ -14,11 +14,11 @@ pub(crate) use mem::atomic_value;
 mod sites;
 mod sync;
 
+use super::SimError;
 use super::decode::{Kind, Op};
 use super::machine::{Block, Machine, Res, lanes};
 use super::report::{FindingKind, Report};
 use super::sched::{Action, Scheduler};
-use super::SimError;
 
 /// How a group's run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,7 +83,14 @@ impl Machine<'_> {
 
     /// Runs the group `mask` of warp `w` from `pc`; `next` is the lowest program counter of
     /// the warp's other ready threads.
-    fn run_group(&mut self, w: usize, mut pc: u32, mut mask: u32, mut next: u32, budget: &mut u32) -> Res<End> {
+    fn run_group(
+        &mut self,
+        w: usize,
+        mut pc: u32,
+        mut mask: u32,
+        mut next: u32,
+        budget: &mut u32,
+    ) -> Res<End> {
         let prog = self.prog;
         loop {
             if pc >= next {
@@ -92,9 +99,14 @@ impl Machine<'_> {
                     return Ok(End::Continue);
                 }
                 let warp = &self.warps[w];
-                let joining = lanes(warp.ready & !mask).filter(|&l| warp.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+                let joining = lanes(warp.ready & !mask)
+                    .filter(|&l| warp.pc[l] == pc)
+                    .fold(0u32, |m, l| m | 1 << l);
                 mask |= joining;
-                next = lanes(warp.ready & !mask).map(|l| warp.pc[l]).min().unwrap_or(u32::MAX);
+                next = lanes(warp.ready & !mask)
+                    .map(|l| warp.pc[l])
+                    .min()
+                    .unwrap_or(u32::MAX);
             }
             let op: &Op = &prog.ops[pc as usize];
             let warp = &mut self.warps[w];
@@ -102,7 +114,9 @@ impl Machine<'_> {
                 None => mask,
                 Some(g) => {
                     let row = &warp.regs[g.reg as usize * 32..g.reg as usize * 32 + 32];
-                    lanes(mask).filter(|&l| (row[l] != 0) != g.negated).fold(0u32, |m, l| m | 1 << l)
+                    lanes(mask)
+                        .filter(|&l| (row[l] != 0) != g.negated)
+                        .fold(0u32, |m, l| m | 1 << l)
                 }
             };
             warp.clock += 1;
@@ -110,7 +124,11 @@ impl Machine<'_> {
             self.stats.thread_instructions += mask.count_ones() as u64;
             *budget = budget.saturating_sub(1);
             // Register arithmetic, or an op no lane executes (predicated off).
-            let done = if eff != 0 { alu::exec(&mut warp.regs, eff, &op.kind, prog.carry as usize) } else { !matches!(op.kind, Kind::Bra { .. }) };
+            let done = if eff != 0 {
+                alu::exec(&mut warp.regs, eff, &op.kind, prog.carry as usize)
+            } else {
+                !matches!(op.kind, Kind::Bra { .. })
+            };
             if done {
                 pc += 1;
             } else {
@@ -140,14 +158,21 @@ impl Machine<'_> {
                         self.ret(w, eff, pc)?;
                         return Ok(End::Continue);
                     }
-                    Kind::Call { entry, args, ret: _ } => {
+                    Kind::Call {
+                        entry,
+                        args,
+                        ret: _,
+                    } => {
                         let warp = &mut self.warps[w];
                         let fb = prog.frame_bytes as usize;
                         for lane in lanes(eff) {
                             warp.calls[lane].push(pc);
                             let frame = &mut warp.frames[lane * fb..(lane + 1) * fb];
                             for c in args {
-                                frame.copy_within(c.from as usize..(c.from + c.bytes) as usize, c.to as usize);
+                                frame.copy_within(
+                                    c.from as usize..(c.from + c.bytes) as usize,
+                                    c.to as usize,
+                                );
                             }
                         }
                         if eff == mask {
@@ -159,7 +184,13 @@ impl Machine<'_> {
                         }
                     }
                     Kind::Trap => {
-                        return Err(Report::new(FindingKind::Trap, "§9.7.19.1", "the kernel executed trap").site(self.site(w, eff, pc, "traps")).into());
+                        return Err(Report::new(
+                            FindingKind::Trap,
+                            "§9.7.19.1",
+                            "the kernel executed trap",
+                        )
+                        .site(self.site(w, eff, pc, "traps"))
+                        .into());
                     }
                     Kind::Unsupported(why) => {
                         let site = &prog.sites[pc as usize];
@@ -180,7 +211,13 @@ impl Machine<'_> {
                                 return Ok(End::Yield);
                             }
                             if eff != mask && kind.is_aligned_collective() {
-                                return Err(self.divergence_report(w, eff, pc, mask & !eff, Some("skip it (guard false)")));
+                                return Err(self.divergence_report(
+                                    w,
+                                    eff,
+                                    pc,
+                                    mask & !eff,
+                                    Some("skip it (guard false)"),
+                                ));
                             }
                         }
                         match self.exec_other(w, eff, pc, kind)? {
@@ -222,7 +259,10 @@ impl Machine<'_> {
                 Some(call_pc) => {
                     if let Kind::Call { ret: Some(c), .. } = &prog.ops[call_pc as usize].kind {
                         let frame = &mut warp.frames[lane * fb..(lane + 1) * fb];
-                        frame.copy_within(c.from as usize..(c.from + c.bytes) as usize, c.to as usize);
+                        frame.copy_within(
+                            c.from as usize..(c.from + c.bytes) as usize,
+                            c.to as usize,
+                        );
                     }
                     warp.pc[lane] = call_pc + 1;
                 }
@@ -243,7 +283,9 @@ impl Machine<'_> {
         warp.effects += 1;
         let arrived_now = mask & warp.cluster_arrived;
         let cluster_phase = self.cluster.phase;
-        let counted = lanes(arrived_now).filter(|&l| warp.cluster_phase[l] == cluster_phase).count() as u32;
+        let counted = lanes(arrived_now)
+            .filter(|&l| warp.cluster_phase[l] == cluster_phase)
+            .count() as u32;
         warp.cluster_arrived &= !mask;
         self.cluster.arrived -= counted;
         let cta = warp.cta as usize;
@@ -271,7 +313,9 @@ impl Machine<'_> {
     /// and reports lanes that wait at different aligned instructions.
     pub(crate) fn reconcile_gather(&mut self, w: usize) -> Res<()> {
         let warp = &self.warps[w];
-        let waiting = lanes(warp.blocked).filter(|&l| warp.why[l] == Block::Gather).fold(0u32, |m, l| m | 1 << l);
+        let waiting = lanes(warp.blocked)
+            .filter(|&l| warp.why[l] == Block::Gather)
+            .fold(0u32, |m, l| m | 1 << l);
         if waiting == 0 {
             return Ok(());
         }
@@ -280,33 +324,65 @@ impl Machine<'_> {
         pcs.dedup();
         for &pc in &pcs {
             let warp = &self.warps[w];
-            let here = lanes(waiting).filter(|&l| warp.wait_pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
-            let required = self.gather_required(w, &self.prog.ops[pc as usize].kind, here).unwrap_or(here);
+            let here = lanes(waiting)
+                .filter(|&l| warp.wait_pc[l] == pc)
+                .fold(0u32, |m, l| m | 1 << l);
+            let required = self
+                .gather_required(w, &self.prog.ops[pc as usize].kind, here)
+                .unwrap_or(here);
             if required & !here == 0 {
                 let at = self.warps[w].clock;
                 self.wake_lanes(w, here, at);
                 self.gathering -= here.count_ones();
                 return Ok(());
             }
-            if required & self.warps[w].exited != 0 && !self.prog.ops[pc as usize].kind.is_aligned_collective() {
+            if required & self.warps[w].exited != 0
+                && !self.prog.ops[pc as usize].kind.is_aligned_collective()
+            {
                 let exited = required & self.warps[w].exited;
-                return Err(Report::new(FindingKind::WarpCollective, "§9.7.13", "a warp collective's member mask names threads that have exited")
-                    .site(self.site(w, here, pc, &format!("wait for lanes {}", super::report::lane_ranges(exited))))
-                    .into());
+                return Err(Report::new(
+                    FindingKind::WarpCollective,
+                    "§9.7.13",
+                    "a warp collective's member mask names threads that have exited",
+                )
+                .site(self.site(
+                    w,
+                    here,
+                    pc,
+                    &format!("wait for lanes {}", super::report::lane_ranges(exited)),
+                ))
+                .into());
             }
         }
         if self.warps[w].ready == 0 && pcs.len() > 1 {
-            let first = lanes(waiting).filter(|&l| self.warps[w].wait_pc[l] == pcs[0]).fold(0u32, |m, l| m | 1 << l);
-            return Err(self.divergence_report(w, first, pcs[0], waiting & !first, Some("wait at another aligned instruction")));
+            let first = lanes(waiting)
+                .filter(|&l| self.warps[w].wait_pc[l] == pcs[0])
+                .fold(0u32, |m, l| m | 1 << l);
+            return Err(self.divergence_report(
+                w,
+                first,
+                pcs[0],
+                waiting & !first,
+                Some("wait at another aligned instruction"),
+            ));
         }
         Ok(())
     }
 
-    pub(crate) fn divergence_report(&self, w: usize, here: u32, pc: u32, others: u32, what: Option<&str>) -> super::report::Stop {
+    pub(crate) fn divergence_report(
+        &self,
+        w: usize,
+        here: u32,
+        pc: u32,
+        others: u32,
+        what: Option<&str>,
+    ) -> super::report::Stop {
         let kind = &self.prog.ops[pc as usize].kind;
         let (spec, name) = match kind {
             Kind::Bar { .. } => ("§9.7.13.1", "an aligned barrier"),
-            Kind::ClusterArrive { .. } | Kind::ClusterWait { .. } => ("§9.7.13.3", "an aligned cluster barrier"),
+            Kind::ClusterArrive { .. } | Kind::ClusterWait { .. } => {
+                ("§9.7.13.3", "an aligned cluster barrier")
+            }
             _ => ("§9.7.13", "a warp collective"),
         };
         let mut r = Report::new(FindingKind::DivergentAlignedBarrier, spec, format!("{name} is reached by a divergent warp"))
@@ -319,7 +395,11 @@ impl Machine<'_> {
         let warp = &self.warps[w];
         let mut groups: Vec<(u32, u32)> = Vec::new();
         for l in lanes(others) {
-            let at = if warp.blocked >> l & 1 == 1 { warp.wait_pc[l] } else { warp.pc[l] };
+            let at = if warp.blocked >> l & 1 == 1 {
+                warp.wait_pc[l]
+            } else {
+                warp.pc[l]
+            };
             match groups.iter_mut().find(|g| g.0 == at) {
                 Some(g) => g.1 |= 1 << l,
                 None => groups.push((at, 1 << l)),
@@ -358,6 +438,9 @@ fn pick_group(warp: &super::machine::Warp) -> (u32, u32, u32) {
             mask |= 1 << lane;
         }
     }
-    let next = lanes(warp.ready & !mask).map(|l| warp.pc[l]).min().unwrap_or(u32::MAX);
+    let next = lanes(warp.ready & !mask)
+        .map(|l| warp.pc[l])
+        .min()
+        .unwrap_or(u32::MAX);
     (pc, mask, next)
 }

@@ -26,7 +26,11 @@ impl Machine<'_> {
     }
 
     pub(crate) fn actor_site(&self, a: Actor, what: &str) -> Site {
-        let what = if a.async_op { format!("{what} (asynchronously, when the operation it issued here completed)") } else { what.to_string() };
+        let what = if a.async_op {
+            format!("{what} (asynchronously, when the operation it issued here completed)")
+        } else {
+            what.to_string()
+        };
         self.site(a.warp as usize, 1 << a.lane, a.pc, &what)
     }
 
@@ -39,24 +43,55 @@ impl Machine<'_> {
                     return format!("`{name}`+{}", off as u64 - dynamic);
                 }
             } else if off >= *o && off < o + size {
-                return if off == *o { format!("`{name}`") } else { format!("`{name}`+{}", off - o) };
+                return if off == *o {
+                    format!("`{name}`")
+                } else {
+                    format!("`{name}`+{}", off - o)
+                };
             }
         }
         format!("at shared offset {off}")
     }
 
-    pub(crate) fn race_report(&self, c: Conflict, cta: u32, t: u32, pc: u32, is_async: bool, is_read: bool) -> Stop {
+    pub(crate) fn race_report(
+        &self,
+        c: Conflict,
+        cta: u32,
+        t: u32,
+        pc: u32,
+        is_async: bool,
+        is_read: bool,
+    ) -> Stop {
         let threads = self.race.threads as u32;
         let earlier_async = c.earlier.who >= threads;
         let ew = self.race.thread_of(c.earlier.who) as usize;
         let (w, lane) = (t as usize / 32, t as usize % 32);
         let name = self.shared_name(c.offset + SHARED_BASE);
         let (kind, spec, message) = if c.missing_fence {
-            (FindingKind::ProxyFenceMissing, "§9.7.13.4 (membar/fence: fence.proxy.async)", format!("a bulk copy reads shared memory {name} that the generic proxy wrote without fence.proxy.async"))
-        } else if earlier_async && !c.earlier_write || (!is_async && is_read && earlier_async) || (is_async && !is_read && !c.earlier_write) {
-            (FindingKind::AsyncReadBeforeWait, "§9.7.13.15.16", format!("shared memory {name} is read without waiting for the asynchronous copy that writes it"))
+            (
+                FindingKind::ProxyFenceMissing,
+                "§9.7.13.4 (membar/fence: fence.proxy.async)",
+                format!(
+                    "a bulk copy reads shared memory {name} that the generic proxy wrote without fence.proxy.async"
+                ),
+            )
+        } else if earlier_async && !c.earlier_write
+            || (!is_async && is_read && earlier_async)
+            || (is_async && !is_read && !c.earlier_write)
+        {
+            (
+                FindingKind::AsyncReadBeforeWait,
+                "§9.7.13.15.16",
+                format!(
+                    "shared memory {name} is read without waiting for the asynchronous copy that writes it"
+                ),
+            )
         } else {
-            (FindingKind::SharedRace, "§8 (memory consistency model)", format!("data race on shared memory {name}"))
+            (
+                FindingKind::SharedRace,
+                "§8 (memory consistency model)",
+                format!("data race on shared memory {name}"),
+            )
         };
         let me = match (is_async, is_read) {
             (true, true) => "an asynchronous copy issued here reads it",
@@ -81,5 +116,4 @@ impl Machine<'_> {
         }
         r.into()
     }
-
 }

@@ -5,7 +5,9 @@ use super::Step;
 use crate::sim::async_copy::{AsyncKind, From};
 use crate::sim::decode::*;
 use crate::sim::machine::{Block, Machine, Res, lanes};
-use crate::sim::memory::{SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank, cta_offset};
+use crate::sim::memory::{
+    SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank, cta_offset,
+};
 use crate::sim::report::{FindingKind, Report};
 
 const BULK_SPEC: &str = "cp.async.bulk (PTX ISA data movement instructions)";
@@ -28,14 +30,24 @@ impl Machine<'_> {
                     let t = w as u32 * 32 + lane as u32;
                     match f {
                         FenceKind::ProxyAsync => self.race.fence_proxy_async(t),
-                        FenceKind::Ordering | FenceKind::MbarrierInit => self.race.fenced[t as usize] = true,
+                        FenceKind::Ordering | FenceKind::MbarrierInit => {
+                            self.race.fenced[t as usize] = true
+                        }
                         FenceKind::Other => {}
                     }
                 }
             }
-            Kind::Bar { action, id, count, aligned, d, pred } => {
+            Kind::Bar {
+                action,
+                id,
+                count,
+                aligned,
+                d,
+                pred,
+            } => {
                 self.warps[w].effects += 1;
-                let blocked = self.named_barrier(w, eff, pc, *action, *id, *count, *aligned, *d, *pred)?;
+                let blocked =
+                    self.named_barrier(w, eff, pc, *action, *id, *count, *aligned, *d, *pred)?;
                 return Ok(Step::Yield(if blocked { eff } else { 0 }));
             }
             Kind::ClusterArrive { relaxed, .. } => {
@@ -46,99 +58,220 @@ impl Machine<'_> {
                 let blocked = self.cluster_wait(w, eff, pc)?;
                 return Ok(Step::Yield(blocked));
             }
-            Kind::Mbar { op, space, d, addr, a } => {
+            Kind::Mbar {
+                op,
+                space,
+                d,
+                addr,
+                a,
+            } => {
                 let parked = self.mbarrier(w, eff, pc, *op, *space, *d, *addr, *a)?;
                 let waits = matches!(op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. });
-                let all_done = waits && lanes(eff & !parked).all(|l| self.warps[w].reg(*d, l) != 0) && *d != SINK;
+                let all_done = waits
+                    && lanes(eff & !parked).all(|l| self.warps[w].reg(*d, l) != 0)
+                    && *d != SINK;
                 if parked != 0 || !all_done {
                     return Ok(Step::Yield(parked));
                 }
             }
             Kind::MbarPendingCount { d, state } => self.mbar_pending_count(w, eff, *d, *state),
-            Kind::BulkLoad { dst, src, src_shared, size, mbar, mask, reduce } => {
+            Kind::BulkLoad {
+                dst,
+                src,
+                src_shared,
+                size,
+                mbar,
+                mask,
+                reduce,
+            } => {
                 for lane in lanes(eff) {
                     let mask = mask.map(|m| self.src_value(w, lane, m) as u32);
-                    self.issue_bulk_load(w, lane, pc, *dst, *src, *src_shared, *size, *mbar, mask, *reduce)?;
+                    self.issue_bulk_load(
+                        w,
+                        lane,
+                        pc,
+                        *dst,
+                        *src,
+                        *src_shared,
+                        *size,
+                        *mbar,
+                        mask,
+                        *reduce,
+                    )?;
                 }
             }
-            Kind::BulkStore { dst, src, size, reduce } => {
+            Kind::BulkStore {
+                dst,
+                src,
+                size,
+                reduce,
+            } => {
                 for lane in lanes(eff) {
                     let bytes = self.src_value(w, lane, *size) as u32;
-                    let (to, from) = (self.addr_value(w, lane, *dst), self.addr_value(w, lane, *src));
+                    let (to, from) = (
+                        self.addr_value(w, lane, *dst),
+                        self.addr_value(w, lane, *src),
+                    );
                     self.bulk_shape(w, lane, pc, &[to, from], bytes)?;
                     let to = match self.resolve(w, lane, pc, Space::Global, to, bytes.max(1))? {
                         super::mem::Target::Global(loc) => loc,
                         _ => unreachable!("global target"),
                     };
                     let (_, off) = self.shared_of(w, lane, pc, Space::Shared, from, bytes)?;
-                    self.issue_async(w, lane, pc, AsyncKind::BulkStore { off: off + SHARED_BASE, to, bytes, reduce: *reduce }, Some(true));
+                    self.issue_async(
+                        w,
+                        lane,
+                        pc,
+                        AsyncKind::BulkStore {
+                            off: off + SHARED_BASE,
+                            to,
+                            bytes,
+                            reduce: *reduce,
+                        },
+                        Some(true),
+                    );
                 }
             }
             Kind::BulkCommit => self.commit_groups(w, eff, true),
             Kind::CpAsyncCommit => self.commit_groups(w, eff, false),
-            Kind::BulkWait { n, .. } | Kind::CpAsyncWait { n: Some(n) } => return self.async_wait(w, eff, pc, *n, matches!(kind, Kind::BulkWait { .. })),
+            Kind::BulkWait { n, .. } | Kind::CpAsyncWait { n: Some(n) } => {
+                return self.async_wait(w, eff, pc, *n, matches!(kind, Kind::BulkWait { .. }));
+            }
             Kind::CpAsyncWait { n: None } => {
                 self.commit_groups(w, eff, false);
                 return self.async_wait(w, eff, pc, 0, false);
             }
-            Kind::CpAsync { dst, src, cp_size, src_size } => {
+            Kind::CpAsync {
+                dst,
+                src,
+                cp_size,
+                src_size,
+            } => {
                 for lane in lanes(eff) {
-                    let src_bytes = src_size.map_or(*cp_size, |s| (self.src_value(w, lane, s) as u32).min(*cp_size));
-                    let (to, from) = (self.addr_value(w, lane, *dst), self.addr_value(w, lane, *src));
+                    let src_bytes = src_size.map_or(*cp_size, |s| {
+                        (self.src_value(w, lane, s) as u32).min(*cp_size)
+                    });
+                    let (to, from) = (
+                        self.addr_value(w, lane, *dst),
+                        self.addr_value(w, lane, *src),
+                    );
                     let (_, off) = self.shared_of(w, lane, pc, Space::Shared, to, *cp_size)?;
-                    let from = match self.resolve(w, lane, pc, Space::Global, from, src_bytes.max(1))? {
-                        super::mem::Target::Global(loc) => loc,
-                        _ => unreachable!("global target"),
-                    };
+                    let from =
+                        match self.resolve(w, lane, pc, Space::Global, from, src_bytes.max(1))? {
+                            super::mem::Target::Global(loc) => loc,
+                            _ => unreachable!("global target"),
+                        };
                     if !to.is_multiple_of(*cp_size as u64) {
                         return Err(self.misaligned(w, lane, pc, "cp.async destination", *cp_size));
                     }
-                    self.issue_async(w, lane, pc, AsyncKind::CpAsync { from, off: off + SHARED_BASE, bytes: *cp_size, src_bytes }, Some(false));
+                    self.issue_async(
+                        w,
+                        lane,
+                        pc,
+                        AsyncKind::CpAsync {
+                            from,
+                            off: off + SHARED_BASE,
+                            bytes: *cp_size,
+                            src_bytes,
+                        },
+                        Some(false),
+                    );
                 }
             }
             Kind::CpAsyncMbarArrive { addr, space, noinc } => {
                 for lane in lanes(eff) {
                     let a = self.addr_value(w, lane, *addr);
                     let (cta, off) = self.mbar_locate(w, lane, pc, *space, a, "§9.7.13.15.15")?;
-                    let actor = crate::sim::barrier::mbarrier::Actor { warp: w as u32, lane: lane as u32, pc, async_op: false, time: self.warps[w].clock };
-                    let valid = self.ctas[cta as usize].mbars.get(&off).is_some_and(|m| m.valid);
+                    let actor = crate::sim::barrier::mbarrier::Actor {
+                        warp: w as u32,
+                        lane: lane as u32,
+                        pc,
+                        async_op: false,
+                        time: self.warps[w].clock,
+                    };
+                    let valid = self.ctas[cta as usize]
+                        .mbars
+                        .get(&off)
+                        .is_some_and(|m| m.valid);
                     if !valid {
-                        return Err(Report::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("cp.async.mbarrier.arrive on an invalid mbarrier ({})", self.mbar_name(cta, off)))
-                            .site(self.actor_site(actor, "arrives"))
-                            .into());
+                        return Err(Report::new(
+                            FindingKind::MbarrierUninitialized,
+                            "§9.7.13.15",
+                            format!(
+                                "cp.async.mbarrier.arrive on an invalid mbarrier ({})",
+                                self.mbar_name(cta, off)
+                            ),
+                        )
+                        .site(self.actor_site(actor, "arrives"))
+                        .into());
                     }
                     if !*noinc {
                         let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
                         if m.pending + 1 > crate::sim::barrier::mbarrier::MAX_COUNT {
                             let state = m.describe();
-                            return Err(Report::new(FindingKind::MbarrierCountRange, "§9.7.13.15.15", "cp.async.mbarrier.arrive increments the pending count past 2^20-1")
-                                .site(self.actor_site(actor, "arrives"))
-                                .state(state)
-                                .into());
+                            return Err(Report::new(
+                                FindingKind::MbarrierCountRange,
+                                "§9.7.13.15.15",
+                                "cp.async.mbarrier.arrive increments the pending count past 2^20-1",
+                            )
+                            .site(self.actor_site(actor, "arrives"))
+                            .state(state)
+                            .into());
                         }
                         m.pending += 1;
                         m.version += 1;
                     }
                     let after = self.asyncs.cp_pending[w * 32 + lane].clone();
-                    self.issue_async(w, lane, pc, AsyncKind::MbarArrive { mbar: (cta, off), after }, None);
+                    self.issue_async(
+                        w,
+                        lane,
+                        pc,
+                        AsyncKind::MbarArrive {
+                            mbar: (cta, off),
+                            after,
+                        },
+                        None,
+                    );
                 }
             }
-            Kind::Shfl { .. } | Kind::Vote { .. } | Kind::Elect { .. } | Kind::Activemask { .. } | Kind::WarpSync { .. } | Kind::Redux { .. } => self.collective(w, eff, pc, kind)?,
+            Kind::Shfl { .. }
+            | Kind::Vote { .. }
+            | Kind::Elect { .. }
+            | Kind::Activemask { .. }
+            | Kind::WarpSync { .. }
+            | Kind::Redux { .. } => self.collective(w, eff, pc, kind)?,
             other => unreachable!("op {other:?} reached dispatch"),
         }
         Ok(Step::Next)
     }
 
-    fn misaligned(&self, w: usize, lane: usize, pc: u32, what: &str, align: u32) -> crate::sim::report::Stop {
-        Report::new(FindingKind::Misaligned, BULK_SPEC, format!("{what} is not aligned to {align} bytes")).site(self.site(w, 1 << lane, pc, "issues the copy")).into()
+    fn misaligned(
+        &self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        what: &str,
+        align: u32,
+    ) -> crate::sim::report::Stop {
+        Report::new(
+            FindingKind::Misaligned,
+            BULK_SPEC,
+            format!("{what} is not aligned to {align} bytes"),
+        )
+        .site(self.site(w, 1 << lane, pc, "issues the copy"))
+        .into()
     }
 
     /// Bulk copies move multiples of 16 bytes between 16-byte aligned addresses.
     fn bulk_shape(&self, w: usize, lane: usize, pc: u32, addrs: &[u64], bytes: u32) -> Res<()> {
         if !bytes.is_multiple_of(16) || bytes == 0 {
-            return Err(Report::new(FindingKind::Misaligned, BULK_SPEC, format!("bulk copy of {bytes} bytes: the size must be a non-zero multiple of 16"))
-                .site(self.site(w, 1 << lane, pc, "issues the copy"))
-                .into());
+            return Err(Report::new(
+                FindingKind::Misaligned,
+                BULK_SPEC,
+                format!("bulk copy of {bytes} bytes: the size must be a non-zero multiple of 16"),
+            )
+            .site(self.site(w, 1 << lane, pc, "issues the copy"))
+            .into());
         }
         if let Some(a) = addrs.iter().find(|a| !a.is_multiple_of(16)) {
             return Err(self.misaligned(w, lane, pc, &format!("bulk copy address 0x{a:x}"), 16));
@@ -147,12 +280,24 @@ impl Machine<'_> {
     }
 
     /// A shared address (`space` Shared, SharedCluster or Generic) to (cta, offset from base).
-    fn shared_of(&mut self, w: usize, lane: usize, pc: u32, space: Space, a: u64, bytes: u32) -> Res<(u32, u32)> {
+    fn shared_of(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        space: Space,
+        a: u64,
+        bytes: u32,
+    ) -> Res<(u32, u32)> {
         match self.resolve(w, lane, pc, space, a, bytes.max(1))? {
             super::mem::Target::Shared { cta, off } => Ok((cta, off)),
-            _ => Err(Report::new(FindingKind::OutOfBounds, super::mem::OOB_SPEC, format!("address 0x{a:x} is not in shared memory"))
-                .site(self.site(w, 1 << lane, pc, "uses it as a shared address"))
-                .into()),
+            _ => Err(Report::new(
+                FindingKind::OutOfBounds,
+                super::mem::OOB_SPEC,
+                format!("address 0x{a:x} is not in shared memory"),
+            )
+            .site(self.site(w, 1 << lane, pc, "uses it as a shared address"))
+            .into()),
         }
     }
 
@@ -160,13 +305,32 @@ impl Machine<'_> {
     /// CTA-relative offsets of `dst` and `mbar` in that CTA (PTX ISA, `cp.async.bulk`
     /// `.multicast::cluster`: bit i of the 16-bit ctaMask is the CTA of rank i).
     #[allow(clippy::too_many_arguments)]
-    fn issue_bulk_load(&mut self, w: usize, lane: usize, pc: u32, dst: Addr, src: Addr, src_shared: bool, size: Src, mbar: Addr, mask: Option<u32>, reduce: Option<(AtomOp, MemTy)>) -> Res<()> {
+    fn issue_bulk_load(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        dst: Addr,
+        src: Addr,
+        src_shared: bool,
+        size: Src,
+        mbar: Addr,
+        mask: Option<u32>,
+        reduce: Option<(AtomOp, MemTy)>,
+    ) -> Res<()> {
         let bytes = self.src_value(w, lane, size) as u32;
-        let (to, from, m) = (self.addr_value(w, lane, dst), self.addr_value(w, lane, src), self.addr_value(w, lane, mbar));
+        let (to, from, m) = (
+            self.addr_value(w, lane, dst),
+            self.addr_value(w, lane, src),
+            self.addr_value(w, lane, mbar),
+        );
         self.bulk_shape(w, lane, pc, &[to, from], bytes)?;
         let from = if src_shared {
             let (sc, so) = self.shared_of(w, lane, pc, Space::Shared, from, bytes)?;
-            From::Shared { cta: sc, off: so + SHARED_BASE }
+            From::Shared {
+                cta: sc,
+                off: so + SHARED_BASE,
+            }
         } else {
             match self.resolve(w, lane, pc, Space::Global, from, bytes)? {
                 super::mem::Target::Global(loc) => From::Global(loc),
@@ -184,25 +348,68 @@ impl Machine<'_> {
                         .into());
                 }
                 // An address outside the window stays as it is, for `shared_of` to report.
-                let in_rank = |a: u64, r: u32| if a < WINDOW { cluster_address(r, cta_offset(a as u32)) as u64 } else { a };
-                (0..ctas).filter(|r| mask & (1 << r) != 0).map(|r| (in_rank(to, r), in_rank(m, r))).collect()
+                let in_rank = |a: u64, r: u32| {
+                    if a < WINDOW {
+                        cluster_address(r, cta_offset(a as u32)) as u64
+                    } else {
+                        a
+                    }
+                };
+                (0..ctas)
+                    .filter(|r| mask & (1 << r) != 0)
+                    .map(|r| (in_rank(to, r), in_rank(m, r)))
+                    .collect()
             }
         };
         for (to, m) in targets {
             let (cta, off) = self.shared_of(w, lane, pc, Space::SharedCluster, to, bytes)?;
             let (mc, mo) = self.mbar_locate(w, lane, pc, Space::SharedCluster, m, BULK_SPEC)?;
             if mc != cta {
-                return Err(Report::new(FindingKind::MbarrierAddress, BULK_SPEC, "the mbarrier of a bulk copy is not in the CTA of its destination")
-                    .site(self.site(w, 1 << lane, pc, "issues the copy"))
-                    .into());
+                return Err(Report::new(
+                    FindingKind::MbarrierAddress,
+                    BULK_SPEC,
+                    "the mbarrier of a bulk copy is not in the CTA of its destination",
+                )
+                .site(self.site(w, 1 << lane, pc, "issues the copy"))
+                .into());
             }
-            let actor = crate::sim::barrier::mbarrier::Actor { warp: w as u32, lane: lane as u32, pc, async_op: false, time: self.warps[w].clock };
-            if !self.ctas[mc as usize].mbars.get(&mo).is_some_and(|m| m.valid) {
-                return Err(Report::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("bulk copy signalling an invalid mbarrier ({})", self.mbar_name(mc, mo)))
-                    .site(self.actor_site(actor, "issues the copy"))
-                    .into());
+            let actor = crate::sim::barrier::mbarrier::Actor {
+                warp: w as u32,
+                lane: lane as u32,
+                pc,
+                async_op: false,
+                time: self.warps[w].clock,
+            };
+            if !self.ctas[mc as usize]
+                .mbars
+                .get(&mo)
+                .is_some_and(|m| m.valid)
+            {
+                return Err(Report::new(
+                    FindingKind::MbarrierUninitialized,
+                    "§9.7.13.15",
+                    format!(
+                        "bulk copy signalling an invalid mbarrier ({})",
+                        self.mbar_name(mc, mo)
+                    ),
+                )
+                .site(self.actor_site(actor, "issues the copy"))
+                .into());
             }
-            self.issue_async(w, lane, pc, AsyncKind::BulkLoad { from, cta, off: off + SHARED_BASE, bytes, mbar: (mc, mo), reduce }, None);
+            self.issue_async(
+                w,
+                lane,
+                pc,
+                AsyncKind::BulkLoad {
+                    from,
+                    cta,
+                    off: off + SHARED_BASE,
+                    bytes,
+                    mbar: (mc, mo),
+                    reduce,
+                },
+                None,
+            );
         }
         Ok(())
     }
@@ -226,30 +433,55 @@ impl Machine<'_> {
     }
 
     /// The CTA and absolute offset of an mbarrier address, checked for alignment and bounds.
-    pub(crate) fn mbar_locate(&self, w: usize, lane: usize, pc: u32, space: Space, a: u64, spec: &str) -> Res<(u32, u32)> {
+    pub(crate) fn mbar_locate(
+        &self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        space: Space,
+        a: u64,
+        spec: &str,
+    ) -> Res<(u32, u32)> {
         let bad = |why: String| -> crate::sim::report::Stop {
-            Report::new(FindingKind::MbarrierAddress, spec, format!("mbarrier address 0x{a:x} {why}")).site(self.site(w, 1 << lane, pc, "uses it")).note("an mbarrier object is 8 bytes, 8-byte aligned, in shared memory (§9.7.13.15.1)").into()
+            Report::new(
+                FindingKind::MbarrierAddress,
+                spec,
+                format!("mbarrier address 0x{a:x} {why}"),
+            )
+            .site(self.site(w, 1 << lane, pc, "uses it"))
+            .note("an mbarrier object is 8 bytes, 8-byte aligned, in shared memory (§9.7.13.15.1)")
+            .into()
         };
         let own = self.warps[w].cta;
         let cluster_addr = match space {
-            Space::Generic if (SHARED_GENERIC..SHARED_GENERIC + WINDOW).contains(&a) => a - SHARED_GENERIC,
+            Space::Generic if (SHARED_GENERIC..SHARED_GENERIC + WINDOW).contains(&a) => {
+                a - SHARED_GENERIC
+            }
             Space::Generic => return Err(bad("is not in the shared window".into())),
             _ if a >= WINDOW => return Err(bad("is outside the shared window".into())),
             _ => a,
         };
         let rank = cluster_rank(cluster_addr as u32).unwrap_or(own);
         if space == Space::Shared && rank != own {
-            return Err(bad(format!("names cta rank {rank} in a .shared::cta operation")));
+            return Err(bad(format!(
+                "names cta rank {rank} in a .shared::cta operation"
+            )));
         }
         if rank >= self.shape.ctas_per_cluster {
-            return Err(bad(format!("names cta rank {rank}, but the cluster has {} ctas", self.shape.ctas_per_cluster)));
+            return Err(bad(format!(
+                "names cta rank {rank}, but the cluster has {} ctas",
+                self.shape.ctas_per_cluster
+            )));
         }
         let off = cta_offset(cluster_addr as u32);
         if !off.is_multiple_of(8) {
             return Err(bad("is not 8-byte aligned".into()));
         }
         if off < SHARED_BASE || off + 8 > SHARED_BASE + self.shape.shared_bytes {
-            return Err(bad(format!("is outside the {} bytes of shared memory", self.shape.shared_bytes)));
+            return Err(bad(format!(
+                "is outside the {} bytes of shared memory",
+                self.shape.shared_bytes
+            )));
         }
         Ok((rank, off))
     }

@@ -36,7 +36,11 @@ impl Trace {
         let pid = |group: &str| groups.iter().position(|g| *g == group).unwrap_or(0) + 1;
         let mut items = Vec::new();
         for (i, g) in groups.iter().enumerate() {
-            items.push(format!("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":{}}}}}", i + 1, json_str(g)));
+            items.push(format!(
+                "{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":{}}}}}",
+                i + 1,
+                json_str(g)
+            ));
         }
         for (i, t) in self.tracks.iter().enumerate() {
             items.push(format!("{{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":{}}}}}", pid(&t.group), i + 1, json_str(&t.name)));
@@ -52,15 +56,31 @@ impl Trace {
                         EventKind::Wait => "wait",
                         _ => "async",
                     };
-                    format!("{{\"name\":{},\"cat\":\"{cat}\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{p},\"tid\":{tid}}}", json_str(&e.label), e.start, e.end - e.start)
+                    format!(
+                        "{{\"name\":{},\"cat\":\"{cat}\",\"ph\":\"X\",\"ts\":{},\"dur\":{},\"pid\":{p},\"tid\":{tid}}}",
+                        json_str(&e.label),
+                        e.start,
+                        e.end - e.start
+                    )
                 }
                 EventKind::Barrier | EventKind::Phase => {
-                    let cat = if e.kind == EventKind::Barrier { "barrier" } else { "phase" };
-                    format!("{{\"name\":{},\"cat\":\"{cat}\",\"ph\":\"i\",\"s\":\"t\",\"ts\":{},\"pid\":{p},\"tid\":{tid}}}", json_str(&e.label), e.start)
+                    let cat = if e.kind == EventKind::Barrier {
+                        "barrier"
+                    } else {
+                        "phase"
+                    };
+                    format!(
+                        "{{\"name\":{},\"cat\":\"{cat}\",\"ph\":\"i\",\"s\":\"t\",\"ts\":{},\"pid\":{p},\"tid\":{tid}}}",
+                        json_str(&e.label),
+                        e.start
+                    )
                 }
             };
             items.push(item);
         }
-        format!("{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"phasegate sim\",\"time_unit\":\"simulated cycles\"}},\"traceEvents\":[\n{}\n]}}\n", items.join(",\n"))
+        format!(
+            "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"phasegate sim\",\"time_unit\":\"simulated cycles\"}},\"traceEvents\":[\n{}\n]}}\n",
+            items.join(",\n")
+        )
     }
 }

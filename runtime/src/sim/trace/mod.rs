@@ -78,28 +78,44 @@ impl Machine<'_> {
     pub(crate) fn trace_start_cluster(&mut self) {
         let _span = tracing::debug_span!("cluster", index = self.cluster_index).entered();
         tracing::debug!(target: "phasegate::sim", ctas = self.ctas.len(), warps = self.warps.len(), "cluster starts");
-        let Some(trace) = self.trace.as_deref_mut() else { return };
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return;
+        };
         trace.base = trace.end_time();
         trace.warp_tracks.clear();
         trace.last_run = vec![usize::MAX; self.warps.len()];
         trace.cta_tracks.clear();
         for warp in &self.warps {
             let ctaid = self.ctas[warp.cta as usize].ctaid;
-            let t = trace.track(format!("cta {ctaid:?} warp {}", warp.index), format!("cta {ctaid:?}"));
+            let t = trace.track(
+                format!("cta {ctaid:?} warp {}", warp.index),
+                format!("cta {ctaid:?}"),
+            );
             trace.warp_tracks.push(t);
         }
         for cta in &self.ctas {
-            let t = trace.track(format!("cta {:?} barriers", cta.ctaid), format!("cta {:?}", cta.ctaid));
+            let t = trace.track(
+                format!("cta {:?} barriers", cta.ctaid),
+                format!("cta {:?}", cta.ctaid),
+            );
             trace.cta_tracks.push(t);
         }
         let first = self.ctas[0].ctaid;
-        trace.cluster_track = trace.track(format!("cluster of cta {first:?}"), format!("cluster {}", self.cluster_index));
-        trace.async_track = trace.track(format!("async copies (cluster {})", self.cluster_index), format!("cluster {}", self.cluster_index));
+        trace.cluster_track = trace.track(
+            format!("cluster of cta {first:?}"),
+            format!("cluster {}", self.cluster_index),
+        );
+        trace.async_track = trace.track(
+            format!("async copies (cluster {})", self.cluster_index),
+            format!("cluster {}", self.cluster_index),
+        );
     }
 
     pub(crate) fn trace_slice(&mut self, w: usize, start: u64) {
         let end = self.warps[w].clock;
-        let Some(trace) = self.trace.as_deref_mut() else { return };
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return;
+        };
         if end > start {
             let track = trace.warp_tracks[w];
             let base = trace.base;
@@ -111,29 +127,57 @@ impl Machine<'_> {
                 return;
             }
             trace.last_run[w] = trace.events.len();
-            trace.events.push(Event { track, start: base + start, end: base + end, kind: EventKind::Run, label: "run".into() });
+            trace.events.push(Event {
+                track,
+                start: base + start,
+                end: base + end,
+                kind: EventKind::Run,
+                label: "run".into(),
+            });
         }
     }
 
     pub(crate) fn trace_barrier(&mut self, w: usize, cta: u32, what: &str, _blocks: bool) {
         tracing::trace!(target: "phasegate::sim", cta, warp = self.warps[w].index, op = what, "barrier operation");
         let at = self.warps[w].clock;
-        let Some(trace) = self.trace.as_deref_mut() else { return };
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return;
+        };
         let track = trace.warp_tracks[w];
-        trace.events.push(Event { track, start: trace.base + at, end: trace.base + at, kind: EventKind::Barrier, label: what.to_string() });
+        trace.events.push(Event {
+            track,
+            start: trace.base + at,
+            end: trace.base + at,
+            kind: EventKind::Barrier,
+            label: what.to_string(),
+        });
     }
 
     /// A phase of a barrier of CTA `cta` (or the cluster barrier, `cta == u32::MAX`) completed.
     pub(crate) fn trace_phase(&mut self, cta: u32, what: &str, at: u64) {
         tracing::trace!(target: "phasegate::sim", cta, barrier = what, "phase completes");
-        let Some(trace) = self.trace.as_deref_mut() else { return };
-        let track = if cta == u32::MAX { trace.cluster_track } else { trace.cta_tracks[cta as usize] };
-        trace.events.push(Event { track, start: trace.base + at, end: trace.base + at, kind: EventKind::Phase, label: format!("{what} completes a phase") });
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return;
+        };
+        let track = if cta == u32::MAX {
+            trace.cluster_track
+        } else {
+            trace.cta_tracks[cta as usize]
+        };
+        trace.events.push(Event {
+            track,
+            start: trace.base + at,
+            end: trace.base + at,
+            kind: EventKind::Phase,
+            label: format!("{what} completes a phase"),
+        });
     }
 
     pub(crate) fn trace_async(&mut self, _warp: u32, issued: u64, done: u64, kind: &AsyncKind) {
         tracing::trace!(target: "phasegate::sim", issued, done, "async operation completes");
-        let Some(trace) = self.trace.as_deref_mut() else { return };
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return;
+        };
         let label = match kind {
             AsyncKind::BulkLoad { bytes, .. } => format!("cp.async.bulk load {bytes} B"),
             AsyncKind::BulkStore { bytes, .. } => format!("cp.async.bulk store {bytes} B"),
@@ -141,7 +185,13 @@ impl Machine<'_> {
             AsyncKind::MbarArrive { .. } => "cp.async.mbarrier.arrive".to_string(),
         };
         let track = trace.async_track;
-        trace.events.push(Event { track, start: trace.base + issued, end: trace.base + done.max(issued), kind: EventKind::Copy, label });
+        trace.events.push(Event {
+            track,
+            start: trace.base + issued,
+            end: trace.base + done.max(issued),
+            kind: EventKind::Copy,
+            label,
+        });
     }
 }
 
@@ -164,14 +214,24 @@ impl Machine<'_> {
         let label = match why {
             crate::sim::machine::Block::Named { id } => format!("wait bar {id}"),
             crate::sim::machine::Block::Cluster => "wait barrier.cluster".to_string(),
-            crate::sim::machine::Block::Parked { cta, offset } => format!("wait {}", self.mbar_name(cta, offset)),
+            crate::sim::machine::Block::Parked { cta, offset } => {
+                format!("wait {}", self.mbar_name(cta, offset))
+            }
             crate::sim::machine::Block::AsyncWait => "wait_group".to_string(),
             crate::sim::machine::Block::Gather => "wait for the warp".to_string(),
             crate::sim::machine::Block::None => "wait".to_string(),
         };
         let label = format!("{label} (line {})", self.prog.sites[pc as usize].line);
-        let Some(trace) = self.trace.as_deref_mut() else { return };
+        let Some(trace) = self.trace.as_deref_mut() else {
+            return;
+        };
         let track = trace.warp_tracks[w];
-        trace.events.push(Event { track, start: trace.base + since, end: trace.base + end, kind: EventKind::Wait, label });
+        trace.events.push(Event {
+            track,
+            start: trace.base + since,
+            end: trace.base + end,
+            kind: EventKind::Wait,
+            label,
+        });
     }
 }

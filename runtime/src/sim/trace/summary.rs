@@ -9,7 +9,11 @@ impl Trace {
     pub fn summary(&self) -> String {
         let end = self.end_time().max(1);
         let mut out = String::new();
-        let warps = self.tracks.iter().filter(|t| t.name.contains(" warp ")).count();
+        let warps = self
+            .tracks
+            .iter()
+            .filter(|t| t.name.contains(" warp "))
+            .count();
         let _ = writeln!(out, "timeline: {end} simulated cycles, {warps} warps");
         let mut ops: BTreeMap<&str, usize> = BTreeMap::new();
         let mut phases: BTreeMap<String, usize> = BTreeMap::new();
@@ -20,7 +24,11 @@ impl Trace {
         for e in &self.events {
             match e.kind {
                 EventKind::Barrier => *ops.entry(e.label.as_str()).or_default() += 1,
-                EventKind::Phase => *phases.entry(format!("{}: {}", self.tracks[e.track].name, e.label)).or_default() += 1,
+                EventKind::Phase => {
+                    *phases
+                        .entry(format!("{}: {}", self.tracks[e.track].name, e.label))
+                        .or_default() += 1
+                }
                 EventKind::Copy => {
                     copies += 1;
                     copy_time += e.end - e.start;
@@ -56,13 +64,27 @@ impl Trace {
             }
         }
         if copies > 0 {
-            let _ = writeln!(out, "async operations: {copies} (mean {} cycles from issue to completion)", copy_time / copies as u64);
+            let _ = writeln!(
+                out,
+                "async operations: {copies} (mean {} cycles from issue to completion)",
+                copy_time / copies as u64
+            );
         }
-        let mut rows: Vec<(usize, u64)> = busy.iter().copied().enumerate().filter(|(i, _)| self.tracks[*i].name.contains(" warp ")).collect();
+        let mut rows: Vec<(usize, u64)> = busy
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(i, _)| self.tracks[*i].name.contains(" warp "))
+            .collect();
         rows.sort_by_key(|r| std::cmp::Reverse(r.1));
         let _ = writeln!(out, "busiest warps (share of the timeline spent running):");
         for (i, b) in rows.iter().take(8) {
-            let _ = writeln!(out, "  {:>5.1}%  {}", *b as f64 * 100.0 / end as f64, self.tracks[*i].name);
+            let _ = writeln!(
+                out,
+                "  {:>5.1}%  {}",
+                *b as f64 * 100.0 / end as f64,
+                self.tracks[*i].name
+            );
         }
         out
     }

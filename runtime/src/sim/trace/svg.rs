@@ -5,7 +5,10 @@ use super::{EventKind, Trace};
 use std::fmt::Write;
 
 fn xml(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 impl Trace {
@@ -19,15 +22,32 @@ impl Trace {
         let x = |t: u64| LEFT + t as f64 / end * WIDTH;
         let height = TOP + ROW * self.tracks.len() as f64 + 30.0;
         let mut out = String::new();
-        let _ = writeln!(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">", LEFT + WIDTH + 20.0);
+        let _ = writeln!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">",
+            LEFT + WIDTH + 20.0
+        );
         let _ = writeln!(out, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>");
-        let _ = writeln!(out, "<text x=\"4\" y=\"16\" font-size=\"13\">phasegate sim timeline: {} simulated cycles (blue: running, grey: waiting, orange: barrier operation, red: phase completes, green: async copy)</text>", end as u64);
+        let _ = writeln!(
+            out,
+            "<text x=\"4\" y=\"16\" font-size=\"13\">phasegate sim timeline: {} simulated cycles (blue: running, grey: waiting, orange: barrier operation, red: phase completes, green: async copy)</text>",
+            end as u64
+        );
         for (i, t) in self.tracks.iter().enumerate() {
             let y = TOP + ROW * i as f64;
             if i % 2 == 0 {
-                let _ = writeln!(out, "<rect x=\"0\" y=\"{y}\" width=\"{}\" height=\"{ROW}\" fill=\"#f4f4f4\"/>", LEFT + WIDTH + 20.0);
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"0\" y=\"{y}\" width=\"{}\" height=\"{ROW}\" fill=\"#f4f4f4\"/>",
+                    LEFT + WIDTH + 20.0
+                );
             }
-            let _ = writeln!(out, "<text x=\"4\" y=\"{}\">{}</text>", y + 13.0, xml(&t.name));
+            let _ = writeln!(
+                out,
+                "<text x=\"4\" y=\"{}\">{}</text>",
+                y + 13.0,
+                xml(&t.name)
+            );
         }
         for e in &self.events {
             let y = TOP + ROW * e.track as f64;
@@ -40,17 +60,40 @@ impl Trace {
                         _ => "#3aa655",
                     };
                     let w = (x(e.end) - x(e.start)).max(0.5);
-                    let _ = writeln!(out, "<rect x=\"{:.2}\" y=\"{}\" width=\"{w:.2}\" height=\"{}\" fill=\"{color}\">{title}</rect>", x(e.start), y + 3.0, ROW - 6.0);
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{:.2}\" y=\"{}\" width=\"{w:.2}\" height=\"{}\" fill=\"{color}\">{title}</rect>",
+                        x(e.start),
+                        y + 3.0,
+                        ROW - 6.0
+                    );
                 }
                 EventKind::Barrier => {
-                    let _ = writeln!(out, "<rect x=\"{:.2}\" y=\"{}\" width=\"1.5\" height=\"{}\" fill=\"#f08c00\">{title}</rect>", x(e.start), y + 1.0, ROW - 2.0);
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{:.2}\" y=\"{}\" width=\"1.5\" height=\"{}\" fill=\"#f08c00\">{title}</rect>",
+                        x(e.start),
+                        y + 1.0,
+                        ROW - 2.0
+                    );
                 }
                 EventKind::Phase => {
-                    let _ = writeln!(out, "<rect x=\"{:.2}\" y=\"{y}\" width=\"2\" height=\"{ROW}\" fill=\"#d62728\">{title}</rect>", x(e.start) - 1.0);
+                    let _ = writeln!(
+                        out,
+                        "<rect x=\"{:.2}\" y=\"{y}\" width=\"2\" height=\"{ROW}\" fill=\"#d62728\">{title}</rect>",
+                        x(e.start) - 1.0
+                    );
                 }
             }
         }
-        let _ = writeln!(out, "<text x=\"{LEFT}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", height - 8.0, LEFT + WIDTH, height - 8.0, end as u64);
+        let _ = writeln!(
+            out,
+            "<text x=\"{LEFT}\" y=\"{}\">0</text><text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            height - 8.0,
+            LEFT + WIDTH,
+            height - 8.0,
+            end as u64
+        );
         out.push_str("</svg>\n");
         out
     }
