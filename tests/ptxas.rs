@@ -124,6 +124,37 @@ fn kernels_for_newer_targets_are_refused_by_an_older_ptxas_target() {
     );
 }
 
+/// The hand-written reader fixtures (`tests/fixtures/ptx/hand_*.ptx`: the bulk pipeline, the
+/// `bar.red.popc` reduction and every Hopper form the reader types: tensor copies, wgmma,
+/// setmaxnreg, elect.sync, tensormap.replace, calls through prototypes) are valid PTX for
+/// sm_90a, so what the reader accepts there is what ptxas accepts.
+#[test]
+fn hand_written_reader_fixtures_assemble_cleanly() {
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("hand_"))
+        })
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for path in &files {
+        let text =
+            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let result = ptxas::assemble(&ptxas, &text, SmVersion::arch_specific(90))
+            .unwrap_or_else(|e| panic!("{e}"));
+        if !result.clean {
+            failures.push(format!("{}:\n{}", path.display(), result.log));
+        }
+    }
+    assert!(files.len() >= 3, "fixtures found: {files:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The simulator's PTX fixtures (`tests/sim/*.ptx`) are valid PTX too, so a behaviour the
 /// simulator shows on them is one a GPU could show: multicast and reduction bulk copies,
 /// prefetches, and every barrier form they use. Comments are dropped first (ptxas refuses the

@@ -343,6 +343,15 @@ impl Vars {
                     uses.push(s);
                 }
             }
+            Operand::TensorAddress(map, coords) => {
+                if let AddressBase::Reg(name) = &map.base {
+                    let s = self.src(scope, name);
+                    uses.push(s);
+                }
+                for item in coords {
+                    self.collect_uses(scope, item, uses);
+                }
+            }
             Operand::Vector(items) | Operand::List(items) => {
                 for item in items {
                     self.collect_uses(scope, item, uses);

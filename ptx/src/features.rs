@@ -250,7 +250,9 @@ fn reads_special(inst: &Instruction, name: &str) -> bool {
                     .unwrap_or(r);
                 base == name
             }
-            Operand::Vector(items) | Operand::List(items) => items.iter().any(|o| walk(o, name)),
+            Operand::Vector(items) | Operand::List(items) | Operand::TensorAddress(_, items) => {
+                items.iter().any(|o| walk(o, name))
+            }
             Operand::Not(inner) => walk(inner, name),
             Operand::Pair(a, b) => walk(a, name) || walk(b, name),
             // A special register is never an address base; the rest hold no register.

@@ -221,6 +221,15 @@ pub fn write_instruction(out: &mut String, inst: &Instruction) -> fmt::Result {
     Ok(())
 }
 
+/// `base+offset` inside an address's brackets.
+fn write_address(out: &mut String, addr: &Address) -> fmt::Result {
+    match &addr.base {
+        AddressBase::Reg(r) => write_offset(out, r, addr.offset),
+        AddressBase::Symbol(s) => write_offset(out, s, addr.offset),
+        AddressBase::Absolute => write!(out, "{}", addr.offset),
+    }
+}
+
 /// Writes one operand.
 pub fn write_operand(out: &mut String, op: &Operand) -> fmt::Result {
     match op {
@@ -230,11 +239,14 @@ pub fn write_operand(out: &mut String, op: &Operand) -> fmt::Result {
         Operand::SymbolOffset(s, off) => write_offset(out, s, *off)?,
         Operand::Address(addr) => {
             out.push('[');
-            match &addr.base {
-                AddressBase::Reg(r) => write_offset(out, r, addr.offset)?,
-                AddressBase::Symbol(s) => write_offset(out, s, addr.offset)?,
-                AddressBase::Absolute => write!(out, "{}", addr.offset)?,
-            }
+            write_address(out, addr)?;
+            out.push(']');
+        }
+        Operand::TensorAddress(map, coords) => {
+            out.push('[');
+            write_address(out, map)?;
+            out.push_str(", ");
+            write_operand(out, &Operand::Vector(coords.clone()))?;
             out.push(']');
         }
         Operand::Vector(items) | Operand::List(items) => {

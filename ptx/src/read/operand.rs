@@ -105,7 +105,8 @@ impl Parser<'_> {
         })
     }
 
-    /// `[%rd1]`, `[%rd1+16]`, `[bar0]`, `[tile+128]`, `[1024]`.
+    /// `[%rd1]`, `[%rd1+16]`, `[bar0]`, `[tile+128]`, `[1024]`, and the tensor form
+    /// `[%rd86, {%r1, %r2, %r3}]`.
     fn address(&mut self) -> PResult<Operand> {
         self.advance();
         let address = match self.peek().tok.clone() {
@@ -144,6 +145,18 @@ impl Parser<'_> {
             }
             _ => return Err(self.expected("a register, symbol or integer address after `[`")),
         };
+        if self.eat_punct(',') {
+            if !self.at_punct('{') {
+                return Err(self.expected("`{` to open the tensor coordinates after `[map,`"));
+            }
+            if self.peek_at(1).tok == Tok::Punct('}') {
+                self.advance();
+                return Err(self.expected("a tensor coordinate"));
+            }
+            let coords = self.operand_list('}', 1)?;
+            self.expect_punct(']', "to close the tensor address")?;
+            return Ok(Operand::TensorAddress(address, coords));
+        }
         self.expect_punct(']', "to close the address")?;
         Ok(Operand::Address(address))
     }

@@ -223,10 +223,22 @@ fn operand_errors() {
         "expected an offset after `+`, found `%r2`",
     );
     fails(
-        &entry("\ttex.2d.v4.f32.f32 {%f1}, [%rd1, {%f2, %f3}];"),
+        &entry("\ttex.2d.v4.f32.f32 {%f1}, [%rd1, %f2];"),
         6,
-        32,
-        "expected `]` to close the address, found `,`",
+        34,
+        "expected `{` to open the tensor coordinates after `[map,`, found `%f2`",
+    );
+    fails(
+        &entry("\tcp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {}], [%r1];"),
+        6,
+        64,
+        "expected a tensor coordinate, found `}`",
+    );
+    fails(
+        &entry("\tcp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r2} + 4], [%r1];"),
+        6,
+        69,
+        "expected `]` to close the tensor address, found `+`",
     );
     fails(
         &entry("\tmov.u32 %r1, -%r2;"),
