@@ -30,13 +30,29 @@ pub struct FunctionAnalysis<'a> {
 }
 
 impl<'a> FunctionAnalysis<'a> {
-    /// `None` for a declaration without body.
+    /// `None` for a declaration without body, and for a function whose loops nest past
+    /// [`crate::MAX_LOOP_MEMBERSHIPS`] ([`FunctionAnalysis::build`] tells the two apart).
     pub fn new(module: &'a Module, function: &'a Function) -> Option<FunctionAnalysis<'a>> {
-        let body = function.body.as_ref()?;
+        Self::build(module, function).ok().flatten()
+    }
+
+    /// `Ok(None)` for a declaration without body; `Err(memberships)` when the loops nest past
+    /// [`crate::MAX_LOOP_MEMBERSHIPS`], found before the analyses whose cost grows with the
+    /// nesting (control dependence, uniformity) run.
+    pub fn build(
+        module: &'a Module,
+        function: &'a Function,
+    ) -> Result<Option<FunctionAnalysis<'a>>, usize> {
+        let Some(body) = function.body.as_ref() else {
+            return Ok(None);
+        };
         let cfg = Cfg::new(body);
         let dom = dominators(&cfg);
-        let pdom = post_dominators(&cfg);
         let loops = Loops::new(&cfg, &dom);
+        if let Some(members) = loops.over_limit {
+            return Err(members);
+        }
+        let pdom = post_dominators(&cfg);
         let vars = Vars::new(body);
         let consts = Consts::new(body, &vars);
         let uni = Uniformity::new(function, body, &cfg, &pdom, &vars, &consts);
@@ -51,7 +67,7 @@ impl<'a> FunctionAnalysis<'a> {
             }
             loc_of[id.index()] = cur;
         }
-        Some(FunctionAnalysis {
+        Ok(Some(FunctionAnalysis {
             module,
             function,
             body,
@@ -66,7 +82,7 @@ impl<'a> FunctionAnalysis<'a> {
             loc_of,
             locs,
             reach: Default::default(),
-        })
+        }))
     }
 
     pub fn inst(&self, stmt: StmtId) -> Option<&'a Instruction> {

@@ -25,29 +25,42 @@ impl Loop {
     }
 }
 
+/// The most block-in-loop memberships (the sum of the loops' body sizes) the analysis builds.
+/// Real kernels nest a few loops deep, so the sum stays within a few times the number of
+/// blocks (a 200,000-statement kernel has about 20,000 blocks); only loops nested thousands
+/// deep, which no compiler emits, come near it. Past it the function is not analyzed and
+/// gets the `analysis_limit` error: the memberships are what grows quadratically with depth.
+pub const MAX_LOOP_MEMBERSHIPS: usize = 4_000_000;
+
 #[derive(Clone, Debug, Default)]
 pub struct Loops {
     pub loops: Vec<Loop>,
     /// The innermost loop of each block.
     innermost: Vec<Option<usize>>,
+    /// `Some(memberships)` when building stopped at [`MAX_LOOP_MEMBERSHIPS`]: the function has
+    /// no loops recorded and must not be analyzed.
+    pub over_limit: Option<usize>,
 }
 
 impl Loops {
     pub fn new(cfg: &Cfg, dom: &DomTree) -> Loops {
         let n = cfg.len();
         let mut headers: Vec<(BlockId, Vec<BlockId>)> = Vec::new();
+        let mut header_index = vec![usize::MAX; n];
         for &t in &cfg.rpo {
             for &h in cfg.succs(t) {
                 if h < n && dom.dominates(h, t) {
-                    match headers.iter_mut().find(|(hh, _)| *hh == h) {
-                        Some((_, latches)) => latches.push(t),
-                        None => headers.push((h, vec![t])),
+                    if header_index[h] == usize::MAX {
+                        header_index[h] = headers.len();
+                        headers.push((h, Vec::new()));
                     }
+                    headers[header_index[h]].1.push(t);
                 }
             }
         }
         let mut loops = Vec::new();
         let mut mark = vec![usize::MAX; n];
+        let mut members = 0usize;
         for (li, (h, latches)) in headers.into_iter().enumerate() {
             let mut body = vec![h];
             mark[h] = li;
@@ -67,6 +80,13 @@ impl Loops {
             }
             body.sort_unstable();
             body.dedup();
+            members += body.len();
+            if members > MAX_LOOP_MEMBERSHIPS {
+                return Loops {
+                    over_limit: Some(members),
+                    ..Loops::default()
+                };
+            }
             let mut exits = Vec::new();
             for &b in &body {
                 for (i, &s) in cfg.succs(b).iter().enumerate() {
@@ -83,27 +103,24 @@ impl Loops {
                 parent: None,
             });
         }
-        // Parents: the smallest other loop whose body contains this loop's header.
+        // Parents: the smallest other loop whose body contains this loop's header. Natural loops
+        // with distinct headers nest or are disjoint, so marking bodies from the largest loop
+        // to the smallest leaves in `innermost[h]`, just before loop `i` marks its own body,
+        // the smallest loop larger than `i` around its header.
         let mut by_size: Vec<usize> = (0..loops.len()).collect();
-        by_size.sort_by_key(|&i| loops[i].body.len());
-        for &i in &by_size {
-            let h = loops[i].header;
-            let parent = by_size
-                .iter()
-                .copied()
-                .filter(|&j| {
-                    j != i && loops[j].body.len() > loops[i].body.len() && loops[j].contains(h)
-                })
-                .min_by_key(|&j| loops[j].body.len());
-            loops[i].parent = parent;
-        }
+        by_size.sort_by_key(|&i| std::cmp::Reverse(loops[i].body.len()));
         let mut innermost = vec![None; n];
-        for &i in by_size.iter().rev() {
+        for &i in &by_size {
+            loops[i].parent = innermost[loops[i].header];
             for &b in &loops[i].body {
                 innermost[b] = Some(i);
             }
         }
-        Loops { loops, innermost }
+        Loops {
+            loops,
+            innermost,
+            over_limit: None,
+        }
     }
 
     /// The innermost loop containing `b`.

@@ -2,7 +2,9 @@
 //! (`fuzz/`, docs/reliability.md), kept so that they stay fixed. Each runs `lint_module` on
 //! the input and checks the result.
 
-use phasegate_lints::{ANALYSIS_LIMIT, Diagnostic, Level, LintConfig, MAX_STATEMENTS, lint_module};
+use phasegate_lints::{
+    ANALYSIS_LIMIT, Diagnostic, Level, LintConfig, MAX_LOOP_MEMBERSHIPS, lint_module,
+};
 
 fn module(body: &str) -> phasegate_ptx::Module {
     let text = format!(
@@ -77,22 +79,36 @@ fn register_with_thousands_of_definitions() {
     assert_eq!(lint(&body), Vec::new());
 }
 
-/// Past `MAX_STATEMENTS` a function is not analyzed: the limit is reported as an error, at the
-/// function's first statement, whatever the configuration allows.
+/// There is no size limit: a function of 100,000 statements is analyzed, and a bug at its end
+/// is found.
 #[test]
-fn functions_over_the_statement_limit_get_one_error() {
-    let decls = ".reg .b32 %r<4>;\n";
-    // `ret;` is the last statement.
-    let at_limit = format!(
-        "{decls}{}",
-        "add.u32 %r1, %r1, 1;\n".repeat(MAX_STATEMENTS - 2)
+fn large_functions_are_analyzed() {
+    let decls = ".reg .pred %p<2>;\n.reg .b32 %r<4>;\n";
+    let body = format!(
+        "{decls}{}mov.u32 %r2, %tid.x;\nsetp.eq.u32 %p1, %r2, 0;\n@%p1 bra L;\nbar.sync 0;\nL:\nmembar.cta;\n",
+        "add.u32 %r1, %r1, 1;\n".repeat(100_000)
     );
-    assert_eq!(lint(&at_limit), Vec::new());
+    let found: Vec<&str> = lint(&body).into_iter().map(|d| d.lint).collect();
+    assert!(found.contains(&"aligned_barrier_divergence"), "{found:?}");
+}
 
-    let over = format!("{at_limit}add.u32 %r1, %r1, 1;\n");
+/// Loops nested thousands deep (no compiler's output; `fuzz/stress.py loops`) make the
+/// block-in-loop memberships grow with the square of the depth: past `MAX_LOOP_MEMBERSHIPS`
+/// the function is not analyzed, and that is reported as an error at its first statement,
+/// whatever the configuration allows.
+#[test]
+fn loops_nested_past_the_limit_get_one_error() {
+    let depth = 3000;
+    let mut body = ".reg .pred %p<2>;\n.reg .b32 %r<4>;\n".to_string();
+    for i in 0..depth {
+        body += &format!("H{i}:\nadd.u32 %r1, %r1, 1;\n");
+    }
+    for i in (0..depth).rev() {
+        body += &format!("setp.lt.u32 %p1, %r1, {i};\n@%p1 bra H{i};\n");
+    }
     let mut config = LintConfig::default();
     config.set("all", Level::Allow).unwrap();
-    let found = lint_module(&module(&over), &config);
+    let found = lint_module(&module(&body), &config);
     assert_eq!(found.len(), 1, "{found:#?}");
     let d = &found[0];
     assert_eq!(
@@ -100,11 +116,24 @@ fn functions_over_the_statement_limit_get_one_error() {
         (ANALYSIS_LIMIT, Level::Deny, "k")
     );
     assert_eq!((d.span.line, d.span.col), (6, 1));
-    assert_eq!(
-        d.message,
-        format!(
-            "`k` has {} statements, more than the analyzer's limit of {MAX_STATEMENTS}; it was not analyzed",
-            MAX_STATEMENTS + 1
-        )
+    assert!(
+        d.message.starts_with("the loops of `k` nest too deeply to analyze: at least ")
+            && d.message.ends_with(&format!(
+                "block-in-loop memberships, more than the analyzer's limit of {MAX_LOOP_MEMBERSHIPS}; it was not analyzed"
+            )),
+        "{}",
+        d.message
     );
+    // A tenth of the depth is analyzed.
+    let shallow: String = body
+        .lines()
+        .filter(|l| {
+            l.strip_prefix('H')
+                .or_else(|| l.split("bra H").nth(1))
+                .and_then(|n| n.trim_end_matches([':', ';']).parse::<usize>().ok())
+                .is_none_or(|n| n < depth / 10)
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(lint_module(&module(&shallow), &config), Vec::new());
 }

@@ -36,6 +36,7 @@ use crate::diagnostic::Level;
 use crate::mbar::{MbarKind, MbarOp, Obj, Parity, parity_of};
 use crate::protocol::edge_fact;
 use phasegate_ptx::StmtId;
+use std::collections::HashMap;
 
 pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_parity_mismatch",
@@ -179,6 +180,14 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     let ops = cx.mbar_ops();
     let spec = "PTX ISA §9.7.13.15.16: test_wait/try_wait.parity is valid only for the current or the immediately preceding phase".to_string();
     let mut reported: Vec<StmtId> = Vec::new();
+    // The operations on each shared symbol: only objects of one symbol may alias, so a wait
+    // looks at its symbol's operations alone (kernels with thousands of objects stay linear).
+    let mut by_sym: HashMap<&str, Vec<&MbarOp>> = HashMap::new();
+    for o in ops.iter() {
+        if let Obj::Local { sym, .. } = &o.obj {
+            by_sym.entry(sym.as_str()).or_default().push(o);
+        }
+    }
     for w in ops.iter().filter(|o| o.is_wait()) {
         let MbarKind::Wait {
             parity: Some(pv), ..
@@ -186,9 +195,10 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         else {
             continue;
         };
-        if !matches!(w.obj, Obj::Local { .. }) {
+        let Obj::Local { sym, .. } = &w.obj else {
             continue;
-        }
+        };
+        let ops = by_sym.get(sym.as_str()).map(Vec::as_slice).unwrap_or(&[]);
         let obj = w.obj.describe(fa);
         match round_wait(fa, w) {
             Some(Err((shift, expected))) => {
@@ -255,6 +265,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         let before: Vec<&MbarOp> = ops
             .iter()
             .filter(|o| o.is_arrive() && o.obj.may_alias(&w.obj) && fa.reaches(o.stmt, w.stmt))
+            .copied()
             .collect();
         let all_dominate = before
             .iter()
@@ -292,7 +303,8 @@ pub fn check(cx: &Context, sink: &mut Sink) {
                         && o.obj == w.obj
                         && fa.stmt_dominates(o.stmt, w.stmt)
                 })
-                .max_by_key(|o| o.stmt);
+                .max_by_key(|o| o.stmt)
+                .copied();
             if let Some(p) = prev
                 && let MbarKind::Wait {
                     parity: Some(ppv), ..

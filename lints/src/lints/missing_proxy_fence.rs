@@ -30,6 +30,7 @@ use crate::consts::Val;
 use crate::diagnostic::Level;
 use crate::protocol::forward;
 use phasegate_ptx::{Instruction, Opcode, Operand, StmtId};
+use std::collections::BTreeMap;
 
 pub const LINT: LintInfo = LintInfo {
     name: "missing_proxy_fence",
@@ -127,57 +128,63 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     {
         return;
     }
-    // State: the stores that may not be fenced yet.
-    let step =
-        |b: usize, s: &Vec<StmtId>, mut out: Option<&mut Vec<(StmtId, StmtId)>>| -> Vec<StmtId> {
-            let mut st = s.clone();
-            for stmt in fa.cfg.blocks[b].stmts() {
-                match &effects[stmt.index()] {
-                    Some(Effect::Store(_)) => {
-                        if !st.contains(&stmt) {
-                            st.push(stmt);
-                        }
-                    }
-                    Some(Effect::Fence) => {
-                        let guarded = fa.inst(stmt).is_some_and(|i| i.guard.is_some());
-                        if !guarded {
-                            st.clear();
-                        }
-                    }
-                    Some(Effect::CopyFrom(src)) => {
-                        if let Some(o) = out.as_deref_mut() {
-                            for &store in &st {
-                                let Some(Effect::Store(dst)) = &effects[store.index()] else {
-                                    continue;
-                                };
-                                let overlap = match (dst, src) {
-                                    (Some(a), Some(b)) => a == b,
-                                    _ => true,
-                                };
-                                if overlap {
-                                    o.push((store, stmt));
-                                }
-                            }
-                        }
-                    }
-                    None => {}
+    // State: per shared symbol (`None`: an address the analysis cannot name), the first store
+    // that may not be fenced yet. One store per symbol is all a report names, and it keeps the
+    // state small however many stores a kernel has.
+    type Unfenced = BTreeMap<Option<String>, StmtId>;
+    let step = |b: usize, s: &Unfenced, mut out: Option<&mut Vec<(StmtId, StmtId)>>| {
+        let mut st = s.clone();
+        for stmt in fa.cfg.blocks[b].stmts() {
+            match &effects[stmt.index()] {
+                Some(Effect::Store(dst)) => {
+                    st.entry(dst.clone()).or_insert(stmt);
                 }
+                Some(Effect::Fence) => {
+                    let guarded = fa.inst(stmt).is_some_and(|i| i.guard.is_some());
+                    if !guarded {
+                        st.clear();
+                    }
+                }
+                Some(Effect::CopyFrom(src)) => {
+                    // Stores of another known symbol do not overlap the copy's source.
+                    let store = st
+                        .iter()
+                        .filter(|(dst, _)| match (dst, src) {
+                            (Some(a), Some(b)) => a == b,
+                            _ => true,
+                        })
+                        .map(|(_, &store)| store)
+                        .min();
+                    if let (Some(o), Some(store)) = (out.as_deref_mut(), store) {
+                        o.push((store, stmt));
+                    }
+                }
+                None => {}
             }
-            st
-        };
+        }
+        st
+    };
     let ins = forward(
         fa,
-        Vec::new(),
+        Unfenced::new(),
         |b, s| step(b, s, None),
         |_, _, _, s| s.clone(),
         |cur, new| {
-            let n = cur.len();
-            for x in new {
-                if !cur.contains(x) {
-                    cur.push(*x);
+            let mut changed = false;
+            for (sym, &store) in new {
+                match cur.get_mut(sym) {
+                    None => {
+                        cur.insert(sym.clone(), store);
+                        changed = true;
+                    }
+                    Some(slot) if store < *slot => {
+                        *slot = store;
+                        changed = true;
+                    }
+                    Some(_) => {}
                 }
             }
-            cur.len() != n
+            changed
         },
     );
     let mut pairs = Vec::new();

@@ -926,27 +926,20 @@ fn exact_dims(fa: &FunctionAnalysis) -> Option<[u64; 3]> {
     launch_dims(fa).filter(|_| fa.function.directive_dims("reqntid").is_some())
 }
 
-/// Whether `to` can be reached from the entry without taking the edge `from -> succs[idx]`.
-fn reachable_avoiding(fa: &FunctionAnalysis, from: BlockId, idx: usize, to: BlockId) -> bool {
-    let n = fa.cfg.len();
-    let mut seen = vec![false; n];
-    let mut stack = vec![0usize];
-    while let Some(b) = stack.pop() {
-        if b >= n || seen[b] {
-            continue;
-        }
-        if b == to {
-            return true;
-        }
-        seen[b] = true;
-        for (i, &s) in fa.cfg.succs(b).iter().enumerate() {
-            if b == from && i == idx {
-                continue;
-            }
-            stack.push(s);
-        }
-    }
-    false
+/// Whether every path from the entry to `to` takes the edge `from -> succs[idx]`: its target
+/// dominates `to`, and the target is entered by no other edge except from blocks it dominates
+/// (the back edges of a loop it heads) or that the entry never reaches. O(1) per predecessor
+/// with the dominator intervals.
+fn edge_dominates(fa: &FunctionAnalysis, from: BlockId, idx: usize, to: BlockId) -> bool {
+    let Some(&target) = fa.cfg.succs(from).get(idx) else {
+        return false;
+    };
+    fa.dom.dominates(target, to)
+        && fa
+            .cfg
+            .preds(target)
+            .iter()
+            .all(|&p| p == from || !fa.dom.is_reached(p) || fa.dom.dominates(target, p))
 }
 
 /// The conditions on the thread index under which the barrier at `stmt` runs, `None` when some
@@ -970,12 +963,13 @@ fn reach_conditions(
     // Transitive control dependence, with the edge each branch must take.
     let mut edges: Vec<(BlockId, usize)> = Vec::new();
     let mut work = vec![b];
-    let mut visited = vec![false; fa.cfg.len()];
+    // At most 33 blocks are visited (each adds an edge, and the walk stops past 32).
+    let mut visited: Vec<BlockId> = Vec::new();
     while let Some(x) = work.pop() {
-        if x >= fa.cfg.len() || visited[x] {
+        if x >= fa.cfg.len() || visited.contains(&x) {
             continue;
         }
-        visited[x] = true;
+        visited.push(x);
         for &(a, i) in cd.get(x)? {
             if !edges.contains(&(a, i)) {
                 edges.push((a, i));
@@ -997,7 +991,7 @@ fn reach_conditions(
         }
         let (bstmt, guard) = fa.cfg.branch_guard(a)?;
         // Every way to the barrier takes this edge.
-        if reachable_avoiding(fa, a, i, b) {
+        if !edge_dominates(fa, a, i, b) {
             return None;
         }
         let mut c = tid_condition(fa, linear, bstmt, &guard.pred)?;
