@@ -8,8 +8,7 @@
 //! Why a virtual exit and not "the last block": nvcc writes one `ret` at the end, hand-written
 //! PTX may have several, and `@%p exit;` leaves from the middle of a block.
 
-use phasegate_ptx::{Body, Guard, Instruction, Opcode, Operand, Statement, StmtId};
-use std::collections::HashMap;
+use phasegate_ptx::{Body, Guard, Instruction, Labels, Opcode, Operand, Statement, StmtId};
 
 /// Index of a basic block in [`Cfg::blocks`]; `Cfg::exit()` is the virtual exit.
 pub type BlockId = usize;
@@ -85,12 +84,7 @@ impl Cfg {
     pub fn new(body: &Body) -> Cfg {
         let stmts = body.statements();
         let n = stmts.len();
-        let mut labels: HashMap<&str, u32> = HashMap::new();
-        for (i, s) in stmts.iter().enumerate() {
-            if let Statement::Label(name) = s {
-                labels.insert(name.as_str(), i as u32);
-            }
-        }
+        let labels = Labels::new(body);
         // Block leaders.
         let mut leader = vec![false; n + 1];
         if n > 0 {
@@ -150,8 +144,8 @@ impl Cfg {
             let term = match last {
                 Some((id, inst)) if inst.opcode == Opcode::Bra => {
                     let target = label_target(inst)
-                        .and_then(|l| labels.get(l))
-                        .and_then(|&s| block_at(s));
+                        .and_then(|l| labels.resolve(id, l))
+                        .and_then(|s| block_at(s.0));
                     match (target, &inst.guard) {
                         (Some(t), None) => {
                             succs.push(t);
@@ -167,7 +161,7 @@ impl Cfg {
                         }
                         (None, _) => {
                             // Unknown target: conservatively may go anywhere that is labelled.
-                            succs.extend(labels.values().filter_map(|&s| block_at(s)));
+                            succs.extend(labels.all().filter_map(|s| block_at(s.0)));
                             if inst.guard.is_some() {
                                 succs.push(next.unwrap_or(exit));
                             }
@@ -189,12 +183,12 @@ impl Cfg {
                     inst.operands.iter().for_each(|o| collect(o, &mut names));
                     let mut targets: Vec<BlockId> = names
                         .iter()
-                        .filter_map(|l| labels.get(l.as_str()))
-                        .filter_map(|&s| block_at(s))
+                        .filter_map(|l| labels.resolve(id, l))
+                        .filter_map(|s| block_at(s.0))
                         .collect();
                     if targets.is_empty() {
                         // A label table declared elsewhere (`.branchtargets`): any label.
-                        targets.extend(labels.values().filter_map(|&s| block_at(s)));
+                        targets.extend(labels.all().filter_map(|s| block_at(s.0)));
                     }
                     succs.extend(targets);
                     if inst.guard.is_some() {

@@ -7,6 +7,7 @@
 //! - [`validate`]: a module's `.version`/`.target` against the features it uses;
 
 pub mod features;
+pub mod labels;
 pub mod model;
 pub mod ptxas;
 pub mod read;
@@ -17,6 +18,7 @@ pub use features::{
     FEATURE_TABLE, Feature, FeatureRow, directive_features, instruction_features,
     target_min_version,
 };
+pub use labels::Labels;
 pub use model::*;
 pub use read::{ReadError, parse};
 pub use validate::{FeatureError, check_features, required_version};

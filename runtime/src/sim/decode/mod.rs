@@ -22,8 +22,8 @@ pub(crate) use ops::*;
 use crate::sim::SimError;
 use crate::sim::memory::{self, Global, SHARED_BASE};
 use phasegate_ptx::{
-    Directive, Function, Initializer, Instruction, Item, Module, Operand, SpecialReg, StateSpace,
-    Statement, VarDecl,
+    Directive, Function, Initializer, Instruction, Item, Labels, Module, Operand, SpecialReg,
+    StateSpace, Statement, StmtId, VarDecl,
 };
 use std::collections::HashMap;
 
@@ -331,21 +331,24 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
     let f = cx.reachable[index as usize];
     let body = f.body.as_ref().expect("reachable functions have bodies");
     let mut fcx = FnCx::new(cx, index);
-    let mut labels: HashMap<String, u32> = HashMap::new();
-    let mut fixups: Vec<(u32, String)> = Vec::new();
+    // Labels are scoped (a repeated inline-assembly label means its own block's): each label
+    // statement's op index, and each branch's label resolved from where the branch stands.
+    let scoped = Labels::new(body);
+    let mut label_pc: HashMap<StmtId, u32> = HashMap::new();
+    let mut fixups: Vec<(u32, StmtId, String)> = Vec::new();
     for (id, statement) in body.iter() {
         match statement {
             Statement::ScopeOpen => fcx.open(),
             Statement::ScopeClose => fcx.close(),
             Statement::Decl(decl) => fcx.declare(decl),
-            Statement::Label(name) => {
-                labels.insert(name.clone(), fcx.cx.prog.ops.len() as u32);
+            Statement::Label(_) => {
+                label_pc.insert(id, fcx.cx.prog.ops.len() as u32);
             }
             Statement::Instruction(inst) => {
                 let pc = fcx.cx.prog.ops.len() as u32;
                 let (op, label, callee) = decode_instruction(&mut fcx, inst);
                 if let Some(label) = label {
-                    fixups.push((pc, label));
+                    fixups.push((pc, id, label));
                 }
                 if let Some(callee) = callee {
                     call_fixups.push((pc, callee));
@@ -374,8 +377,11 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
         text: format!("(end of `{}`)", f.name).into(),
     });
     fcx.cx.prog.is_target.push(false);
-    for (pc, label) in fixups {
-        match labels.get(&label) {
+    for (pc, at, label) in fixups {
+        match scoped
+            .resolve(at, &label)
+            .and_then(|stmt| label_pc.get(&stmt))
+        {
             Some(&target) => {
                 fcx.cx.prog.is_target[target.min(end) as usize] = true;
                 if let Kind::Bra { target: t } = &mut fcx.cx.prog.ops[pc as usize].kind {
