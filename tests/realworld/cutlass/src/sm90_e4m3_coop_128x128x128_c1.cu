@@ -1,0 +1,55 @@
+// SM90 FP8 (e4m3 x e4m3) GEMM, bf16 output, two-level accumulation (no FastAccum).
+// Mainloop: TMA + wgmma e4m3, KernelTmaWarpSpecializedCooperative -> MainloopSm90TmaGmmaWarpSpecializedFP8 (periodic promotion of the wgmma accumulators into f32 registers).
+// Epilogue: TMA store (TmaWarpSpecializedCooperative), LinearCombination, bf16 C/D.
+// Tile 128x128x128, cluster 1x1x1.  A RowMajor, B ColumnMajor, C/D RowMajor.
+// Written for the phasegate real-world PTX corpus (CUTLASS 4.2.0 headers).
+#include "phasegate_cutlass_common.hpp"
+
+using namespace cute;
+
+namespace pg_sm90_e4m3_coop_128x128x128_c1 {
+
+using ElementA   = cutlass::float_e4m3_t;
+using ElementB   = cutlass::float_e4m3_t;
+using ElementC   = cutlass::bfloat16_t;
+using ElementD   = cutlass::bfloat16_t;
+using ElementAcc = float;
+using ElementCompute = float;
+using LayoutA = cutlass::layout::RowMajor;
+using LayoutB = cutlass::layout::ColumnMajor;
+using LayoutC = cutlass::layout::RowMajor;
+constexpr int AlignA = 128 / 8;
+constexpr int AlignB = 128 / 8;
+constexpr int AlignC = 128 / 16;
+constexpr int AlignD = 128 / 16;
+
+using Tile    = Shape<_128, _128, _128>;
+using Cluster = Shape<_1, _1, _1>;
+
+using FusionOp = cutlass::epilogue::fusion::LinearCombination<cutlass::bfloat16_t, float, cutlass::bfloat16_t, float>;
+
+using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    Tile, Cluster, cutlass::epilogue::collective::EpilogueTileAuto,
+    ElementAcc, ElementCompute,
+    ElementC, LayoutC, AlignC,
+    ElementD, LayoutC, AlignD,
+    cutlass::epilogue::TmaWarpSpecializedCooperative,
+    FusionOp
+  >::CollectiveOp;
+
+using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    ElementA, LayoutA, AlignA,
+    ElementB, LayoutB, AlignB,
+    ElementAcc, Tile, Cluster,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+    cutlass::gemm::KernelTmaWarpSpecializedCooperative
+  >::CollectiveOp;
+
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+    Shape<int, int, int, int>, Mainloop, Epilogue>;
+
+}  // namespace pg_sm90_e4m3_coop_128x128x128_c1
+
+PHASEGATE_EMIT_KERNEL(pg_sm90_e4m3_coop_128x128x128_c1::GemmKernel, pg_sm90_e4m3_coop_128x128x128_c1)

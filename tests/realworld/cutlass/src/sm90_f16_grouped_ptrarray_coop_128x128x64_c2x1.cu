@@ -1,0 +1,55 @@
+// SM90 grouped GEMM (GroupProblemShape), f16, pointer-array cooperative, 2x1x1 cluster.
+// Mainloop: TMA (descriptors patched in smem per group: tensormap.replace / fence.proxy.tensormap) + wgmma, KernelPtrArrayTmaWarpSpecializedCooperative, group tile scheduler.
+// Epilogue: TMA store (PtrArrayTmaWarpSpecializedCooperative), LinearCombination, f16 C/D.
+// Tile 128x128x64, cluster 2x1x1.  A RowMajor, B ColumnMajor, C/D RowMajor.
+// Written for the phasegate real-world PTX corpus (CUTLASS 4.2.0 headers).
+#include "phasegate_cutlass_common.hpp"
+
+using namespace cute;
+
+namespace pg_sm90_f16_grouped_ptrarray_coop_128x128x64_c2x1 {
+
+using ElementA   = cutlass::half_t;
+using ElementB   = cutlass::half_t;
+using ElementC   = cutlass::half_t;
+using ElementD   = cutlass::half_t;
+using ElementAcc = float;
+using ElementCompute = float;
+using LayoutA = cutlass::layout::RowMajor;
+using LayoutB = cutlass::layout::ColumnMajor;
+using LayoutC = cutlass::layout::RowMajor;
+constexpr int AlignA = 128 / 16;
+constexpr int AlignB = 128 / 16;
+constexpr int AlignC = 128 / 16;
+constexpr int AlignD = 128 / 16;
+
+using Tile    = Shape<_128, _128, _64>;
+using Cluster = Shape<_2, _1, _1>;
+
+using FusionOp = cutlass::epilogue::fusion::LinearCombination<cutlass::half_t, float, cutlass::half_t, float>;
+
+using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    Tile, Cluster, cutlass::epilogue::collective::EpilogueTileAuto,
+    ElementAcc, ElementCompute,
+    ElementC, LayoutC*, AlignC,
+    ElementD, LayoutC*, AlignD,
+    cutlass::epilogue::PtrArrayTmaWarpSpecializedCooperative,
+    FusionOp
+  >::CollectiveOp;
+
+using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    ElementA, LayoutA*, AlignA,
+    ElementB, LayoutB*, AlignB,
+    ElementAcc, Tile, Cluster,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
+    cutlass::gemm::KernelPtrArrayTmaWarpSpecializedCooperative
+  >::CollectiveOp;
+
+using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+    cutlass::gemm::GroupProblemShape<Shape<int, int, int>>, Mainloop, Epilogue>;
+
+}  // namespace pg_sm90_f16_grouped_ptrarray_coop_128x128x64_c2x1
+
+PHASEGATE_EMIT_KERNEL(pg_sm90_f16_grouped_ptrarray_coop_128x128x64_c2x1::GemmKernel, pg_sm90_f16_grouped_ptrarray_coop_128x128x64_c2x1)
