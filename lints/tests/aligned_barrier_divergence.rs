@@ -320,3 +320,47 @@ DONE:
 	ret;",
     );
 }
+
+/// CUTLASS's warp-group role: `canonical_warp_group_idx()` is `__shfl_sync(~0, tid / 128, 0)`,
+/// a shuffle of a warp-uniform value (and a broadcast from lane 0); the epilogue's counted
+/// named barrier in the role's loop is correct. The twin shuffles `%tid.x` down by one lane:
+/// each lane gets its neighbour's index, so the loop's trip count differs within the warp.
+#[test]
+fn counted_barrier_in_a_role_from_a_warp_broadcast_is_fine_but_a_lane_shuffle_is_not() {
+    let role = |shuffle: &str| {
+        format!(
+            "
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 7;
+	mov.u32 %r3, 0;
+	mov.u32 %r4, 31;
+	mov.u32 %r5, -1;
+	{shuffle}
+	mov.u32 %r7, 0;
+LOOP:
+	setp.ge.u32 %p3, %r7, %r6;
+	@%p3 bra DONE;
+	bar.sync 1, 256;
+	add.u32 %r7, %r7, 1;
+	bra.uni LOOP;
+DONE:
+	bar.sync 0;
+	ret;"
+        )
+    };
+    clean(&role("shfl.sync.idx.b32 %r6|%p1, %r2, %r3, %r4, %r5;"));
+    // The same broadcast of a divergent value: lane 0's `%tid.x`, one value per warp.
+    clean(&role("shfl.sync.idx.b32 %r6|%p1, %r1, %r3, %r4, %r5;"));
+    let f = expect(
+        LINT,
+        &role("shfl.sync.down.b32 %r6|%p1, %r1, 1, %r4, %r5;"),
+        1,
+    );
+    assert!(
+        f[0].related
+            .iter()
+            .any(|r| r.message.contains("warp shuffle")),
+        "{:?}",
+        f[0].related
+    );
+}

@@ -181,16 +181,35 @@ impl Uniformity {
                 }
             }
             Opcode::Shfl => {
-                if inst.has("idx") && op_is_const(nd + 1).is_some() {
-                    (
+                // `shfl.sync.MODE.b32 d{|p}, a, b, c, membermask`: `d` is some lane's `a`.
+                let value = get(nd);
+                // `idx` with a warp-uniform source lane and no sub-warp segments (`c`'s segment
+                // mask, bits 8..12, is 0) reads one lane for the whole warp: a broadcast, such as
+                // CUTLASS's `canonical_warp_group_idx()` (`__shfl_sync(~0, x, 0)`).
+                let broadcast = inst.has("idx")
+                    && get(nd + 1).is_some_and(|(lane, _)| lane.level <= Level::Warp)
+                    && op_is_const(nd + 2).is_some_and(|c| c & 0x1f00 == 0);
+                match value {
+                    // Every lane holds the same `a`, so any lane's is the same value.
+                    Some((v, w)) if di == 0 && v.level <= Level::Warp => {
+                        let mut out = v;
+                        out.affine = Affine::No;
+                        (
+                            out.normal(),
+                            w.unwrap_or(Why::Op {
+                                stmt: id,
+                                what: "a shuffle of a uniform value",
+                            }),
+                        )
+                    }
+                    _ if broadcast => (
                         UVal::WARP,
                         Why::Op {
                             stmt: id,
                             what: "a warp broadcast",
                         },
-                    )
-                } else {
-                    thread("a warp shuffle")
+                    ),
+                    _ => thread("a warp shuffle"),
                 }
             }
             Opcode::Elect => {
