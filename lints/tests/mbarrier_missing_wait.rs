@@ -126,3 +126,81 @@ fn consumer_without_full_wait() {
     );
     assert!(f.len() <= 2);
 }
+
+/// CUTLASS's mainloop producer arrives on the load-order barrier once, behind a flag it clears
+/// in every iteration (`if (do_arrive) { arrive(); do_arrive = false; }`): the arrive runs at
+/// most once per loop. The twin never clears the flag, so it arrives in every iteration.
+#[test]
+fn arrive_behind_a_flag_cleared_each_iteration_runs_once_but_a_kept_flag_does_not() {
+    let producer = |clear: &str| {
+        format!(
+            "
+	.reg .b16 %rs<8>;
+	.shared .align 8 .b64 bar;{PROLOGUE}
+	@%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+	bar.sync 0;
+	mov.u16 %rs1, 1;
+	mov.u32 %r2, 0;
+L:
+	and.b16 %rs2, %rs1, 255;
+	setp.eq.s16 %p4, %rs2, 0;
+	@%p4 bra SKIP;
+	mbarrier.arrive.shared::cta.b64 %rd1, [bar];
+SKIP:
+	{clear}
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, 8;
+	@%p2 bra L;
+W:
+	mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 0;
+	@!%p3 bra W;
+	ret;"
+        )
+    };
+    assert!(findings(LINT, &producer("mov.u16 %rs1, 0;")).is_empty());
+    let f = expect(LINT, &producer("mov.u16 %rs3, 0;"), 1);
+    assert!(f[0].message.contains("later iteration"), "{}", f[0].message);
+}
+
+/// CUTLASS's OrderedSequenceBarrier between the ping-pong math warp groups: each group waits
+/// on its own slot (`slots + 8 * group`) and arrives on the other's, which the other group
+/// completes only after its own wait. The slot it waits on is indexed by the warp-group number,
+/// which the analysis does not relate to the slot it arrives on (here the second, written as a
+/// constant): a wait on the array between two arrives orders them. The twin never waits between
+/// its arrives.
+#[test]
+fn ordered_pair_of_slots_indexed_by_warp_group_is_fine_without_the_wait_it_is_not() {
+    let group = |wait: &str| {
+        format!(
+            "
+	.shared .align 8 .b64 slots[2];{PROLOGUE}
+	@%p1 mbarrier.init.shared::cta.b64 [slots], 128;
+	@%p1 mbarrier.init.shared::cta.b64 [slots+8], 128;
+	bar.sync 0;
+	shr.u32 %r10, %r1, 7;
+	and.b32 %r4, %r10, 1;
+	shl.b32 %r5, %r4, 3;
+	mov.u32 %r6, slots;
+	add.u32 %r7, %r6, %r5;
+	mov.u32 %r2, 0;
+L:
+	and.b32 %r3, %r2, 1;
+	{wait}
+	mbarrier.arrive.shared::cta.b64 %rd1, [slots+8];
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, 8;
+	@%p2 bra L;
+	ret;"
+        )
+    };
+    assert!(
+        findings(
+            LINT,
+            &group(
+                "W:\n\tmbarrier.try_wait.parity.shared::cta.b64 %p3, [%r7], %r3;\n\t@!%p3 bra W;"
+            )
+        )
+        .is_empty()
+    );
+    expect(LINT, &group(""), 1);
+}

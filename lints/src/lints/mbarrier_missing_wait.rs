@@ -345,10 +345,22 @@ pub fn check(cx: &Context, sink: &mut Sink) {
                         ages: 1,
                     }),
                 }
-            } else if op.is_wait() && matches!(op.obj, Obj::Local { .. }) {
+            } else if op.is_wait() {
+                // The barrier array the wait's address is in, also where the index is not a
+                // stage expression the analysis follows.
+                let wait_sym = match &op.addr {
+                    crate::consts::Val::Expr(x) => x.base.as_deref(),
+                    _ => None,
+                };
+                let local = matches!(op.obj, Obj::Local { .. });
                 for e in st.iter_mut() {
                     let mut clear = 0u64;
-                    if e.key == op.obj {
+                    if !local {
+                        if wait_sym.is_some() && e.key.sym() == wait_sym {
+                            // See below: an object of the same array, index not known.
+                            clear = same_object_ages(e.cycle);
+                        }
+                    } else if e.key == op.obj {
                         clear = same_object_ages(e.cycle);
                     } else if same_stage(&e.key, &op.obj)
                         && let Some(c) = order(&op.obj, &e.key)
@@ -357,6 +369,17 @@ pub fn check(cx: &Context, sink: &mut Sink) {
                         if c > 0 && matches!(e.cycle, Cycle::Fixed) {
                             clear = 0;
                         }
+                    } else if e.key.sym().is_some()
+                        && e.key.sym() == op.obj.sym()
+                        && !same_stage(&e.key, &op.obj)
+                    {
+                        // A wait on an object of the same barrier array whose index is computed
+                        // from another value: which object it is, relative to the arrive's, is
+                        // not known. In CUTLASS's OrderedSequenceBarrier (the ping-pong math
+                        // warp groups) each group waits on its own slot and arrives on the
+                        // other's, which the other group completes only after its own wait: the
+                        // wait orders the arrives. Precision over recall: taken as ordering.
+                        clear = same_object_ages(e.cycle);
                     }
                     e.ages &= !clear;
                 }
@@ -444,7 +467,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     }
     let mut reported: Vec<StmtId> = Vec::new();
     for (first, second) in pairs {
-        if reported.contains(&second) {
+        if reported.contains(&second) || (first == second && runs_once_per_loop(fa, second)) {
             continue;
         }
         reported.push(second);
@@ -478,4 +501,66 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             "wait on this object (mbarrier.try_wait.parity with the phase's parity) before arriving again, or on an object that the waiting threads arrive on after their wait".into(),
         ]);
     }
+}
+
+/// Whether `stmt` runs at most once each time the innermost loop around it runs: a branch it
+/// depends on skips it while a flag holds the value `z`, every definition of the flag in the
+/// loop sets `z`, and one of them stands in a block that post-dominates `stmt`'s, so the flag
+/// is `z` in every later iteration. CUTLASS's mainloop producer does this for the load-order
+/// barrier: `if (do_load_order_arrive) { load_order_barrier.arrive(); do_load_order_arrive =
+/// false; }`.
+fn runs_once_per_loop(fa: &FunctionAnalysis, stmt: StmtId) -> bool {
+    let b = fa.block(stmt);
+    let Some(l) = fa.loops.innermost(b) else {
+        return false;
+    };
+    let lp = &fa.loops.loops[l];
+    // Per variable defined in the loop: the one constant every definition there moves into
+    // it (`None` once a definition is anything else), and whether one post-dominates `stmt`.
+    let mut flags: HashMap<VarId, (Option<i64>, bool)> = HashMap::new();
+    for &blk in &lp.body {
+        for s in fa.cfg.blocks[blk].stmts() {
+            let Some(inst) = fa.inst(s) else { continue };
+            let z = match (&inst.opcode, inst.operands.as_slice(), &inst.guard) {
+                (phasegate_ptx::Opcode::Mov, [_, v], None) => v.as_int(),
+                _ => None,
+            };
+            let after = fa.pdom.dominates(blk, b) && blk != b;
+            for &d in fa.vars.defs(s) {
+                let e = flags.entry(d).or_insert((z, false));
+                if e.0 != z {
+                    e.0 = None;
+                }
+                e.1 |= after;
+            }
+        }
+    }
+    let deps = &fa.uni.control_deps(b).deps;
+    flags.iter().any(|(&flag, &(z, reset_after))| {
+        let Some(z) = z.filter(|_| reset_after) else {
+            return false;
+        };
+        deps.iter().any(|&(a, edge)| {
+            let Some((branch, guard)) = fa.cfg.branch_guard(a) else {
+                return false;
+            };
+            if !lp.contains(a) {
+                return false;
+            }
+            // The branch block's own computation, with the flag at `z`.
+            let mut env = HashMap::from([(flag, z)]);
+            for s in fa.cfg.blocks[a].stmts().take_while(|&s| s < branch) {
+                if let Some(inst) = fa.inst(s) {
+                    crate::protocol::exec(fa, &mut env, s, inst);
+                }
+            }
+            let pred = phasegate_ptx::Operand::Reg(guard.pred.clone());
+            let Some(holds) = crate::protocol::eval(fa, &env, branch, &pred) else {
+                return false;
+            };
+            // Successor 0 is taken when the guard holds.
+            let taken = usize::from((holds != 0) == guard.negated);
+            taken != edge
+        })
+    })
 }

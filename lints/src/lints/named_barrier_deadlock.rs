@@ -64,6 +64,7 @@ use crate::barriers::{BarKind, cta_barrier};
 use crate::cfg::{BlockId, Terminator};
 use crate::consts::Cmp;
 use crate::diagnostic::Level;
+use crate::protocol::{eval, exec};
 use crate::regs::{Src, VarId};
 use crate::uniformity::Level as U;
 use phasegate_ptx::{Imm, Instruction, Opcode, Operand, StmtId};
@@ -107,108 +108,6 @@ struct Walker {
     ops: Vec<BarOp>,
     path: Vec<(StmtId, bool)>,
     steps: usize,
-}
-
-fn eval(
-    fa: &FunctionAnalysis,
-    env: &HashMap<VarId, i64>,
-    stmt: StmtId,
-    op: &Operand,
-) -> Option<i64> {
-    match op {
-        Operand::Imm(Imm::Int(v)) => Some(*v),
-        Operand::Reg(r) => match fa.vars.resolve(stmt, r)? {
-            Src::Var(v) => env.get(&v).copied(),
-            Src::Special(_) => None,
-        },
-        Operand::Not(inner) => eval(fa, env, stmt, inner).map(|v| i64::from(v == 0)),
-        _ => None,
-    }
-}
-
-/// Runs one instruction on the known values.
-fn exec(fa: &FunctionAnalysis, env: &mut HashMap<VarId, i64>, stmt: StmtId, inst: &Instruction) {
-    let defs = fa.vars.defs(stmt);
-    let guard_ok = match &inst.guard {
-        None => Some(true),
-        Some(g) => {
-            eval(fa, env, stmt, &Operand::Reg(g.pred.clone())).map(|v| (v != 0) != g.negated)
-        }
-    };
-    let value = if guard_ok == Some(true) && defs.len() == 1 {
-        let a = |i: usize| inst.operands.get(i).and_then(|o| eval(fa, env, stmt, o));
-        let wm: u64 = match inst.scalar_type().map(|t| t.size()) {
-            Some(4) => 0xffff_ffff,
-            Some(2) => 0xffff,
-            _ => u64::MAX,
-        };
-        let signed = inst.scalar_type().is_some_and(|t| t.is_signed());
-        let compute = || -> Option<i64> {
-            match &inst.opcode {
-                Opcode::Mov | Opcode::Cvt | Opcode::Cvta if inst.operands.len() == 2 => a(1),
-                Opcode::Add => Some(a(1)?.wrapping_add(a(2)?)),
-                Opcode::Sub => Some(a(1)?.wrapping_sub(a(2)?)),
-                Opcode::Mul => Some(a(1)?.wrapping_mul(a(2)?)),
-                Opcode::Shl => Some(a(1)?.wrapping_shl(a(2)? as u32)),
-                Opcode::Shr => Some(((a(1)? as u64 & wm) >> (a(2)? as u32).min(63)) as i64),
-                Opcode::And => Some(a(1)? & a(2)?),
-                Opcode::Or => Some(a(1)? | a(2)?),
-                Opcode::Xor => Some(a(1)? ^ a(2)?),
-                Opcode::Not if inst.has("pred") => Some(i64::from(a(1)? == 0)),
-                Opcode::Not => Some(!a(1)?),
-                Opcode::Min => Some(a(1)?.min(a(2)?)),
-                Opcode::Max => Some(a(1)?.max(a(2)?)),
-                Opcode::Selp => Some(if a(3)? != 0 { a(1)? } else { a(2)? }),
-                Opcode::Setp
-                    if inst.operands.len() == 3 && matches!(inst.operands[0], Operand::Reg(_)) =>
-                {
-                    let (x, y) = (a(1)?, a(2)?);
-                    let (x, y) = if signed {
-                        (x, y)
-                    } else {
-                        ((x as u64 & wm) as i64, (y as u64 & wm) as i64)
-                    };
-                    let c = Cmp::from_modifiers(inst)?;
-                    let (x, y) = (x as i128, y as i128);
-                    let (x, y) = if signed {
-                        (x, y)
-                    } else {
-                        (x & 0xffff_ffff_ffff_ffff, y & 0xffff_ffff_ffff_ffff)
-                    };
-                    Some(i64::from(match c {
-                        Cmp::Eq => x == y,
-                        Cmp::Ne => x != y,
-                        Cmp::Lt => x < y,
-                        Cmp::Le => x <= y,
-                        Cmp::Gt => x > y,
-                        Cmp::Ge => x >= y,
-                    }))
-                }
-                _ => None,
-            }
-        };
-        let r = compute();
-        r.map(|v| {
-            if inst.has("pred") {
-                i64::from(v != 0)
-            } else {
-                ((v as u64) & wm) as i64
-            }
-        })
-    } else {
-        None
-    };
-    for &d in defs {
-        match value {
-            Some(v) => {
-                env.insert(d, v);
-            }
-            None if guard_ok == Some(false) => {}
-            None => {
-                env.remove(&d);
-            }
-        }
-    }
 }
 
 /// Whether a block range (the blocks reachable from `from` before `stop`) holds a barrier.
