@@ -149,3 +149,40 @@ fn loop_parity_k_and_1() {
         f[0].message
     );
 }
+
+/// Outside a loop, a first wait for parity 1 by a thread that has not arrived returns at once.
+/// On an `empty` barrier that is CUTLASS's producer start (every stage starts out empty); on a
+/// `full` barrier that bulk copies complete on, the consumer then reads the stage before the
+/// copy has filled it: flagged.
+#[test]
+fn first_wait_for_parity_one_is_a_bug_only_where_copies_complete() {
+    let body = |copy: &str| {
+        format!(
+            "
+	.shared .align 8 .b64 bar;
+	.shared .align 128 .b8 stage[1024];
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 mbarrier.init.shared::cta.b64 [bar], 1;
+	bar.sync 0;
+	ld.param.u64 %rd2, [k_param_0];
+	{copy}
+W:
+	mbarrier.try_wait.parity.shared::cta.b64 %p3, [bar], 1;
+	@!%p3 bra W;
+	ld.shared.u32 %r2, [stage];
+	st.global.u32 [%rd2], %r2;
+	ret;"
+        )
+    };
+    // The producer's empty barrier: nothing is copied behind it.
+    assert!(findings(LINT, &body("")).is_empty());
+    let f = expect(
+        LINT,
+        &body(
+            "@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 1024;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [stage], [%rd2], 1024, [bar];",
+        ),
+        1,
+    );
+    assert!(f[0].message.contains("parity 1"), "{}", f[0].message);
+}

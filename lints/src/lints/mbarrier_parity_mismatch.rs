@@ -11,6 +11,10 @@
 //! - a parity that changes at another rate than the barrier's phase, or is constant in a loop
 //!   that advances the barrier each iteration;
 //! - the first wait on an object (outside loops) must be for parity 0: phase 0 is the first.
+//!   A thread that has not arrived on the object itself and waits for parity 1 is flagged only
+//!   where data arrives behind the object (bulk copies complete on it): on an object nothing
+//!   is copied behind, returning at once is the producer's start on its empty barriers
+//!   (CUTLASS's `make_producer_start_state`).
 //!
 //! ### Why is this bad
 //! PTX ISA §9.7.13.15.16: `try_wait.parity` is only valid for the current or the immediately
@@ -199,6 +203,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             continue;
         };
         let ops = by_sym.get(sym.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        let all_ops: &[MbarOp] = &cx.mbar_ops()[..];
         let obj = w.obj.describe(fa);
         match round_wait(fa, w) {
             Some(Err((shift, expected))) => {
@@ -275,7 +280,19 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         } else {
             (before.len() as i64 - 1) & 1
         };
-        if !earlier && !inits_in_loop && !looped_arrives && all_dominate && c & 1 != expected {
+        // With no arrive of its own before it, a wait for parity 1 returns at once. That is a
+        // bug where data arrives behind the object (bulk copies complete on it: the thread
+        // would read a stage before it is filled), and the intent where nothing does: CUTLASS's
+        // producer starts on the empty barriers with the flipped phase because every stage
+        // starts out empty. What the wait protects decides.
+        let producer_start = before.is_empty() && !has_tx(all_ops, &w.obj);
+        if !earlier
+            && !inits_in_loop
+            && !looped_arrives
+            && all_dominate
+            && !producer_start
+            && c & 1 != expected
+        {
             let message = if before.is_empty() {
                 format!(
                     "the first wait on {obj} is for parity {c}, but the object starts in phase 0 (parity 0): the wait returns at once"
