@@ -204,3 +204,102 @@ L:
     );
     expect(LINT, &group(""), 1);
 }
+
+/// A producer prologue that issues more bulk copies into a ring of 2 stages than it has stages,
+/// before any consumer releases a stage: the third copy refills stage 0 (and re-arms `full[0]`)
+/// while consumers may still be reading it. Looped (`k % 2`) and unrolled, as compilers emit
+/// it; the twins issue as many copies as there are stages.
+#[test]
+fn producer_prologue_that_overfills_the_ring() {
+    let looped = |prefetch: u32| RING.replace("PREFETCH", &prefetch.to_string());
+    assert!(findings(LINT, &looped(2)).is_empty());
+    let f = findings(LINT, &looped(3));
+    assert!(
+        f.iter()
+            .any(|d| d.message.contains("expect_tx") && d.message.contains("`full`")),
+        "{f:#?}"
+    );
+    let unrolled = |copies: u32| {
+        let start = RING.find("\tmov.u32 %r2, 0;\nPRO:").expect("prologue");
+        let end = RING.find("\tbra.uni END;").expect("prologue end");
+        let issue: String = (0..copies)
+            .map(|i| {
+                let s = i % 2;
+                format!(
+                    "\tmbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [full+{}], 1024;\n\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf+{}], [%rd2], 1024, [full+{}];\n",
+                    8 * s,
+                    1024 * s,
+                    8 * s
+                )
+            })
+            .collect();
+        format!("{}{issue}{}", &RING[..start], &RING[end..])
+            .replace("PREFETCH", &copies.to_string())
+    };
+    assert!(findings(LINT, &unrolled(2)).is_empty());
+    let f = findings(LINT, &unrolled(3));
+    assert!(
+        f.iter().any(|d| d
+            .message
+            .contains("arrives on the next phase without a successful wait")),
+        "{f:#?}"
+    );
+}
+
+/// A ring of 2 stages: thread 0 fills stages in its prologue (PREFETCH copies), the other
+/// threads consume them (wait `full[k % 2]` with parity `(k / 2) & 1`, read, release `empty`).
+const RING: &str = "
+	.shared .align 8 .b64 full[2];
+	.shared .align 8 .b64 empty[2];
+	.shared .align 128 .b8 buf[2048];
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	@!%p1 bra INITDONE;
+	mbarrier.init.shared::cta.b64 [full], 1;
+	mbarrier.init.shared::cta.b64 [full+8], 1;
+	mbarrier.init.shared::cta.b64 [empty], 128;
+	mbarrier.init.shared::cta.b64 [empty+8], 128;
+INITDONE:
+	bar.sync 0;
+	ld.param.u64 %rd2, [k_param_0];
+	@!%p1 bra CONSUMER;
+	// producer prologue: PREFETCH copies before any wait on empty
+	mov.u32 %r2, 0;
+PRO:
+	and.b32 %r3, %r2, 1;
+	shl.b32 %r4, %r3, 3;
+	mov.u32 %r5, full;
+	add.u32 %r6, %r5, %r4;
+	shl.b32 %r7, %r3, 10;
+	mov.u32 %r8, buf;
+	add.u32 %r9, %r8, %r7;
+	mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r6], 1024;
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r9], [%rd2], 1024, [%r6];
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, PREFETCH;
+	@%p2 bra PRO;
+	bra.uni END;
+CONSUMER:
+	mov.u32 %r20, 0;
+CLOOP:
+	and.b32 %r21, %r20, 1;
+	shl.b32 %r22, %r21, 3;
+	mov.u32 %r23, full;
+	add.u32 %r24, %r23, %r22;
+	shr.u32 %r25, %r20, 1;
+	and.b32 %r26, %r25, 1;
+W:
+	mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r24], %r26;
+	@!%p3 bra W;
+	shl.b32 %r27, %r21, 10;
+	mov.u32 %r28, buf;
+	add.u32 %r29, %r28, %r27;
+	ld.shared.u32 %r30, [%r29];
+	mov.u32 %r31, empty;
+	add.u32 %r32, %r31, %r22;
+	mbarrier.arrive.shared::cta.b64 %rd3, [%r32];
+	add.u32 %r20, %r20, 1;
+	setp.lt.u32 %p4, %r20, PREFETCH;
+	@%p4 bra CLOOP;
+END:
+	ret;";

@@ -186,3 +186,95 @@ W:
     );
     assert!(f[0].message.contains("parity 1"), "{}", f[0].message);
 }
+
+/// CUTLASS's `PipelineState`: a stage index and a phase bit carried around the loop, the phase
+/// flipped when the index wraps (`if (++index == STAGES) { index = 0; phase ^= 1; }`); the
+/// producer starts with phase 1 on `empty` (every stage starts out empty), the consumers with
+/// phase 0 on `full`. Correct; the twin starts the consumers with phase 1 too, so their first
+/// wait on `full` returns before the copy has landed.
+#[test]
+fn pipeline_state_with_a_phase_flipped_at_the_wrap() {
+    let kernel = |consumer_phase: u32| {
+        format!(
+            "
+	.shared .align 8 .b64 full[2];
+	.shared .align 8 .b64 empty[2];
+	.shared .align 128 .b8 buf[2048];
+	mov.u32 %r1, %tid.x;
+	setp.eq.u32 %p1, %r1, 0;
+	@!%p1 bra INITDONE;
+	mbarrier.init.shared::cta.b64 [full], 1;
+	mbarrier.init.shared::cta.b64 [full+8], 1;
+	mbarrier.init.shared::cta.b64 [empty], 96;
+	mbarrier.init.shared::cta.b64 [empty+8], 96;
+INITDONE:
+	bar.sync 0;
+	ld.param.u64 %rd2, [k_param_0];
+	ld.param.u32 %r40, [k_param_1];
+	mov.u32 %r10, 0;
+	mov.u32 %r12, 0;
+	setp.lt.u32 %p9, %r1, 32;
+	@!%p9 bra CONSUMER;
+	setp.ne.u32 %p8, %r1, 0;
+	@%p8 bra END;
+	mov.u32 %r11, 1;
+PLOOP:
+	shl.b32 %r13, %r10, 3;
+	mov.u32 %r14, empty;
+	add.u32 %r15, %r14, %r13;
+PW:
+	mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r15], %r11;
+	@!%p3 bra PW;
+	mov.u32 %r16, full;
+	add.u32 %r17, %r16, %r13;
+	shl.b32 %r18, %r10, 10;
+	mov.u32 %r19, buf;
+	add.u32 %r20, %r19, %r18;
+	mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [%r17], 1024;
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r20], [%rd2], 1024, [%r17];
+	add.u32 %r10, %r10, 1;
+	setp.ne.u32 %p4, %r10, 2;
+	@%p4 bra PNOWRAP;
+	mov.u32 %r10, 0;
+	xor.b32 %r11, %r11, 1;
+PNOWRAP:
+	add.u32 %r12, %r12, 1;
+	setp.lt.u32 %p5, %r12, %r40;
+	@%p5 bra PLOOP;
+	bra.uni END;
+CONSUMER:
+	mov.u32 %r11, {consumer_phase};
+CLOOP:
+	shl.b32 %r23, %r10, 3;
+	mov.u32 %r24, full;
+	add.u32 %r25, %r24, %r23;
+CW:
+	mbarrier.try_wait.parity.shared::cta.b64 %p6, [%r25], %r11;
+	@!%p6 bra CW;
+	shl.b32 %r26, %r10, 10;
+	mov.u32 %r27, buf;
+	add.u32 %r28, %r27, %r26;
+	ld.shared.u32 %r29, [%r28];
+	mov.u32 %r30, empty;
+	add.u32 %r31, %r30, %r23;
+	mbarrier.arrive.shared::cta.b64 %rd3, [%r31];
+	add.u32 %r10, %r10, 1;
+	setp.ne.u32 %p7, %r10, 2;
+	@%p7 bra CNOWRAP;
+	mov.u32 %r10, 0;
+	xor.b32 %r11, %r11, 1;
+CNOWRAP:
+	add.u32 %r12, %r12, 1;
+	setp.lt.u32 %p2, %r12, %r40;
+	@%p2 bra CLOOP;
+END:
+	ret;"
+        )
+    };
+    clean(&kernel(0));
+    let f = findings(LINT, &kernel(1));
+    assert!(
+        !f.is_empty(),
+        "the consumers' first wait for parity 1 is not flagged"
+    );
+}

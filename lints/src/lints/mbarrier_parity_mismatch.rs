@@ -39,7 +39,7 @@ use crate::cfg::BlockId;
 use crate::diagnostic::Level;
 use crate::mbar::{MbarKind, MbarOp, Obj, Parity, parity_of};
 use crate::protocol::edge_fact;
-use phasegate_ptx::StmtId;
+use phasegate_ptx::{Opcode, Operand, StmtId};
 use std::collections::HashMap;
 
 pub const LINT: LintInfo = LintInfo {
@@ -119,17 +119,63 @@ fn runs_in_first_round(
     false
 }
 
+/// The parity a wait uses in the first iteration of the loop around it when the parity is a
+/// phase bit carried in a register (CUTLASS's `PipelineState`: `if (++index == STAGES) {
+/// index = 0; phase ^= 1; }`): every definition that reaches the loop from outside moves the
+/// same constant into it, and every definition inside flips it (`xor r, r, 1`) after the wait.
+fn first_iteration_parity(fa: &FunctionAnalysis, w: &MbarOp) -> Option<i64> {
+    let inst = fa.inst(w.stmt)?;
+    let var = fa.vars.var_of(w.stmt, inst.operands.get(2)?)?;
+    let lp = &fa.loops.loops[work_loop(fa, fa.block(w.stmt))?];
+    let entry = fa.cfg.blocks[lp.header].stmts().next()?;
+    let mut init = None;
+    for &d in fa.vars.def_sites(var) {
+        let def = fa.inst(d)?;
+        if lp.contains(fa.block(d)) {
+            let flips = def.opcode == Opcode::Xor
+                && def.guard.is_none()
+                && def.operands.get(1).and_then(|o| fa.vars.var_of(d, o)) == Some(var)
+                && def.operands.get(2).and_then(Operand::as_int) == Some(1)
+                && fa.stmt_dominates(w.stmt, d);
+            if !flips {
+                return None;
+            }
+        } else if fa.reaches(d, entry) {
+            let c = match (&def.opcode, def.operands.as_slice(), &def.guard) {
+                (Opcode::Mov, [_, v], None) => v.as_int()?,
+                _ => return None,
+            };
+            if init.is_some_and(|i| i != c) {
+                return None;
+            }
+            init = Some(c);
+        }
+    }
+    init
+}
+
 /// Whether data arrives on objects shaped like `obj` through the transaction count.
 fn has_tx(ops: &[MbarOp], obj: &Obj) -> bool {
-    ops.iter().any(|o| {
-        same_shape(&o.obj, obj)
-            && matches!(
-                o.kind,
-                MbarKind::Arrive { tx: Some(_), .. }
-                    | MbarKind::ExpectTx { .. }
-                    | MbarKind::Copy { .. }
-                    | MbarKind::CompleteTx { .. }
-            )
+    ops.iter().any(|o| same_shape(&o.obj, obj) && carries_tx(o))
+}
+
+/// Whether the operation moves the transaction count: data arrives behind its object.
+fn carries_tx(o: &MbarOp) -> bool {
+    matches!(
+        o.kind,
+        MbarKind::Arrive { tx: Some(_), .. }
+            | MbarKind::ExpectTx { .. }
+            | MbarKind::Copy { .. }
+            | MbarKind::CompleteTx { .. }
+    )
+}
+
+/// The shared array an operation's object lies in: its symbol, also where the index into it
+/// is not one the analysis follows.
+fn array_of(o: &MbarOp) -> Option<&str> {
+    o.obj.sym().or(match &o.addr {
+        crate::consts::Val::Expr(x) => x.base.as_deref(),
+        _ => None,
     })
 }
 
@@ -188,10 +234,11 @@ pub fn check(cx: &Context, sink: &mut Sink) {
     // looks at its symbol's operations alone (kernels with thousands of objects stay linear).
     let mut by_sym: HashMap<&str, Vec<&MbarOp>> = HashMap::new();
     for o in ops.iter() {
-        if let Obj::Local { sym, .. } = &o.obj {
-            by_sym.entry(sym.as_str()).or_default().push(o);
+        if let Some(sym) = array_of(o) {
+            by_sym.entry(sym).or_default().push(o);
         }
     }
+    let all_ops: &[MbarOp] = &ops[..];
     for w in ops.iter().filter(|o| o.is_wait()) {
         let MbarKind::Wait {
             parity: Some(pv), ..
@@ -199,12 +246,21 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         else {
             continue;
         };
-        let Obj::Local { sym, .. } = &w.obj else {
+        let Some(sym) = array_of(w) else {
             continue;
         };
-        let ops = by_sym.get(sym.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let all_ops: &[MbarOp] = &cx.mbar_ops()[..];
-        let obj = w.obj.describe(fa);
+        let local = matches!(w.obj, Obj::Local { .. });
+        // An object the analysis cannot name (an index it does not follow) is checked only
+        // for the first iteration of a carried phase bit, against the operations on its slot.
+        if !local && first_iteration_parity(fa, w).is_none() {
+            continue;
+        }
+        let ops = by_sym.get(sym).map(Vec::as_slice).unwrap_or(&[]);
+        let obj = if local {
+            w.obj.describe(fa)
+        } else {
+            format!("an object of `{sym}`")
+        };
         match round_wait(fa, w) {
             Some(Err((shift, expected))) => {
                 sink.report(cx, &LINT, w.stmt, format!("the parity of this wait on {obj} changes every {} iterations, but the object completes a phase every {} iterations", 1u64 << shift, 1u64 << expected), Vec::new(), vec![
@@ -220,24 +276,35 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             None => {}
         }
         // A constant parity.
-        let Some(Parity::Const(c)) = parity_of(pv) else {
-            continue;
+        // A constant parity, or the first iteration's value of a phase bit carried around the
+        // loop (then only the first-wait rule below applies).
+        let (c, carried) = match parity_of(pv) {
+            Some(Parity::Const(c)) => (c, false),
+            _ => match first_iteration_parity(fa, w) {
+                Some(c) => (c, true),
+                None => continue,
+            },
         };
         let b = fa.block(w.stmt);
         // In a loop that arrives on the object each iteration (and does not initialise it again).
-        let advancing_loop = fa.loops.nest(b).into_iter().find(|&l| {
-            let lp = &fa.loops.loops[l];
-            let spin = lp.body.len() == 1 && lp.header == b;
-            !spin
-                && ops
-                    .iter()
-                    .any(|o| o.is_arrive() && o.obj == w.obj && lp.contains(fa.block(o.stmt)))
-                && !ops.iter().any(|o| {
-                    matches!(o.kind, MbarKind::Init { .. })
-                        && o.obj.may_alias(&w.obj)
-                        && lp.contains(fa.block(o.stmt))
-                })
-        });
+        let advancing_loop = fa
+            .loops
+            .nest(b)
+            .into_iter()
+            .filter(|_| !carried)
+            .find(|&l| {
+                let lp = &fa.loops.loops[l];
+                let spin = lp.body.len() == 1 && lp.header == b;
+                !spin
+                    && ops
+                        .iter()
+                        .any(|o| o.is_arrive() && o.obj == w.obj && lp.contains(fa.block(o.stmt)))
+                    && !ops.iter().any(|o| {
+                        matches!(o.kind, MbarKind::Init { .. })
+                            && o.obj.may_alias(&w.obj)
+                            && lp.contains(fa.block(o.stmt))
+                    })
+            });
         if let Some(l) = advancing_loop {
             let header = fa.cfg.blocks[fa.loops.loops[l].header]
                 .stmts()
@@ -285,7 +352,17 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         // would read a stage before it is filled), and the intent where nothing does: CUTLASS's
         // producer starts on the empty barriers with the flipped phase because every stage
         // starts out empty. What the wait protects decides.
-        let producer_start = before.is_empty() && !has_tx(all_ops, &w.obj);
+        let data_behind = if local {
+            has_tx(all_ops, &w.obj)
+        } else {
+            // The same slot: an address of the same shape (base, index term and offset), which
+            // tells `full[i]` from `empty[i]` in one array (CUTLASS keeps all its barriers in
+            // one `smem` array); a slot indexed through another register is not matched.
+            ops.iter().any(|o| {
+                carries_tx(o) && matches!(&o.addr, crate::consts::Val::Expr(_)) && o.addr == w.addr
+            })
+        };
+        let producer_start = before.is_empty() && !data_behind;
         if !earlier
             && !inits_in_loop
             && !looped_arrives
@@ -311,7 +388,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             sink.report(cx, &LINT, w.stmt, message, Vec::new(), vec![spec.clone(), "the first phase after mbarrier.init has parity 0; each completed phase flips it".into()]);
         }
         // After a wait for parity p and an arrive, the next wait is for p ^ 1.
-        if earlier {
+        if earlier && !carried {
             let prev = ops
                 .iter()
                 .filter(|o| {
