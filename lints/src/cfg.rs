@@ -181,11 +181,31 @@ impl Cfg {
                     }
                     let mut names = Vec::new();
                     inst.operands.iter().for_each(|o| collect(o, &mut names));
-                    let mut targets: Vec<BlockId> = names
-                        .iter()
-                        .filter_map(|l| labels.resolve(id, l))
-                        .filter_map(|s| block_at(s.0))
-                        .collect();
+                    // A name whose label stands before a `.branchtargets` list means the
+                    // labels of the list.
+                    let table = |label: StmtId| {
+                        stmts[label.index() + 1..]
+                            .iter()
+                            .find(|s| !matches!(s, Statement::Loc(_)))
+                            .and_then(|s| match s {
+                                Statement::Directive(d) => d.branch_targets(),
+                                _ => None,
+                            })
+                    };
+                    let mut targets: Vec<BlockId> = Vec::new();
+                    for name in &names {
+                        let Some(label) = labels.resolve(id, name) else {
+                            continue;
+                        };
+                        match table(label) {
+                            Some(list) => targets.extend(
+                                list.iter()
+                                    .filter_map(|l| labels.resolve(label, l))
+                                    .filter_map(|s| block_at(s.0)),
+                            ),
+                            None => targets.extend(block_at(label.0)),
+                        }
+                    }
                     if targets.is_empty() {
                         // A label table declared elsewhere (`.branchtargets`): any label.
                         targets.extend(labels.all().filter_map(|s| block_at(s.0)));

@@ -101,3 +101,44 @@ DONE:
 	ret;",
     );
 }
+
+/// Barrier 0 for the whole CTA (`.reqntid 256`) before the warp roles split, then with a count
+/// of 128 inside one role: the CTA-wide phase completes for every thread before any reaches the
+/// counted one. The twins put the CTA-wide use after the role's counted use (a thread of the
+/// other role can arrive there while the counted phase is pending) or both in one loop.
+#[test]
+fn a_cta_wide_use_before_the_roles_split_is_apart_from_a_role_counted_use() {
+    let kernel = |before: &str, after: &str, looped: bool| {
+        let (top, bottom) = if looped {
+            (
+                "mov.u32 %r9, 0;\nTOP:\n",
+                "add.u32 %r9, %r9, 1;\n\tsetp.lt.u32 %p5, %r9, 4;\n\t@%p5 bra TOP;\n",
+            )
+        } else {
+            ("", "")
+        };
+        format!(
+            "
+	mov.u32 %r1, %tid.x;
+	{top}{before}
+	shr.u32 %r2, %r1, 7;
+	setp.ne.u32 %p1, %r2, 0;
+	@%p1 bra OTHER;
+	bar.sync 0, 128;
+OTHER:
+	{after}
+	{bottom}
+	ret;"
+        )
+    };
+    let dirs = ".reqntid 256, 1, 1";
+    assert!(findings_with(LINT, dirs, &kernel("bar.sync 0;", "", false)).is_empty());
+    assert_eq!(
+        findings_with(LINT, dirs, &kernel("", "bar.sync 0;", false)).len(),
+        1
+    );
+    assert_eq!(
+        findings_with(LINT, dirs, &kernel("bar.sync 0;", "", true)).len(),
+        1
+    );
+}

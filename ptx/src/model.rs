@@ -263,6 +263,21 @@ impl Directive {
         }
         Some((v[0], v[1], v[2]))
     }
+
+    /// The labels of a `.branchtargets` list (`JT: .branchtargets L1, L2;`, the table a
+    /// `brx.idx` names; PTX ISA §11.4.1), in order; `None` for any other directive.
+    pub fn branch_targets(&self) -> Option<Vec<&str>> {
+        let list = self.name.strip_prefix("branchtargets")?;
+        if !list.is_empty() && !list.starts_with(char::is_whitespace) {
+            return None;
+        }
+        Some(
+            list.split(',')
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect(),
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

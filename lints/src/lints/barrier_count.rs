@@ -93,8 +93,24 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             (None, _) => {}
         }
     }
-    // One id, one count.
-    let mut firsts: Vec<(i64, Option<i64>, phasegate_ptx::StmtId)> = Vec::new();
+    // One id, one count, among the uses that can be pending at once. A CTA-wide use (no count,
+    // or the whole CTA's) that comes before the other use on every path (dominance), and that
+    // no loop repeats with it, has completed for every thread before any thread reaches the
+    // other: Triton's warp-specialised kernels use `bar.sync 0` for all threads before the
+    // partitions split and `bar.sync 0, 128` in one partition after. A CTA-wide use after a
+    // counted one is not apart from it: threads that are done with the counted phases (or never
+    // had them) can arrive there while a counted phase is still pending.
+    let cta_wide = |count: Option<i64>, counted: bool| !counted || count == exact.map(|e| e as i64);
+    // `all` is the CTA-wide use, `counted` the other.
+    let apart = |all: phasegate_ptx::StmtId, counted: phasegate_ptx::StmtId| {
+        fa.stmt_dominates(all, counted)
+            && !fa
+                .loops
+                .nest(fa.block(all))
+                .iter()
+                .any(|&l| fa.loops.loops[l].contains(fa.block(counted)))
+    };
+    let mut seen: Vec<(i64, Option<i64>, bool, phasegate_ptx::StmtId)> = Vec::new();
     for b in &bars {
         let Some(id) = b.id_const() else { continue };
         let count = match &b.count {
@@ -109,23 +125,27 @@ pub fn check(cx: &Context, sink: &mut Sink) {
         } else {
             count
         };
-        match firsts.iter().find(|(i, _, _)| *i == id) {
-            None => firsts.push((id, count_key, b.stmt)),
-            Some(&(_, c0, s0)) if c0 != count_key => {
-                let show = |c: Option<i64>| {
-                    c.map(|v| format!("thread count {v}"))
-                        .unwrap_or_else(|| "no thread count (all threads)".into())
-                };
-                sink.report(
-                    cx,
-                    &LINT,
-                    b.stmt,
-                    format!("barrier {id} is used with {} here and with {} at line {}", show(count_key), show(c0), fa.line(s0)),
-                    vec![(s0, format!("barrier {id} with {}", show(c0)))],
-                    vec![format!("{spec}: the warps that use one barrier must agree on the thread count; use another barrier id for the other group")],
-                );
-            }
-            Some(_) => {}
+        let counted = b.count.is_some();
+        let conflict = seen.iter().find(|&&(i, c0, counted0, s0)| {
+            i == id
+                && c0 != count_key
+                && !(cta_wide(c0, counted0) && apart(s0, b.stmt)
+                    || cta_wide(count_key, counted) && apart(b.stmt, s0))
+        });
+        if let Some(&(_, c0, _, s0)) = conflict {
+            let show = |c: Option<i64>| {
+                c.map(|v| format!("thread count {v}"))
+                    .unwrap_or_else(|| "no thread count (all threads)".into())
+            };
+            sink.report(
+                cx,
+                &LINT,
+                b.stmt,
+                format!("barrier {id} is used with {} here and with {} at line {}", show(count_key), show(c0), fa.line(s0)),
+                vec![(s0, format!("barrier {id} with {}", show(c0)))],
+                vec![format!("{spec}: the warps that use one barrier must agree on the thread count; use another barrier id for the other group")],
+            );
         }
+        seen.push((id, count_key, counted, b.stmt));
     }
 }
