@@ -61,6 +61,22 @@ fn bench(c: &mut Criterion) {
             .len()
         })
     });
+    // The real-world corpus's largest file (CUTLASS SM80 SIMT GEMM with -G: debug sections).
+    let largest = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/realworld/cutlass/sm80_f32_simt_gemm_32x32x8_s2_G.ptx"
+    ))
+    .expect("corpus file");
+    group.throughput(Throughput::Bytes(largest.len() as u64));
+    group.bench_function("read + lint the corpus's largest file", |b| {
+        b.iter(|| {
+            lint_module(
+                &ptx::parse(std::hint::black_box(&largest)).expect("parses"),
+                &config,
+            )
+            .len()
+        })
+    });
     group.throughput(Throughput::Elements(1));
     group.bench_function("lint named_barriers.ptx", |b| {
         b.iter(|| lint_module(std::hint::black_box(&pipeline), &config).len())
