@@ -6,7 +6,9 @@
 //!   (`.reqntid`/`.maxntid`);
 //! - `bar.arrive`/`barrier.arrive` without a thread count;
 //! - one id used with different thread counts in one kernel (no count means "all threads of
-//!   the CTA").
+//!   the CTA"), unless the uses cannot be pending at once: a CTA-wide use that comes before the
+//!   counted one on every path, with no loop repeating both (Triton's warp-specialised
+//!   prologue), has completed for every thread before any reaches the counted one.
 //!
 //! ### Why is this bad
 //! PTX ISA §9.7.13.1: "Each CTA instance has sixteen barriers numbered 0..15", the count "must

@@ -8,6 +8,12 @@
 //! is an iteration counter modulo the stage count are followed stage by stage, and a wait
 //! that runs only from the second round (`if (t >= STAGES)`) is counted from then on.
 //!
+//! Silent where it cannot prove the bug (precision over recall on production code): an arrive
+//! behind a flag that every iteration resets runs once per loop (CUTLASS's load-order barrier);
+//! a successful wait on an object of the same barrier array whose index the analysis cannot
+//! relate to the arrive's object is taken to order the arrives (CUTLASS's
+//! `OrderedSequenceBarrier`); arrives on objects whose address it cannot name are not followed.
+//!
 //! ### Why is this bad
 //! PTX ISA §9.7.13.15.4: "For each phase of the mbarrier object, at least one test_wait or
 //! try_wait operation must be performed which returns True for waitComplete before an
