@@ -1058,3 +1058,25 @@ fn bulk_reductions_into_global_and_peer_shared_memory() {
     completes("reduce.ptx", "reduce_cluster", &cluster2(128), &mut args);
     assert_eq!(args[0].read::<u32>(), vec![3u32; 128]);
 }
+
+#[test]
+fn one_store_instruction_of_many_lanes_to_one_cell_is_not_a_race() {
+    let mut args = [ArgValue::U32(0), ArgValue::zeroed(4)];
+    completes("memory.ptx", "same_store", &block(32), &mut args);
+    assert_eq!(args[1].read::<u32>(), vec![7]);
+    // A second store instruction by the lanes is not ordered after the first.
+    finding(
+        "memory.ptx",
+        "same_store",
+        &block(32),
+        &mut [ArgValue::U32(1), ArgValue::zeroed(4)],
+        FindingKind::SharedRace,
+    );
+}
+
+#[test]
+fn cp_async_with_source_size_zero_reads_nothing_and_zero_fills() {
+    let mut args = [ArgValue::zeroed(16), ArgValue::zeroed(4)];
+    completes("memory.ptx", "masked_cp_async", &block(1), &mut args);
+    assert_eq!(args[1].read::<u32>(), vec![0]);
+}

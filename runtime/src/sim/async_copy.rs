@@ -42,7 +42,8 @@ pub(crate) enum AsyncKind {
     },
     /// `cp.async`: `src_bytes` from global, zero-filled up to `bytes`.
     CpAsync {
-        from: GlobalLoc,
+        /// `None` when the source size is 0: nothing is read.
+        from: Option<GlobalLoc>,
         off: u32,
         bytes: u32,
         src_bytes: u32,
@@ -278,7 +279,10 @@ impl Machine<'_> {
                 src_bytes,
             } => {
                 let cta = self.warps[op.warp as usize].cta;
-                let mut data = self.mem.global.bytes(*from, *src_bytes as usize).to_vec();
+                let mut data = match from {
+                    Some(from) => self.mem.global.bytes(*from, *src_bytes as usize).to_vec(),
+                    None => Vec::new(),
+                };
                 data.resize(*bytes as usize, 0);
                 if self.race.checking() {
                     self.race

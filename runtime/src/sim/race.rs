@@ -41,6 +41,11 @@ pub(crate) struct Access {
     /// Its clock at the access; 0 = no access.
     pub clock: u32,
     pub pc: u32,
+    /// The warp-wide execution of a store the access belongs to (0: none). The lanes of one
+    /// store instruction that write one address are not a race: one of the values lands
+    /// (CUDA C++ Programming Guide, SIMT architecture), as when every lane of a warp stores
+    /// the same reduced value (Triton's softmax).
+    pub instr: u32,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -174,8 +179,10 @@ fn check_write(
     cta: u32,
     key: u32,
     seen: &[u32],
+    instr: u32,
 ) -> Result<(), Conflict> {
-    if !sees(seen, cell.write) {
+    let same_store = instr != 0 && cell.write.instr == instr;
+    if !sees(seen, cell.write) && !same_store {
         return Err(Conflict {
             earlier: cell.write,
             earlier_write: true,
@@ -204,6 +211,7 @@ fn check_after_reads(
                     who: who as u32,
                     clock: c,
                     pc: cell.read.pc,
+                    instr: 0,
                 },
                 earlier_write: false,
                 offset: key,
@@ -255,6 +263,8 @@ pub(crate) struct Race {
     pub fenced: Vec<bool>,
     /// Empty when checking is off.
     shadow: Shadow,
+    /// The serial of the store instruction being executed (see [`Access::instr`]).
+    instr: u32,
 }
 
 impl Race {
@@ -284,7 +294,13 @@ impl Race {
                 },
                 ..Shadow::default()
             },
+            instr: 0,
         }
+    }
+
+    /// A new warp-wide execution of a store: its lanes' writes share a serial.
+    pub(crate) fn next_store(&mut self) {
+        self.instr = self.instr.wrapping_add(1).max(1);
     }
 
     pub(crate) fn checking(&self) -> bool {
@@ -384,6 +400,7 @@ impl Race {
             who: t,
             clock: seen[t as usize],
             pc,
+            instr: 0,
         };
         let cell_read = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if !sees(seen, cell.write) {
@@ -421,10 +438,11 @@ impl Race {
             who: t,
             clock: seen[t as usize],
             pc,
+            instr: self.instr,
         };
         let fences = self.fences[t as usize].len() as u32;
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
-            check_write(cell, sets, cta, key, seen)?;
+            check_write(cell, sets, cta, key, seen, me.instr)?;
             set_written(cell, sets, cta, key, me, fences);
             Ok(())
         };
@@ -456,12 +474,13 @@ impl Race {
             who,
             clock: vc[who as usize],
             pc,
+            instr: 0,
         };
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if reduction && cell.reduced {
                 check_after_reads(cell, sets, cta, key, vc)?;
             } else {
-                check_write(cell, sets, cta, key, vc)?;
+                check_write(cell, sets, cta, key, vc, 0)?;
             }
             set_written(cell, sets, cta, key, me, 0);
             cell.reduced = reduction;
@@ -492,6 +511,7 @@ impl Race {
             who,
             clock: vc[who as usize],
             pc,
+            instr: 0,
         };
         let threads = self.threads;
         let fences = &self.fences;

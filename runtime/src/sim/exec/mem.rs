@@ -411,6 +411,9 @@ impl Machine<'_> {
         let es = ty.bytes() as usize;
         let len = es * vals.len();
         let checking = self.race.checking();
+        if checking {
+            self.race.next_store();
+        }
         self.warps[w].effects += 1;
         let mut addrs = [0u64; 32];
         if let Some(target) = self.fast_targets(w, eff, space, addr, len as u32, true, &mut addrs) {

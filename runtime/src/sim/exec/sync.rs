@@ -156,11 +156,16 @@ impl Machine<'_> {
                         self.addr_value(w, lane, *src),
                     );
                     let (_, off) = self.shared_of(w, lane, pc, Space::Shared, to, *cp_size)?;
-                    let from =
-                        match self.resolve(w, lane, pc, Space::Global, from, src_bytes.max(1))? {
-                            super::mem::Target::Global(loc) => loc,
+                    // A source size of 0 reads nothing (the destination is zero-filled): the
+                    // source address need not be valid, as in Triton's masked loads.
+                    let from = if src_bytes == 0 {
+                        None
+                    } else {
+                        match self.resolve(w, lane, pc, Space::Global, from, src_bytes)? {
+                            super::mem::Target::Global(loc) => Some(loc),
                             _ => unreachable!("global target"),
-                        };
+                        }
+                    };
                     if !to.is_multiple_of(*cp_size as u64) {
                         return Err(self.misaligned(w, lane, pc, "cp.async destination", *cp_size));
                     }
