@@ -1080,3 +1080,20 @@ fn cp_async_with_source_size_zero_reads_nothing_and_zero_fills() {
     completes("memory.ptx", "masked_cp_async", &block(1), &mut args);
     assert_eq!(args[1].read::<u32>(), vec![0]);
 }
+
+#[test]
+fn bar_warp_sync_orders_memory_among_its_lanes() {
+    let mut args = [ArgValue::U32(1), ArgValue::zeroed(4 * 32)];
+    completes("memory.ptx", "warp_exchange", &block(32), &mut args);
+    assert_eq!(
+        args[1].read::<u32>(),
+        (0..32).map(|t| (t + 1) % 32 + 100).collect::<Vec<u32>>()
+    );
+    finding(
+        "memory.ptx",
+        "warp_exchange",
+        &block(32),
+        &mut [ArgValue::U32(0), ArgValue::zeroed(4 * 32)],
+        FindingKind::SharedRace,
+    );
+}

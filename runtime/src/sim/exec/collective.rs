@@ -14,7 +14,18 @@ impl Machine<'_> {
                     self.warps[w].set_reg(*d, lane, eff as u64);
                 }
             }
-            Kind::WarpSync { .. } => {}
+            Kind::WarpSync { .. } => {
+                // PTX ISA §9.7.13.2: bar.warp.sync also guarantees memory ordering among the
+                // threads participating in it (stores before it are visible to their reads
+                // after it): every lane's accesses before happen before every lane's after.
+                let mut joined = crate::sim::race::Clock::new();
+                for lane in lanes(eff) {
+                    self.race.release(w as u32 * 32 + lane as u32, &mut joined);
+                }
+                for lane in lanes(eff) {
+                    self.race.acquire(w as u32 * 32 + lane as u32, &joined);
+                }
+            }
             Kind::Elect { d, dp, mask } => {
                 let members = self.src_value(w, eff.trailing_zeros() as usize, *mask) as u32 & eff;
                 let leader = members.trailing_zeros();
