@@ -1097,3 +1097,57 @@ fn bar_warp_sync_orders_memory_among_its_lanes() {
         FindingKind::SharedRace,
     );
 }
+
+/// Threads exiting without an aligned barrier that the rest of their warp executes are a
+/// warning under every policy (the order the divergent paths run in does not matter); whole
+/// warps that exit are not.
+#[test]
+fn exits_without_an_aligned_barrier_warn_whatever_the_schedule() {
+    use phasegate_runtime::sim::{Policy, Schedule};
+    let schedules = [
+        Schedule::default(),
+        Schedule {
+            policy: Policy::Random,
+            seed: 1,
+        },
+        Schedule {
+            policy: Policy::Random,
+            seed: 7,
+        },
+        Schedule {
+            policy: Policy::Pct { depth: 3 },
+            seed: 3,
+        },
+    ];
+    for entry in ["half_warp", "tid_loop", "loop_value"] {
+        for schedule in schedules {
+            let launch = Launch {
+                schedule,
+                ..block(64)
+            };
+            let stats = completes("divergence.ptx", entry, &launch, &mut []);
+            assert_eq!(
+                stats.warnings.len(),
+                1,
+                "{entry} under {schedule}: {:#?}",
+                stats.warnings
+            );
+            let w = &stats.warnings[0];
+            assert_eq!(w.kind, FindingKind::DivergentExitBeforeBarrier);
+            assert!(w.kind.is_warning());
+            assert_eq!(w.sites.len(), 2, "{w}");
+            assert_eq!(
+                w.sites[0].line,
+                line_of("divergence.ptx", entry, "bar.sync 0;")
+            );
+            assert_eq!(w.sites[0].lanes & w.sites[1].lanes, 0);
+            assert!(
+                w.to_string()
+                    .starts_with("warning[divergent_exit_before_barrier]"),
+                "{w}"
+            );
+        }
+    }
+    let stats = completes("divergence.ptx", "warp_uniform_exit", &block(64), &mut []);
+    assert!(stats.warnings.is_empty(), "{:#?}", stats.warnings);
+}

@@ -293,6 +293,9 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
                 "{}: `{kernel}` completed: {} cluster(s), {} CTA(s), {} thread-instructions ({} warp-instructions); {} named-barrier, {} mbarrier and {} cluster-barrier phases; {} async operations ({})\n",
                 o.file, s.clusters, s.ctas, s.thread_instructions, s.warp_instructions, s.barrier_phases, s.mbarrier_phases, s.cluster_phases, s.async_ops, o.launch.schedule
             ));
+            for w in &s.warnings {
+                out.push_str(&format!("{}: `{kernel}`:\n{w}\n", o.file));
+            }
             0
         }
         Outcome::Finding(r) => {

@@ -238,7 +238,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             by_sym.entry(sym).or_default().push(o);
         }
     }
-    let all_ops: &[MbarOp] = &ops[..];
+    let all_ops: &[MbarOp] = ops;
     for w in ops.iter().filter(|o| o.is_wait()) {
         let MbarKind::Wait {
             parity: Some(pv), ..

@@ -139,6 +139,13 @@ pub(crate) struct Warp {
     pub poll: [Option<(u32, u32, u64, u64)>; 32],
     /// Simulated time of the warp (issued instructions plus waits).
     pub clock: u64,
+    /// Per lane: how many aligned barriers it has executed, and for an exited lane that count
+    /// at its exit and where it exited. A lane that exited at the count the rest of its warp
+    /// has when it executes an aligned barrier exited without that barrier, whichever of the
+    /// divergent paths the scheduler ran first.
+    pub aligned_seen: [u32; 32],
+    pub exit_seen: [u32; 32],
+    pub exit_pc: [u32; 32],
 }
 
 impl Warp {
@@ -231,6 +238,9 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
                 locals: vec![0; prog.local_bytes as usize * 32],
                 cluster_arrived: 0,
                 cluster_phase: [0; 32],
+                aligned_seen: [0; 32],
+                exit_seen: [0; 32],
+                exit_pc: [0; 32],
                 effects: 0,
                 poll: [None; 32],
                 clock: 0,

@@ -72,8 +72,8 @@ impl Default for Launch {
     }
 }
 
-/// Counts of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Counts of a run, and what it found below the level that stops a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
     /// Instructions issued, counted once per thread of the issuing group.
     pub thread_instructions: u64,
@@ -87,6 +87,10 @@ pub struct Stats {
     pub async_ops: u64,
     /// Scheduling decisions.
     pub decisions: u64,
+    /// Warnings: behaviour the spec allows but that is almost always a bug, and that the run
+    /// went on past (threads that exit without an aligned barrier the rest of their warp
+    /// executes), each once per instruction.
+    pub warnings: Vec<Report>,
 }
 
 /// How a run ended.

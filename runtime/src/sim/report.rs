@@ -14,6 +14,9 @@ pub enum FindingKind {
     DivergentAlignedBarrier,
     /// An aligned CTA-wide barrier reached by threads at different instructions.
     PartialCtaAlignedBarrier,
+    /// A warning: threads that exit without an aligned barrier that the rest of their warp
+    /// executes (the run goes on; see [`super::Stats::warnings`]).
+    DivergentExitBeforeBarrier,
     /// `bar.red` mixed with `bar.sync`/`bar.arrive` (or another reduction) on an active barrier.
     BarrierRedMixed,
     /// A thread count that is not a positive multiple of 32, differs between arrivals of one
@@ -63,12 +66,18 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    /// Whether this kind is a warning, which the run goes on past ([`super::Stats::warnings`]).
+    pub fn is_warning(self) -> bool {
+        matches!(self, FindingKind::DivergentExitBeforeBarrier)
+    }
+
     /// A short stable name, as in `error[deadlock]`.
     pub fn code(self) -> &'static str {
         match self {
             FindingKind::Deadlock => "deadlock",
             FindingKind::DivergentAlignedBarrier => "divergent_aligned_barrier",
             FindingKind::PartialCtaAlignedBarrier => "partial_cta_aligned_barrier",
+            FindingKind::DivergentExitBeforeBarrier => "divergent_exit_before_barrier",
             FindingKind::BarrierRedMixed => "barrier_red_mixed",
             FindingKind::BarrierThreadCount => "barrier_thread_count",
             FindingKind::BarrierId => "barrier_id",
@@ -218,7 +227,12 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "error[{}]: {} ({})",
+            "{}[{}]: {} ({})",
+            if self.kind.is_warning() {
+                "warning"
+            } else {
+                "error"
+            },
             self.kind.code(),
             self.message,
             self.spec

@@ -100,6 +100,9 @@ fn run_clusters(
         }
     }
     stats.decisions = sched.decisions;
+    for w in &mut stats.warnings {
+        w.schedule = launch.schedule;
+    }
     Ok(outcome.unwrap_or(Outcome::Completed(stats)))
 }
 

@@ -278,6 +278,10 @@ impl Machine<'_> {
     pub(crate) fn exit_lanes(&mut self, w: usize, mask: u32) -> Res<()> {
         let warp = &mut self.warps[w];
         let mask = mask & !warp.exited;
+        for lane in lanes(mask) {
+            warp.exit_seen[lane] = warp.aligned_seen[lane];
+            warp.exit_pc[lane] = warp.pc[lane];
+        }
         warp.exited |= mask;
         warp.ready &= !mask;
         warp.effects += 1;
@@ -295,6 +299,59 @@ impl Machine<'_> {
         }
         self.check_cluster_completion();
         Ok(())
+    }
+
+    /// `eff`, part of warp `w` and all at one count of aligned barriers, executes the aligned
+    /// barrier at `pc`: lanes of the warp that exited at that count left without it. That is
+    /// allowed (exited threads take no part) but almost always a bug, and on a GPU the lanes
+    /// that go on can reach the barrier before the others exit, a divergent warp at an aligned
+    /// barrier (compute-sanitizer's synccheck reports it): a warning, once per barrier, as
+    /// `phasegate lint`'s `divergent_exit_before_barrier`.
+    pub(crate) fn note_aligned(&mut self, w: usize, eff: u32, pc: u32) {
+        let warp = &self.warps[w];
+        let Some(first) = lanes(eff).next() else {
+            return;
+        };
+        let seen = warp.aligned_seen[first];
+        let skipped = lanes(warp.exited & warp.lanes & !eff)
+            .filter(|&l| warp.exit_seen[l] == seen)
+            .fold(0u32, |m, l| m | 1 << l);
+        let here = self.site(w, eff, pc, "execute it");
+        let same = |r: &Report| {
+            r.sites.first().is_some_and(|s| {
+                (s.line, &s.function, &s.instruction)
+                    == (here.line, &here.function, &here.instruction)
+            })
+        };
+        if skipped != 0 && !self.stats.warnings.iter().any(same) {
+            let (spec, name) = match &self.prog.ops[pc as usize].kind {
+                Kind::Bar { .. } => ("§9.7.13.1", "an aligned barrier"),
+                _ => ("§9.7.13.3", "an aligned cluster barrier"),
+            };
+            let mut r = Report::new(
+                FindingKind::DivergentExitBeforeBarrier,
+                spec,
+                format!("threads exit without {name} that the rest of their warp executes"),
+            )
+            .site(here);
+            let mut groups: Vec<(u32, u32)> = Vec::new();
+            for l in lanes(skipped) {
+                let at = warp.exit_pc[l];
+                match groups.iter_mut().find(|g| g.0 == at) {
+                    Some(g) => g.1 |= 1 << l,
+                    None => groups.push((at, 1 << l)),
+                }
+            }
+            for (at, m) in groups {
+                r = r.site(self.site(w, m, at, "exited without it"));
+            }
+            r = r.note("exited threads take no part in a barrier, but the warp diverged before it: on a GPU the lanes that go on may reach it while the others have not exited yet, and the warp executes an aligned barrier divergently");
+            r.thread_instructions = self.stats.thread_instructions;
+            self.stats.warnings.push(r);
+        }
+        for lane in lanes(eff) {
+            self.warps[w].aligned_seen[lane] += 1;
+        }
     }
 
     /// The lanes that must execute `kind` together, if it is an aligned or collective op.

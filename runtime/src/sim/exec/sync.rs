@@ -46,6 +46,9 @@ impl Machine<'_> {
                 pred,
             } => {
                 self.warps[w].effects += 1;
+                if *aligned {
+                    self.note_aligned(w, eff, pc);
+                }
                 let blocked =
                     self.named_barrier(w, eff, pc, *action, *id, *count, *aligned, *d, *pred)?;
                 return Ok(Step::Yield(if blocked { eff } else { 0 }));
