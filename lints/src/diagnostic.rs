@@ -1,5 +1,6 @@
 //! A finding about a kernel: what is wrong, where, and what to do.
 
+use crate::uniformity::Level as Uniform;
 use phasegate_ptx::{Span, StmtId};
 use std::fmt;
 
@@ -69,6 +70,122 @@ pub struct Related {
     pub source: Option<SourceLoc>,
 }
 
+impl Related {
+    /// The note as a step of a uniformity explanation, when it is one (see [`WhyStep`]).
+    pub fn why(&self) -> Option<WhyStep> {
+        WhyStep::parse(&self.message)
+    }
+}
+
+/// One step of the explanation of why a value is not uniform enough, as data: the uniformity
+/// analysis writes its [`Related`] notes with this type's `Display` ("`%p1` (divergent) is
+/// computed from `%r1` at line 6") and [`Related::why`] reads them back, so a caller with
+/// better names for the registers (`#[kernel]`: the Rust variables and expressions) can say
+/// the same in its own words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WhyStep {
+    /// The register the step is about (`%p1`).
+    pub subject: String,
+    /// How uniform the register is.
+    pub level: Uniform,
+    /// The line of the statement the step points at (the note's own statement).
+    pub line: u32,
+    pub cause: WhyCause,
+}
+
+/// What makes a register as uniform as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WhyCause {
+    /// It reads this special register (`%tid.x`).
+    Special(String),
+    /// It is computed from this register.
+    From(String),
+    /// It is the result of an instruction that differs between threads ("a load").
+    Op(String),
+    /// It is assigned under a branch (the note's statement) whose condition is this uniform.
+    Control(Uniform),
+}
+
+impl WhyStep {
+    /// The level as the step says it, in a parenthesis after the subject: "divergent",
+    /// "warp-uniform only", "CTA-uniform only".
+    pub fn level_text(&self) -> &'static str {
+        level_text(self.level)
+    }
+
+    /// Reads a note written by [`WhyStep`]'s `Display`; none for any other note.
+    pub fn parse(message: &str) -> Option<WhyStep> {
+        let rest = message.strip_prefix('`')?;
+        let (subject, rest) = rest.split_once("` (")?;
+        let (level, rest) = rest.split_once(") ")?;
+        let level = ALL_LEVELS.into_iter().find(|&l| level_text(l) == level)?;
+        if let Some(rest) = rest.strip_prefix("is assigned under the branch at line ") {
+            let (line, condition) = rest.split_once(", whose condition is ")?;
+            let condition = ALL_LEVELS.into_iter().find(|l| l.describe() == condition)?;
+            return Some(WhyStep {
+                subject: subject.to_string(),
+                level,
+                line: line.parse().ok()?,
+                cause: WhyCause::Control(condition),
+            });
+        }
+        let (what, line) = rest.rsplit_once(" at line ")?;
+        let line = line.parse().ok()?;
+        let quoted = |s: &str| {
+            s.strip_prefix('`')
+                .and_then(|s| s.strip_suffix('`'))
+                .filter(|s| !s.contains('`'))
+                .map(str::to_string)
+        };
+        let cause = if let Some(sreg) = what.strip_prefix("reads ") {
+            WhyCause::Special(quoted(sreg)?)
+        } else if let Some(src) = what.strip_prefix("is computed from ") {
+            WhyCause::From(quoted(src)?)
+        } else {
+            WhyCause::Op(what.strip_prefix("is ")?.to_string())
+        };
+        Some(WhyStep {
+            subject: subject.to_string(),
+            level,
+            line,
+            cause,
+        })
+    }
+}
+
+const ALL_LEVELS: [Uniform; 4] = [
+    Uniform::Cluster,
+    Uniform::Cta,
+    Uniform::Warp,
+    Uniform::Thread,
+];
+
+fn level_text(level: Uniform) -> &'static str {
+    match level {
+        Uniform::Thread => "divergent",
+        Uniform::Warp => "warp-uniform only",
+        Uniform::Cta => "CTA-uniform only",
+        Uniform::Cluster => "uniform",
+    }
+}
+
+impl fmt::Display for WhyStep {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` ({}) ", self.subject, self.level_text())?;
+        match &self.cause {
+            WhyCause::Special(sreg) => write!(f, "reads `{sreg}` at line {}", self.line),
+            WhyCause::From(src) => write!(f, "is computed from `{src}` at line {}", self.line),
+            WhyCause::Op(what) => write!(f, "is {what} at line {}", self.line),
+            WhyCause::Control(condition) => write!(
+                f,
+                "is assigned under the branch at line {}, whose condition is {}",
+                self.line,
+                condition.describe()
+            ),
+        }
+    }
+}
+
 /// One finding, located at a statement of a function of the module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -124,5 +241,72 @@ impl fmt::Display for Diagnostic {
             write!(f, "\n  = note: {note}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn why_steps_read_back_what_they_write() {
+        let causes = [
+            WhyCause::Special("%tid.x".into()),
+            WhyCause::From("%r1".into()),
+            WhyCause::Op("the result of an atomic".into()),
+            WhyCause::Op("a load".into()),
+        ];
+        for level in ALL_LEVELS {
+            let mut all: Vec<WhyCause> = causes.to_vec();
+            all.extend(ALL_LEVELS.map(WhyCause::Control));
+            for cause in all {
+                let step = WhyStep {
+                    subject: "%p12".into(),
+                    level,
+                    line: 40,
+                    cause,
+                };
+                assert_eq!(WhyStep::parse(&step.to_string()), Some(step.clone()));
+            }
+        }
+    }
+
+    #[test]
+    fn the_explanations_wording_is_unchanged() {
+        let step = WhyStep {
+            subject: "%p1".into(),
+            level: Uniform::Thread,
+            line: 6,
+            cause: WhyCause::From("%r1".into()),
+        };
+        assert_eq!(
+            step.to_string(),
+            "`%p1` (divergent) is computed from `%r1` at line 6"
+        );
+        let step = WhyStep {
+            subject: "%r9".into(),
+            level: Uniform::Warp,
+            line: 8,
+            cause: WhyCause::Control(Uniform::Warp),
+        };
+        assert_eq!(
+            step.to_string(),
+            "`%r9` (warp-uniform only) is assigned under the branch at line 8, whose condition is warp-uniform but not CTA-uniform"
+        );
+    }
+
+    #[test]
+    fn other_notes_are_not_steps() {
+        for note in [
+            "the branch is here",
+            "threads leave here",
+            "the guard is a special register",
+            "the first arrive is here",
+            "`bar.sync 0` is here",
+            "`%r1` (sideways) reads `%tid.x` at line 3",
+            "`%r1` (divergent) reads `%tid.x` at line three",
+        ] {
+            assert_eq!(WhyStep::parse(note), None, "{note}");
+        }
     }
 }

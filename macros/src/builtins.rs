@@ -325,6 +325,15 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
 
 /// Resolves the function of a call: a kernel-language function by its name, or
 /// `f32::from_bits` / `f64::from_bits`.
+/// The kernel-language function that reads a special register, by the register's PTX name:
+/// `%tid.x` is `thread_idx_x`.
+pub fn special_function(register: &str) -> Option<&'static str> {
+    FUNCTIONS.iter().find_map(|(name, b)| match b {
+        Builtin::Special(r) if r.name() == register => Some(*name),
+        _ => None,
+    })
+}
+
 pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     if let [ty, f] = names.as_slice()

@@ -133,8 +133,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             module.items.push(Item::Function(lowered.function));
             crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
-            lint_warnings =
-                crate::lint::run(&module, &name, &lowered.spans, &lint_config, &mut diag);
+            let kernel = crate::lint::Kernel {
+                spans: &lowered.spans,
+                names: &lowered.names,
+                body: &func.block,
+            };
+            lint_warnings = crate::lint::run(&module, &name, &kernel, &lint_config, &mut diag);
             output = Output {
                 ptx: phasegate_ptx::write_string(&module),
                 target: module.target.sm,

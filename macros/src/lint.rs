@@ -1,25 +1,44 @@
 //! The analyzer inside `#[kernel]`: findings on the PTX become rustc errors (deny) or
 //! warnings (warn) on the Rust tokens that produced the instruction, with the other side of
-//! each finding named by its line and column.
+//! each finding named by its line and column. The analyzer's explanation of why a value is
+//! divergent names PTX registers (`%p1`, `%tid.x`); here it names what the kernel's source
+//! calls them: the Rust variable a register holds, or the expression that computed it.
 
 use crate::diag::Diagnostics;
+use crate::lower::{RegNames, SourceText};
+use phasegate_lints::diagnostic::{WhyCause, WhyStep};
+use phasegate_lints::uniformity::Level as Uniform;
 use phasegate_lints::{Diagnostic, Level, LintConfig};
 use phasegate_ptx::Module;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote_spanned};
+use std::cell::OnceCell;
 
-/// Lints `entry` of `module`; `spans` gives the Rust span of each statement of its body.
-/// Denied findings go to `diag`; warnings come back as tokens that make rustc warn.
+/// The kernel's Rust side of a lowered function.
+pub struct Kernel<'a> {
+    /// The Rust span of each statement of the function's body.
+    pub spans: &'a [Span],
+    /// The Rust name of each register.
+    pub names: &'a RegNames,
+    /// The kernel's body, to read expressions back from.
+    pub body: &'a syn::Block,
+}
+
+/// Lints `entry` of `module`, lowered from `kernel`. Denied findings go to `diag`; warnings
+/// come back as tokens that make rustc warn.
 pub fn run(
     module: &Module,
     entry: &str,
-    spans: &[Span],
+    kernel: &Kernel,
     config: &LintConfig,
     diag: &mut Diagnostics,
 ) -> TokenStream {
     let Some(function) = module.function(entry) else {
         return TokenStream::new();
     };
+    let spans = kernel.spans;
+    // Read only when a finding explains a value.
+    let source = OnceCell::new();
     let mut warnings = TokenStream::new();
     for (n, d) in phasegate_lints::lint_function(module, function, config)
         .into_iter()
@@ -29,7 +48,7 @@ pub fn run(
             .stmt
             .and_then(|s| spans.get(s.index()).copied())
             .unwrap_or_else(Span::call_site);
-        let text = message(&d, spans);
+        let text = message(&d, kernel, &source);
         match d.level {
             Level::Deny => diag.error(span, text),
             Level::Warn => warnings.extend(warning(span, &text, n)),
@@ -40,24 +59,80 @@ pub fn run(
 }
 
 /// `message (phasegate::lint)`, then the related places and notes.
-fn message(d: &Diagnostic, spans: &[Span]) -> String {
+fn message(d: &Diagnostic, kernel: &Kernel, source: &OnceCell<SourceText>) -> String {
     let mut text = format!("{} (phasegate::{})", d.message, d.lint);
     for r in &d.related {
-        let at = spans.get(r.stmt.index()).map(|s| s.start());
+        let at = kernel
+            .spans
+            .get(r.stmt.index())
+            .map(|s| s.start())
+            .filter(|lc| lc.line > 0);
+        let note = match r.why() {
+            Some(step) => {
+                let source = source.get_or_init(|| SourceText::new(kernel.body));
+                match explain(&step, kernel.names, source) {
+                    Some(note) if at.is_none() && step.line > 0 => {
+                        format!("{note} at line {}", step.line)
+                    }
+                    Some(note) => note,
+                    None => continue,
+                }
+            }
+            None => r.message.clone(),
+        };
         match at {
-            Some(lc) if lc.line > 0 => text.push_str(&format!(
-                "\n  = note: {} (line {}, column {})",
-                r.message,
+            Some(lc) => text.push_str(&format!(
+                "\n  = note: {note} (line {}, column {})",
                 lc.line,
                 lc.column + 1
             )),
-            _ => text.push_str(&format!("\n  = note: {}", r.message)),
+            None => text.push_str(&format!("\n  = note: {note}")),
         }
     }
     for note in &d.notes {
         text.push_str(&format!("\n  = note: {note}"));
     }
     text
+}
+
+/// A step of the analyzer's explanation in the kernel's terms: "`t` (divergent) reads
+/// `thread_idx_x()`, which differs between threads" for "`%r1` (divergent) reads `%tid.x`".
+/// None for a step that says nothing in Rust (`i` computed from `i`: a read of a mutable
+/// variable). The place is the note's own (the caller adds it).
+fn explain(step: &WhyStep, names: &RegNames, source: &SourceText) -> Option<String> {
+    let subject = names.name(&step.subject, source);
+    let level = step.level_text();
+    Some(match &step.cause {
+        WhyCause::Special(register) => {
+            let call = match crate::builtins::special_function(register) {
+                Some(f) => format!("`{f}()`"),
+                None => format!("`{register}`"),
+            };
+            let differs = match step.level {
+                Uniform::Thread => "differs between threads",
+                Uniform::Warp => "differs between warps",
+                Uniform::Cta => "differs between the CTAs of a cluster",
+                Uniform::Cluster => "is the same in every thread",
+            };
+            if subject.to_string() == call {
+                format!("{call} ({level}) {differs}")
+            } else {
+                format!("{subject} ({level}) reads {call}, which {differs}")
+            }
+        }
+        WhyCause::From(register) => {
+            let from = names.name(register, source);
+            if from == subject {
+                return None;
+            }
+            format!("{subject} ({level}) is computed from {from}")
+        }
+        WhyCause::Op(what) => format!("{subject} ({level}) is {what}"),
+        WhyCause::Control(condition) => format!(
+            "{subject} ({level}) is assigned under a branch whose condition is {}",
+            condition.describe()
+        ),
+    })
 }
 
 /// A warning on stable Rust: the use of a deprecated item whose note is the finding.

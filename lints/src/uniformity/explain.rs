@@ -2,6 +2,7 @@
 //! statement's control less uniform than it needs.
 
 use super::*;
+use crate::diagnostic::{WhyCause, WhyStep};
 
 impl Uniformity {
     /// Why `var` is not cluster-uniform, as a chain of steps down to the source, e.g.
@@ -26,37 +27,28 @@ impl Uniformity {
         for _ in 0..12 {
             let level = self.level(cur);
             let Some(why) = self.why(cur) else { break };
-            let name = vars.name(cur);
-            let lvl = match level {
-                Level::Thread => "divergent",
-                Level::Warp => "warp-uniform only",
-                Level::Cta => "CTA-uniform only",
-                Level::Cluster => "uniform",
+            // Written as a `WhyStep`, which callers can read back (and name the registers in
+            // their own words: `#[kernel]` says which Rust variable a register holds).
+            let step = |stmt: StmtId, cause: WhyCause| {
+                let note = WhyStep {
+                    subject: vars.name(cur).to_string(),
+                    level,
+                    line: line(stmt),
+                    cause,
+                };
+                (stmt, note.to_string())
             };
             match why {
                 Why::Special { name: sreg, stmt } => {
-                    out.push((
-                        *stmt,
-                        format!("`{name}` ({lvl}) reads `{sreg}` at line {}", line(*stmt)),
-                    ));
+                    out.push(step(*stmt, WhyCause::Special(sreg.clone())));
                     break;
                 }
                 Why::Op { stmt, what } => {
-                    out.push((
-                        *stmt,
-                        format!("`{name}` ({lvl}) is {what} at line {}", line(*stmt)),
-                    ));
+                    out.push(step(*stmt, WhyCause::Op(what.to_string())));
                     break;
                 }
                 Why::From { var: src, stmt } => {
-                    out.push((
-                        *stmt,
-                        format!(
-                            "`{name}` ({lvl}) is computed from `{}` at line {}",
-                            vars.name(*src),
-                            line(*stmt)
-                        ),
-                    ));
+                    out.push(step(*stmt, WhyCause::From(vars.name(*src).to_string())));
                     if seen.contains(src) {
                         break;
                     }
@@ -65,7 +57,7 @@ impl Uniformity {
                 }
                 Why::Control { branch, pred } => {
                     let branch_level = pred.map(|p| self.level(p)).unwrap_or(level);
-                    out.push((*branch, format!("`{name}` ({lvl}) is assigned under the branch at line {}, whose condition is {}", line(*branch), branch_level.describe())));
+                    out.push(step(*branch, WhyCause::Control(branch_level)));
                     match pred {
                         Some(p) if !seen.contains(p) => {
                             seen.push(*p);

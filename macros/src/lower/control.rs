@@ -6,7 +6,6 @@ use crate::check::range_parts;
 use crate::types::{Prim, Ty};
 use phasegate_ptx::{Instruction, Opcode, Operand};
 use std::collections::HashMap;
-use syn::spanned::Spanned;
 use syn::{Expr, Pat, Stmt};
 
 impl Lowerer<'_> {
@@ -22,7 +21,7 @@ impl Lowerer<'_> {
     pub(super) fn block_stmts(&mut self, block: &syn::Block) -> Val {
         for stmt in &block.stmts {
             if let Stmt::Item(syn::Item::Const(c)) = stmt {
-                self.mark_statement(c.span());
+                self.mark_statement(c);
                 let v = self.expr(&c.expr);
                 self.bind(
                     c.ident.to_string(),
@@ -38,11 +37,11 @@ impl Lowerer<'_> {
             last = Val::Unit;
             match stmt {
                 Stmt::Local(local) => {
-                    self.mark_statement(local.span());
+                    self.mark_statement(local);
                     self.local(local);
                 }
                 Stmt::Expr(e, semi) => {
-                    self.mark_statement(e.span());
+                    self.mark_statement(e);
                     let v = self.expr(e);
                     if semi.is_none() && i + 1 == block.stmts.len() {
                         last = v;

@@ -12,10 +12,15 @@ use syn::{BinOp, Expr, Lit, UnOp};
 
 impl Lowerer<'_> {
     pub(super) fn expr(&mut self, e: &Expr) -> Val {
-        let saved = self.span;
-        self.span = e.span();
+        let saved = (self.span, self.span_last);
+        let extent = super::Extent::of(e);
+        self.span = extent.span();
+        self.span_last = extent.last;
         let v = self.expr_inner(e);
-        self.span = saved;
+        if let Val::Reg(_, r) = &v {
+            self.names.value_of(r, extent);
+        }
+        (self.span, self.span_last) = saved;
         v
     }
 

@@ -10,9 +10,11 @@ mod control;
 mod copy;
 mod expr;
 mod memory;
+mod names;
 mod pipeline;
 mod sync;
 
+pub use names::{Extent, RegNames, SourceText};
 pub use sync::HVal;
 
 use crate::check::Types;
@@ -86,6 +88,8 @@ pub struct Param {
 pub struct Lowered {
     pub function: Function,
     pub spans: Vec<RustSpan>,
+    /// The Rust name of each register, for diagnostics.
+    pub names: RegNames,
     pub shared_bytes: u64,
     /// Module-scope declarations the function needs (the dynamic shared memory).
     pub module_vars: Vec<VarDecl>,
@@ -110,6 +114,10 @@ pub struct Lowerer<'a> {
     /// Whether `dynamic_shared` was used (pipelines must come before it).
     dynamic_user: bool,
     span: RustSpan,
+    /// The last token of what is being lowered (`span` starts at its first).
+    span_last: RustSpan,
+    /// Which Rust binding or expression each register holds.
+    names: RegNames,
     last_loc: Option<(u32, u32)>,
     /// The `.loc` of the current statement, written before its first instruction.
     pending_loc: Option<(u32, u32)>,
@@ -135,6 +143,8 @@ impl<'a> Lowerer<'a> {
             dynamic_bytes: 0,
             dynamic_user: false,
             span,
+            span_last: span,
+            names: RegNames::default(),
             last_loc: None,
             pending_loc: None,
             block: None,
@@ -159,7 +169,7 @@ impl<'a> Lowerer<'a> {
             };
             decls.push(VarDecl::new(StateSpace::Param, ptx_ty, symbol.clone()));
             let binding = self.load_param(&symbol, p.ty);
-            self.scopes[0].insert(p.name.clone(), binding);
+            self.bind(p.name.clone(), binding);
         }
         self.block_stmts(body);
         let ends_in_ret = matches!(self.statements.last(), Some((Statement::Instruction(i), _)) if i.opcode == Opcode::Ret);
@@ -208,6 +218,7 @@ impl<'a> Lowerer<'a> {
         Lowered {
             function,
             spans,
+            names: self.names,
             shared_bytes: self.shared_bytes,
             module_vars: self.module_vars,
             dynamic_shared_bytes: self.dynamic_bytes,
@@ -297,7 +308,17 @@ impl<'a> Lowerer<'a> {
     fn reg(&mut self, class: RegClass) -> String {
         let slot = &mut self.regs[class as usize];
         *slot += 1;
-        format!("{}{}", class.prefix(), slot)
+        let r = format!("{}{}", class.prefix(), slot);
+        self.names.made(&r, self.extent());
+        r
+    }
+
+    /// What is being lowered, from its first token to its last.
+    fn extent(&self) -> Extent {
+        Extent {
+            first: self.span,
+            last: self.span_last,
+        }
     }
 
     fn new_label(&mut self) -> String {
@@ -311,8 +332,11 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Sets the source position for the `.loc` of the instructions that follow.
-    fn mark_statement(&mut self, span: RustSpan) {
+    fn mark_statement(&mut self, statement: &impl quote::ToTokens) {
+        let extent = Extent::of(statement);
+        let span = extent.span();
         self.span = span;
+        self.span_last = extent.last;
         let start = span.start();
         if start.line > 0 {
             self.pending_loc = Some((start.line as u32, start.column as u32 + 1));
@@ -358,8 +382,27 @@ impl<'a> Lowerer<'a> {
     }
 
     fn bind(&mut self, name: String, binding: Binding) {
+        match &binding {
+            Binding::Value { val, .. } => self.name_value(val, &name),
+            Binding::Global { base, .. } | Binding::Shared { base, .. } => {
+                self.names.bind(base, &name)
+            }
+        }
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name, binding);
+        }
+    }
+
+    /// Records that the registers of `val` hold the binding `name` (lanes as `name[k]`).
+    fn name_value(&mut self, val: &Val, name: &str) {
+        match val {
+            Val::Reg(_, r) => self.names.bind(r, name),
+            Val::Vector(_, lanes) => {
+                for (k, lane) in lanes.iter().enumerate() {
+                    self.name_value(lane, &format!("{name}[{k}]"));
+                }
+            }
+            Val::Imm(..) | Val::Handle(_) | Val::Unit => {}
         }
     }
 
