@@ -1,6 +1,7 @@
 //! The real-world corpus (`tests/realworld/`, how each file was made is in its `SOURCES.md`):
 //! PTX that Triton 3.9 and nvcc 13.0 (CUTLASS 4.2) wrote for sm_80 and sm_90a. Every file must
-//! read, survive `parse(write(parse(text))) == parse(text)`, and lint with no deny finding:
+//! read, survive `parse(write(parse(text))) == parse(text)`, lint with no deny finding and pass
+//! `check_features` (the feature table against the `.version` and `.target` the tools chose):
 //! these kernels are correct, so a deny finding on one is a bug in phasegate.
 
 use phasegate::lints::{Level, LintConfig, lint_module};
@@ -45,6 +46,9 @@ fn every_corpus_file_reads_round_trips_and_lints_without_a_deny_finding() {
         let again = parse(&ptx::write_string(&module));
         if again.as_ref().ok() != Some(&module) {
             failures.push(format!("{name}: does not round-trip"));
+        }
+        for e in ptx::check_features(&module) {
+            failures.push(format!("{name}:{}: {e}", e.span.line));
         }
         for d in lint_module(&module, &LintConfig::default()) {
             if d.level == Level::Deny {

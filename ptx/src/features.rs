@@ -36,6 +36,11 @@ pub struct Feature {
     /// (`setmaxnreg`: `sm_90a`, and `sm_100a`, `sm_120a`, the `sm_100f` family, ...). Empty for
     /// the ordinary "this target or higher" features.
     pub also: &'static [SmVersion],
+    /// Targets on which the feature arrived in a later `.version` than [`Feature::ptx`], with
+    /// that version: `cvt` with `.e4m3x2`/`.e5m2x2` is PTX ISA 7.8 on `sm_90` but 8.1 on
+    /// `sm_89`. An entry applies to the targets of its number (`sm_89`). Empty for almost every
+    /// feature; [`Feature::ptx_on`] reads it.
+    pub later_on: &'static [(SmVersion, Version)],
     /// The section of the PTX ISA documentation whose notes give the numbers (`9.7.13.15.16`).
     pub spec: &'static str,
 }
@@ -51,9 +56,26 @@ impl Feature {
             || self.also.iter().any(|&alt| target_provides(target, alt))
     }
 
-    /// Whether a module with `.version version` may use this feature (the `.target` aside).
+    /// Whether a module with `.version version` may use this feature (the `.target` aside), on
+    /// the targets that [`Feature::later_on`] does not name.
     pub fn available_in(&self, version: Version) -> bool {
         version >= self.ptx
+    }
+
+    /// The first `.version` that has the feature on `target`: [`Feature::ptx`], or later where
+    /// [`Feature::later_on`] says so (`cvt.rn.satfinite.e4m3x2.f32`: 8.1 on `sm_89`, 7.8 on
+    /// `sm_90`).
+    pub fn ptx_on(&self, target: SmVersion) -> Version {
+        self.later_on
+            .iter()
+            .filter(|(sm, _)| sm.number == target.number)
+            .map(|&(_, version)| version)
+            .fold(self.ptx, Version::max)
+    }
+
+    /// Whether a module with `.version version` and `.target target` may use this feature.
+    pub fn available_with(&self, version: Version, target: SmVersion) -> bool {
+        version >= self.ptx_on(target) && self.available_on(target)
     }
 
     /// The targets that have the feature, as a message writes them: `sm_90 or higher`,
@@ -79,12 +101,22 @@ impl Feature {
 }
 
 impl fmt::Display for Feature {
+    /// "`name` (PTX ISA .version 8.0, .target sm_90 or higher; PTX ISA 9.7.9.25.5.2)", with
+    /// the later versions of [`Feature::later_on`] after the version: ".version 7.8 (8.1 on
+    /// sm_89)".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` (PTX ISA .version {}", self.name, self.ptx)?;
+        if !self.later_on.is_empty() {
+            let later: Vec<String> = self
+                .later_on
+                .iter()
+                .map(|(sm, version)| format!("{version} on {sm}"))
+                .collect();
+            write!(f, " ({})", later.join(", "))?;
+        }
         write!(
             f,
-            "`{}` (PTX ISA .version {}, .target {}; PTX ISA {})",
-            self.name,
-            self.ptx,
+            ", .target {}; PTX ISA {})",
             self.target_text(),
             self.spec
         )
@@ -237,6 +269,11 @@ impl FeatureRow {
         self.feature.also = also;
         self
     }
+
+    const fn later_on(mut self, later_on: &'static [(SmVersion, Version)]) -> Self {
+        self.feature.later_on = later_on;
+        self
+    }
 }
 
 fn reads_special(inst: &Instruction, name: &str) -> bool {
@@ -291,6 +328,7 @@ const fn feature(name: &'static str, ptx: Version, sm: SmVersion, spec: &'static
         ptx,
         sm,
         also: &[],
+        later_on: &[],
         spec,
     }
 }
@@ -447,6 +485,13 @@ pub static FEATURE_TABLE: &[FeatureRow] = &[
     inst("st.shared::cluster", v(7, 8), sm(90), "9.7.9.11", op("st").all(&["shared::cluster"]).none(&["async"]), "st.shared::cluster.u32 [%r2], %r1;"),
     // 9.7.9.12 st.async: PTX ISA 8.1, sm_90.
     inst("st.async", v(8, 1), sm(90), "9.7.9.12", op("st").all(&["async"]), "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];"),
+    // 9.7.9.15 prefetch, prefetchu: PTX ISA 2.0, sm_20; .level::eviction_priority
+    // (.L2::evict_last, .L2::evict_normal) PTX ISA 7.4, sm_80; .tensormap (with an optional
+    // .const or .param space, or a generic address) PTX ISA 8.0, sm_90.
+    inst("prefetch", v(2, 0), sm(20), "9.7.9.15", op("prefetch"), "prefetch.global.L2 [%rd1];\nprefetch.L1 [%rd1];"),
+    inst("prefetchu", v(2, 0), sm(20), "9.7.9.15", op("prefetchu"), "prefetchu.L1 [%rd1];"),
+    inst("prefetch.L2::{evict_last,evict_normal}", v(7, 4), sm(80), "9.7.9.15", op("prefetch").any(&["L2::evict_last", "L2::evict_normal"]), "prefetch.global.L2::evict_last [%rd1];\nprefetch.global.L2::evict_normal [%rd1];"),
+    inst("prefetch.tensormap", v(8, 0), sm(90), "9.7.9.15", op("prefetch").all(&["tensormap"]), "prefetch.tensormap [%rd1];\nprefetch.param.tensormap [pg_param];\nprefetch.const.tensormap [%rd1];"),
     // 9.7.9.20 cvta: PTX ISA 2.0, sm_20; ::cta and ::cluster PTX ISA 7.8, ::cluster sm_90.
     inst("cvta", v(2, 0), sm(20), "9.7.9.20", op("cvta"), "cvta.to.global.u64 %rd1, %rd2;\ncvta.shared.u64 %rd1, %rd2;"),
     inst("cvta.shared::cta", v(7, 8), sm(20), "9.7.9.20", op("cvta").all(&["shared::cta"]), "cvta.shared::cta.u64 %rd1, %rd2;"),
@@ -462,6 +507,10 @@ pub static FEATURE_TABLE: &[FeatureRow] = &[
     inst("cvt.tf32.f32", v(7, 0), sm(80), "9.7.9.21", op("cvt").all(&["tf32", "f32"]), "cvt.rna.tf32.f32 %r1, %f1;"),
     inst("cvt.f32.bf16", v(7, 1), sm(80), "9.7.9.21", op("cvt").all(&["f32", "bf16"]), "cvt.f32.bf16 %f1, %h1;"),
     inst("cvt between .bf16 and integer, .f16 or .f64", v(7, 8), sm(90), "9.7.9.21", op("cvt").all(&["bf16"]).any(INT_TYPES_F16_F64), "cvt.rn.bf16.s32 %h1, %r1;\ncvt.rzi.s32.bf16 %r1, %h1;\ncvt.f64.bf16 %fd1, %h1;"),
+    // cvt to or from .e4m3x2/.e5m2x2 (.satfinite required towards them): PTX ISA 7.8 "for sm_90
+    // or higher", 8.1 for sm_89; sm_89. ptxas 12.9 agrees on both versions.
+    inst("cvt with .e4m3x2/.e5m2x2", v(7, 8), sm(89), "9.7.9.21", op("cvt").any(&["e4m3x2", "e5m2x2"]), "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;\ncvt.rn.satfinite.e5m2x2.f32 %h1, %f1, %f2;\ncvt.rn.satfinite.e4m3x2.f16x2 %h1, %r1;\ncvt.rn.f16x2.e5m2x2 %r1, %h1;")
+        .later_on(&[(sm(89), v(8, 1))]),
     // 9.7.9.23 mapa, 9.7.9.24 getctarank: PTX ISA 7.8, sm_90.
     inst("mapa", v(7, 8), sm(90), "9.7.9.23", op("mapa"), "mapa.shared::cluster.u32 %r1, %r2, 0;\nmapa.u64 %rd1, %rd2, %r1;"),
     inst("getctarank", v(7, 8), sm(90), "9.7.9.24", op("getctarank"), "getctarank.shared::cluster.u32 %r1, %r2;\ngetctarank.u64 %r1, %rd1;"),
@@ -473,16 +522,35 @@ pub static FEATURE_TABLE: &[FeatureRow] = &[
     // 9.7.9.25.4.1 cp.async.bulk: PTX ISA 8.0, sm_90 (.multicast::cluster included; advised for
     // sm_90a, not required); .shared::cta destination PTX ISA 8.6; .cp_mask PTX ISA 8.6, sm_100.
     inst("cp.async.bulk", v(8, 0), sm(90), "9.7.9.25.4.1", op("cp").all(&["async", "bulk"]).none(&["commit_group", "wait_group", "prefetch", "tensor", "reduce"]), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd1], 16, [bar0];\ncp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 16;\ncp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [tile], 16, [bar0];\ncp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%rd1], [tile], 16, %rd2;"),
-    inst("cp.async.bulk.multicast::cluster", v(8, 0), sm(90), "9.7.9.25.4.1", op("cp").all(&["async", "bulk", "multicast::cluster"]), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [tile], [%rd1], 16, [bar0], %h1;"),
-    inst("cp.async.bulk.shared::cta.global", v(8, 6), sm(90), "9.7.9.25.4.1", op("cp").all(&["async", "bulk", "shared::cta", "global"]), "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [tile], [%rd1], 16, [bar0];"),
+    inst("cp.async.bulk.multicast::cluster", v(8, 0), sm(90), "9.7.9.25.4.1", op("cp").all(&["async", "bulk", "multicast::cluster"]).none(&["tensor"]), "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [tile], [%rd1], 16, [bar0], %h1;"),
+    inst("cp.async.bulk.shared::cta.global", v(8, 6), sm(90), "9.7.9.25.4.1", op("cp").all(&["async", "bulk", "shared::cta", "global"]).none(&["tensor"]), "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [tile], [%rd1], 16, [bar0];"),
     inst("cp.async.bulk.cp_mask", v(8, 6), sm(100), "9.7.9.25.4.1", op("cp").all(&["async", "bulk", "cp_mask"]), "cp.async.bulk.global.shared::cta.bulk_group.cp_mask [%rd1], [tile], 16, %h1;"),
     // 9.7.9.25.4.2 cp.reduce.async.bulk, 9.7.9.25.4.3 cp.async.bulk.prefetch: PTX ISA 8.0, sm_90.
     inst("cp.reduce.async.bulk", v(8, 0), sm(90), "9.7.9.25.4.2", op("cp").all(&["reduce", "async", "bulk"]).none(&["tensor"]), "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [tile], 16;"),
     inst("cp.async.bulk.prefetch", v(8, 0), sm(90), "9.7.9.25.4.3", op("cp").all(&["async", "bulk", "prefetch"]).none(&["tensor"]), "cp.async.bulk.prefetch.L2.global [%rd1], 16;"),
+    // 9.7.9.25.5 tensor copy (9.7.9.25.5.1 is its restrictions; the PTX ISA 9.1 web edition
+    // numbers these 9.7.9.27.1.x, the 9.0 and the 9.1 PDF edition as here).
+    // 9.7.9.25.5.2 cp.async.bulk.tensor: PTX ISA 8.0, sm_90 (.tile, .im2col, .L2::cache_hint and
+    // .multicast::cluster from the start; .multicast::cluster advised for sm_90a, not required,
+    // as for cp.async.bulk); .shared::cta destination PTX ISA 8.6, sm_90. The sm_100 forms
+    // (.cta_group, .tile::gather4/scatter4, .im2col::w) have no rows yet.
+    inst("cp.async.bulk.tensor", v(8, 0), sm(90), "9.7.9.25.5.2", op("cp").all(&["async", "bulk", "tensor"]).none(&["reduce", "prefetch"]), "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [tile], [%rd1, {%r1, %r2}], [bar0];\ncp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [tile], [%rd1, {%r1, %r2, %r3}], [bar0], {%h1};\ncp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [tile], [%rd1, {%r1}], [bar0], %rd2;\ncp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%rd1, {%r1, %r2}], [tile];\ncp.async.bulk.tensor.1d.global.shared::cta.bulk_group.L2::cache_hint [%rd1, {%r1}], [tile], %rd2;"),
+    inst("cp.async.bulk.tensor.multicast::cluster", v(8, 0), sm(90), "9.7.9.25.5.2", op("cp").all(&["async", "bulk", "tensor", "multicast::cluster"]), "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [tile], [%rd1, {%r1, %r2}], [bar0], %h1;\ncp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [tile], [%rd1, {%r1, %r2, %r3}], [bar0], {%h1}, %h2, %rd2;"),
+    inst("cp.async.bulk.tensor.shared::cta.global", v(8, 6), sm(90), "9.7.9.25.5.2", op("cp").all(&["async", "bulk", "tensor", "shared::cta", "global"]), "cp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes [tile], [%rd1, {%r1}], [bar0];"),
+    // 9.7.9.25.5.3 cp.reduce.async.bulk.tensor, 9.7.9.25.5.4 cp.async.bulk.prefetch.tensor: PTX
+    // ISA 8.0, sm_90.
+    inst("cp.reduce.async.bulk.tensor", v(8, 0), sm(90), "9.7.9.25.5.3", op("cp").all(&["reduce", "async", "bulk", "tensor"]), "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1, %r2}], [tile];\ncp.reduce.async.bulk.tensor.3d.global.shared::cta.max.im2col_no_offs.bulk_group [%rd1, {%r1, %r2, %r3}], [tile];\ncp.reduce.async.bulk.tensor.1d.global.shared::cta.and.bulk_group.L2::cache_hint [%rd1, {%r1}], [tile], %rd2;"),
+    inst("cp.async.bulk.prefetch.tensor", v(8, 0), sm(90), "9.7.9.25.5.4", op("cp").all(&["async", "bulk", "prefetch", "tensor"]), "cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%rd1, {%r1, %r2}];\ncp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%rd1, {%r1, %r2, %r3}], {%h1};\ncp.async.bulk.prefetch.tensor.1d.L2.global.L2::cache_hint [%rd1, {%r1}], %rd2;"),
     // 9.7.9.25.6.1 cp.async.bulk.commit_group, 9.7.9.25.6.2 cp.async.bulk.wait_group{.read}:
     // PTX ISA 8.0, sm_90.
     inst("cp.async.bulk.commit_group", v(8, 0), sm(90), "9.7.9.25.6.1", op("cp").all(&["async", "bulk", "commit_group"]), "cp.async.bulk.commit_group;"),
     inst("cp.async.bulk.wait_group", v(8, 0), sm(90), "9.7.9.25.6.2", op("cp").all(&["async", "bulk", "wait_group"]), "cp.async.bulk.wait_group 0;\ncp.async.bulk.wait_group.read 0;"),
+    // 9.7.9.26 tensormap.replace (9.7.9.28 in the PTX ISA 9.1 web edition): PTX ISA 8.3 on
+    // sm_90a, sm_100a, sm_101a (sm_110a), sm_120a and, from PTX ISA 8.8, the sm_100f, sm_101f
+    // (sm_110f) and sm_120f families. .swizzle_atomicity (8.6) and the .elemtype values 13-15
+    // (8.7) need sm_100a and have no rows yet.
+    inst("tensormap.replace", v(8, 3), sm_a(90), "9.7.9.26", op("tensormap").all(&["replace"]), "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [tile], %rd1;\ntensormap.replace.tile.rank.global.b1024.b32 [%rd1], 2;\ntensormap.replace.tile.box_dim.shared::cta.b1024.b32 [tile], 1, %r1;\ntensormap.replace.tile.global_stride.b1024.b64 [%rd1], 0, %rd2;\ntensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [tile], 3;")
+        .also(&[sm_a(100), sm_a(101), sm_a(110), sm_a(120), sm_f(100), sm_f(101), sm_f(110), sm_f(120)]),
     // ---- 9.7.12 control flow: PTX ISA 1.0, all targets.
     inst("bra", v(1, 0), ALL, "9.7.12.3", op("bra"), "bra pg_end;\nbra.uni pg_end;"),
     inst("call", v(1, 0), ALL, "9.7.12.5", op("call"), "call pg_callee;\ncall.uni pg_callee;"),
@@ -592,6 +660,34 @@ pub static FEATURE_TABLE: &[FeatureRow] = &[
     inst("mbarrier.try_wait.parity", v(7, 8), sm(90), "9.7.13.15.16", op("mbarrier").all(&["try_wait", "parity"]), "mbarrier.try_wait.parity.shared.b64 %p1, [bar0], 0;\nmbarrier.try_wait.parity.shared.b64 %p1, [bar0], 1, 1000;"),
     // 9.7.13.15.17 pending_count: PTX ISA 7.0, sm_80.
     inst("mbarrier.pending_count", v(7, 0), sm(80), "9.7.13.15.17", op("mbarrier").all(&["pending_count"]), "mbarrier.pending_count.b64 %r1, %rd1;"),
+    // 9.7.13.16 tensormap.cp_fenceproxy: PTX ISA 8.3, sm_90.
+    inst("tensormap.cp_fenceproxy", v(8, 3), sm(90), "9.7.13.16", op("tensormap").all(&["cp_fenceproxy"]), "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [tile], 128;\ntensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.cta.sync.aligned [%rd1], [tile], 128;"),
+    // ---- 9.7.14.5 warp-level matrix instructions.
+    // 9.7.14.5.14 mma: PTX ISA 6.4, sm_70 (.m8n8k4 .f16); .m16n8k16 with .f16/.bf16 inputs PTX
+    // ISA 7.0, sm_80; .e4m3/.e5m2 inputs PTX ISA 8.4, sm_89; with them, the .m16n8k16 shape and
+    // .f16 accumulators PTX ISA 8.7 (sm_89). The other shapes and types have no rows of their
+    // own: the `mma` row gives them its lower bound.
+    inst("mma", v(6, 4), sm(70), "9.7.14.5.14", op("mma"), "mma.sync.aligned.m8n8k4.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, {%r1, %r2}, {%r3, %r4}, {%f9, %f10, %f11, %f12, %f13, %f14, %f15, %f0};"),
+    inst("mma.m16n8k16 with .f16/.bf16", v(7, 0), sm(80), "9.7.14.5.14", op("mma").all(&["m16n8k16"]).any(&["f16", "bf16"]).none(&["e4m3", "e5m2"]), "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};\nmma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r1, %r2}, {%r3, %r4, %r5, %r6}, {%r7, %r8}, {%r9, %r10};\nmma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};"),
+    inst("mma with .e4m3/.e5m2", v(8, 4), sm(89), "9.7.14.5.14", op("mma").any(&["e4m3", "e5m2"]), "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};\nmma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};"),
+    inst("mma.m16n8k16 with .e4m3/.e5m2", v(8, 7), sm(89), "9.7.14.5.14", op("mma").all(&["m16n8k16"]).any(&["e4m3", "e5m2"]), "mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2}, {%r5}, {%f5, %f6, %f7, %f8};"),
+    inst("mma with .e4m3/.e5m2 and .f16 accumulators", v(8, 7), sm(89), "9.7.14.5.14", op("mma").all(&["f16"]).any(&["e4m3", "e5m2"]), "mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e5m2.f16 {%r1, %r2}, {%r3, %r4, %r5, %r6}, {%r7, %r8}, {%r9, %r10};"),
+    // 9.7.14.5.15 ldmatrix: PTX ISA 6.5, sm_75; ::cta PTX ISA 7.8. 9.7.14.5.16 stmatrix: PTX ISA
+    // 7.8, sm_90. Their sm_100 shapes and .b8 (PTX ISA 8.6) have no rows yet.
+    inst("ldmatrix", v(6, 5), sm(75), "9.7.14.5.15", op("ldmatrix"), "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [tile];\nldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r1, %r2}, [%r5];\nldmatrix.sync.aligned.m8n8.x1.b16 {%r1}, [%rd1];"),
+    inst("ldmatrix.shared::cta", v(7, 8), sm(75), "9.7.14.5.15", op("ldmatrix").all(&["shared::cta"]), "ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 {%r1}, [tile];"),
+    inst("stmatrix", v(7, 8), sm(90), "9.7.14.5.16", op("stmatrix"), "stmatrix.sync.aligned.m8n8.x4.shared.b16 [tile], {%r1, %r2, %r3, %r4};\nstmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16 [%r5], {%r1, %r2};"),
+    // ---- 9.7.15 warpgroup-level matrix instructions: sm_90a only (not sm_100a or later).
+    // 9.7.15.5.2 wgmma.mma_async: PTX ISA 8.0; .u8.s8 and .s8.u8 PTX ISA 8.4. 9.7.15.6.3
+    // wgmma.mma_async.sp: PTX ISA 8.2 (the same note on .u8.s8/.s8.u8). 9.7.15.7.1-3
+    // wgmma.fence, wgmma.commit_group, wgmma.wait_group: PTX ISA 8.0.
+    inst("wgmma.mma_async", v(8, 0), sm_a(90), "9.7.15.5.2", op("wgmma").all(&["mma_async"]).none(&["sp"]), "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1, 0, 0;\nwgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, -1, 1, 0, 1;\nwgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, %rd2, %p1, 1, 1, 1;\nwgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {%r1, %r2}, %rd1, %rd2, %p1, 1, 1, 0, 0;\nwgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %p1, 1, 1;\nwgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r1, %r2, %r3, %r4}, %rd1, %rd2, %p1;"),
+    inst("wgmma.mma_async.sp", v(8, 2), sm_a(90), "9.7.15.6.3", op("wgmma").all(&["mma_async", "sp"]), "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %r1, 0, %p1, 1, 1, 0, 0;"),
+    inst("wgmma.mma_async.u8.s8", v(8, 4), sm_a(90), "9.7.15.5.2", op("wgmma").all(&["mma_async", "u8", "s8"]), "wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.s8 {%r1, %r2, %r3, %r4}, %rd1, %rd2, %p1;"),
+    inst("wgmma.mma_async.s8.u8", v(8, 4), sm_a(90), "9.7.15.5.2", op("wgmma").all(&["mma_async", "s8", "u8"]), "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.u8.satfinite {%r1, %r2, %r3, %r4}, {%r5, %r6, %r7, %r8}, %rd2, 1;"),
+    inst("wgmma.fence", v(8, 0), sm_a(90), "9.7.15.7.1", op("wgmma").all(&["fence"]), "wgmma.fence.sync.aligned;"),
+    inst("wgmma.commit_group", v(8, 0), sm_a(90), "9.7.15.7.2", op("wgmma").all(&["commit_group"]), "wgmma.commit_group.sync.aligned;"),
+    inst("wgmma.wait_group", v(8, 0), sm_a(90), "9.7.15.7.3", op("wgmma").all(&["wait_group"]), "wgmma.wait_group.sync.aligned 0;\nwgmma.wait_group.sync.aligned 1;"),
     // ---- 9.7.19 miscellaneous: nanosleep PTX ISA 6.3, sm_70; trap PTX ISA 1.0, all targets;
     // setmaxnreg PTX ISA 8.0 on sm_90a, sm_100a, sm_101a (sm_110a), sm_120a and, from PTX ISA
     // 8.8, the sm_100f, sm_101f (sm_110f) and sm_120f families.
@@ -734,6 +830,7 @@ pub fn target_feature(sm: SmVersion) -> Option<Feature> {
         ptx: TARGETS[index].ptx,
         sm,
         also: &[],
+        later_on: &[],
         spec: "11.1.2",
     })
 }
@@ -856,6 +953,81 @@ mod tests {
         assert!(names(&instruction_features(&to_bf16)).contains(&"cvt.bf16.f32"));
         assert!(!names(&instruction_features(&to_bf16)).contains(&"cvt.f32.bf16"));
         assert!(names(&instruction_features(&from_bf16)).contains(&"cvt.f32.bf16"));
+    }
+
+    #[test]
+    fn bulk_and_tensor_copies_stay_apart() {
+        let tensor_map = || {
+            Operand::TensorAddress(
+                crate::model::Address {
+                    base: crate::model::AddressBase::Reg("%rd1".into()),
+                    offset: 0,
+                },
+                vec![Operand::reg("%r1")],
+            )
+        };
+        let load = inst(
+            "cp",
+            &[
+                "async",
+                "bulk",
+                "tensor",
+                "1d",
+                "shared::cta",
+                "global",
+                "tile",
+                "mbarrier::complete_tx::bytes",
+                "multicast::cluster",
+            ],
+            vec![Operand::sym("tile"), tensor_map(), Operand::sym("bar0")],
+        );
+        assert_eq!(
+            names(&instruction_features(&load)),
+            [
+                "cp.async.bulk.tensor",
+                "cp.async.bulk.tensor.multicast::cluster",
+                "cp.async.bulk.tensor.shared::cta.global",
+            ]
+        );
+        let bulk = inst(
+            "cp",
+            &[
+                "async",
+                "bulk",
+                "shared::cta",
+                "global",
+                "mbarrier::complete_tx::bytes",
+            ],
+            vec![],
+        );
+        assert_eq!(
+            names(&instruction_features(&bulk)),
+            ["cp.async.bulk", "cp.async.bulk.shared::cta.global"]
+        );
+        for (modifiers, name) in [
+            (
+                &[
+                    "reduce",
+                    "async",
+                    "bulk",
+                    "tensor",
+                    "1d",
+                    "global",
+                    "shared::cta",
+                    "add",
+                ][..],
+                "cp.reduce.async.bulk.tensor",
+            ),
+            (
+                &["async", "bulk", "prefetch", "tensor", "1d", "L2", "global"][..],
+                "cp.async.bulk.prefetch.tensor",
+            ),
+        ] {
+            assert_eq!(
+                names(&instruction_features(&inst("cp", modifiers, vec![]))),
+                [name]
+            );
+        }
     }
 
     #[test]
@@ -1016,6 +1188,13 @@ mod tests {
                 row.feature.name,
                 row.feature.ptx
             );
+            for &(sm, later) in row.feature.later_on {
+                assert!(
+                    PTX_VERSIONS.contains(&later) && later > row.feature.ptx,
+                    "{}: {later} on {sm} is not a later released version",
+                    row.feature.name
+                );
+            }
         }
     }
 }

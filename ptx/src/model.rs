@@ -799,7 +799,7 @@ pub enum Operand {
     /// `[tensorMap, {coords}]`: the operand of `cp.async.bulk.tensor` and
     /// `cp.reduce.async.bulk.tensor` that names a tensor map (its address: a `.param`, `.const`
     /// or `.global` variable, or a register holding a generic address) and the coordinates of
-    /// the box in the tensor (PTX ISA §9.7.9.25.5.1). Texture and surface instructions write
+    /// the box in the tensor (PTX ISA §9.7.9.25.5.2). Texture and surface instructions write
     /// their `[handle, {coords}]` operand the same way.
     TensorAddress(Address, Vec<Operand>),
     /// `{%f1, %f2, %f3, %f4}`.

@@ -31,9 +31,9 @@ impl FeatureError {
         !self.feature.available_on(self.have_sm)
     }
 
-    /// Whether the module's `.version` is older than the feature.
+    /// Whether the module's `.version` is older than the feature on the module's `.target`.
     pub fn version_too_low(&self) -> bool {
-        !self.feature.available_in(self.have_ptx)
+        self.have_ptx < self.feature.ptx_on(self.have_sm)
     }
 }
 
@@ -43,7 +43,10 @@ impl fmt::Display for FeatureError {
     /// .version 7.0; ...)", or both joined with "and".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let target = format!(".target {}", self.feature.target_text());
-        let version = format!("PTX ISA .version {} or later", self.feature.ptx);
+        let version = format!(
+            "PTX ISA .version {} or later",
+            self.feature.ptx_on(self.have_sm)
+        );
         let (needs, has) = match (self.target_too_low(), self.version_too_low()) {
             (true, true) => (
                 format!("{target} and {version}"),
@@ -122,9 +125,10 @@ fn uses(module: &Module) -> Vec<Use> {
 /// that uses `mbarrier.try_wait` on `sm_80` needs a higher target, which [`check_features`]
 /// reports.
 pub fn required_version(module: &Module) -> Version {
+    let target = module.target.sm;
     uses(module)
         .iter()
-        .map(|u| u.feature.ptx)
+        .map(|u| u.feature.ptx_on(target))
         .max()
         .unwrap_or(Version::new(1, 0))
 }
@@ -135,7 +139,7 @@ pub fn check_features(module: &Module) -> Vec<FeatureError> {
     let (have_ptx, have_sm) = (module.version, module.target.sm);
     uses(module)
         .into_iter()
-        .filter(|u| !u.feature.available_in(have_ptx) || !u.feature.available_on(have_sm))
+        .filter(|u| !u.feature.available_with(have_ptx, have_sm))
         .map(|u| FeatureError {
             function: u.function,
             stmt: u.stmt,

@@ -103,22 +103,34 @@ fn split_top(text: &str) -> Vec<&str> {
     parts
 }
 
+/// `base` or `base+offset` inside brackets.
+fn address(text: &str) -> Address {
+    let (base, offset) = match text.split_once('+') {
+        Some((b, o)) => (b.trim(), o.trim().parse().expect("an address offset")),
+        None => (text.trim(), 0),
+    };
+    let base = if base.starts_with('%') {
+        AddressBase::Reg(base.into())
+    } else {
+        AddressBase::Symbol(base.into())
+    };
+    Address { base, offset }
+}
+
 fn operand(text: &str) -> Operand {
     let text = text.trim();
     if text == "_" {
         return Operand::Sink;
     }
     if let Some(inner) = text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
-        let (base, offset) = match inner.split_once('+') {
-            Some((b, o)) => (b.trim(), o.trim().parse().expect("an address offset")),
-            None => (inner.trim(), 0),
-        };
-        let base = if base.starts_with('%') {
-            AddressBase::Reg(base.into())
-        } else {
-            AddressBase::Symbol(base.into())
-        };
-        return Operand::Address(Address { base, offset });
+        // `[tensorMap, {coords}]`: a tensor map and the coordinates of a box.
+        if let [map, coords] = split_top(inner)[..] {
+            let Operand::Vector(coords) = operand(coords) else {
+                panic!("tensor coordinates in braces: `{text}`")
+            };
+            return Operand::TensorAddress(address(map), coords);
+        }
+        return Operand::Address(address(inner));
     }
     if let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
         return Operand::Vector(split_top(inner).into_iter().map(operand).collect());
@@ -301,7 +313,7 @@ fn lower_target(need: SmVersion) -> Option<SmVersion> {
 fn version_for(target: SmVersion, features: &[Feature]) -> Version {
     features
         .iter()
-        .map(|f| f.ptx)
+        .map(|f| f.ptx_on(target))
         .chain(target_min_version(target))
         .max()
         .unwrap_or(Version::new(1, 0))
@@ -392,11 +404,37 @@ fn every_row_against_ptxas() {
                 });
             }
         }
+        // A feature that arrived later on some targets (`later_on`) has its own `.version` on
+        // the first target above them: the lowest plain target above the row's that the list
+        // does not name.
+        if !row.feature.later_on.is_empty() {
+            let alt = TARGETS
+                .iter()
+                .map(|t| t.sm)
+                .filter(|t| {
+                    t.suffix.is_none()
+                        && t.number > row.feature.sm.number
+                        && known_to_ptxas(*t)
+                        && row.feature.ptx_on(*t) == row.feature.ptx
+                })
+                .min_by_key(|t| t.number);
+            if let Some(alt) = alt {
+                jobs.push(Job {
+                    row: index,
+                    line: row.sample,
+                    what: "accepted at the earlier .version on another target",
+                    version: version_for(alt, &features),
+                    target: alt,
+                    expect_accept: true,
+                });
+            }
+        }
         // One .version and one .target lower, line by line, where the lower configuration still
         // allows the target and everything else the line uses: then only this row's feature can
         // make ptxas reject it.
         let (mut version_checked, mut target_checked) = (false, false);
-        let version_applies = row.feature.ptx > version_for(target, &[]);
+        let row_ptx = row.feature.ptx_on(target);
+        let version_applies = row_ptx > version_for(target, &[]);
         let lower_sm = lower_target(row.feature.sm)
             .filter(|t| known_to_ptxas(*t) && row.feature.sm.number >= OLDEST_TARGET.number);
         for (line, s) in row.sample.lines().zip(&statements) {
@@ -404,7 +442,7 @@ fn every_row_against_ptxas() {
                 .into_iter()
                 .filter(|f| f.name != name)
                 .collect();
-            if let Some(lower) = previous_version(row.feature.ptx).filter(|_| version_applies)
+            if let Some(lower) = previous_version(row_ptx).filter(|_| version_applies)
                 && lower >= version_for(target, &line_others)
             {
                 let lenient = PTXAS_MORE_LENIENT.contains(&(name, "version"));
@@ -435,7 +473,7 @@ fn every_row_against_ptxas() {
                 target_checked = true;
             }
         }
-        if version_applies && previous_version(row.feature.ptx).is_some() && !version_checked {
+        if version_applies && previous_version(row_ptx).is_some() && !version_checked {
             not_isolable.push(format!("{name} (.version)"));
         }
         if lower_sm.is_some() && !target_checked {
@@ -484,7 +522,8 @@ fn every_row_against_ptxas() {
     };
     println!(
         "ptxas checked {} rows of {}: {} accepted at the minimum, {} on further targets ({} modules), \
-         {} checked one .version lower ({} modules), {} checked one .target lower ({} modules); {} ptxas runs",
+         {} at an earlier .version on another target, {} checked one .version lower ({} modules), \
+         {} checked one .target lower ({} modules); {} ptxas runs",
         jobs.iter()
             .map(|j| j.row)
             .collect::<std::collections::BTreeSet<_>>()
@@ -493,6 +532,7 @@ fn every_row_against_ptxas() {
         rows("accepted at the minimum"),
         rows("accepted on another target"),
         count("accepted on another target"),
+        rows("accepted at the earlier .version on another target"),
         rows("one .version lower"),
         count("one .version lower"),
         rows("one .target lower"),
@@ -617,6 +657,83 @@ fn one_representative_per_family() {
             "tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [tex0, {%f5, %f6}];",
             &[],
         ),
+        // The tensor copies are not the bulk copies, and each modifier row stays with its form.
+        (
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [tile], [%rd1, {%r1, %r2}], [bar0];",
+            &["cp.async.bulk.tensor"],
+        ),
+        (
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster [tile], [%rd1, {%r1, %r2}], [bar0], %h1;",
+            &[
+                "cp.async.bulk.tensor",
+                "cp.async.bulk.tensor.multicast::cluster",
+            ],
+        ),
+        (
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [tile], [%rd1], 16, [bar0], %h1;",
+            &["cp.async.bulk", "cp.async.bulk.multicast::cluster"],
+        ),
+        (
+            "cp.async.bulk.tensor.1d.shared::cta.global.tile.mbarrier::complete_tx::bytes [tile], [%rd1, {%r1}], [bar0];",
+            &[
+                "cp.async.bulk.tensor",
+                "cp.async.bulk.tensor.shared::cta.global",
+            ],
+        ),
+        (
+            "cp.async.bulk.tensor.1d.global.shared::cta.bulk_group [%rd1, {%r1}], [tile];",
+            &["cp.async.bulk.tensor"],
+        ),
+        (
+            "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [%rd1, {%r1}], [tile];",
+            &["cp.reduce.async.bulk.tensor"],
+        ),
+        (
+            "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [%rd1, {%r1}];",
+            &["cp.async.bulk.prefetch.tensor"],
+        ),
+        (
+            "prefetch.param.tensormap [pg_param];",
+            &["prefetch", "prefetch.tensormap"],
+        ),
+        (
+            "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [tile], %rd1;",
+            &["tensormap.replace"],
+        ),
+        (
+            "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%rd1], [tile], 128;",
+            &["tensormap.cp_fenceproxy"],
+        ),
+        (
+            "wgmma.mma_async.sync.aligned.m64n8k32.s32.u8.s8 {%r1, %r2, %r3, %r4}, %rd1, %rd2, %p1;",
+            &["wgmma.mma_async", "wgmma.mma_async.u8.s8"],
+        ),
+        (
+            "wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %r1, 0, %p1, 1, 1, 0, 0;",
+            &["wgmma.mma_async.sp"],
+        ),
+        ("wgmma.wait_group.sync.aligned 0;", &["wgmma.wait_group"]),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f5, %f6, %f7, %f8};",
+            &["mma", "mma.m16n8k16 with .f16/.bf16"],
+        ),
+        (
+            "mma.sync.aligned.m16n8k16.row.col.f16.e4m3.e4m3.f16 {%r1, %r2}, {%r3, %r4}, {%r5}, {%r7, %r8};",
+            &[
+                "mma",
+                "mma with .e4m3/.e5m2",
+                "mma.m16n8k16 with .e4m3/.e5m2",
+                "mma with .e4m3/.e5m2 and .f16 accumulators",
+            ],
+        ),
+        (
+            "ldmatrix.sync.aligned.m8n8.x1.shared::cta.b16 {%r1}, [tile];",
+            &["ldmatrix", "ldmatrix.shared::cta"],
+        ),
+        (
+            "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;",
+            &["cvt", "cvt with .e4m3x2/.e5m2x2"],
+        ),
     ];
     for (line, want) in cases {
         assert_eq!(feature_names(line), *want, "{line}");
@@ -716,4 +833,63 @@ fn check_features_reports_relaxed_under_8_0() {
         errors[0].to_string(),
         "`mbarrier.{arrive,arrive_drop,test_wait,try_wait}.relaxed` requires PTX ISA .version 8.6 or later (module has .version 8.0; PTX ISA 9.7.13.15.16)"
     );
+}
+
+#[test]
+fn fp8_cvt_needs_a_later_version_on_sm_89_only() {
+    let line = "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;";
+    let (sm89, sm90) = (SmVersion::new(89), SmVersion::new(90));
+    assert_eq!(
+        required_version(&kernel_module(Version::new(8, 8), sm89, line)),
+        Version::new(8, 1)
+    );
+    assert_eq!(
+        required_version(&kernel_module(Version::new(8, 8), sm90, line)),
+        Version::new(7, 8)
+    );
+    assert!(check_features(&kernel_module(Version::new(7, 8), sm90, line)).is_empty());
+    let errors = check_features(&kernel_module(Version::new(8, 0), sm89, line));
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].version_too_low() && !errors[0].target_too_low());
+    assert_eq!(
+        errors[0].to_string(),
+        "`cvt with .e4m3x2/.e5m2x2` requires PTX ISA .version 8.1 or later (module has .version 8.0; PTX ISA 9.7.9.21)"
+    );
+    assert_eq!(
+        errors[0].feature.to_string(),
+        "`cvt with .e4m3x2/.e5m2x2` (PTX ISA .version 7.8 (8.1 on sm_89), .target sm_89 or higher; PTX ISA 9.7.9.21)"
+    );
+}
+
+#[test]
+fn hopper_arch_specific_rows() {
+    let find = |name: &str| {
+        FEATURE_TABLE
+            .iter()
+            .find(|r| r.feature.name == name)
+            .unwrap_or_else(|| panic!("no row {name}"))
+            .feature
+    };
+    let on = |f: Feature, s: &str| f.available_on(SmVersion::parse(s).unwrap());
+    // wgmma is sm_90a only: neither plain sm_90 nor the Blackwell targets have it.
+    for name in [
+        "wgmma.mma_async",
+        "wgmma.fence",
+        "wgmma.commit_group",
+        "wgmma.wait_group",
+    ] {
+        let f = find(name);
+        assert!(on(f, "sm_90a"), "{name}");
+        assert!(
+            !on(f, "sm_90") && !on(f, "sm_100a") && !on(f, "sm_120a"),
+            "{name}"
+        );
+    }
+    // tensormap.replace follows setmaxnreg's targets; tensormap.cp_fenceproxy is plain sm_90.
+    let replace = find("tensormap.replace");
+    assert_eq!(replace.target_text(), find("setmaxnreg").target_text());
+    assert!(on(replace, "sm_100a") && on(replace, "sm_103f") && !on(replace, "sm_90"));
+    assert!(on(find("tensormap.cp_fenceproxy"), "sm_90"));
+    assert!(on(find("cp.async.bulk.tensor"), "sm_90"));
+    assert!(!on(find("cp.async.bulk.tensor"), "sm_89"));
 }
