@@ -105,14 +105,32 @@ fn text_output_has_line_source_related_and_notes() {
         out.contains("--> /src/k.cu:7:9 (in kernel `divergent`)"),
         "{out}"
     );
-    // The branch, with its source line, and the chain down to %tid.x.
+    // The PTX excerpt: the barrier with a caret under it; the branch, with its source line,
+    // and the chain down to %tid.x marked on their lines.
+    let lines: Vec<&str> = out.lines().collect();
+    let marked = |number: &str, text: &str| -> &str {
+        let i = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{number} |")) && l.contains(text))
+            .unwrap_or_else(|| panic!("no excerpt line {number} `{text}`:\n{out}"));
+        let column = lines[i].find(text).expect("text");
+        let under = lines[i + 1];
+        assert!(under.starts_with("   |"), "{out}");
+        assert!(
+            under[column..].starts_with(['^', '-']),
+            "no mark under `{text}` at column {column}:\n{out}"
+        );
+        under
+    };
+    assert!(marked("23", "bar.sync").contains("^^^^"), "{out}");
     assert!(
-        out.contains(&format!(
-            "{path}:20:2: note: the branch is here (/src/k.cu:6:5)"
-        )),
+        marked("20", "@%p1 bra").ends_with("the branch is here (/src/k.cu:6:5)"),
         "{out}"
     );
-    assert!(out.contains("reads `%tid.x` at line 17"), "{out}");
+    assert!(
+        marked("17", "mov.u32").contains("reads `%tid.x` at line 17"),
+        "{out}"
+    );
     assert!(out.contains("= note: PTX ISA §9.7.13.1"), "{out}");
     assert!(
         out.contains(&format!(
@@ -162,11 +180,21 @@ fn unknown_lint_and_bad_usage_exit_2() {
     );
     let (status, out) = lint(&[]);
     assert_eq!(status, 2);
-    assert!(out.contains("usage: phasegate lint"), "{out}");
-    let (status, _) = lint(&["--format", "xml", "x.ptx"]);
+    assert!(
+        out.contains("required arguments were not provided")
+            && out.contains("Usage: phasegate lint"),
+        "{out}"
+    );
+    // clap's errors name the bad flag or value.
+    let (status, out) = lint(&["--format", "xml", "x.ptx"]);
     assert_eq!(status, 2);
-    let (status, _) = lint(&["--frobnicate", "x.ptx"]);
+    assert!(out.contains("invalid value 'xml' for '--format"), "{out}");
+    let (status, out) = lint(&["--frobnicate", "x.ptx"]);
     assert_eq!(status, 2);
+    assert!(out.contains("unexpected argument '--frobnicate'"), "{out}");
+    let (status, out) = lint(&["--deny"]);
+    assert_eq!(status, 2);
+    assert!(out.contains("'--deny <LINT>'"), "{out}");
 }
 
 #[test]

@@ -250,7 +250,7 @@ fn usage_and_simulator_errors_exit_2() {
     for (args, want) in [
         (
             vec![f.as_str(), "--block", "32"],
-            "`--grid X,Y,Z` is required",
+            "required arguments were not provided:\n  --grid <X[,Y[,Z]]>",
         ),
         (
             vec![f.as_str(), "--grid", "1", "--block", "32", "--arg", "f16:1"],
@@ -317,5 +317,8 @@ fn usage_and_simulator_errors_exit_2() {
     );
     let (status, out) = run(&["--help"]);
     assert_eq!(status, 0);
-    assert!(out.starts_with("usage: phasegate sim"));
+    assert!(out.contains("Usage: phasegate sim"), "{out}");
+    for flag in ["--grid", "--block", "--arg", "--dump", "--out", "--explore"] {
+        assert!(out.contains(flag), "{flag}: {out}");
+    }
 }
