@@ -252,14 +252,14 @@ fn arguments(specs: &[ArgSpec]) -> Result<Vec<Argument>, String> {
             }),
             ArgSpec::File(path) => Ok(Argument {
                 value: ArgValue::Buffer(
-                    std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?,
+                    std::fs::read(path).map_err(|e| format!("file:{path}: cannot read: {e}"))?,
                 ),
                 npy: None,
             }),
             ArgSpec::Npy(path) => {
                 let bytes =
-                    std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-                let a = npy::read(&bytes).map_err(|e| format!("{path}: {e}"))?;
+                    std::fs::read(path).map_err(|e| format!("npy:{path}: cannot read: {e}"))?;
+                let a = npy::read(&bytes).map_err(|e| format!("npy:{path}: {e}"))?;
                 Ok(Argument {
                     value: ArgValue::Buffer(a.data),
                     npy: Some((path.clone(), a.dtype)),
