@@ -520,3 +520,135 @@ fn functions_over_the_analysis_limit_are_errors() {
     assert_eq!(object.get("level").and_then(Json::str), Some("deny"));
     assert_eq!(object.get("kernel").and_then(Json::str), Some("big"));
 }
+
+/// `--format sarif`: one SARIF 2.1.0 log for all the files, valid against the OASIS schema
+/// (tests/schemas/), with a rule per lint and the findings, their related places and the read
+/// errors as results.
+#[test]
+fn sarif_log_is_valid_sarif_2_1_0() {
+    use serde_json::Value;
+    let schema: Value =
+        serde_json::from_str(include_str!("schemas/sarif-schema-2.1.0.json")).expect("schema");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles");
+    let path = temp_file("sarif buggy.ptx", BUGGY);
+    let clean = fixture("named_barriers.ptx");
+    let (status, out) = lint(&[
+        "--format",
+        "sarif",
+        &path,
+        "/nonexistent/phasegate.ptx",
+        &clean,
+    ]);
+    assert_eq!(status, 1, "{out}");
+    let log: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{out}");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "phasegate");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+
+    // One rule per lint, with its summary and default level.
+    let rules = driver["rules"].as_array().expect("rules");
+    for l in phasegate::lints::LINTS {
+        let rule = rules
+            .iter()
+            .find(|r| r["id"] == l.name)
+            .unwrap_or_else(|| panic!("no rule {}", l.name));
+        assert_eq!(rule["shortDescription"]["text"], l.summary);
+        let level = match l.default {
+            phasegate::lints::Level::Deny => "error",
+            phasegate::lints::Level::Warn => "warning",
+            phasegate::lints::Level::Allow => "none",
+        };
+        assert_eq!(rule["defaultConfiguration"]["level"], level, "{}", l.name);
+        assert!(rule["help"]["text"].as_str().is_some_and(|t| !t.is_empty()));
+    }
+    // The spec section the findings' notes cite.
+    let abd = rules
+        .iter()
+        .find(|r| r["id"] == "aligned_barrier_divergence")
+        .expect("rule");
+    assert_eq!(abd["properties"]["ptxIsaSections"][0], "9.7.13.1");
+    assert!(
+        abd["fullDescription"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("PTX ISA §9.7.13.1"))
+    );
+
+    // The findings: the error and the warning of BUGGY, then the read error.
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3, "{out}");
+    let (first, second, read) = (&results[0], &results[1], &results[2]);
+    assert_eq!(first["ruleId"], "aligned_barrier_divergence");
+    assert_eq!(first["level"], "error");
+    assert_eq!(
+        rules[first["ruleIndex"].as_u64().expect("index") as usize]["id"],
+        "aligned_barrier_divergence"
+    );
+    assert!(
+        first["message"]["text"]
+            .as_str()
+            .is_some_and(|m| m.contains("bar.sync"))
+    );
+    let location = &first["locations"][0]["physicalLocation"];
+    let uri = location["artifactLocation"]["uri"].as_str().expect("uri");
+    assert!(
+        uri.starts_with("file:///") && uri.ends_with("/sarif%20buggy.ptx"),
+        "{uri}"
+    );
+    assert_eq!(location["region"]["startLine"], 23);
+    assert_eq!(location["region"]["startColumn"], 2);
+    assert_eq!(
+        first["locations"][0]["logicalLocations"][0]["name"],
+        "divergent"
+    );
+    // The why-chain: the branch (line 20) and the read of %tid.x (line 17), and the CUDA line.
+    let related = first["relatedLocations"].as_array().expect("related");
+    let at = |line: u64| {
+        related
+            .iter()
+            .find(|r| r["physicalLocation"]["region"]["startLine"] == line)
+            .unwrap_or_else(|| panic!("no related location at line {line}: {out}"))
+    };
+    assert_eq!(
+        at(20)["message"]["text"],
+        "the branch is here (/src/k.cu:6:5)"
+    );
+    assert!(
+        at(17)["message"]["text"]
+            .as_str()
+            .is_some_and(|m| m.contains("reads `%tid.x`"))
+    );
+    assert!(related.iter().any(|r| {
+        r["physicalLocation"]["artifactLocation"]["uri"] == "file:///src/k.cu"
+            && r["physicalLocation"]["region"]["startLine"] == 7
+    }));
+    assert_eq!(second["ruleId"], "divergent_exit_before_barrier");
+    assert_eq!(second["level"], "warning");
+    assert_eq!(read["ruleId"], "read");
+    assert_eq!(read["level"], "error");
+    assert_eq!(
+        read["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "file:///nonexistent/phasegate.ptx"
+    );
+
+    // The schema does catch a malformed log.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(!validator.is_valid(&broken));
+
+    // A clean run is a valid log with no results.
+    let (status, out) = lint(&["--format", "sarif", &clean]);
+    assert_eq!(status, 0, "{out}");
+    let log: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(validator.is_valid(&log), "{out}");
+    assert_eq!(log["runs"][0]["results"], Value::Array(Vec::new()));
+}
