@@ -126,8 +126,9 @@ pub(crate) fn execute(args: LintArgs, matches: &ArgMatches, out: &mut String) ->
         }
         match args.format {
             Format::Text => {
+                let source = Source::new(&text);
                 for d in &findings {
-                    human(path, &text, d, out);
+                    human(path, &source, d, out);
                 }
                 let errors = findings.iter().filter(|d| d.level == Level::Deny).count();
                 let warnings = findings.iter().filter(|d| d.level == Level::Warn).count();
@@ -207,7 +208,7 @@ fn source_text(s: &Option<SourceLoc>) -> String {
 /// A finding in the human format: the `FILE:LINE:COL: level[lint]: message` line, the kernel
 /// and CUDA source position, the PTX excerpt with the finding and its related places marked,
 /// then the notes.
-fn human(path: &str, text: &str, d: &Diagnostic, out: &mut String) {
+fn human(path: &str, source: &Source, d: &Diagnostic, out: &mut String) {
     out.push_str(&format!(
         "{path}:{}:{}: {}[{}]: {}\n",
         d.span.line,
@@ -220,11 +221,11 @@ fn human(path: &str, text: &str, d: &Diagnostic, out: &mut String) {
         Some(s) => out.push_str(&format!("  --> {s} (in kernel `{}`)\n", d.function)),
         None => out.push_str(&format!("  --> in kernel `{}`\n", d.function)),
     }
-    let excerpt = excerpt(text, d);
+    let excerpt = excerpt(source, d);
     out.push_str(&excerpt);
     // Related places the excerpt could not show keep their own line.
     for r in &d.related {
-        if excerpt.is_empty() || statement_range(text, r.span.line, r.span.col).is_none() {
+        if excerpt.is_empty() || source.statement(r.span.line, r.span.col).is_none() {
             out.push_str(&format!(
                 "  {path}:{}:{}: note: {}{}\n",
                 r.span.line,
@@ -239,59 +240,70 @@ fn human(path: &str, text: &str, d: &Diagnostic, out: &mut String) {
     }
 }
 
-/// Byte offsets of each line's start in `text`, and the end.
-fn line_starts(text: &str) -> Vec<usize> {
-    std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect()
+/// A PTX file's text and where its lines start.
+struct Source<'a> {
+    text: &'a str,
+    /// The byte offset of each line's start.
+    starts: Vec<usize>,
 }
 
-/// The byte range of the statement at LINE:COL (1-based, columns in characters): from the
-/// column to its `;` on that line, or to the line's end without a trailing comment.
-fn statement_range(text: &str, line: u32, col: u32) -> Option<std::ops::Range<usize>> {
-    if line == 0 {
-        return None;
+impl<'a> Source<'a> {
+    fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source { text, starts }
     }
-    let starts = line_starts(text);
-    let start = *starts.get(line as usize - 1)?;
-    let end = starts
-        .get(line as usize)
-        .map(|e| e - 1)
-        .unwrap_or(text.len());
-    let line_text = &text[start..end];
-    let from = line_text
-        .char_indices()
-        .nth(col.saturating_sub(1) as usize)
-        .map(|(i, _)| i)?;
-    let rest = &line_text[from..];
-    let len = match rest.find(';') {
-        Some(i) => i + 1,
-        None => rest.find("//").unwrap_or(rest.len()),
-    };
-    let len = rest[..len].trim_end().len().max(1).min(rest.len());
-    Some(start + from..start + from + len)
+
+    /// The byte range of line LINE (1-based) without its newline.
+    fn line(&self, line: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        let end = self
+            .starts
+            .get(line)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        Some(start..end)
+    }
+
+    /// The byte range of the statement at LINE:COL (1-based, columns in characters): from the
+    /// column to its `;` on that line, or to the line's end without a trailing comment.
+    fn statement(&self, line: u32, col: u32) -> Option<std::ops::Range<usize>> {
+        let range = self.line(line as usize)?;
+        let line_text = &self.text[range.clone()];
+        let from = line_text
+            .char_indices()
+            .nth(col.saturating_sub(1) as usize)
+            .map(|(i, _)| i)?;
+        let rest = &line_text[from..];
+        let len = match rest.find(';') {
+            Some(i) => i + 1,
+            None => rest.find("//").unwrap_or(rest.len()),
+        };
+        let len = rest[..len].trim_end().len().max(1).min(rest.len());
+        Some(range.start + from..range.start + from + len)
+    }
 }
 
 /// The PTX lines of a finding and of its related places, drawn as rustc draws them (empty when
 /// the finding has no position in the text).
-fn excerpt(text: &str, d: &Diagnostic) -> String {
-    let Some(primary) = statement_range(text, d.span.line, d.span.col) else {
+fn excerpt(source: &Source, d: &Diagnostic) -> String {
+    let Some(primary) = source.statement(d.span.line, d.span.col) else {
         return String::new();
     };
     // (line, byte range in the text, label)
     let mut marks = vec![(d.span.line, primary, None)];
     for r in &d.related {
-        if let Some(range) = statement_range(text, r.span.line, r.span.col) {
+        if let Some(range) = source.statement(r.span.line, r.span.col) {
             let label = format!("{}{}", r.message, source_text(&r.source));
             marks.push((r.span.line, range, Some(label)));
         }
     }
     // Only the lines from the first to the last marked one go to the renderer.
-    let starts = line_starts(text);
     let first = marks.iter().map(|m| m.0).min().expect("one mark") as usize;
     let last = marks.iter().map(|m| m.0).max().expect("one mark") as usize;
-    let from = starts[first - 1];
-    let to = starts.get(last).map(|e| e - 1).unwrap_or(text.len());
+    let from = source.line(first).expect("a marked line").start;
+    let to = source.line(last).expect("a marked line").end;
     let annotations = marks.into_iter().enumerate().map(|(i, (_, range, label))| {
         let kind = if i == 0 {
             AnnotationKind::Primary
@@ -300,7 +312,7 @@ fn excerpt(text: &str, d: &Diagnostic) -> String {
         };
         kind.span(range.start - from..range.end - from).label(label)
     });
-    let snippet = Snippet::source(&text[from..to])
+    let snippet = Snippet::source(&source.text[from..to])
         .line_start(first)
         .fold(true)
         .annotations(annotations);
