@@ -427,6 +427,38 @@ fn json_lines_are_objects_with_the_fields() {
     // Clean files print nothing in JSON.
     let (status, out) = lint(&["--format", "json", &fixture("named_barriers.ptx")]);
     assert_eq!((status, out.as_str()), (0, ""));
+    // Every object has the fields of docs/json-format.md, in its order; read errors too.
+    let keys = |o: &Json| match o {
+        Json::Obj(fields) => fields.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+        _ => panic!("not an object"),
+    };
+    let documented = [
+        "file",
+        "lint",
+        "level",
+        "kernel",
+        "line",
+        "column",
+        "message",
+        "source_file",
+        "source_line",
+        "related",
+        "notes",
+    ];
+    assert_eq!(keys(first), documented);
+    let (status, out) = lint(&["--format", "json", "/nonexistent/phasegate.ptx"]);
+    assert_eq!(status, 1, "{out}");
+    let read = parse_json(out.trim_end()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(keys(&read), documented);
+    assert_eq!(read.get("lint").and_then(Json::str), Some("read"));
+    assert_eq!(read.get("kernel"), Some(&Json::Null));
+    let doc = include_str!("../docs/json-format.md");
+    for key in documented {
+        assert!(
+            doc.contains(&format!("| `{key}` |")),
+            "{key} is not documented"
+        );
+    }
 }
 
 /// The corpus through the command line: one JSON object per finding, the lints of each file

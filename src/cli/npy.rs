@@ -1,5 +1,5 @@
 //! NumPy `.npy` files, the part `phasegate sim` needs: little-endian numbers and booleans in C
-//! order. [`write`] makes format version 1.0 with a 1-D shape; [`read`] takes versions 1.0, 2.0
+//! order. [`write()`] makes format version 1.0 with a 1-D shape; [`read`] takes versions 1.0, 2.0
 //! and 3.0 and any shape (the data is used flattened).
 //!
 //! The format: the magic `\x93NUMPY`, the major and minor version bytes, the header's length
