@@ -99,3 +99,85 @@ fn usage_errors_exit_with_two() {
     assert_eq!(status, 1);
     assert_eq!(run(&["help"]).0, 0);
 }
+
+/// clap's help for the command and each subcommand, `--version`, and usage errors that name
+/// the bad flag or argument (exit status 2).
+#[test]
+fn help_version_and_errors_that_name_the_flag() {
+    let (status, out) = run(&["--version"]);
+    assert_eq!(
+        (status, out.trim()),
+        (0, concat!("phasegate ", env!("CARGO_PKG_VERSION")))
+    );
+    let (status, out) = run(&["lint", "--version"]);
+    assert_eq!(status, 0, "{out}");
+    let (status, out) = run(&["--help"]);
+    assert_eq!(status, 0, "{out}");
+    for sub in ["lint", "sim", "check", "fmt"] {
+        assert!(out.contains(&format!("\n  {sub} ")), "{sub}: {out}");
+    }
+    for (sub, flags) in [
+        (
+            "lint",
+            &["--format", "--allow", "--warn", "--deny", "--list"][..],
+        ),
+        (
+            "sim",
+            &[
+                "--kernel",
+                "--grid",
+                "--block",
+                "--cluster",
+                "--dynamic-shared",
+                "--arg",
+                "--policy",
+                "--seed",
+                "--explore",
+                "--max-steps",
+                "--no-race-check",
+                "--dump",
+                "--out",
+                "--trace",
+                "--timeline",
+                "--summary",
+            ][..],
+        ),
+        ("check", &[][..]),
+        ("fmt", &[][..]),
+    ] {
+        for help in [vec![sub, "--help"], vec!["help", sub]] {
+            let (status, out) = run(&help);
+            assert_eq!(status, 0, "{help:?}: {out}");
+            assert!(out.contains(&format!("Usage: phasegate {sub}")), "{out}");
+            assert!(out.contains("FILE.ptx"), "{out}");
+            for flag in flags {
+                assert!(out.contains(flag), "{sub} {flag}: {out}");
+            }
+        }
+    }
+    for (args, want) in [
+        (&[][..], "Usage: phasegate <COMMAND>"),
+        (&["frobnicate"][..], "unrecognized subcommand 'frobnicate'"),
+        (&["check"][..], "<FILE.ptx>..."),
+        (
+            &["check", "--frobnicate", "x.ptx"][..],
+            "unexpected argument '--frobnicate'",
+        ),
+        (
+            &["fmt", "a.ptx", "b.ptx"][..],
+            "unexpected argument 'b.ptx'",
+        ),
+        (
+            &["sim", "x.ptx", "--grid", "1", "--block", "0x"][..],
+            "invalid value '0x' for '--block",
+        ),
+        (
+            &["sim", "x.ptx", "--grid", "1", "--block", "1", "--seed"][..],
+            "'--seed <N>'",
+        ),
+    ] {
+        let (status, out) = run(args);
+        assert_eq!(status, 2, "{args:?}: {out}");
+        assert!(out.contains(want), "{args:?}: want `{want}`:\n{out}");
+    }
+}

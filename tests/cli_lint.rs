@@ -105,14 +105,32 @@ fn text_output_has_line_source_related_and_notes() {
         out.contains("--> /src/k.cu:7:9 (in kernel `divergent`)"),
         "{out}"
     );
-    // The branch, with its source line, and the chain down to %tid.x.
+    // The PTX excerpt: the barrier with a caret under it; the branch, with its source line,
+    // and the chain down to %tid.x marked on their lines.
+    let lines: Vec<&str> = out.lines().collect();
+    let marked = |number: &str, text: &str| -> &str {
+        let i = lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{number} |")) && l.contains(text))
+            .unwrap_or_else(|| panic!("no excerpt line {number} `{text}`:\n{out}"));
+        let column = lines[i].find(text).expect("text");
+        let under = lines[i + 1];
+        assert!(under.starts_with("   |"), "{out}");
+        assert!(
+            under[column..].starts_with(['^', '-']),
+            "no mark under `{text}` at column {column}:\n{out}"
+        );
+        under
+    };
+    assert!(marked("23", "bar.sync").contains("^^^^"), "{out}");
     assert!(
-        out.contains(&format!(
-            "{path}:20:2: note: the branch is here (/src/k.cu:6:5)"
-        )),
+        marked("20", "@%p1 bra").ends_with("the branch is here (/src/k.cu:6:5)"),
         "{out}"
     );
-    assert!(out.contains("reads `%tid.x` at line 17"), "{out}");
+    assert!(
+        marked("17", "mov.u32").contains("reads `%tid.x` at line 17"),
+        "{out}"
+    );
     assert!(out.contains("= note: PTX ISA §9.7.13.1"), "{out}");
     assert!(
         out.contains(&format!(
@@ -162,11 +180,21 @@ fn unknown_lint_and_bad_usage_exit_2() {
     );
     let (status, out) = lint(&[]);
     assert_eq!(status, 2);
-    assert!(out.contains("usage: phasegate lint"), "{out}");
-    let (status, _) = lint(&["--format", "xml", "x.ptx"]);
+    assert!(
+        out.contains("required arguments were not provided")
+            && out.contains("Usage: phasegate lint"),
+        "{out}"
+    );
+    // clap's errors name the bad flag or value.
+    let (status, out) = lint(&["--format", "xml", "x.ptx"]);
     assert_eq!(status, 2);
-    let (status, _) = lint(&["--frobnicate", "x.ptx"]);
+    assert!(out.contains("invalid value 'xml' for '--format"), "{out}");
+    let (status, out) = lint(&["--frobnicate", "x.ptx"]);
     assert_eq!(status, 2);
+    assert!(out.contains("unexpected argument '--frobnicate'"), "{out}");
+    let (status, out) = lint(&["--deny"]);
+    assert_eq!(status, 2);
+    assert!(out.contains("'--deny <LINT>'"), "{out}");
 }
 
 #[test]
@@ -399,6 +427,38 @@ fn json_lines_are_objects_with_the_fields() {
     // Clean files print nothing in JSON.
     let (status, out) = lint(&["--format", "json", &fixture("named_barriers.ptx")]);
     assert_eq!((status, out.as_str()), (0, ""));
+    // Every object has the fields of docs/json-format.md, in its order; read errors too.
+    let keys = |o: &Json| match o {
+        Json::Obj(fields) => fields.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
+        _ => panic!("not an object"),
+    };
+    let documented = [
+        "file",
+        "lint",
+        "level",
+        "kernel",
+        "line",
+        "column",
+        "message",
+        "source_file",
+        "source_line",
+        "related",
+        "notes",
+    ];
+    assert_eq!(keys(first), documented);
+    let (status, out) = lint(&["--format", "json", "/nonexistent/phasegate.ptx"]);
+    assert_eq!(status, 1, "{out}");
+    let read = parse_json(out.trim_end()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(keys(&read), documented);
+    assert_eq!(read.get("lint").and_then(Json::str), Some("read"));
+    assert_eq!(read.get("kernel"), Some(&Json::Null));
+    let doc = include_str!("../docs/json-format.md");
+    for key in documented {
+        assert!(
+            doc.contains(&format!("| `{key}` |")),
+            "{key} is not documented"
+        );
+    }
 }
 
 /// The corpus through the command line: one JSON object per finding, the lints of each file
@@ -491,4 +551,136 @@ fn functions_over_the_analysis_limit_are_errors() {
     );
     assert_eq!(object.get("level").and_then(Json::str), Some("deny"));
     assert_eq!(object.get("kernel").and_then(Json::str), Some("big"));
+}
+
+/// `--format sarif`: one SARIF 2.1.0 log for all the files, valid against the OASIS schema
+/// (tests/schemas/), with a rule per lint and the findings, their related places and the read
+/// errors as results.
+#[test]
+fn sarif_log_is_valid_sarif_2_1_0() {
+    use serde_json::Value;
+    let schema: Value =
+        serde_json::from_str(include_str!("schemas/sarif-schema-2.1.0.json")).expect("schema");
+    let validator = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("the SARIF schema compiles");
+    let path = temp_file("sarif buggy.ptx", BUGGY);
+    let clean = fixture("named_barriers.ptx");
+    let (status, out) = lint(&[
+        "--format",
+        "sarif",
+        &path,
+        "/nonexistent/phasegate.ptx",
+        &clean,
+    ]);
+    assert_eq!(status, 1, "{out}");
+    let log: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{out}");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "phasegate");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+
+    // One rule per lint, with its summary and default level.
+    let rules = driver["rules"].as_array().expect("rules");
+    for l in phasegate::lints::LINTS {
+        let rule = rules
+            .iter()
+            .find(|r| r["id"] == l.name)
+            .unwrap_or_else(|| panic!("no rule {}", l.name));
+        assert_eq!(rule["shortDescription"]["text"], l.summary);
+        let level = match l.default {
+            phasegate::lints::Level::Deny => "error",
+            phasegate::lints::Level::Warn => "warning",
+            phasegate::lints::Level::Allow => "none",
+        };
+        assert_eq!(rule["defaultConfiguration"]["level"], level, "{}", l.name);
+        assert!(rule["help"]["text"].as_str().is_some_and(|t| !t.is_empty()));
+    }
+    // The spec section the findings' notes cite.
+    let abd = rules
+        .iter()
+        .find(|r| r["id"] == "aligned_barrier_divergence")
+        .expect("rule");
+    assert_eq!(abd["properties"]["ptxIsaSections"][0], "9.7.13.1");
+    assert!(
+        abd["fullDescription"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("PTX ISA §9.7.13.1"))
+    );
+
+    // The findings: the error and the warning of BUGGY, then the read error.
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3, "{out}");
+    let (first, second, read) = (&results[0], &results[1], &results[2]);
+    assert_eq!(first["ruleId"], "aligned_barrier_divergence");
+    assert_eq!(first["level"], "error");
+    assert_eq!(
+        rules[first["ruleIndex"].as_u64().expect("index") as usize]["id"],
+        "aligned_barrier_divergence"
+    );
+    assert!(
+        first["message"]["text"]
+            .as_str()
+            .is_some_and(|m| m.contains("bar.sync"))
+    );
+    let location = &first["locations"][0]["physicalLocation"];
+    let uri = location["artifactLocation"]["uri"].as_str().expect("uri");
+    assert!(
+        uri.starts_with("file:///") && uri.ends_with("/sarif%20buggy.ptx"),
+        "{uri}"
+    );
+    assert_eq!(location["region"]["startLine"], 23);
+    assert_eq!(location["region"]["startColumn"], 2);
+    assert_eq!(
+        first["locations"][0]["logicalLocations"][0]["name"],
+        "divergent"
+    );
+    // The why-chain: the branch (line 20) and the read of %tid.x (line 17), and the CUDA line.
+    let related = first["relatedLocations"].as_array().expect("related");
+    let at = |line: u64| {
+        related
+            .iter()
+            .find(|r| r["physicalLocation"]["region"]["startLine"] == line)
+            .unwrap_or_else(|| panic!("no related location at line {line}: {out}"))
+    };
+    assert_eq!(
+        at(20)["message"]["text"],
+        "the branch is here (/src/k.cu:6:5)"
+    );
+    assert!(
+        at(17)["message"]["text"]
+            .as_str()
+            .is_some_and(|m| m.contains("reads `%tid.x`"))
+    );
+    assert!(related.iter().any(|r| {
+        r["physicalLocation"]["artifactLocation"]["uri"] == "file:///src/k.cu"
+            && r["physicalLocation"]["region"]["startLine"] == 7
+    }));
+    assert_eq!(second["ruleId"], "divergent_exit_before_barrier");
+    assert_eq!(second["level"], "warning");
+    assert_eq!(read["ruleId"], "read");
+    assert_eq!(read["level"], "error");
+    assert_eq!(
+        read["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "file:///nonexistent/phasegate.ptx"
+    );
+
+    // The schema does catch a malformed log.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = "fatal".into();
+    assert!(!validator.is_valid(&broken));
+
+    // A clean run is a valid log with no results.
+    let (status, out) = lint(&["--format", "sarif", &clean]);
+    assert_eq!(status, 0, "{out}");
+    let log: Value = serde_json::from_str(&out).expect("JSON");
+    assert!(validator.is_valid(&log), "{out}");
+    assert_eq!(log["runs"][0]["results"], Value::Array(Vec::new()));
 }

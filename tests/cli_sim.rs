@@ -250,7 +250,7 @@ fn usage_and_simulator_errors_exit_2() {
     for (args, want) in [
         (
             vec![f.as_str(), "--block", "32"],
-            "`--grid X,Y,Z` is required",
+            "required arguments were not provided:\n  --grid <X[,Y[,Z]]>",
         ),
         (
             vec![f.as_str(), "--grid", "1", "--block", "32", "--arg", "f16:1"],
@@ -317,5 +317,238 @@ fn usage_and_simulator_errors_exit_2() {
     );
     let (status, out) = run(&["--help"]);
     assert_eq!(status, 0);
-    assert!(out.starts_with("usage: phasegate sim"));
+    assert!(out.contains("Usage: phasegate sim"), "{out}");
+    for flag in ["--grid", "--block", "--arg", "--dump", "--out", "--explore"] {
+        assert!(out.contains(flag), "{flag}: {out}");
+    }
+}
+
+/// A `.npy` file as NumPy writes it (`np.save`, format 1.0): the header dict padded with
+/// spaces and a newline to a multiple of 64 bytes.
+fn numpy_file(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut file = b"\x93NUMPY\x01\x00".to_vec();
+    file.extend((header.len() as u16).to_le_bytes());
+    file.extend(header.as_bytes());
+    file.extend(data);
+    file
+}
+
+fn f32_bytes(values: impl IntoIterator<Item = f32>) -> Vec<u8> {
+    values.into_iter().flat_map(f32::to_le_bytes).collect()
+}
+
+/// `y = a * x` on the nvcc fixture with x from a `.npy` file and y written back as `.npy`
+/// (the element type from the kernel's `st.global.f32`), as raw bytes, and x itself (the
+/// dtype of the file it came from): byte for byte what NumPy writes; then y goes in again.
+#[test]
+fn npy_round_trip_through_arg_and_out() {
+    let f = fixture("scale_ref.ptx");
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let x_npy = temp("x.npy");
+    std::fs::write(&x_npy, numpy_file("<f4", "(64,)", &f32_bytes(x.clone()))).expect("write");
+    let (y_npy, y_raw, x_back, y_u32) =
+        (temp("y.npy"), temp("y.bin"), temp("xb.npy"), temp("yu.npy"));
+    let npy_arg = format!("npy:{x_npy}");
+    let outs = [
+        format!("1:{y_npy}"),
+        format!("1:{y_raw}"),
+        format!("0:{x_back}"),
+        format!("1:u32:{y_u32}"),
+    ];
+    let mut args = vec![
+        f.as_str(),
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--arg",
+        &npy_arg,
+        "--arg",
+        "buf:256",
+        "--arg",
+        "f32:3",
+        "--arg",
+        "u32:64",
+    ];
+    for o in &outs {
+        args.extend(["--out", o.as_str()]);
+    }
+    let (status, out) = run(&args);
+    assert_eq!(status, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "wrote argument 1 (256 bytes; 64 × f32, .npy) to {y_npy}"
+        )),
+        "{out}"
+    );
+    let y: Vec<f32> = x.iter().map(|v| 3.0 * v).collect();
+    let read = |p: &str| std::fs::read(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+    assert_eq!(
+        read(&y_npy),
+        numpy_file("<f4", "(64,)", &f32_bytes(y.clone()))
+    );
+    assert_eq!(read(&y_raw), f32_bytes(y.clone()));
+    assert_eq!(read(&x_back), read(&x_npy));
+    assert_eq!(
+        read(&y_u32),
+        numpy_file("<u4", "(64,)", &f32_bytes(y.clone()))
+    );
+
+    // The output goes in again, this time as a 2-D array (C order, used flattened).
+    let y2d = temp("y2d.npy");
+    std::fs::write(&y2d, numpy_file("<f4", "(8, 8)", &f32_bytes(y.clone()))).expect("write");
+    let (npy_arg, z_npy) = (format!("npy:{y2d}"), temp("z.npy"));
+    let z_out = format!("1:{z_npy}");
+    let (status, out) = run(&[
+        &f, "--grid", "1", "--block", "64", "--arg", &npy_arg, "--arg", "buf:256", "--arg",
+        "f32:-2", "--arg", "u32:64", "--out", &z_out,
+    ]);
+    assert_eq!(status, 0, "{out}");
+    let z: Vec<f32> = y.iter().map(|v| -2.0 * v).collect();
+    assert_eq!(read(&z_npy), numpy_file("<f4", "(64,)", &f32_bytes(z)));
+}
+
+/// Bad `.npy` inputs exit 2 with the file and what is wrong; so do bad `--out`s.
+#[test]
+fn bad_npy_files_and_outputs_exit_2() {
+    let f = fixture("scale_ref.ptx");
+    let data = f32_bytes((0..64).map(|i| i as f32));
+    let mut header_only = numpy_file("<f4", "(64,)", &[]);
+    header_only.truncate(20);
+    let mut version_4 = numpy_file("<f4", "(64,)", &data);
+    version_4[6] = 4;
+    let mut fortran = numpy_file("<f4", "(8, 8)", &data);
+    let at = fortran
+        .windows(5)
+        .position(|w| w == b"False")
+        .expect("False");
+    fortran[at..at + 5].copy_from_slice(b"True ");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("raw.npy", data.clone(), "not a .npy file"),
+        ("short.npy", header_only, "the file ends inside its header"),
+        ("v4.npy", version_4, "format version 4.0 is not supported"),
+        (
+            "big.npy",
+            numpy_file(">f4", "(64,)", &data),
+            "dtype '>f4' is big-endian",
+        ),
+        (
+            "complex.npy",
+            numpy_file("<c8", "(32,)", &data),
+            "dtype '<c8' is not supported",
+        ),
+        (
+            "length.npy",
+            numpy_file("<f4", "(64,)", &data[..200]),
+            "shape (64,) of <f4 needs 256 bytes of data, the file has 200",
+        ),
+        (
+            "shape.npy",
+            numpy_file("<f4", "[64]", &data),
+            "shape is not a tuple of integers",
+        ),
+        ("fortran.npy", fortran, "Fortran order (shape (8, 8))"),
+    ];
+    for (name, bytes, want) in cases {
+        let path = temp(name);
+        std::fs::write(&path, bytes).expect("write");
+        let arg = format!("npy:{path}");
+        let (status, out) = run(&[
+            &f, "--grid", "1", "--block", "64", "--arg", &arg, "--arg", "buf:256", "--arg",
+            "f32:1", "--arg", "u32:64",
+        ]);
+        assert_eq!(status, 2, "{name}: {out}");
+        assert!(
+            out.starts_with(&format!("error: --arg npy:{path}: ")) && out.contains(want),
+            "{name}: want `{want}`:\n{out}"
+        );
+    }
+    let missing = temp("missing.npy");
+    let (status, out) = run(&[
+        &f,
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--arg",
+        &format!("npy:{missing}"),
+    ]);
+    assert_eq!(status, 2, "{out}");
+    assert!(
+        out.contains(&format!("npy:{missing}: cannot read")),
+        "{out}"
+    );
+
+    // An .npy of another type than the kernel's accesses runs, with a warning.
+    let f64_npy = temp("x64.npy");
+    let doubles: Vec<u8> = (0..64).flat_map(|i| f64::from(i).to_le_bytes()).collect();
+    std::fs::write(&f64_npy, numpy_file("<f8", "(64,)", &doubles)).expect("write");
+    let arg = format!("npy:{f64_npy}");
+    let (status, out) = run(&[
+        &f, "--grid", "1", "--block", "64", "--arg", &arg, "--arg", "buf:256", "--arg", "f32:1",
+        "--arg", "u32:64",
+    ]);
+    assert_eq!(status, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "warning: {f64_npy} holds f64 but `scale` accesses argument 0 as f32"
+        )),
+        "{out}"
+    );
+
+    // --out: a scalar argument, an index past the arguments, a partial element, bad syntax.
+    let base = [
+        f.as_str(),
+        "--grid",
+        "1",
+        "--block",
+        "64",
+        "--arg",
+        "buf:256",
+        "--arg",
+        "buf:254",
+        "--arg",
+        "f32:1",
+        "--arg",
+        "u32:63",
+    ];
+    let o = temp("o.npy");
+    for (out_arg, want) in [
+        (format!("2:{o}"), "argument 2 is not a buffer"),
+        (format!("7:{o}"), "the kernel has 4 arguments"),
+        (
+            format!("1:{o}"),
+            "254 bytes are not a whole number of f32 (4 bytes each)",
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(["--out", &out_arg]);
+        let (status, out) = run(&args);
+        assert_eq!(status, 2, "{out_arg}: {out}");
+        assert!(
+            out.contains(&format!("error: --out {out_arg}: {want}")),
+            "{out_arg}: {out}"
+        );
+    }
+    for (extra, want) in [
+        (
+            vec!["--out", "y.npy"],
+            "invalid value 'y.npy' for '--out <INDEX[:TYPE]:FILE>'",
+        ),
+        (
+            vec!["--out", "1:y.npy", "--explore", "4"],
+            "cannot be used with",
+        ),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        let (status, out) = run(&args);
+        assert_eq!(status, 2, "{out}");
+        assert!(out.contains(want), "{want}: {out}");
+    }
 }

@@ -1,110 +1,134 @@
 //! `phasegate lint`: the barrier analyzer on PTX files, ours or nvcc's.
 //!
 //! ```text
-//! phasegate lint [--format text|json] [--allow LINT] [--warn LINT] [--deny LINT] FILE.ptx...
+//! phasegate lint [--format text|json|sarif] [--allow LINT] [--warn LINT] [--deny LINT] FILE.ptx...
 //! phasegate lint --list
 //! ```
 //!
 //! Text output is one `FILE:LINE:COL: error[lint]: message` per finding, then the kernel and
-//! the CUDA source position (from `.loc`), the other places the finding is about, and notes.
-//! `--format json` prints one JSON object per finding and line. `LINT` may be `all`. Exit
-//! status: 1 when a deny-level finding (or a file that cannot be read) was reported, 2 on usage
-//! errors, 0 otherwise.
+//! the CUDA source position (from `.loc`), an excerpt of the PTX with a caret under the
+//! finding and the other places it is about (rustc's style, drawn by `annotate-snippets`), and
+//! notes. `--format json` prints one JSON object per finding and line (the fields are listed in
+//! `docs/json-format.md`); `--format sarif` prints one SARIF 2.1.0 log ([`super::sarif`]).
+//! `LINT` may be `all`; the level options apply in order. Exit status: 1 when a deny-level
+//! finding (or a file that cannot be read) was reported, 2 on usage errors, 0 otherwise.
 
+use super::sarif;
 use crate::lints::{Diagnostic, LINTS, Level, LintConfig, SourceLoc, lint_module};
 use crate::ptx;
+use annotate_snippets::{AnnotationKind, Group, Renderer, Snippet};
+use clap::{ArgMatches, Args, ValueEnum};
+use serde::Serialize;
 
-pub const USAGE: &str = "\
-usage: phasegate lint [--format text|json] [--allow LINT] [--warn LINT] [--deny LINT] FILE.ptx...
-       phasegate lint --list
+/// The arguments of `phasegate lint`.
+#[derive(Args, Debug)]
+#[command(after_help = "\
+LINT is a lint name (`phasegate lint --list`) or `all`; --allow/--warn/--deny apply in order.
+Exit status: 1 when a deny-level finding or a read error was reported, 2 on usage errors, else 0")]
+pub struct LintArgs {
+    /// The PTX files to analyze
+    #[arg(value_name = "FILE.ptx", required_unless_present = "list")]
+    pub files: Vec<String>,
+    /// Output format: `text` (with source excerpts), `json` (one object per finding and line)
+    /// or `sarif` (one SARIF 2.1.0 log)
+    #[arg(long, value_enum, default_value_t = Format::Text, value_name = "FORMAT")]
+    pub format: Format,
+    /// Do not report LINT
+    #[arg(short = 'A', long, value_name = "LINT", value_parser = lint_name)]
+    pub allow: Vec<String>,
+    /// Report LINT as a warning
+    #[arg(short = 'W', long, value_name = "LINT", value_parser = lint_name)]
+    pub warn: Vec<String>,
+    /// Report LINT as an error (exit status 1)
+    #[arg(short = 'D', long, value_name = "LINT", value_parser = lint_name)]
+    pub deny: Vec<String>,
+    /// List the lints with their default levels and summaries
+    #[arg(long)]
+    pub list: bool,
+}
 
-Runs the barrier analyzer on PTX files. LINT is a lint name or `all`; options apply in order.
-exit status: 1 when a deny-level finding or a read error was reported, 2 on usage errors, else 0
-";
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Format {
+/// How findings are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// `FILE:LINE:COL: error[lint]: message`, then a source excerpt and notes
     Text,
+    /// One JSON object per finding and line (docs/json-format.md)
     Json,
+    /// One SARIF 2.1.0 log for all the files
+    Sarif,
+}
+
+/// A lint name or `all` (clap's value parser: an unknown name is a usage error that suggests
+/// the closest one).
+fn lint_name(name: &str) -> Result<String, String> {
+    LintConfig::default()
+        .set(name, Level::Allow)
+        .map(|()| name.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Runs `phasegate lint ARGS` (`args` are what follows `lint`); returns the exit status.
 pub fn run(args: &[String], out: &mut String) -> u8 {
-    let mut config = LintConfig::default();
-    let mut format = Format::Text;
-    let mut files: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_str();
-        // `--opt value` or `--opt=value`.
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
-            _ => (arg, None),
-        };
-        let mut value = || -> Option<&str> {
-            if let Some(v) = inline {
-                return Some(v);
-            }
-            i += 1;
-            args.get(i).map(String::as_str)
-        };
-        match flag {
-            "--help" | "-h" => {
-                out.push_str(USAGE);
-                return 0;
-            }
-            "--list" => {
-                list(out);
-                return 0;
-            }
-            "--format" => match value() {
-                Some("text") => format = Format::Text,
-                Some("json") => format = Format::Json,
-                Some(other) => {
-                    return usage(
-                        out,
-                        &format!("unknown format `{other}` (expected `text` or `json`)"),
-                    );
-                }
-                None => return usage(out, "`--format` needs `text` or `json`"),
-            },
-            "--allow" | "--warn" | "--deny" | "-A" | "-W" | "-D" => {
-                let level = match flag {
-                    "--allow" | "-A" => Level::Allow,
-                    "--warn" | "-W" => Level::Warn,
-                    _ => Level::Deny,
-                };
-                let Some(name) = value() else {
-                    return usage(out, &format!("`{flag}` needs a lint name"));
-                };
-                if let Err(e) = config.set(name, level) {
-                    return usage(out, &e.to_string());
-                }
-            }
-            _ if arg.starts_with('-') && arg.len() > 1 => {
-                return usage(out, &format!("unknown option `{arg}`"));
-            }
-            _ => files.push(arg),
-        }
-        i += 1;
+    super::run_subcommand("lint", args, out)
+}
+
+/// The levels given on the command line, in the order they were given.
+fn levels(args: &LintArgs, matches: &ArgMatches) -> Vec<(String, Level)> {
+    let mut levels: Vec<(usize, String, Level)> = Vec::new();
+    for (id, names, level) in [
+        ("allow", &args.allow, Level::Allow),
+        ("warn", &args.warn, Level::Warn),
+        ("deny", &args.deny, Level::Deny),
+    ] {
+        let indices = matches.indices_of(id).into_iter().flatten();
+        levels.extend(indices.zip(names).map(|(i, n)| (i, n.clone(), level)));
     }
-    if files.is_empty() {
-        return usage(out, "`lint` needs at least one FILE.ptx");
+    levels.sort_by_key(|(i, _, _)| *i);
+    levels.into_iter().map(|(_, n, l)| (n, l)).collect()
+}
+
+/// Runs `phasegate lint` on parsed arguments.
+pub(crate) fn execute(args: LintArgs, matches: &ArgMatches, out: &mut String) -> u8 {
+    if args.list {
+        list(out);
+        return 0;
+    }
+    let mut config = LintConfig::default();
+    for (name, level) in levels(&args, matches) {
+        if let Err(e) = config.set(&name, level) {
+            // Checked by the value parser already.
+            out.push_str(&format!("error: {e}\n"));
+            return 2;
+        }
     }
     let mut status = 0;
-    for path in files {
-        let Some(module) = read(path, out, format) else {
-            status = 1;
-            continue;
+    let mut log = sarif::Log::new();
+    for path in &args.files {
+        let (text, module) = match read(path) {
+            Ok(read) => read,
+            Err(e) => {
+                status = 1;
+                match args.format {
+                    Format::Text if e.line > 0 => out.push_str(&format!(
+                        "{path}:{}:{}: error: {}\n",
+                        e.line, e.col, e.message
+                    )),
+                    Format::Text => out.push_str(&format!("{path}: error: {}\n", e.message)),
+                    Format::Json => json_line(&JsonFinding::read_error(path, &e), out),
+                    Format::Sarif => log.read_error(path, e.line, e.col, &e.message),
+                }
+                continue;
+            }
         };
         let findings = lint_module(&module, &config);
         if findings.iter().any(|d| d.level == Level::Deny) {
             status = 1;
         }
-        match format {
+        match args.format {
             Format::Text => {
+                let source = Source::new(&text);
                 for d in &findings {
-                    text(path, d, out);
+                    human(path, &source, d, out);
                 }
                 let errors = findings.iter().filter(|d| d.level == Level::Deny).count();
                 let warnings = findings.iter().filter(|d| d.level == Level::Warn).count();
@@ -124,17 +148,21 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
             }
             Format::Json => {
                 for d in &findings {
-                    json(path, d, out);
+                    json_line(&JsonFinding::new(path, d), out);
+                }
+            }
+            Format::Sarif => {
+                for d in &findings {
+                    log.finding(path, d);
                 }
             }
         }
     }
+    if args.format == Format::Sarif {
+        out.push_str(&log.to_json());
+        out.push('\n');
+    }
     status
-}
-
-fn usage(out: &mut String, message: &str) -> u8 {
-    out.push_str(&format!("error: {message}\n\n{USAGE}"));
-    2
 }
 
 fn list(out: &mut String) {
@@ -149,47 +177,27 @@ fn list(out: &mut String) {
     }
 }
 
-/// Reads a file as a module; a read error is reported as `FILE:LINE:COL: error: ...` (or as a
-/// JSON object with `"lint": "read"`).
-fn read(path: &str, out: &mut String, format: Format) -> Option<ptx::Module> {
-    let fail = |out: &mut String, line: u32, col: u32, message: String| {
-        match format {
-        Format::Text if line > 0 => out.push_str(&format!("{path}:{line}:{col}: error: {message}\n")),
-        Format::Text => out.push_str(&format!("{path}: error: {message}\n")),
-        Format::Json => out.push_str(&format!(
-            "{{\"file\":{},\"lint\":\"read\",\"level\":\"deny\",\"kernel\":null,\"line\":{line},\"column\":{col},\"message\":{}}}\n",
-            quote(path),
-            quote(&message)
-        )),
-    }
-    };
-    let text = match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => {
-                fail(
-                    out,
-                    0,
-                    0,
-                    format!(
-                        "not UTF-8 text (invalid byte at offset {})",
-                        e.utf8_error().valid_up_to()
-                    ),
-                );
-                return None;
-            }
-        },
-        Err(e) => {
-            fail(out, 0, 0, format!("cannot read: {e}"));
-            return None;
-        }
-    };
+/// Why a file was not linted: where (line 0 when the file did not read as text) and what.
+struct ReadError {
+    line: u32,
+    col: u32,
+    message: String,
+}
+
+/// Reads a file as text and as a module.
+fn read(path: &str) -> Result<(String, ptx::Module), ReadError> {
+    let text = super::read_text(path).map_err(|message| ReadError {
+        line: 0,
+        col: 0,
+        message,
+    })?;
     match ptx::parse(&text) {
-        Ok(module) => Some(module),
-        Err(e) => {
-            fail(out, e.line, e.col, e.message);
-            None
-        }
+        Ok(module) => Ok((text, module)),
+        Err(e) => Err(ReadError {
+            line: e.line,
+            col: e.col,
+            message: e.message,
+        }),
     }
 }
 
@@ -197,7 +205,10 @@ fn source_text(s: &Option<SourceLoc>) -> String {
     s.as_ref().map(|s| format!(" ({s})")).unwrap_or_default()
 }
 
-fn text(path: &str, d: &Diagnostic, out: &mut String) {
+/// A finding in the human format: the `FILE:LINE:COL: level[lint]: message` line, the kernel
+/// and CUDA source position, the PTX excerpt with the finding and its related places marked,
+/// then the notes.
+fn human(path: &str, source: &Source, d: &Diagnostic, out: &mut String) {
     out.push_str(&format!(
         "{path}:{}:{}: {}[{}]: {}\n",
         d.span.line,
@@ -210,86 +221,183 @@ fn text(path: &str, d: &Diagnostic, out: &mut String) {
         Some(s) => out.push_str(&format!("  --> {s} (in kernel `{}`)\n", d.function)),
         None => out.push_str(&format!("  --> in kernel `{}`\n", d.function)),
     }
+    let excerpt = excerpt(source, d);
+    out.push_str(&excerpt);
+    // Related places the excerpt could not show keep their own line.
     for r in &d.related {
-        out.push_str(&format!(
-            "  {path}:{}:{}: note: {}{}\n",
-            r.span.line,
-            r.span.col,
-            r.message,
-            source_text(&r.source)
-        ));
+        if excerpt.is_empty() || source.statement(r.span.line, r.span.col).is_none() {
+            out.push_str(&format!(
+                "  {path}:{}:{}: note: {}{}\n",
+                r.span.line,
+                r.span.col,
+                r.message,
+                source_text(&r.source)
+            ));
+        }
     }
     for n in &d.notes {
         out.push_str(&format!("  = note: {n}\n"));
     }
 }
 
-/// A JSON string literal.
-fn quote(s: &str) -> String {
-    let mut q = String::with_capacity(s.len() + 2);
-    q.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => q.push_str("\\\""),
-            '\\' => q.push_str("\\\\"),
-            '\n' => q.push_str("\\n"),
-            '\r' => q.push_str("\\r"),
-            '\t' => q.push_str("\\t"),
-            c if (c as u32) < 0x20 => q.push_str(&format!("\\u{:04x}", c as u32)),
-            c => q.push(c),
+/// A PTX file's text and where its lines start.
+struct Source<'a> {
+    text: &'a str,
+    /// The byte offset of each line's start.
+    starts: Vec<usize>,
+}
+
+impl<'a> Source<'a> {
+    fn new(text: &'a str) -> Self {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source { text, starts }
+    }
+
+    /// The byte range of line LINE (1-based) without its newline.
+    fn line(&self, line: usize) -> Option<std::ops::Range<usize>> {
+        let start = *self.starts.get(line.checked_sub(1)?)?;
+        let end = self
+            .starts
+            .get(line)
+            .map(|e| e - 1)
+            .unwrap_or(self.text.len());
+        Some(start..end)
+    }
+
+    /// The byte range of the statement at LINE:COL (1-based, columns in characters): from the
+    /// column to its `;` on that line, or to the line's end without a trailing comment.
+    fn statement(&self, line: u32, col: u32) -> Option<std::ops::Range<usize>> {
+        let range = self.line(line as usize)?;
+        let line_text = &self.text[range.clone()];
+        let from = line_text
+            .char_indices()
+            .nth(col.saturating_sub(1) as usize)
+            .map(|(i, _)| i)?;
+        let rest = &line_text[from..];
+        let len = match rest.find(';') {
+            Some(i) => i + 1,
+            None => rest.find("//").unwrap_or(rest.len()),
+        };
+        let len = rest[..len].trim_end().len().max(1).min(rest.len());
+        Some(range.start + from..range.start + from + len)
+    }
+}
+
+/// The PTX lines of a finding and of its related places, drawn as rustc draws them (empty when
+/// the finding has no position in the text).
+fn excerpt(source: &Source, d: &Diagnostic) -> String {
+    let Some(primary) = source.statement(d.span.line, d.span.col) else {
+        return String::new();
+    };
+    // (line, byte range in the text, label)
+    let mut marks = vec![(d.span.line, primary, None)];
+    for r in &d.related {
+        if let Some(range) = source.statement(r.span.line, r.span.col) {
+            let label = format!("{}{}", r.message, source_text(&r.source));
+            marks.push((r.span.line, range, Some(label)));
         }
     }
-    q.push('"');
-    q
+    // Only the lines from the first to the last marked one go to the renderer.
+    let first = marks.iter().map(|m| m.0).min().expect("one mark") as usize;
+    let last = marks.iter().map(|m| m.0).max().expect("one mark") as usize;
+    let from = source.line(first).expect("a marked line").start;
+    let to = source.line(last).expect("a marked line").end;
+    let annotations = marks.into_iter().enumerate().map(|(i, (_, range, label))| {
+        let kind = if i == 0 {
+            AnnotationKind::Primary
+        } else {
+            AnnotationKind::Context
+        };
+        kind.span(range.start - from..range.end - from).label(label)
+    });
+    let snippet = Snippet::source(&source.text[from..to])
+        .line_start(first)
+        .fold(true)
+        .annotations(annotations);
+    let level = match d.level {
+        Level::Deny => annotate_snippets::Level::ERROR,
+        Level::Warn => annotate_snippets::Level::WARNING,
+        Level::Allow => annotate_snippets::Level::NOTE,
+    };
+    let report = [Group::with_level(level).element(snippet)];
+    let mut rendered = Renderer::plain().render(&report);
+    rendered.push('\n');
+    rendered
 }
 
-fn json_source(s: &Option<SourceLoc>) -> String {
-    match s {
-        Some(s) => format!(
-            "\"source_file\":{},\"source_line\":{}",
-            quote(&s.file),
-            s.line
-        ),
-        None => "\"source_file\":null,\"source_line\":null".to_string(),
+/// One line of `--format json` (docs/json-format.md): a finding, or a file that did not read
+/// (`"lint": "read"`).
+#[derive(Serialize)]
+struct JsonFinding<'a> {
+    file: &'a str,
+    lint: &'a str,
+    level: &'a str,
+    kernel: Option<&'a str>,
+    line: u32,
+    column: u32,
+    message: &'a str,
+    source_file: Option<&'a str>,
+    source_line: Option<u32>,
+    related: Vec<JsonRelated<'a>>,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonRelated<'a> {
+    line: u32,
+    column: u32,
+    message: &'a str,
+    source_file: Option<&'a str>,
+    source_line: Option<u32>,
+}
+
+impl<'a> JsonFinding<'a> {
+    fn new(path: &'a str, d: &'a Diagnostic) -> Self {
+        JsonFinding {
+            file: path,
+            lint: d.lint,
+            level: d.level.name(),
+            kernel: Some(&d.function),
+            line: d.span.line,
+            column: d.span.col,
+            message: &d.message,
+            source_file: d.source.as_ref().map(|s| s.file.as_str()),
+            source_line: d.source.as_ref().map(|s| s.line),
+            related: d
+                .related
+                .iter()
+                .map(|r| JsonRelated {
+                    line: r.span.line,
+                    column: r.span.col,
+                    message: &r.message,
+                    source_file: r.source.as_ref().map(|s| s.file.as_str()),
+                    source_line: r.source.as_ref().map(|s| s.line),
+                })
+                .collect(),
+            notes: &d.notes,
+        }
+    }
+
+    fn read_error(path: &'a str, e: &'a ReadError) -> Self {
+        JsonFinding {
+            file: path,
+            lint: "read",
+            level: Level::Deny.name(),
+            kernel: None,
+            line: e.line,
+            column: e.col,
+            message: &e.message,
+            source_file: None,
+            source_line: None,
+            related: Vec::new(),
+            notes: &[],
+        }
     }
 }
 
-fn json(path: &str, d: &Diagnostic, out: &mut String) {
-    let related: Vec<String> = d
-        .related
-        .iter()
-        .map(|r| {
-            format!(
-                "{{\"line\":{},\"column\":{},\"message\":{},{}}}",
-                r.span.line,
-                r.span.col,
-                quote(&r.message),
-                json_source(&r.source)
-            )
-        })
-        .collect();
-    let notes: Vec<String> = d.notes.iter().map(|n| quote(n)).collect();
-    out.push_str(&format!(
-        "{{\"file\":{},\"lint\":{},\"level\":{},\"kernel\":{},\"line\":{},\"column\":{},\"message\":{},{},\"related\":[{}],\"notes\":[{}]}}\n",
-        quote(path),
-        quote(d.lint),
-        quote(d.level.name()),
-        quote(&d.function),
-        d.span.line,
-        d.span.col,
-        quote(&d.message),
-        json_source(&d.source),
-        related.join(","),
-        notes.join(",")
-    ));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::quote;
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(quote("a\"b\\c\nd\u{1}"), "\"a\\\"b\\\\c\\nd\\u0001\"");
-    }
+fn json_line(finding: &JsonFinding, out: &mut String) {
+    out.push_str(&serde_json::to_string(finding).expect("JSON of a finding"));
+    out.push('\n');
 }

@@ -1,82 +1,124 @@
 //! The command line, as a function from arguments to output and exit status, so that tests
-//! call it directly. Bad input never panics: it is reported with its file, line and column.
+//! call it directly. Arguments are parsed by [clap](https://docs.rs/clap) (`phasegate --help`,
+//! `phasegate lint --help`, ...). Bad input never panics: it is reported with its file, line
+//! and column.
 //!
 //! - `phasegate lint FILE.ptx...` ([`lint`]) and `phasegate sim FILE.ptx ...` ([`sim`]);
 //! - `phasegate check FILE.ptx...`: reads each module and checks its `.version`/`.target`
 //!   against the features it uses; exit status 1 when anything is wrong.
 //! - `phasegate fmt FILE.ptx`: prints the module as phasegate writes PTX (canonical form).
+//!
+//! Exit status: 0 when clean, 1 when a finding or read error was reported, 2 on usage errors
+//! (clap's included) and internal errors.
 
 pub mod lint;
+pub mod npy;
+pub mod sarif;
 pub mod sim;
 
 use crate::lints::{Diagnostic, Level};
 use crate::ptx::{self, validate};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-pub const USAGE: &str = "\
-usage: phasegate <command> [args]
+const EXIT_STATUS: &str = "\
+Exit status: 0 when clean, 1 when a finding or read error was reported, 2 on usage errors";
 
-commands:
-  lint FILE.ptx...    the barrier analyzer (`phasegate lint --help`)
-  sim FILE.ptx ...    run a kernel in the CPU simulator (`phasegate sim --help`)
-  check FILE.ptx...   read PTX and check that its .version and .target cover every feature it uses
-  fmt FILE.ptx        print PTX in phasegate's canonical form
-  help                print this message
+/// The `phasegate` command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "phasegate",
+    version,
+    about = "Reads PTX (phasegate's or nvcc's): the barrier analyzer, a CPU simulator, checks",
+    propagate_version = true,
+    arg_required_else_help = true,
+    after_help = EXIT_STATUS
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
 
-exit status: 0 when clean, 1 when a finding or read error was reported, 2 on usage errors
-";
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the barrier analyzer on PTX files
+    Lint(lint::LintArgs),
+    /// Run a kernel in the CPU simulator
+    Sim(sim::SimArgs),
+    /// Read PTX and check that its .version and .target cover every feature it uses
+    #[command(after_help = EXIT_STATUS)]
+    Check {
+        /// The PTX files to check
+        #[arg(value_name = "FILE.ptx", required = true)]
+        files: Vec<String>,
+    },
+    /// Print PTX in phasegate's canonical form
+    #[command(after_help = EXIT_STATUS)]
+    Fmt {
+        /// The PTX file to print
+        #[arg(value_name = "FILE.ptx")]
+        file: String,
+    },
+}
 
-/// Runs a command line; returns the exit status.
+/// Runs a command line (the arguments after the program name); returns the exit status.
 pub fn run(args: &[String], out: &mut String) -> u8 {
-    match args.first().map(String::as_str) {
-        Some("check") if args.len() > 1 => check(&args[1..], out),
-        Some("lint") => lint::run(&args[1..], out),
-        Some("sim") => sim::run(&args[1..], out),
-        Some("fmt") if args.len() == 2 => fmt(&args[1], out),
-        Some("help" | "--help" | "-h") => {
-            out.push_str(USAGE);
-            0
+    let argv = std::iter::once("phasegate").chain(args.iter().map(String::as_str));
+    let matches = match Cli::command().try_get_matches_from(argv) {
+        Ok(m) => m,
+        Err(e) => return clap_error(&e, out),
+    };
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(c) => c,
+        Err(e) => return clap_error(&e, out),
+    };
+    match cli.command {
+        Command::Lint(a) => {
+            let sub = matches.subcommand_matches("lint").expect("lint matches");
+            lint::execute(a, sub, out)
         }
-        Some("--version" | "-V") => {
-            out.push_str(concat!("phasegate ", env!("CARGO_PKG_VERSION"), "\n"));
-            0
-        }
-        Some(other @ ("check" | "fmt")) => {
-            out.push_str(&format!(
-                "error: `{other}` needs {}\n\n{USAGE}",
-                if other == "fmt" {
-                    "one FILE.ptx"
-                } else {
-                    "at least one FILE.ptx"
-                }
-            ));
-            2
-        }
-        Some(other) => {
-            out.push_str(&format!("error: unknown command `{other}`\n\n{USAGE}"));
-            2
-        }
-        None => {
-            out.push_str(USAGE);
-            2
-        }
+        Command::Sim(a) => sim::execute(a, out),
+        Command::Check { files } => check(&files, out),
+        Command::Fmt { file } => fmt(&file, out),
+    }
+}
+
+/// Runs `phasegate NAME ARGS`.
+fn run_subcommand(name: &str, args: &[String], out: &mut String) -> u8 {
+    let mut all = Vec::with_capacity(args.len() + 1);
+    all.push(name.to_string());
+    all.extend(args.iter().cloned());
+    run(&all, out)
+}
+
+/// Writes clap's message (an error, or the help or version asked for) and returns its exit
+/// status: 0 for `--help`/`--version`, 2 for usage errors.
+fn clap_error(e: &clap::Error, out: &mut String) -> u8 {
+    out.push_str(&e.render().to_string());
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    u8::try_from(e.exit_code()).unwrap_or(2)
+}
+
+/// Reads a file as text; an error is the message to report (`cannot read: ...`).
+fn read_text(path: &str) -> Result<String, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            )
+        }),
+        Err(e) => Err(format!("cannot read: {e}")),
     }
 }
 
 /// Reads a file as a module; a read error is written as `FILE:LINE:COL: error: ...`.
 fn read(path: &str, out: &mut String) -> Option<ptx::Module> {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => text,
-            Err(e) => {
-                out.push_str(&format!(
-                    "{path}: error: not UTF-8 text (invalid byte at offset {})\n",
-                    e.utf8_error().valid_up_to()
-                ));
-                return None;
-            }
-        },
-        Err(e) => {
-            out.push_str(&format!("{path}: error: cannot read: {e}\n"));
+    let text = match read_text(path) {
+        Ok(text) => text,
+        Err(message) => {
+            out.push_str(&format!("{path}: error: {message}\n"));
             return None;
         }
     };
@@ -141,5 +183,14 @@ fn fmt(path: &str, out: &mut String) -> u8 {
             0
         }
         None => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

@@ -2,54 +2,125 @@
 //!
 //! ```text
 //! phasegate sim kernel.ptx --kernel NAME --grid X,Y,Z --block X,Y,Z [--cluster X,Y,Z]
-//!     --arg u32:8 --arg f32:2.0 --arg buf:4096 ...
+//!     --arg u32:8 --arg f32:2.0 --arg buf:4096 --arg npy:x.npy ... --out 1:y.npy
 //! ```
+//!
+//! Buffers come in from `--arg buf:N`, `--arg file:PATH` (raw bytes) and `--arg npy:FILE.npy`
+//! (NumPy data, [`super::npy`]); `--dump INDEX[:TYPE]` prints a buffer after the run and
+//! `--out INDEX[:TYPE]:FILE` writes it, raw or as `.npy`. The element type of a `.npy` output is
+//! TYPE when given, else the dtype of the `.npy` file the buffer came from, else the type the
+//! kernel loads and stores through the parameter (`ld.global.f32` through it: `f32`), else
+//! bytes.
 //!
 //! Exit status: 0 when the run completes without a finding, 1 with the report of a finding,
 //! 2 on usage errors or when the simulator cannot run the kernel.
 
+use super::npy::{self, Dtype};
+use crate::ptx::{AddressBase, Function, Opcode, Operand, ScalarType};
 use crate::runtime::sim::{self, ArgValue, Launch, Outcome, Policy, Schedule};
+use clap::Args;
 
-pub const USAGE: &str = "\
-usage: phasegate sim FILE.ptx [--kernel NAME] --grid X[,Y[,Z]] --block X[,Y[,Z]] [options] [--arg TYPE:VALUE]...
+const ARGS_HELP: &str = "\
+Kernel arguments, one --arg each, in parameter order:
+  u32:V | i32:V | u64:V | i64:V | f32:V | f64:V | bool:true|false   a value (integers may be 0x...)
+  buf:N               a zero-filled global buffer of N bytes, passed as a pointer
+  buf:N:BYTE          a global buffer of N bytes, each BYTE (0..255)
+  file:PATH           a global buffer holding the bytes of PATH
+  npy:FILE.npy        a global buffer holding the data of a NumPy .npy file (little-endian,
+                      C order; bool, integers, f16, f32, f64)
 
-arguments, in parameter order:
-  --arg u32:V | i32:V | u64:V | i64:V | f32:V | f64:V | bool:true|false
-  --arg buf:N            a zero-filled global buffer of N bytes, passed as a pointer
-  --arg buf:N:BYTE       a global buffer of N bytes, each BYTE (0..255)
-  --arg file:PATH        a global buffer holding the contents of PATH
+Outputs: --dump INDEX[:TYPE] prints buffer argument INDEX after the run; --out INDEX[:TYPE]:FILE
+writes it to FILE, as .npy (format 1.0, 1-D) when FILE ends in .npy, else raw bytes. The .npy
+element type is TYPE, else the dtype of the --arg npy: file it came from, else the type the
+kernel accesses it as, else u8.
 
-options:
-  --kernel NAME          the .entry to run (default: the module's only entry)
-  --cluster X,Y,Z        CTAs per cluster (default: the kernel's .reqnctapercluster, or 1)
-  --dynamic-shared N     bytes of dynamic shared memory
-  --policy P             round-robin (default), random, pct or pct:DEPTH
-  --seed N               seed of the schedule's choices (default 0)
-  --explore N            run N schedules; report the first failing one and how to replay it
-  --max-steps N          stop after N thread-instructions (default 1000000000)
-  --no-race-check        do not check shared-memory accesses for data races
-  --dump INDEX[:TYPE]    print buffer argument INDEX after the run (TYPE u8, u32, i32, f32, u64, f64)
-  --trace FILE.json      write the timeline as Chrome trace JSON (opens in Perfetto)
-  --timeline FILE.svg    write the timeline as an SVG picture
-  --summary              print a summary of barrier activity
+Exit status: 0 when the run completes without a finding, 1 with the report of a finding,
+2 on usage errors or when the simulator cannot run the kernel";
 
-exit status: 0 when the run completes without a finding, 1 with the report of a finding,
-2 on usage errors or when the simulator cannot run the kernel
-";
-
-struct Options {
-    file: String,
-    kernel: Option<String>,
-    launch: Launch,
-    args: Vec<ArgValue>,
-    explore: Option<usize>,
-    dumps: Vec<(usize, String)>,
-    trace: Option<String>,
-    timeline: Option<String>,
-    summary: bool,
+/// The arguments of `phasegate sim`.
+#[derive(Args, Debug)]
+#[command(after_help = ARGS_HELP)]
+pub struct SimArgs {
+    /// The PTX file
+    #[arg(value_name = "FILE.ptx")]
+    pub file: String,
+    /// The .entry to run (default: the module's only entry)
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// CTAs in the grid
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims)]
+    pub grid: Dims,
+    /// Threads in a CTA
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims)]
+    pub block: Dims,
+    /// CTAs per cluster (default: the kernel's .reqnctapercluster, or 1)
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims)]
+    pub cluster: Option<Dims>,
+    /// Bytes of dynamic shared memory
+    #[arg(long, value_name = "N", value_parser = number::<u32>)]
+    pub dynamic_shared: Option<u32>,
+    /// A kernel argument, in parameter order (TYPE: u32 i32 u64 i64 f32 f64 bool buf file npy)
+    #[arg(long = "arg", value_name = "TYPE:VALUE", value_parser = arg)]
+    pub args: Vec<ArgSpec>,
+    /// Scheduling policy: round-robin (default), random, pct or pct:DEPTH
+    #[arg(long, value_name = "P", value_parser = policy)]
+    pub policy: Option<Policy>,
+    /// Seed of the schedule's choices (default 0)
+    #[arg(long, value_name = "N", value_parser = number::<u64>)]
+    pub seed: Option<u64>,
+    /// Run N schedules; report the first failing one and how to replay it
+    #[arg(long, value_name = "N", value_parser = number::<usize>, conflicts_with = "outputs")]
+    pub explore: Option<usize>,
+    /// Stop after N thread-instructions (default 1000000000)
+    #[arg(long, value_name = "N", value_parser = number::<u64>)]
+    pub max_steps: Option<u64>,
+    /// Do not check shared-memory accesses for data races
+    #[arg(long)]
+    pub no_race_check: bool,
+    /// Print buffer argument INDEX after the run (TYPE u8, u32, i32, f32, u64, f64; default u32)
+    #[arg(long, value_name = "INDEX[:TYPE]", value_parser = dump)]
+    pub dump: Vec<Dump>,
+    /// Write buffer argument INDEX to FILE after the run: .npy when FILE ends in .npy, else raw
+    #[arg(long = "out", id = "outputs", value_name = "INDEX[:TYPE]:FILE", value_parser = output)]
+    pub outputs: Vec<Output>,
+    /// Write the timeline as Chrome trace JSON (opens in Perfetto)
+    #[arg(long, value_name = "FILE.json")]
+    pub trace: Option<String>,
+    /// Write the timeline as an SVG picture
+    #[arg(long, value_name = "FILE.svg")]
+    pub timeline: Option<String>,
+    /// Print a summary of barrier activity
+    #[arg(long)]
+    pub summary: bool,
 }
 
-fn dims(text: &str) -> Result<(u32, u32, u32), String> {
+/// Grid, block or cluster dimensions.
+pub type Dims = (u32, u32, u32);
+
+/// A `--arg`: a value, or where a buffer's bytes come from (files are read after parsing).
+#[derive(Clone, Debug)]
+pub enum ArgSpec {
+    Value(ArgValue),
+    File(String),
+    Npy(String),
+}
+
+/// A `--dump INDEX[:TYPE]`.
+#[derive(Clone, Debug)]
+pub struct Dump {
+    pub index: usize,
+    pub ty: String,
+}
+
+/// A `--out INDEX[:TYPE]:FILE`.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub index: usize,
+    pub dtype: Option<Dtype>,
+    pub path: String,
+}
+
+fn dims(text: &str) -> Result<Dims, String> {
     let parts: Result<Vec<u32>, _> = text.split(',').map(|p| p.trim().parse::<u32>()).collect();
     match parts
         .map_err(|_| format!("`{text}` is not X[,Y[,Z]] of unsigned integers"))?
@@ -62,7 +133,7 @@ fn dims(text: &str) -> Result<(u32, u32, u32), String> {
     }
 }
 
-fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
+fn number<T: std::str::FromStr>(text: &str) -> Result<T, String> {
     let t = text.trim();
     // Integers may be written in hex.
     if let Some(hex) = t.strip_prefix("0x")
@@ -71,21 +142,31 @@ fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     {
         return Ok(x);
     }
-    t.parse::<T>()
-        .map_err(|_| format!("`{text}` is not a valid {what}"))
+    t.parse::<T>().map_err(|_| {
+        let what = std::any::type_name::<T>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("number");
+        format!("`{text}` is not a valid {what}")
+    })
 }
 
-fn arg(text: &str) -> Result<ArgValue, String> {
+fn policy(text: &str) -> Result<Policy, String> {
+    Policy::parse(text)
+        .ok_or_else(|| format!("unknown policy `{text}` (round-robin, random, pct, pct:DEPTH)"))
+}
+
+fn arg(text: &str) -> Result<ArgSpec, String> {
     let (kind, value) = text
         .split_once(':')
         .ok_or_else(|| format!("`{text}` is not TYPE:VALUE"))?;
-    Ok(match kind {
-        "u32" => ArgValue::U32(number(value, "u32")?),
-        "i32" => ArgValue::I32(number(value, "i32")?),
-        "u64" => ArgValue::U64(number(value, "u64")?),
-        "i64" => ArgValue::I64(number(value, "i64")?),
-        "f32" => ArgValue::F32(number(value, "f32")?),
-        "f64" => ArgValue::F64(number(value, "f64")?),
+    Ok(ArgSpec::Value(match kind {
+        "u32" => ArgValue::U32(number(value)?),
+        "i32" => ArgValue::I32(number(value)?),
+        "u64" => ArgValue::U64(number(value)?),
+        "i64" => ArgValue::I64(number(value)?),
+        "f32" => ArgValue::F32(number(value)?),
+        "f64" => ArgValue::F64(number(value)?),
         "bool" => ArgValue::Bool(match value {
             "true" | "1" => true,
             "false" | "0" => false,
@@ -93,10 +174,10 @@ fn arg(text: &str) -> Result<ArgValue, String> {
         }),
         "buf" => {
             let (n, fill) = match value.split_once(':') {
-                Some((n, b)) => (n, number::<u8>(b, "byte")?),
+                Some((n, b)) => (n, number::<u8>(b)?),
                 None => (value, 0),
             };
-            let n: usize = number(n, "buffer size")?;
+            let n: usize = number(n)?;
             if n > 1 << 32 {
                 return Err(format!(
                     "a buffer of {n} bytes is larger than the simulator allows (4 GiB)"
@@ -104,80 +185,384 @@ fn arg(text: &str) -> Result<ArgValue, String> {
             }
             ArgValue::Buffer(vec![fill; n])
         }
-        "file" => ArgValue::Buffer(
-            std::fs::read(value).map_err(|e| format!("cannot read `{value}`: {e}"))?,
-        ),
+        "file" => return Ok(ArgSpec::File(value.to_string())),
+        "npy" => return Ok(ArgSpec::Npy(value.to_string())),
         other => {
             return Err(format!(
-                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file)"
+                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file, npy)"
             ));
         }
+    }))
+}
+
+const DUMP_TYPES: [&str; 6] = ["u8", "u32", "i32", "f32", "u64", "f64"];
+
+fn dump(text: &str) -> Result<Dump, String> {
+    let (i, ty) = text.split_once(':').unwrap_or((text, "u32"));
+    if !DUMP_TYPES.contains(&ty) {
+        return Err(format!(
+            "unknown dump type `{ty}` ({})",
+            DUMP_TYPES.join(", ")
+        ));
+    }
+    Ok(Dump {
+        index: number(i)?,
+        ty: ty.to_string(),
     })
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-    let mut file = None;
-    let mut o = Options {
-        file: String::new(),
-        kernel: None,
-        launch: Launch::default(),
-        args: Vec::new(),
-        explore: None,
-        dumps: Vec::new(),
-        trace: None,
-        timeline: None,
-        summary: false,
+fn output(text: &str) -> Result<Output, String> {
+    let (i, rest) = text
+        .split_once(':')
+        .ok_or_else(|| format!("`{text}` is not INDEX[:TYPE]:FILE"))?;
+    let index = number(i)?;
+    let (dtype, path) = match rest.split_once(':') {
+        Some((ty, path)) if Dtype::from_name(ty).is_some() => (Dtype::from_name(ty), path),
+        _ => (None, rest),
     };
-    let (mut grid, mut block) = (None, None);
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("`{name}` needs a value"))
-        };
-        match a.as_str() {
-            "--kernel" => o.kernel = Some(value(a)?),
-            "--grid" => grid = Some(dims(&value(a)?)?),
-            "--block" => block = Some(dims(&value(a)?)?),
-            "--cluster" => o.launch.cluster = Some(dims(&value(a)?)?),
-            "--dynamic-shared" => o.launch.dynamic_shared_bytes = number(&value(a)?, "byte count")?,
-            "--arg" => o.args.push(arg(&value(a)?)?),
-            "--policy" => {
-                let v = value(a)?;
-                o.launch.schedule.policy = Policy::parse(&v).ok_or_else(|| {
-                    format!("unknown policy `{v}` (round-robin, random, pct, pct:DEPTH)")
-                })?;
-            }
-            "--seed" => o.launch.schedule.seed = number(&value(a)?, "seed")?,
-            "--explore" => o.explore = Some(number(&value(a)?, "number of runs")?),
-            "--max-steps" => o.launch.max_steps = number(&value(a)?, "step count")?,
-            "--no-race-check" => o.launch.race_check = false,
-            "--dump" => {
-                let v = value(a)?;
-                let (i, ty) = v.split_once(':').unwrap_or((&v, "u32"));
-                if !matches!(ty, "u8" | "u32" | "i32" | "f32" | "u64" | "f64") {
-                    return Err(format!(
-                        "unknown dump type `{ty}` (u8, u32, i32, f32, u64, f64)"
-                    ));
-                }
-                o.dumps.push((number(i, "argument index")?, ty.to_string()));
-            }
-            "--trace" => o.trace = Some(value(a)?),
-            "--timeline" => o.timeline = Some(value(a)?),
-            "--summary" => o.summary = true,
-            flag if flag.starts_with("--") => return Err(format!("unknown option `{flag}`")),
-            path if file.is_none() => file = Some(path.to_string()),
-            extra => return Err(format!("unexpected `{extra}`: one FILE.ptx only")),
-        }
+    if path.is_empty() {
+        return Err(format!("`{text}` names no FILE"));
     }
-    o.file = file.ok_or("no FILE.ptx given")?;
-    o.launch.grid = grid.ok_or("`--grid X,Y,Z` is required")?;
-    o.launch.block = block.ok_or("`--block X,Y,Z` is required")?;
-    Ok(o)
+    Ok(Output {
+        index,
+        dtype,
+        path: path.to_string(),
+    })
 }
 
-fn dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
+/// Runs `phasegate sim ...` (the arguments after `sim`); returns the exit status.
+pub fn run(args: &[String], out: &mut String) -> u8 {
+    super::run_subcommand("sim", args, out)
+}
+
+/// A kernel argument after its files were read, and the dtype of the `.npy` it came from.
+struct Argument {
+    value: ArgValue,
+    npy: Option<(String, Dtype)>,
+}
+
+/// Reads the files that `--arg file:` and `--arg npy:` name.
+fn arguments(specs: &[ArgSpec]) -> Result<Vec<Argument>, String> {
+    specs
+        .iter()
+        .map(|s| match s {
+            ArgSpec::Value(v) => Ok(Argument {
+                value: v.clone(),
+                npy: None,
+            }),
+            ArgSpec::File(path) => Ok(Argument {
+                value: ArgValue::Buffer(
+                    std::fs::read(path).map_err(|e| format!("file:{path}: cannot read: {e}"))?,
+                ),
+                npy: None,
+            }),
+            ArgSpec::Npy(path) => {
+                let bytes =
+                    std::fs::read(path).map_err(|e| format!("npy:{path}: cannot read: {e}"))?;
+                let a = npy::read(&bytes).map_err(|e| format!("npy:{path}: {e}"))?;
+                Ok(Argument {
+                    value: ArgValue::Buffer(a.data),
+                    npy: Some((path.clone(), a.dtype)),
+                })
+            }
+        })
+        .collect()
+}
+
+/// The element type a kernel accesses a pointer parameter as, from the global and generic
+/// loads, stores and atomics whose address derives from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Accessed {
+    dtype: Dtype,
+    /// Whether a typed access (`.f32`, `.s32`, `.u16`, not `.b32`) says so.
+    typed: bool,
+}
+
+fn dtype_of(t: ScalarType) -> Option<(Dtype, bool)> {
+    Some(match t {
+        ScalarType::U8 => (Dtype::U8, true),
+        ScalarType::S8 => (Dtype::I8, true),
+        ScalarType::U16 => (Dtype::U16, true),
+        ScalarType::S16 => (Dtype::I16, true),
+        ScalarType::U32 => (Dtype::U32, true),
+        ScalarType::S32 => (Dtype::I32, true),
+        ScalarType::U64 => (Dtype::U64, true),
+        ScalarType::S64 => (Dtype::I64, true),
+        ScalarType::F16 => (Dtype::F16, true),
+        ScalarType::F32 => (Dtype::F32, true),
+        ScalarType::F64 => (Dtype::F64, true),
+        ScalarType::B8 => (Dtype::U8, false),
+        ScalarType::B16 => (Dtype::U16, false),
+        ScalarType::B32 => (Dtype::U32, false),
+        ScalarType::B64 => (Dtype::U64, false),
+        _ => return None,
+    })
+}
+
+/// For each parameter of `f`, the element type its accesses agree on (`None` when there are
+/// none, or typed accesses disagree).
+fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
+    let Some(body) = &f.body else {
+        return vec![None; f.params.len()];
+    };
+    let memory = |op: &Opcode| matches!(op, Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::Red);
+    f.params
+        .iter()
+        .map(|p| {
+            // Registers whose value derives from the parameter (flow-insensitive).
+            let mut derived: Vec<&str> = Vec::new();
+            loop {
+                let before = derived.len();
+                for (_, ins) in body.instructions() {
+                    let Some(Operand::Reg(dest)) = ins.operands.first() else {
+                        continue;
+                    };
+                    if derived.contains(&dest.as_str()) {
+                        continue;
+                    }
+                    let from_param = ins.opcode == Opcode::Ld
+                        && ins.has("param")
+                        && ins.operands.iter().any(|o| {
+                            matches!(o, Operand::Address(a)
+                                if a.base == AddressBase::Symbol(p.name.clone()))
+                        });
+                    let computed = !memory(&ins.opcode)
+                        && ins.operands[1..]
+                            .iter()
+                            .any(|o| matches!(o, Operand::Reg(r) if derived.contains(&r.as_str())));
+                    if from_param || computed {
+                        derived.push(dest);
+                    }
+                }
+                if derived.len() == before {
+                    break;
+                }
+            }
+            let mut found: Option<Accessed> = None;
+            for (_, ins) in body.instructions() {
+                if !memory(&ins.opcode)
+                    || [
+                        "shared",
+                        "shared::cta",
+                        "shared::cluster",
+                        "local",
+                        "param",
+                        "const",
+                    ]
+                    .iter()
+                    .any(|s| ins.has(s))
+                {
+                    continue;
+                }
+                let through_param = ins.operands.iter().any(|o| {
+                    matches!(o, Operand::Address(a)
+                        if matches!(&a.base, AddressBase::Reg(r) if derived.contains(&r.as_str())))
+                });
+                let Some((dtype, typed)) = ins.scalar_type().and_then(dtype_of) else {
+                    continue;
+                };
+                if !through_param {
+                    continue;
+                }
+                let this = Accessed { dtype, typed };
+                found = match found {
+                    None => Some(this),
+                    Some(f) if f.dtype == dtype => Some(Accessed {
+                        dtype,
+                        typed: f.typed || typed,
+                    }),
+                    // A typed access says more than an untyped one of the same size.
+                    Some(f) if !f.typed && typed && f.dtype.size() == dtype.size() => Some(this),
+                    Some(f) if f.typed && !typed && f.dtype.size() == dtype.size() => Some(f),
+                    Some(_) => return None,
+                };
+            }
+            found
+        })
+        .collect()
+}
+
+/// Runs `phasegate sim` on parsed arguments.
+pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
+    let mut launch = Launch {
+        grid: o.grid,
+        block: o.block,
+        cluster: o.cluster,
+        ..Launch::default()
+    };
+    if let Some(n) = o.dynamic_shared {
+        launch.dynamic_shared_bytes = n;
+    }
+    if let Some(p) = o.policy {
+        launch.schedule.policy = p;
+    }
+    if let Some(s) = o.seed {
+        launch.schedule.seed = s;
+    }
+    if let Some(n) = o.max_steps {
+        launch.max_steps = n;
+    }
+    launch.race_check = !o.no_race_check;
+    let args = match arguments(&o.args) {
+        Ok(a) => a,
+        Err(e) => {
+            out.push_str(&format!("error: --arg {e}\n"));
+            return 2;
+        }
+    };
+    let text = match std::fs::read_to_string(&o.file) {
+        Ok(t) => t,
+        Err(e) => {
+            out.push_str(&format!("{}: error: cannot read: {e}\n", o.file));
+            return 2;
+        }
+    };
+    let module = match crate::ptx::parse(&text) {
+        Ok(m) => m,
+        Err(e) => {
+            out.push_str(&format!(
+                "{}:{}:{}: error: {}\n",
+                o.file, e.line, e.col, e.message
+            ));
+            return 2;
+        }
+    };
+    let entries: Vec<&str> = module.entries().map(|f| f.name.as_str()).collect();
+    let kernel = match (&o.kernel, entries.as_slice()) {
+        (Some(k), _) => k.clone(),
+        (None, [only]) => only.to_string(),
+        (None, _) => {
+            out.push_str(&format!(
+                "{}: error: the module has {} entries ({}); choose one with --kernel\n",
+                o.file,
+                entries.len(),
+                entries.join(", ")
+            ));
+            return 2;
+        }
+    };
+    let accessed = module
+        .function(&kernel)
+        .map(accessed_types)
+        .unwrap_or_default();
+    for (i, a) in args.iter().enumerate() {
+        if let (Some((path, dtype)), Some(Some(acc))) = (&a.npy, accessed.get(i))
+            && acc.typed
+            && acc.dtype != *dtype
+        {
+            out.push_str(&format!(
+                "warning: {path} holds {dtype} but `{kernel}` accesses argument {i} as {}\n",
+                acc.dtype
+            ));
+        }
+    }
+    let mut values: Vec<ArgValue> = args.iter().map(|a| a.value.clone()).collect();
+    if let Some(runs) = o.explore {
+        return explore(&o.file, &launch, &values, &module, &kernel, runs, out);
+    }
+    let wants_trace = o.trace.is_some() || o.timeline.is_some() || o.summary;
+    let result = if wants_trace {
+        sim::simulate_traced(&module, &kernel, &launch, &mut values)
+            .map(|(outcome, trace)| (outcome, Some(trace)))
+    } else {
+        sim::simulate_module(&module, &kernel, &launch, &mut values).map(|outcome| (outcome, None))
+    };
+    let (outcome, trace) = match result {
+        Ok(r) => r,
+        Err(e) => {
+            out.push_str(&format!("{}: error: {e}\n", o.file));
+            return 2;
+        }
+    };
+    let mut status = match &outcome {
+        Outcome::Completed(s) => {
+            out.push_str(&format!(
+                "{}: `{kernel}` completed: {} cluster(s), {} CTA(s), {} thread-instructions ({} warp-instructions); {} named-barrier, {} mbarrier and {} cluster-barrier phases; {} async operations ({})\n",
+                o.file, s.clusters, s.ctas, s.thread_instructions, s.warp_instructions, s.barrier_phases, s.mbarrier_phases, s.cluster_phases, s.async_ops, launch.schedule
+            ));
+            for w in &s.warnings {
+                out.push_str(&format!("{}: `{kernel}`:\n{w}\n", o.file));
+            }
+            0
+        }
+        Outcome::Finding(r) => {
+            out.push_str(&format!("{}: `{kernel}`:\n{r}\n", o.file));
+            1
+        }
+    };
+    for d in &o.dump {
+        match values.get(d.index) {
+            Some(v) => print_dump(out, d.index, &d.ty, v),
+            None => {
+                out.push_str(&format!(
+                    "error: --dump {}: the kernel has {} arguments\n",
+                    d.index,
+                    values.len()
+                ));
+                status = status.max(2);
+            }
+        }
+    }
+    for w in &o.outputs {
+        let dtype = w
+            .dtype
+            .or_else(|| args.get(w.index).and_then(|a| a.npy.as_ref()).map(|n| n.1))
+            .or_else(|| accessed.get(w.index).copied().flatten().map(|a| a.dtype));
+        if let Err(e) = write_output(w, dtype, &values, out) {
+            out.push_str(&format!("error: --out {}:{}: {e}\n", w.index, w.path));
+            status = 2;
+        }
+    }
+    if let Some(trace) = trace {
+        if let Some(path) = &o.trace
+            && !write_file(path, &trace.chrome_json(), "Chrome trace", out)
+        {
+            status = 2;
+        }
+        if let Some(path) = &o.timeline
+            && !write_file(path, &trace.svg(), "timeline", out)
+        {
+            status = 2;
+        }
+        if o.summary {
+            out.push_str(&trace.summary());
+        }
+    }
+    status
+}
+
+/// Writes buffer argument `w.index` to `w.path`: `.npy` of `dtype` (bytes when unknown) or raw.
+fn write_output(
+    w: &Output,
+    dtype: Option<Dtype>,
+    values: &[ArgValue],
+    out: &mut String,
+) -> Result<(), String> {
+    let bytes = match values.get(w.index) {
+        Some(ArgValue::Buffer(b)) => b,
+        Some(_) => return Err(format!("argument {} is not a buffer", w.index)),
+        None => return Err(format!("the kernel has {} arguments", values.len())),
+    };
+    let npy = w.path.ends_with(".npy");
+    let (contents, what) = if npy {
+        let dtype = dtype.unwrap_or(Dtype::U8);
+        let file = npy::write(dtype, bytes)?;
+        let what = format!("{} × {dtype}, .npy", bytes.len() / dtype.size());
+        (file, what)
+    } else {
+        (bytes.clone(), "raw".to_string())
+    };
+    std::fs::write(&w.path, contents).map_err(|e| format!("cannot write: {e}"))?;
+    out.push_str(&format!(
+        "wrote argument {} ({} bytes; {what}) to {}\n",
+        w.index,
+        bytes.len(),
+        w.path
+    ));
+    Ok(())
+}
+
+fn print_dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
     let ArgValue::Buffer(bytes) = value else {
         out.push_str(&format!("argument {index} is not a buffer\n"));
         return;
@@ -224,132 +609,25 @@ fn write_file(path: &str, text: &str, what: &str, out: &mut String) -> bool {
     }
 }
 
-/// Runs `phasegate sim ...` (the arguments after `sim`); returns the exit status.
-pub fn run(args: &[String], out: &mut String) -> u8 {
-    if args.iter().any(|a| a == "--help" || a == "-h") {
-        out.push_str(USAGE);
-        return 0;
-    }
-    let o = match parse(args) {
-        Ok(o) => o,
-        Err(e) => {
-            out.push_str(&format!("error: {e}\n\n{USAGE}"));
-            return 2;
-        }
-    };
-    let text = match std::fs::read_to_string(&o.file) {
-        Ok(t) => t,
-        Err(e) => {
-            out.push_str(&format!("{}: error: cannot read: {e}\n", o.file));
-            return 2;
-        }
-    };
-    let module = match crate::ptx::parse(&text) {
-        Ok(m) => m,
-        Err(e) => {
-            out.push_str(&format!(
-                "{}:{}:{}: error: {}\n",
-                o.file, e.line, e.col, e.message
-            ));
-            return 2;
-        }
-    };
-    let entries: Vec<&str> = module.entries().map(|f| f.name.as_str()).collect();
-    let kernel = match (&o.kernel, entries.as_slice()) {
-        (Some(k), _) => k.clone(),
-        (None, [only]) => only.to_string(),
-        (None, _) => {
-            out.push_str(&format!(
-                "{}: error: the module has {} entries ({}); choose one with --kernel\n",
-                o.file,
-                entries.len(),
-                entries.join(", ")
-            ));
-            return 2;
-        }
-    };
-    if let Some(runs) = o.explore {
-        return explore(&o, &module, &kernel, runs, out);
-    }
-    let mut values = o.args.clone();
-    let wants_trace = o.trace.is_some() || o.timeline.is_some() || o.summary;
-    let result = if wants_trace {
-        sim::simulate_traced(&module, &kernel, &o.launch, &mut values)
-            .map(|(outcome, trace)| (outcome, Some(trace)))
-    } else {
-        sim::simulate_module(&module, &kernel, &o.launch, &mut values)
-            .map(|outcome| (outcome, None))
-    };
-    let (outcome, trace) = match result {
-        Ok(r) => r,
-        Err(e) => {
-            out.push_str(&format!("{}: error: {e}\n", o.file));
-            return 2;
-        }
-    };
-    let mut status = match &outcome {
-        Outcome::Completed(s) => {
-            out.push_str(&format!(
-                "{}: `{kernel}` completed: {} cluster(s), {} CTA(s), {} thread-instructions ({} warp-instructions); {} named-barrier, {} mbarrier and {} cluster-barrier phases; {} async operations ({})\n",
-                o.file, s.clusters, s.ctas, s.thread_instructions, s.warp_instructions, s.barrier_phases, s.mbarrier_phases, s.cluster_phases, s.async_ops, o.launch.schedule
-            ));
-            for w in &s.warnings {
-                out.push_str(&format!("{}: `{kernel}`:\n{w}\n", o.file));
-            }
-            0
-        }
-        Outcome::Finding(r) => {
-            out.push_str(&format!("{}: `{kernel}`:\n{r}\n", o.file));
-            1
-        }
-    };
-    for (i, ty) in &o.dumps {
-        match values.get(*i) {
-            Some(v) => dump(out, *i, ty, v),
-            None => {
-                out.push_str(&format!(
-                    "error: --dump {i}: the kernel has {} arguments\n",
-                    values.len()
-                ));
-                status = status.max(2);
-            }
-        }
-    }
-    if let Some(trace) = trace {
-        if let Some(path) = &o.trace
-            && !write_file(path, &trace.chrome_json(), "Chrome trace", out)
-        {
-            status = 2;
-        }
-        if let Some(path) = &o.timeline
-            && !write_file(path, &trace.svg(), "timeline", out)
-        {
-            status = 2;
-        }
-        if o.summary {
-            out.push_str(&trace.summary());
-        }
-    }
-    status
-}
-
 fn explore(
-    o: &Options,
+    file: &str,
+    launch: &Launch,
+    args: &[ArgValue],
     module: &crate::ptx::Module,
     kernel: &str,
     runs: usize,
     out: &mut String,
 ) -> u8 {
-    match sim::explore(module, kernel, &o.launch, &o.args, runs) {
+    match sim::explore(module, kernel, launch, args, runs) {
         Err(e) => {
-            out.push_str(&format!("{}: error: {e}\n", o.file));
+            out.push_str(&format!("{file}: error: {e}\n"));
             2
         }
         Ok(x) => match x.failure {
             None => {
                 out.push_str(&format!(
-                    "{}: `{kernel}`: {} schedules explored, no finding\n",
-                    o.file, x.runs
+                    "{file}: `{kernel}`: {} schedules explored, no finding\n",
+                    x.runs
                 ));
                 0
             }
@@ -359,9 +637,45 @@ fn explore(
                     Policy::Pct { depth } => format!("pct:{depth}"),
                     other => other.name().to_string(),
                 };
-                out.push_str(&format!("{}: `{kernel}`: schedule {} of {} fails:\n{}\nreplay with: --policy {p} --seed {seed}\n", o.file, x.runs, runs, f.report));
+                out.push_str(&format!(
+                    "{file}: `{kernel}`: schedule {} of {} fails:\n{}\nreplay with: --policy {p} --seed {seed}\n",
+                    x.runs, runs, f.report
+                ));
                 1
             }
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_types_from_the_accesses() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/ptx/scale_ref.ptx"
+        );
+        let module = crate::ptx::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let types = accessed_types(module.function("scale").unwrap());
+        let f32 = Some(Accessed {
+            dtype: Dtype::F32,
+            typed: true,
+        });
+        assert_eq!(types, [f32, f32, None, None]);
+    }
+
+    #[test]
+    fn out_specs() {
+        let o = output("1:f32:dir/y.npy").unwrap();
+        assert_eq!(
+            (o.index, o.dtype, o.path.as_str()),
+            (1, Some(Dtype::F32), "dir/y.npy")
+        );
+        let o = output("0:C:/x.bin").unwrap();
+        assert_eq!((o.index, o.dtype, o.path.as_str()), (0, None, "C:/x.bin"));
+        assert!(output("x.npy").is_err());
+        assert!(output("1:").is_err());
     }
 }
