@@ -2,12 +2,18 @@
 # The Python package's CI: builds the phasegate wheel with maturin, installs it with NumPy,
 # pytest and Triton 3.9.0 into a fresh virtual environment, and runs python/tests (lint,
 # simulate, the CLI entry point, the Triton hook). No GPU is needed: Triton compiles for sm_90
-# on the CPU. Work files go to $PHASEGATE_PY_WORK (default: a new temporary directory).
+# on the CPU. Work files go to $PHASEGATE_PY_WORK (kept), or to a temporary directory that is
+# removed at the end. The Rust build uses the workspace's target/ (release profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-work=${PHASEGATE_PY_WORK:-$(mktemp -d)}
-mkdir -p "$work"
+if [ -n "${PHASEGATE_PY_WORK:-}" ]; then
+    work=$PHASEGATE_PY_WORK
+    mkdir -p "$work"
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
 pip_install() { "$1/bin/python" -m pip install --quiet --disable-pip-version-check "${@:2}"; }
 
 start=$SECONDS
