@@ -1,9 +1,9 @@
 //! `#[kernel]`: a Rust function in the kernel language becomes a PTX entry.
 //!
-//! The pipeline, one file each: [`attr`] reads the arguments, [`check`] decides what is in the
-//! language and infers types, [`lower`] builds the PTX model, [`target`] settles `.target` and
-//! `.version` from the features used, [`lint`] runs the analyzer on the PTX, [`shadow`] keeps the
-//! body for rustc, [`expand`] emits it all.
+//! The pipeline, one file each: `attr` reads the arguments, `check` decides what is in the
+//! language and infers types, `lower` builds the PTX model, `target` settles `.target` and
+//! `.version` from the features used, `lint` runs the analyzer on the PTX, `shadow` keeps the
+//! body for rustc, `expand` emits it all.
 
 mod attr;
 mod builtins;

@@ -245,7 +245,7 @@ pub struct FeatureRow {
     /// or a directive (`.reqnctapercluster 2, 1, 1`). The instructions use the registers and
     /// symbols that `ptx/tests/features.rs` declares: `%p<8>` (.pred), `%h<8>` (.b16), `%r<16>`
     /// (.b32), `%rd<16>` (.b64), `%f<16>` (.f32), `%fd<8>` (.f64), `bar0` (.shared .b64),
-    /// `tile` (.shared .b8[4096]), the param `pg_param`, the label `pg_end` and the function
+    /// `tile` (`.shared .b8 tile[4096]`), the param `pg_param`, the label `pg_end` and the function
     /// `pg_callee`.
     pub sample: &'static str,
 }

@@ -1,7 +1,7 @@
 //! `phasegate-ptx`: the typed model of PTX that every part of phasegate shares.
 //!
 //! - [`model`]: modules, functions, declarations, instructions, operands, spans;
-//! - [`write`]: the model to PTX text ([`write_string`]);
+//! - [`mod@write`]: the model to PTX text ([`write_string`]);
 //! - [`features`]: the minimum PTX ISA `.version` and `.target` of each instruction, modifier,
 //!   special register and directive;
 //! - [`validate`]: a module's `.version`/`.target` against the features it uses;
