@@ -124,49 +124,15 @@ fn kernels_for_newer_targets_are_refused_by_an_older_ptxas_target() {
     );
 }
 
-/// The hand-written reader fixtures (`tests/fixtures/ptx/hand_*.ptx`: the bulk pipeline, the
-/// `bar.red.popc` reduction and every Hopper form the reader types: tensor copies, wgmma,
-/// setmaxnreg, elect.sync, tensormap.replace, calls through prototypes) are valid PTX for
-/// sm_90a, so what the reader accepts there is what ptxas accepts.
-#[test]
-fn hand_written_reader_fixtures_assemble_cleanly() {
+/// Assembles, for sm_90a, the `.ptx` files of `dir` whose name passes `keep`, comments dropped
+/// (ptxas refuses the `§` of spec references in them); returns how many and the failures.
+fn assemble_folder(dir: &str, keep: impl Fn(&str) -> bool) -> (usize, Vec<String>) {
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("hand_"))
-        })
-        .collect();
-    files.sort();
-    let mut failures = Vec::new();
-    for path in &files {
-        let text =
-            std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let result = ptxas::assemble(&ptxas, &text, SmVersion::arch_specific(90))
-            .unwrap_or_else(|e| panic!("{e}"));
-        if !result.clean {
-            failures.push(format!("{}:\n{}", path.display(), result.log));
-        }
-    }
-    assert!(files.len() >= 3, "fixtures found: {files:?}");
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
-}
-
-/// The simulator's PTX fixtures (`tests/sim/*.ptx`) are valid PTX too, so a behaviour the
-/// simulator shows on them is one a GPU could show: multicast and reduction bulk copies,
-/// prefetches, and every barrier form they use. Comments are dropped first (ptxas refuses the
-/// `§` of their spec references).
-#[test]
-fn simulator_fixtures_assemble_cleanly() {
-    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sim");
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+        .filter(|p| p.file_name().is_some_and(|n| keep(&n.to_string_lossy())))
         .collect();
     files.sort();
     let mut failures = Vec::new();
@@ -184,6 +150,28 @@ fn simulator_fixtures_assemble_cleanly() {
             failures.push(format!("{}:\n{}", path.display(), result.log));
         }
     }
-    assert!(files.len() >= 7, "fixtures found: {files:?}");
+    (files.len(), failures)
+}
+
+/// The hand-written reader fixtures (`tests/fixtures/ptx/hand_*.ptx`: the bulk pipeline, the
+/// `bar.red.popc` reduction and every Hopper form the reader types: tensor copies, wgmma,
+/// setmaxnreg, elect.sync, tensormap.replace, calls through prototypes) are valid PTX for
+/// sm_90a, so what the reader accepts there is what ptxas accepts.
+#[test]
+fn hand_written_reader_fixtures_assemble_cleanly() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
+    let (files, failures) = assemble_folder(dir, |name| name.starts_with("hand_"));
+    assert!(files >= 3, "fixtures found: {files}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The simulator's PTX fixtures (`tests/sim/*.ptx`) are valid PTX too, so a behaviour the
+/// simulator shows on them is one a GPU could show: multicast and reduction bulk copies,
+/// prefetches, and every barrier form they use.
+#[test]
+fn simulator_fixtures_assemble_cleanly() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/sim");
+    let (files, failures) = assemble_folder(dir, |_| true);
+    assert!(files >= 8, "fixtures found: {files}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

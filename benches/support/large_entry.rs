@@ -2,16 +2,14 @@
 //! fixture kernels stitched one after another into a single `.entry`, each copy in its own
 //! `{ }` scope with its labels renamed, and every `ret`/`exit` turned into a branch to the
 //! next copy, so that the result has the loops, barriers and mbarrier pipelines of real
-//! kernels at any size.
+//! kernels at any size. Include it beside `large_module.rs` as `mod support`.
 
 use phasegate::ptx::{self, Function, FunctionKind, Item, Opcode, Operand, Statement};
 use std::collections::HashSet;
 
 /// A module holding one entry of at least `statements` statements.
 pub fn large_entry(statements: usize) -> String {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
-    let mut sources = Vec::new();
-    for name in [
+    let sources = crate::support::fixtures(&[
         "mbarrier_pipeline.ptx",
         "named_barriers.ptx",
         "block_reduce.ptx",
@@ -19,10 +17,7 @@ pub fn large_entry(statements: usize) -> String {
         "ampere_cp_async.ptx",
         "transpose_ref.ptx",
         "pipeline_ref.ptx",
-    ] {
-        let text = std::fs::read_to_string(format!("{dir}/{name}")).expect("fixture");
-        sources.push(ptx::parse(&text).expect("fixture parses"));
-    }
+    ]);
     let mut module = sources[0].clone();
     module.items.retain(|i| matches!(i, Item::File(_)));
     let mut seen_vars = HashSet::new();

@@ -2,11 +2,21 @@
 
 use phasegate::ptx::{self, Item};
 
+/// nvcc's fixtures `names` (in `tests/fixtures/ptx`), read.
+pub fn fixtures(names: &[&str]) -> Vec<ptx::Module> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
+    names
+        .iter()
+        .map(|name| {
+            let text = std::fs::read_to_string(format!("{dir}/{name}")).expect("fixture");
+            ptx::parse(&text).expect("fixture parses")
+        })
+        .collect()
+}
+
 /// A module of about `bytes` bytes of PTX text.
 pub fn large_module(bytes: usize) -> String {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
-    let mut sources = Vec::new();
-    for name in [
+    let sources = fixtures(&[
         "mbarrier_pipeline.ptx",
         "named_barriers.ptx",
         "block_reduce.ptx",
@@ -15,10 +25,7 @@ pub fn large_module(bytes: usize) -> String {
         "ampere_cp_async.ptx",
         "dot_ref.ptx",
         "transpose_ref.ptx",
-    ] {
-        let text = std::fs::read_to_string(format!("{dir}/{name}")).expect("fixture");
-        sources.push(ptx::parse(&text).expect("fixture parses"));
-    }
+    ]);
     let mut module = sources[0].clone();
     module.items.retain(|i| matches!(i, Item::File(_)));
     let mut copy = 0;
