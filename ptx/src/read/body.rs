@@ -11,9 +11,9 @@ impl Parser<'_> {
         let mut body = Body::new();
         let mut depth = 0usize;
         loop {
-            let token = self.peek().clone();
+            let token = *self.peek();
             let span = Span::new(token.line, token.col);
-            match &token.tok {
+            match token.tok {
                 Tok::Punct('}') => {
                     self.advance();
                     if depth == 0 {
@@ -29,7 +29,7 @@ impl Parser<'_> {
                     self.regs.open();
                     body.push(Statement::ScopeOpen, span);
                 }
-                Tok::Dir(name) if name == "loc" => {
+                Tok::Dir("loc") => {
                     body.push(Statement::Loc(self.loc()?), span);
                 }
                 Tok::Dir(name)
@@ -47,12 +47,11 @@ impl Parser<'_> {
                     body.push(Statement::Directive(self.body_directive()?), span);
                 }
                 Tok::Word(word)
-                    if is_plain_ident(word) && self.peek_at(1).tok == Tok::Punct(':') =>
+                    if self.peek_second().tok == Tok::Punct(':') && is_plain_ident(word) =>
                 {
-                    let name = word.clone();
                     self.advance();
                     self.advance();
-                    body.push(Statement::Label(name), span);
+                    body.push(Statement::Label(word.to_string()), span);
                 }
                 Tok::Word(_) | Tok::Punct('@') => {
                     body.push(Statement::Instruction(self.instruction()?), span);
@@ -85,10 +84,10 @@ impl Parser<'_> {
             {
                 self.advance();
             }
-            if self.position() == first {
+            if !self.moved_since(&first) {
                 return Err(self.expected("text after `,` in `.loc`"));
             }
-            rest = Some(self.slice(first, self.position() - 1));
+            rest = Some(self.slice_from(&first).to_string());
         }
         // nvcc and the writer end `.loc` at the end of the line; a `;` there is accepted too.
         if self.peek().line == col_line {
@@ -114,7 +113,10 @@ impl Parser<'_> {
         if let Ok(args) = self.directive_args()
             && self.eat_punct(';')
         {
-            return Ok(Directive { name, args });
+            return Ok(Directive {
+                name: name.to_string(),
+                args,
+            });
         }
         self.rewind(args_start);
         while !self.at_punct(';') {
@@ -126,7 +128,7 @@ impl Parser<'_> {
             }
             self.advance();
         }
-        let text = self.slice(keyword, self.position() - 1);
+        let text = self.slice_from(&keyword);
         self.advance();
         // The keyword token starts with its ASCII dot.
         Ok(Directive {
@@ -140,20 +142,22 @@ impl Parser<'_> {
         let mut guard = None;
         if self.eat_punct('@') {
             let negated = self.eat_punct('!');
-            let pred = match &self.peek().tok {
-                Tok::Reg(r) => r.clone(),
-                Tok::Word(w) if is_plain_ident(w) => w.clone(),
+            let pred = match self.peek().tok {
+                Tok::Reg(r) => r.to_string(),
+                Tok::Word(w) if is_plain_ident(w) => w.to_string(),
                 _ => return Err(self.expected("a predicate after `@`")),
             };
             self.advance();
             guard = Some(Guard { negated, pred });
         }
-        let Tok::Word(name) = &self.peek().tok else {
+        let Tok::Word(name) = self.peek().tok else {
             return Err(self.expected("an instruction after the guard"));
         };
-        let mut parts = name.split('.');
-        let opcode = Opcode::from_name(parts.next().unwrap_or(""));
-        let modifiers = parts.map(str::to_string).collect();
+        // A one-char array pattern compares chars; a `char` pattern calls `memcmp` per dot.
+        let mut parts = name.split(['.']);
+        let opcode = self.opcodes.get(parts.next().unwrap_or(""));
+        let mut modifiers = Vec::with_capacity(name.bytes().filter(|&b| b == b'.').count());
+        modifiers.extend(parts.map(str::to_string));
         self.advance();
         let mut operands = Vec::new();
         if !self.eat_punct(';') {
@@ -176,5 +180,40 @@ impl Parser<'_> {
             modifiers,
             operands,
         })
+    }
+}
+
+/// [`Opcode::from_name`] searches the model's table of names one by one; a module repeats a
+/// few dozen opcodes thousands of times, so the parser remembers the opcode of the names it
+/// has looked up, in a small table indexed by a hash of the name (a clash only costs a
+/// lookup).
+pub(super) struct OpcodeCache<'a> {
+    slots: [Option<(&'a str, Opcode)>; OpcodeCache::SLOTS],
+}
+
+impl Default for OpcodeCache<'_> {
+    fn default() -> Self {
+        OpcodeCache {
+            slots: std::array::from_fn(|_| None),
+        }
+    }
+}
+
+impl<'a> OpcodeCache<'a> {
+    const SLOTS: usize = 64;
+
+    pub(super) fn get(&mut self, name: &'a str) -> Opcode {
+        let hash = name.bytes().fold(name.len(), |hash, b| {
+            hash.wrapping_mul(31).wrapping_add(usize::from(b))
+        });
+        let slot = &mut self.slots[hash % Self::SLOTS];
+        match slot {
+            Some((cached, opcode)) if *cached == name => opcode.clone(),
+            _ => {
+                let opcode = Opcode::from_name(name);
+                *slot = Some((name, opcode.clone()));
+                opcode
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Variable declarations and their initializers.
 
-use super::lex::Tok;
+use super::lex::{Tok, Token};
 use super::parse::{MAX_DEPTH, PResult, Parser, linkage_from_name};
 use crate::model::*;
 
@@ -11,14 +11,14 @@ impl Parser<'_> {
     /// becomes its own declaration; parameter lists pass `false` because there the comma
     /// separates parameters.
     pub(super) fn var_decls(&mut self, several: bool) -> PResult<Vec<VarDecl>> {
-        let linkage = match &self.peek().tok {
+        let linkage = match self.peek().tok {
             Tok::Dir(d) => linkage_from_name(d),
             _ => None,
         };
         if linkage.is_some() {
             self.advance();
         }
-        let space = match &self.peek().tok {
+        let space = match self.peek().tok {
             Tok::Dir(d) => StateSpace::from_name(d),
             _ => None,
         };
@@ -29,16 +29,16 @@ impl Parser<'_> {
         let mut align = None;
         let mut vector = None;
         let ty = loop {
-            let Tok::Dir(word) = self.peek().tok.clone() else {
+            let Tok::Dir(word) = self.peek().tok else {
                 return Err(self.expected("a type in the declaration"));
             };
             if word == "align" {
-                self.advance();
-                align = Some(self.alignment(align)?);
-            } else if let Some(width) = vector_width(&word) {
+                let keyword = self.advance();
+                align = Some(self.alignment(align, &keyword)?);
+            } else if let Some(width) = vector_width(word) {
                 self.advance();
                 vector = Some(width);
-            } else if let Some(ty) = ScalarType::from_name(&word) {
+            } else if let Some(ty) = ScalarType::from_name(word) {
                 self.advance();
                 break ty;
             } else {
@@ -49,30 +49,31 @@ impl Parser<'_> {
         };
         let mut ptr = None;
         if self.eat_dir("ptr") {
-            let ptr_space = match &self.peek().tok {
+            let ptr_space = match self.peek().tok {
                 Tok::Dir(d) => StateSpace::from_name(d),
                 _ => None,
             };
             if ptr_space.is_some() {
                 self.advance();
             }
-            let ptr_align = if self.eat_dir("align") {
-                Some(self.alignment(None)?)
+            let ptr_align = if self.at_dir("align") {
+                let keyword = self.advance();
+                Some(self.alignment(None, &keyword)?)
             } else {
                 None
             };
             ptr = Some((ptr_space, ptr_align));
         }
-        if self.eat_dir("align") {
-            align = Some(self.alignment(align)?);
+        if self.at_dir("align") {
+            let keyword = self.advance();
+            align = Some(self.alignment(align, &keyword)?);
         }
         let mut decls = Vec::new();
         loop {
-            let name = match &self.peek().tok {
+            let name = match self.peek().tok {
                 Tok::Reg(r) => {
-                    let name = r.clone();
                     self.advance();
-                    name
+                    r.to_string()
                 }
                 _ => self.ident("a variable name")?,
             };
@@ -96,11 +97,12 @@ impl Parser<'_> {
         }
     }
 
-    /// The value after `.align`; a second `.align` on one declaration is an error.
-    fn alignment(&mut self, previous: Option<u32>) -> PResult<u32> {
+    /// The value after the `.align` `keyword`; a second `.align` on one declaration is an
+    /// error there.
+    fn alignment(&mut self, previous: Option<u32>, keyword: &Token<'_>) -> PResult<u32> {
         if previous.is_some() {
-            let token = self.token(self.position().saturating_sub(1)).clone();
-            return Err(self.error_at(&token, "duplicate `.align` in the declaration".into()));
+            let message = "duplicate `.align` in the declaration".into();
+            return Err(self.error_at(keyword, message));
         }
         self.int_u32("an alignment after `.align`")
     }
@@ -148,7 +150,7 @@ impl Parser<'_> {
                 }
             }
         }
-        if matches!(self.peek().tok, Tok::Word(_)) && self.peek_at(1).tok == Tok::Punct('(') {
+        if matches!(self.peek().tok, Tok::Word(_)) && self.peek_second().tok == Tok::Punct('(') {
             // `generic(sym)` and similar address operators are outside the model.
             let name = self.describe(self.peek());
             return Err(self.unsupported(format!(

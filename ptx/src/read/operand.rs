@@ -33,8 +33,7 @@ impl Parser<'_> {
         if depth > MAX_DEPTH {
             return Err(self.expected(&format!("at most {MAX_DEPTH} levels of nested operands")));
         }
-        let token = self.peek().clone();
-        let operand = match token.tok {
+        let operand = match self.peek().tok {
             Tok::Punct('!') => {
                 self.advance();
                 return Ok(Operand::Not(Box::new(self.primary(depth + 1)?)));
@@ -50,15 +49,15 @@ impl Parser<'_> {
             Tok::F32(bits) => Operand::Imm(Imm::F32(bits)),
             Tok::F64(bits) => Operand::Imm(Imm::F64(bits)),
             Tok::Float(value) => Operand::Imm(Imm::F64(value.to_bits())),
-            Tok::Reg(name) => Operand::Reg(name),
-            Tok::Word(name) if name == "_" => Operand::Sink,
+            Tok::Reg(name) => Operand::Reg(name.to_string()),
+            Tok::Word("_") => Operand::Sink,
             Tok::Word(name) => {
                 self.advance();
                 // `sym+0` is `sym`, as the writer sees it.
                 return Ok(match self.offset()? {
-                    Some(offset) if offset != 0 => Operand::SymbolOffset(name, offset),
-                    _ if self.regs.contains(&name) => Operand::Reg(name),
-                    _ => Operand::Symbol(name),
+                    Some(offset) if offset != 0 => Operand::SymbolOffset(name.to_string(), offset),
+                    _ if self.regs.contains(name) => Operand::Reg(name.to_string()),
+                    _ => Operand::Symbol(name.to_string()),
                 });
             }
             _ => return Err(self.expected("an operand")),
@@ -109,20 +108,20 @@ impl Parser<'_> {
     /// `[%rd86, {%r1, %r2, %r3}]`.
     fn address(&mut self) -> PResult<Operand> {
         self.advance();
-        let address = match self.peek().tok.clone() {
+        let address = match self.peek().tok {
             Tok::Reg(name) => {
                 self.advance();
                 Address {
-                    base: AddressBase::Reg(name),
+                    base: AddressBase::Reg(name.to_string()),
                     offset: self.offset()?.unwrap_or(0),
                 }
             }
             Tok::Word(name) => {
                 self.advance();
-                let base = if self.regs.contains(&name) {
-                    AddressBase::Reg(name)
+                let base = if self.regs.contains(name) {
+                    AddressBase::Reg(name.to_string())
                 } else {
-                    AddressBase::Symbol(name)
+                    AddressBase::Symbol(name.to_string())
                 };
                 Address {
                     base,
@@ -149,7 +148,7 @@ impl Parser<'_> {
             if !self.at_punct('{') {
                 return Err(self.expected("`{` to open the tensor coordinates after `[map,`"));
             }
-            if self.peek_at(1).tok == Tok::Punct('}') {
+            if self.peek_second().tok == Tok::Punct('}') {
                 self.advance();
                 return Err(self.expected("a tensor coordinate"));
             }

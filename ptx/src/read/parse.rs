@@ -3,13 +3,21 @@
 //! operands in `operand.rs`, the `%`-less registers in scope in `scope.rs`.
 
 use super::ReadError;
-use super::lex::{Tok, Token, tokenize};
+use super::body::OpcodeCache;
+use super::lex::{Lexer, Tok, Token, unescape};
 use super::scope::RegScope;
 use crate::model::*;
 
 /// How deep operands (`{`, `(`, `!`) and initializers (`{`) may nest. Real PTX nests two
 /// or three levels; the bound keeps hostile input from exhausting the stack.
 pub(super) const MAX_DEPTH: usize = 64;
+
+/// A point to go back to with [`Parser::rewind`].
+#[derive(Clone, Copy)]
+pub(super) struct Mark<'a> {
+    current: Token<'a>,
+    previous_end: usize,
+}
 
 /// A parse failure. `unsupported` marks syntax that is valid PTX but outside the model
 /// (`.global .texref t;`, `= {generic(x)}`): at module scope such an item is kept verbatim.
@@ -20,12 +28,19 @@ pub(super) struct Fail {
 
 pub(super) type PResult<T> = Result<T, Fail>;
 
+/// The parser lexes as it goes, one token ahead of the current one (`name` then `:` is a
+/// label). No token list is built: going back to a [`Mark`] lexes again from there.
 pub(super) struct Parser<'a> {
     src: &'a str,
-    tokens: Vec<Token>,
-    pos: usize,
+    lexer: Lexer<'a>,
+    current: Token<'a>,
+    /// The token after `current`; `current` itself once that is the last token.
+    next: Token<'a>,
+    /// Where the token before `current` ends: the end of [`Parser::slice_from`].
+    previous_end: usize,
     /// The `%`-less registers in scope in the function being read.
     pub(super) regs: RegScope,
+    pub(super) opcodes: OpcodeCache<'a>,
 }
 
 const LINKAGES: [(&str, Linkage); 4] = [
@@ -41,56 +56,85 @@ pub(super) fn linkage_from_name(name: &str) -> Option<Linkage> {
 
 impl<'a> Parser<'a> {
     pub(super) fn new(src: &'a str) -> Self {
+        let mut lexer = Lexer::new(src);
+        let current = lexer.next_token();
+        let next = Self::lex_after(&mut lexer, current);
         Parser {
             src,
-            tokens: tokenize(src),
-            pos: 0,
+            lexer,
+            current,
+            next,
+            previous_end: 0,
             regs: RegScope::default(),
+            opcodes: OpcodeCache::default(),
         }
     }
 
     // ---- cursor ----
 
+    /// The token after `token`: nothing follows the end of input or a lexer error, so
+    /// there the same token again.
+    fn lex_after(lexer: &mut Lexer<'a>, token: Token<'a>) -> Token<'a> {
+        if token.is_last() {
+            token
+        } else {
+            lexer.next_token()
+        }
+    }
+
     /// The current token; past the end, the final `Eof`/`Error` token.
-    pub(super) fn peek(&self) -> &Token {
-        self.peek_at(0)
+    pub(super) fn peek(&self) -> &Token<'a> {
+        &self.current
     }
 
-    pub(super) fn peek_at(&self, ahead: usize) -> &Token {
-        let last = self.tokens.len().saturating_sub(1);
-        let index = self.pos.saturating_add(ahead).min(last);
-        // `tokenize` always yields at least the final token.
-        &self.tokens[index]
+    /// The token after the current one (the final token again past the end).
+    pub(super) fn peek_second(&self) -> &Token<'a> {
+        &self.next
     }
 
-    pub(super) fn advance(&mut self) -> Token {
-        let token = self.peek().clone();
-        if self.pos + 1 < self.tokens.len() {
-            self.pos += 1;
+    /// Moves to the next token and returns the one moved past; the final token stays.
+    pub(super) fn advance(&mut self) -> Token<'a> {
+        let token = self.current;
+        if !token.is_last() {
+            self.previous_end = token.end;
+            self.current = self.next;
+            // Past the last token, `next` already is that token.
+            if !self.current.is_last() {
+                self.lexer.next_token_into(&mut self.next);
+            }
         }
         token
     }
 
-    pub(super) fn position(&self) -> usize {
-        self.pos
+    pub(super) fn position(&self) -> Mark<'a> {
+        Mark {
+            current: self.current,
+            previous_end: self.previous_end,
+        }
     }
 
-    pub(super) fn rewind(&mut self, pos: usize) {
-        self.pos = pos;
+    /// Goes back to `mark`, lexing again from there.
+    pub(super) fn rewind(&mut self, mark: Mark<'a>) {
+        self.current = mark.current;
+        self.previous_end = mark.previous_end;
+        self.lexer.seek_after(&mark.current);
+        self.next = Self::lex_after(&mut self.lexer, self.current);
     }
 
-    pub(super) fn token(&self, index: usize) -> &Token {
-        &self.tokens[index.min(self.tokens.len().saturating_sub(1))]
+    /// Whether the parser has moved since `mark`.
+    pub(super) fn moved_since(&self, mark: &Mark<'a>) -> bool {
+        self.current.start != mark.current.start
     }
 
-    /// The source text from the start of token `first` to the end of token `last`.
-    pub(super) fn slice(&self, first: usize, last: usize) -> String {
-        let (start, end) = (self.token(first).start, self.token(last).end);
-        self.src.get(start..end).unwrap_or("").to_string()
+    /// The source text from the start of the token at `first` to the end of the token
+    /// before the current one.
+    pub(super) fn slice_from(&self, first: &Mark<'a>) -> &'a str {
+        let (start, end) = (first.current.start, self.previous_end);
+        self.src.get(start..end).unwrap_or("")
     }
 
     pub(super) fn at_punct(&self, c: char) -> bool {
-        self.peek().tok == Tok::Punct(c)
+        matches!(self.peek().tok, Tok::Punct(p) if p == c)
     }
 
     pub(super) fn eat_punct(&mut self, c: char) -> bool {
@@ -110,7 +154,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn at_dir(&self, name: &str) -> bool {
-        matches!(&self.peek().tok, Tok::Dir(d) if d == name)
+        matches!(self.peek().tok, Tok::Dir(d) if d == name)
     }
 
     pub(super) fn eat_dir(&mut self, name: &str) -> bool {
@@ -124,7 +168,7 @@ impl<'a> Parser<'a> {
     // ---- errors ----
 
     /// How a token is named in messages: its text in backquotes, shortened.
-    pub(super) fn describe(&self, token: &Token) -> String {
+    pub(super) fn describe(&self, token: &Token<'a>) -> String {
         if token.tok == Tok::Eof {
             return "end of input".into();
         }
@@ -136,7 +180,7 @@ impl<'a> Parser<'a> {
         format!("`{short}`")
     }
 
-    pub(super) fn error_at(&self, token: &Token, message: String) -> Fail {
+    pub(super) fn error_at(&self, token: &Token<'a>, message: String) -> Fail {
         Fail {
             error: ReadError {
                 line: token.line,
@@ -150,8 +194,9 @@ impl<'a> Parser<'a> {
     /// "expected WHAT, found TOKEN" at the current token; a lexer error there wins.
     pub(super) fn expected(&self, what: &str) -> Fail {
         let token = self.peek();
-        if let Tok::Error(message) = &token.tok {
-            return self.error_at(token, message.clone());
+        if let Tok::Error(error) = token.tok {
+            let text = self.src.get(token.start..token.end).unwrap_or("");
+            return self.error_at(token, error.message(text));
         }
         self.error_at(
             token,
@@ -178,7 +223,7 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn int_u32(&mut self, what: &str) -> PResult<u32> {
-        let token = self.peek().clone();
+        let token = *self.peek();
         let value = self.int(what)?;
         u32::try_from(value).map_err(|_| {
             self.error_at(
@@ -193,11 +238,10 @@ impl<'a> Parser<'a> {
 
     /// A plain identifier (no dotted suffix): names of functions, variables and labels.
     pub(super) fn ident(&mut self, what: &str) -> PResult<String> {
-        match &self.peek().tok {
+        match self.peek().tok {
             Tok::Word(w) if is_plain_ident(w) => {
-                let name = w.clone();
                 self.advance();
-                Ok(name)
+                Ok(w.to_string())
             }
             _ => Err(self.expected(what)),
         }
@@ -221,7 +265,7 @@ impl<'a> Parser<'a> {
             32
         };
         let mut items = Vec::new();
-        while self.peek().tok != Tok::Eof {
+        while !matches!(self.peek().tok, Tok::Eof) {
             self.item(&mut items)?;
         }
         Ok(Module {
@@ -234,7 +278,7 @@ impl<'a> Parser<'a> {
 
     /// `8.7` lexes as a float; its text gives major and minor (`8.10` is not `8.1`).
     fn version(&mut self) -> PResult<Version> {
-        let token = self.peek().clone();
+        let token = *self.peek();
         let parsed = match token.tok {
             Tok::Float(_) => self.src.get(token.start..token.end).and_then(|text| {
                 let (major, minor) = text.split_once('.')?;
@@ -252,7 +296,7 @@ impl<'a> Parser<'a> {
     }
 
     fn target(&mut self) -> PResult<Target> {
-        let sm = match &self.peek().tok {
+        let sm = match self.peek().tok {
             Tok::Word(w) => SmVersion::parse(w),
             _ => None,
         };
@@ -269,25 +313,25 @@ impl<'a> Parser<'a> {
 
     fn item(&mut self, items: &mut Vec<Item>) -> PResult<()> {
         let start = self.position();
-        let Tok::Dir(name) = self.peek().tok.clone() else {
+        let Tok::Dir(name) = self.peek().tok else {
             return Err(self.expected("a module-level directive"));
         };
         if name == "file" {
             items.push(Item::File(self.file()?));
             return Ok(());
         }
-        let after_linkage = if linkage_from_name(&name).is_some() {
-            1
+        let keyword_token = if linkage_from_name(name).is_some() {
+            self.peek_second()
         } else {
-            0
+            self.peek()
         };
-        let keyword = match &self.peek_at(after_linkage).tok {
-            Tok::Dir(d) => d.clone(),
-            _ => String::new(),
+        let keyword = match keyword_token.tok {
+            Tok::Dir(d) => d,
+            _ => "",
         };
         if keyword == "entry" || keyword == "func" {
             items.push(Item::Function(self.function()?));
-        } else if StateSpace::from_name(&keyword).is_some() {
+        } else if StateSpace::from_name(keyword).is_some() {
             match self.var_decls(true).and_then(|decls| {
                 self.expect_punct(';', "after the declaration")?;
                 Ok(decls)
@@ -309,8 +353,8 @@ impl<'a> Parser<'a> {
     fn file(&mut self) -> PResult<FileDecl> {
         self.advance();
         let index = self.int_u32("a file index after `.file`")?;
-        let path = match &self.peek().tok {
-            Tok::Str(s) => s.clone(),
+        let path = match self.peek().tok {
+            Tok::Str(raw) => unescape(raw),
             _ => return Err(self.expected("a quoted path after the file index")),
         };
         self.advance();
@@ -325,17 +369,19 @@ impl<'a> Parser<'a> {
     /// depth 0, or up to the `}` that closes its braces (and a `;` right after it).
     fn verbatim(&mut self) -> PResult<String> {
         let first = self.position();
-        let opener = self.describe(self.peek());
+        // Named in errors only, so described only then.
+        let opener = |parser: &Self| parser.describe(&first.current);
         let mut depth = 0usize;
         loop {
-            let token = self.peek().clone();
-            match token.tok {
+            match self.peek().tok {
                 Tok::Eof | Tok::Error(_) => {
                     let end = if depth > 0 { "`}`" } else { "`;`" };
+                    let opener = opener(self);
                     return Err(self.expected(&format!("{end} to end the directive {opener}")));
                 }
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') if depth == 0 => {
+                    let opener = opener(self);
                     return Err(self.expected(&format!("`;` to end the directive {opener}")));
                 }
                 Tok::Punct('}') => {
@@ -343,12 +389,12 @@ impl<'a> Parser<'a> {
                     if depth == 0 {
                         self.advance();
                         self.eat_punct(';');
-                        return Ok(self.slice(first, self.position() - 1));
+                        return Ok(self.slice_from(&first).to_string());
                     }
                 }
                 Tok::Punct(';') if depth == 0 => {
                     self.advance();
-                    return Ok(self.slice(first, self.position() - 1));
+                    return Ok(self.slice_from(&first).to_string());
                 }
                 _ => {}
             }
@@ -359,7 +405,7 @@ impl<'a> Parser<'a> {
     // ---- functions ----
 
     fn function(&mut self) -> PResult<Function> {
-        let linkage = match &self.peek().tok {
+        let linkage = match self.peek().tok {
             Tok::Dir(d) => linkage_from_name(d),
             _ => None,
         };
@@ -385,11 +431,10 @@ impl<'a> Parser<'a> {
             Vec::new()
         };
         let mut directives = Vec::new();
-        while let Tok::Dir(d) = &self.peek().tok {
-            let name = d.clone();
+        while let Tok::Dir(name) = self.peek().tok {
             self.advance();
             directives.push(Directive {
-                name,
+                name: name.to_string(),
                 args: self.directive_args()?,
             });
         }
@@ -441,9 +486,9 @@ impl<'a> Parser<'a> {
             return Ok(args);
         }
         loop {
-            match &self.peek().tok {
-                Tok::Int(v) => args.push(DirectiveArg::Int(*v)),
-                Tok::Str(s) => args.push(DirectiveArg::Str(s.clone())),
+            match self.peek().tok {
+                Tok::Int(v) => args.push(DirectiveArg::Int(v)),
+                Tok::Str(raw) => args.push(DirectiveArg::Str(unescape(raw))),
                 _ => return Err(self.expected("an integer or a string after `,`")),
             }
             self.advance();
@@ -456,5 +501,5 @@ impl<'a> Parser<'a> {
 
 /// An identifier without `.` or `::` suffixes.
 pub(super) fn is_plain_ident(word: &str) -> bool {
-    !word.contains('.') && !word.contains(':')
+    !word.bytes().any(|b| b == b'.' || b == b':')
 }

@@ -76,6 +76,10 @@ impl RegScope {
         if self.names.contains_key(name) {
             return true;
         }
+        // Most bodies declare no `%`-less register (only nvcc's inline asm does).
+        if self.ranges.is_empty() {
+            return false;
+        }
         let prefix = name.trim_end_matches(|c: char| c.is_ascii_digit());
         let digits = &name[prefix.len()..];
         // `r<4>` declares `r0` to `r3`; `r03` is another name.
