@@ -22,7 +22,10 @@
 //! ```
 //!
 //! The crates behind it: [`ptx`] (the PTX model, writer, reader and feature table),
-//! [`runtime`] (kernel-language types and kernel descriptions), `phasegate-macros`.
+//! [`lints`] (the barrier analyzer), [`runtime`] (kernel-language types and kernel
+//! descriptions), `phasegate-macros`. [`cli`] is the `phasegate` command as a library function.
+
+#![warn(missing_docs)]
 
 pub use phasegate_lints as lints;
 pub use phasegate_macros::kernel;

@@ -10,16 +10,28 @@ use crate::regs::{VarId, Vars};
 use crate::uniformity::Uniformity;
 use phasegate_ptx::{Body, Function, Instruction, Module, Statement, StmtId};
 
+/// The analyses of one function with a body, built once by [`FunctionAnalysis::build`] and shared
+/// by every lint, so that no lint recomputes the CFG or the uniformity.
 pub struct FunctionAnalysis<'a> {
+    /// The module, for `.file` names and module-scope variables.
     pub module: &'a Module,
+    /// The function analyzed.
     pub function: &'a Function,
+    /// Its body (a function without one is not analyzed).
     pub body: &'a Body,
+    /// Basic blocks and their edges.
     pub cfg: Cfg,
+    /// Dominators over [`FunctionAnalysis::cfg`].
     pub dom: DomTree,
+    /// Post-dominators over [`FunctionAnalysis::cfg`], for control dependence.
     pub pdom: DomTree,
+    /// Natural loops.
     pub loops: Loops,
+    /// Registers resolved to variables, with their definitions and uses.
     pub vars: Vars,
+    /// Constants and symbolic values of the variables.
     pub consts: Consts,
+    /// Which variables and branches are cluster-, CTA- or warp-uniform, and why not.
     pub uni: Uniformity,
     /// Induction variables per loop (index of `loops.loops`).
     pub inductions: Vec<Vec<Induction>>,
@@ -85,6 +97,7 @@ impl<'a> FunctionAnalysis<'a> {
         }))
     }
 
+    /// The instruction at `stmt`; `None` for any other statement.
     pub fn inst(&self, stmt: StmtId) -> Option<&'a Instruction> {
         match self.body.statements().get(stmt.index()) {
             Some(Statement::Instruction(i)) => Some(i),
@@ -97,6 +110,7 @@ impl<'a> FunctionAnalysis<'a> {
         self.body.instructions()
     }
 
+    /// The line of `stmt` in the PTX text; 0 when it was not read from text.
     pub fn line(&self, stmt: StmtId) -> u32 {
         if stmt.index() < self.body.len() {
             self.body.span(stmt).line
@@ -167,6 +181,7 @@ impl<'a> FunctionAnalysis<'a> {
         Some((outer, inner))
     }
 
+    /// The basic block that holds `stmt`.
     pub fn block(&self, stmt: StmtId) -> BlockId {
         self.cfg.block_of(stmt)
     }

@@ -6,14 +6,19 @@ use crate::analysis::FunctionAnalysis;
 use crate::consts::Val;
 use phasegate_ptx::{Instruction, Opcode, StmtId};
 
+/// What a CTA barrier instruction does (PTX ISA §9.7.13.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarKind {
+    /// `bar.sync`/`barrier.sync`: arrive and wait for the barrier to complete.
     Sync,
+    /// `bar.arrive`/`barrier.arrive`: arrive without waiting (needs a thread count).
     Arrive,
+    /// `bar.red`/`barrier.red`: arrive, wait, and reduce a predicate over the participants.
     Red,
 }
 
 impl BarKind {
+    /// The modifier that selects the kind: `sync`, `arrive` or `red`.
     pub fn name(self) -> &'static str {
         match self {
             BarKind::Sync => "sync",
@@ -26,7 +31,9 @@ impl BarKind {
 /// A `bar`/`barrier` instruction of the CTA.
 #[derive(Clone, Debug)]
 pub struct CtaBarrier {
+    /// The instruction's statement.
     pub stmt: StmtId,
+    /// Sync, arrive or reduction.
     pub kind: BarKind,
     /// `bar.*` is always aligned; `barrier.*` when it says `.aligned`.
     pub aligned: bool,
@@ -39,9 +46,11 @@ pub struct CtaBarrier {
 }
 
 impl CtaBarrier {
+    /// The barrier id, when constant propagation knows it.
     pub fn id_const(&self) -> Option<i64> {
         self.id.as_const()
     }
+    /// The thread count, when the instruction has one and constant propagation knows it.
     pub fn count_const(&self) -> Option<i64> {
         self.count.as_ref().and_then(Val::as_const)
     }
@@ -104,9 +113,12 @@ pub fn cta_barriers(fa: &FunctionAnalysis) -> Vec<CtaBarrier> {
         .collect()
 }
 
+/// The half of the split cluster barrier an instruction is (PTX ISA §9.7.13.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClusterKind {
+    /// `barrier.cluster.arrive`: marks the thread's arrival; each thread arrives once per phase.
     Arrive,
+    /// `barrier.cluster.wait`: waits until every non-exited thread of the cluster has arrived.
     Wait,
 }
 

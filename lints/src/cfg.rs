@@ -19,34 +19,60 @@ pub enum Terminator {
     /// Falls into the next block (the next statement is a label).
     Fallthrough,
     /// `bra L` without guard (or `bra.uni L`).
-    Jump { stmt: StmtId },
+    Jump {
+        /// The statement of the `bra`.
+        stmt: StmtId,
+    },
     /// `@p bra L`: successor 0 is the target (taken when the guard holds), successor 1 the next
     /// block.
-    Branch { stmt: StmtId, guard: Guard },
+    Branch {
+        /// The statement of the `bra`.
+        stmt: StmtId,
+        /// The instruction's guard: the condition for successor 0.
+        guard: Guard,
+    },
     /// `ret`, `exit`, `trap` without guard: the only successor is the virtual exit.
-    Exit { stmt: StmtId },
+    Exit {
+        /// The statement of the `ret`, `exit` or `trap`.
+        stmt: StmtId,
+    },
     /// `@p ret` / `@p exit`: successor 0 is the virtual exit (taken when the guard holds),
     /// successor 1 the next block.
-    GuardedExit { stmt: StmtId, guard: Guard },
+    GuardedExit {
+        /// The statement of the `ret`, `exit` or `trap`.
+        stmt: StmtId,
+        /// The instruction's guard: the condition for successor 0.
+        guard: Guard,
+    },
     /// `brx.idx` or a branch to a label that is not in the body: successors are every label it
     /// names that exists (none leads to the exit).
-    Indirect { stmt: StmtId },
+    Indirect {
+        /// The statement of the `brx.idx` or `bra`.
+        stmt: StmtId,
+    },
     /// The body ends without `ret` (falls off the end): the virtual exit follows.
     End,
 }
 
+/// A basic block: a range of statements that run in order, entered only at the first and left only
+/// at the last.
 #[derive(Clone, Debug)]
 pub struct Block {
     /// First statement (inclusive).
     pub start: u32,
     /// One past the last statement.
     pub end: u32,
+    /// How the block ends, which decides its successors.
     pub term: Terminator,
+    /// The blocks control may go to next, the virtual exit included; for a branch, the target
+    /// first.
     pub succs: Vec<BlockId>,
+    /// The blocks that may come before this one.
     pub preds: Vec<BlockId>,
 }
 
 impl Block {
+    /// The block's statements in order.
     pub fn stmts(&self) -> impl Iterator<Item = StmtId> + use<> {
         (self.start..self.end).map(StmtId)
     }
@@ -55,6 +81,7 @@ impl Block {
 /// The control-flow graph of a function body.
 #[derive(Clone, Debug)]
 pub struct Cfg {
+    /// The basic blocks in text order; block 0 is the entry.
     pub blocks: Vec<Block>,
     /// The block of each statement.
     block_of: Vec<BlockId>,
@@ -81,6 +108,8 @@ fn label_target(inst: &Instruction) -> Option<&str> {
 }
 
 impl Cfg {
+    /// Splits `body` into blocks and links them, resolving branch labels with PTX's block scoping
+    /// (PTX ISA §4.4).
     pub fn new(body: &Body) -> Cfg {
         let stmts = body.statements();
         let n = stmts.len();
@@ -281,14 +310,17 @@ impl Cfg {
         self.blocks.len()
     }
 
+    /// The number of blocks, the virtual exit not counted.
     pub fn len(&self) -> usize {
         self.blocks.len()
     }
 
+    /// Whether the body has no statements, and so no blocks.
     pub fn is_empty(&self) -> bool {
         self.blocks.is_empty()
     }
 
+    /// The block that holds `stmt` (block 0 for a statement outside the body).
     pub fn block_of(&self, stmt: StmtId) -> BlockId {
         self.block_of.get(stmt.index()).copied().unwrap_or(0)
     }

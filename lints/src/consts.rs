@@ -19,14 +19,20 @@ use phasegate_ptx::{Body, Imm, Instruction, Opcode, Operand, Statement, StmtId};
 /// `((((var >> shift) & mask) ^ xor) << lshift)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Term {
+    /// The variable, typically a loop counter.
     pub var: VarId,
+    /// Right shift applied first.
     pub shift: u32,
+    /// Mask after the shift; `u64::MAX` for none.
     pub mask: u64,
+    /// Bits flipped after the mask (`^ 1` turns a phase bit into its parity).
     pub xor: u64,
+    /// Left shift applied last (`<< 3` turns a stage index into a byte offset of 8-byte mbarriers).
     pub lshift: u32,
 }
 
 impl Term {
+    /// The variable itself, unshifted and unmasked.
     pub fn of(var: VarId) -> Term {
         Term {
             var,
@@ -57,16 +63,21 @@ impl Term {
 pub struct Expr {
     /// The address of a variable (a `.shared` or `.global` symbol).
     pub base: Option<String>,
+    /// A bit field of a variable, if any.
     pub term: Option<Term>,
+    /// The constant part, in bytes for an address.
     pub add: i64,
 }
 
+/// The abstract value of a variable: what constant propagation knows about it.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Val {
     /// Not yet known (no definition seen).
     #[default]
     Bot,
+    /// A constant: a barrier id, a thread count, a parity.
     Const(i64),
+    /// A symbolic value: an address into a variable, a bit field of a counter, or both.
     Expr(Expr),
     /// An address in another CTA of the cluster (`mapa`).
     Remote,
@@ -75,6 +86,7 @@ pub enum Val {
 }
 
 impl Val {
+    /// The constant, if the value is one.
     pub fn as_const(&self) -> Option<i64> {
         match self {
             Val::Const(c) => Some(*c),
@@ -111,15 +123,23 @@ impl Val {
 /// Comparison operators of `setp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmp {
+    /// `eq`.
     Eq,
+    /// `ne`.
     Ne,
+    /// `lt`, or unsigned `lo`.
     Lt,
+    /// `le`, or unsigned `ls`.
     Le,
+    /// `gt`, or unsigned `hi`.
     Gt,
+    /// `ge`, or unsigned `hs`.
     Ge,
 }
 
 impl Cmp {
+    /// The comparison among an instruction's modifiers (`setp.lt.u32`); `None` without one, as
+    /// for the unordered float comparisons (`ltu`, `num`, ...). Signedness is not kept.
     pub fn from_modifiers(inst: &Instruction) -> Option<Cmp> {
         inst.modifiers.iter().find_map(|m| match m.as_str() {
             "eq" => Some(Cmp::Eq),
@@ -131,6 +151,8 @@ impl Cmp {
             _ => None,
         })
     }
+    /// The comparison that holds exactly when `self` does not (`lt` → `ge`), for the false side of
+    /// a branch.
     pub fn negate(self) -> Cmp {
         match self {
             Cmp::Eq => Cmp::Ne,
@@ -141,6 +163,7 @@ impl Cmp {
             Cmp::Ge => Cmp::Lt,
         }
     }
+    /// The comparison with its operands exchanged (`a < b` is `b > a`).
     pub fn swap(self) -> Cmp {
         match self {
             Cmp::Lt => Cmp::Gt,
@@ -155,8 +178,11 @@ impl Cmp {
 /// An induction variable of a loop: `init` before it, `+= step` once per iteration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Induction {
+    /// The counter.
     pub var: VarId,
+    /// Its value on entry to the loop.
     pub init: i64,
+    /// What each iteration adds (negative for a count-down).
     pub step: i64,
     /// The statement that steps it.
     pub step_stmt: StmtId,
@@ -183,6 +209,8 @@ fn width_mask(inst: &Instruction) -> u64 {
 }
 
 impl Consts {
+    /// Propagates constants and symbolic values over `body`, each variable getting the join of its
+    /// definitions.
     pub fn new(body: &Body, vars: &Vars) -> Consts {
         let mut c = Consts {
             vals: vec![Val::Bot; vars.len()],

@@ -7,12 +7,16 @@ use std::fmt;
 /// How seriously a finding is taken.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Ord, PartialOrd, Hash)]
 pub enum Level {
+    /// Not reported: the lint does not run, or its findings are dropped.
     Allow,
+    /// Reported as a warning: the kernel still builds, `phasegate lint` still succeeds.
     Warn,
+    /// Reported as an error: `#[kernel]` fails to compile, `phasegate lint` fails.
     Deny,
 }
 
 impl Level {
+    /// The word a report starts with: `warning`, `error` (`allow` never shows).
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Allow => "allow",
@@ -30,6 +34,7 @@ impl Level {
         }
     }
 
+    /// The level named `allow`, `warn` or `deny`, or by the words of reports (`warning`, `error`).
     pub fn from_name(name: &str) -> Option<Level> {
         match name {
             "allow" => Some(Level::Allow),
@@ -45,7 +50,9 @@ impl Level {
 pub struct SourceLoc {
     /// The path `.file` names (the index itself when no `.file` line names it).
     pub file: String,
+    /// The source line.
     pub line: u32,
+    /// The source column; 0 when `.loc` gives none.
     pub col: u32,
 }
 
@@ -62,11 +69,13 @@ impl fmt::Display for SourceLoc {
 /// The other side of a finding (the first of two arrives, the branch a barrier sits under).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Related {
+    /// The statement it is about, for a caller that maps statements to its own spans.
     pub stmt: StmtId,
     /// Its position in PTX text (none when the module was not read from text).
     pub span: Span,
     /// What is there, lowercase: "the first arrive is here".
     pub message: String,
+    /// Its source position from `.loc`, when the PTX has one.
     pub source: Option<SourceLoc>,
 }
 
@@ -90,6 +99,7 @@ pub struct WhyStep {
     pub level: Uniform,
     /// The line of the statement the step points at (the note's own statement).
     pub line: u32,
+    /// What makes the register as uniform as it is.
     pub cause: WhyCause,
 }
 
@@ -187,13 +197,46 @@ impl fmt::Display for WhyStep {
 }
 
 /// One finding, located at a statement of a function of the module.
+///
+/// `Display` writes it as `phasegate lint` does without source excerpts: the level, the lint,
+/// the message and the function, then a `= note:` line per related place and per note.
+///
+/// ```rust
+/// use phasegate_lints::{Diagnostic, Level, Related};
+/// use phasegate_ptx::{Span, StmtId};
+///
+/// let d = Diagnostic {
+///     lint: "barrier_count",
+///     level: Level::Deny,
+///     function: "k".into(),
+///     stmt: Some(StmtId(4)),
+///     span: Span::new(9, 2),
+///     message: "`bar.sync 16` names barrier 16; the ids are 0..15".into(),
+///     related: vec![Related {
+///         stmt: StmtId(1),
+///         span: Span::new(6, 2),
+///         message: "the barrier is first used here".into(),
+///         source: None,
+///     }],
+///     notes: vec!["PTX ISA §9.7.13.1: each CTA has sixteen barriers".into()],
+///     ..Diagnostic::default()
+/// };
+/// assert_eq!(
+///     d.to_string(),
+///     "error[barrier_count]: `bar.sync 16` names barrier 16; the ids are 0..15 (in `k`)\n\
+///      \x20 = note: line 6: the barrier is first used here\n\
+///      \x20 = note: PTX ISA §9.7.13.1: each CTA has sixteen barriers"
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// The rule that found it (`aligned_barrier_divergence`, `ptx_feature`).
     pub lint: &'static str,
+    /// Error or warning, from the lint's configured level.
     pub level: Level,
     /// The `.entry` or `.func` it is in.
     pub function: String,
+    /// The statement found; `None` for a finding about the whole function.
     pub stmt: Option<StmtId>,
     /// The position in PTX text, when the module was read from text.
     pub span: Span,

@@ -74,6 +74,7 @@ impl DomTree {
         }
     }
 
+    /// Whether `b` is in the tree: reachable from the entry (from the exit, for post-dominators).
     pub fn is_reached(&self, b: usize) -> bool {
         self.idom.get(b).is_some_and(|&d| d != UNDEF)
     }

@@ -22,6 +22,7 @@
 //! assert_eq!(found[0].lint, "aligned_barrier_divergence");
 //! ```
 
+#![warn(missing_docs)]
 // Analyses walk parallel per-block and per-statement tables by index.
 #![allow(clippy::needless_range_loop, clippy::collapsible_match)]
 
@@ -54,6 +55,27 @@ pub const ANALYSIS_LIMIT: &str = "analysis_limit";
 /// Lints one function of `module` (which supplies `.file` names and module-scope variables).
 /// Findings come in statement order; allowed lints report nothing. A function whose loops nest
 /// past [`MAX_LOOP_MEMBERSHIPS`] is not analyzed and gets one [`ANALYSIS_LIMIT`] error.
+///
+/// ```rust
+/// use phasegate_lints::{Level, LintConfig, lint_function};
+///
+/// // Thread 0 skips the CTA barrier that the others wait at, and goes on.
+/// let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+///     .visible .entry k()\n{\n .reg .pred %p<2>;\n .reg .b32 %r<2>;\n\
+///     mov.u32 %r1, %tid.x;\n setp.eq.u32 %p1, %r1, 0;\n @%p1 bra L;\n bar.sync 0;\n\
+///     L:\n membar.cta;\n ret;\n}\n";
+/// let module = phasegate_ptx::parse(ptx).unwrap();
+/// let k = module.function("k").unwrap();
+///
+/// let found = lint_function(&module, k, &LintConfig::default());
+/// assert_eq!(found.len(), 1);
+/// assert_eq!((found[0].lint, found[0].level), ("aligned_barrier_divergence", Level::Deny));
+/// assert_eq!(found[0].span.line, 11);
+///
+/// // Allowed, the lint reports nothing.
+/// let config = LintConfig::new().with("aligned_barrier_divergence", Level::Allow).unwrap();
+/// assert!(lint_function(&module, k, &config).is_empty());
+/// ```
 pub fn lint_function(module: &Module, function: &Function, config: &LintConfig) -> Vec<Diagnostic> {
     let fa = match analysis::FunctionAnalysis::build(module, function) {
         Ok(Some(fa)) => fa,

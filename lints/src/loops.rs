@@ -6,8 +6,10 @@
 use crate::cfg::{BlockId, Cfg};
 use crate::dom::DomTree;
 
+/// A natural loop: the blocks that can repeat through back edges to one header.
 #[derive(Clone, Debug)]
 pub struct Loop {
+    /// The block every iteration starts at; it dominates the whole body.
     pub header: BlockId,
     /// Blocks of the loop, the header included, sorted.
     pub body: Vec<BlockId>,
@@ -20,6 +22,7 @@ pub struct Loop {
 }
 
 impl Loop {
+    /// Whether block `b` is in the loop (nested loops' blocks included).
     pub fn contains(&self, b: BlockId) -> bool {
         self.body.binary_search(&b).is_ok()
     }
@@ -32,8 +35,10 @@ impl Loop {
 /// gets the `analysis_limit` error: the memberships are what grows quadratically with depth.
 pub const MAX_LOOP_MEMBERSHIPS: usize = 4_000_000;
 
+/// The natural loops of a function, and the innermost loop of each block.
 #[derive(Clone, Debug, Default)]
 pub struct Loops {
+    /// The loops; [`Loop::parent`] and the analyses' per-loop tables index into it.
     pub loops: Vec<Loop>,
     /// The innermost loop of each block.
     innermost: Vec<Option<usize>>,
@@ -43,6 +48,8 @@ pub struct Loops {
 }
 
 impl Loops {
+    /// Finds the loops of `cfg` from its back edges; stops, with [`Loops::over_limit`] set, past
+    /// [`MAX_LOOP_MEMBERSHIPS`].
     pub fn new(cfg: &Cfg, dom: &DomTree) -> Loops {
         let n = cfg.len();
         let mut headers: Vec<(BlockId, Vec<BlockId>)> = Vec::new();

@@ -14,22 +14,36 @@ use phasegate_ptx::{Instruction, Opcode, Operand, StmtId};
 /// The byte offset of an object inside its symbol.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Offset {
+    /// A fixed offset: `[full+8]` is 8.
     Const(i64),
     /// `add + ((((var >> shift) & mask) ^ xor) << lshift)`.
     Stage {
+        /// The stage index as a bit field of the counter, scaled to bytes.
         term: Term,
+        /// The offset of stage 0.
         add: i64,
     },
 }
 
+/// The mbarrier object an operation acts on, as far as constant propagation can name it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Obj {
-    Local { sym: String, offset: Offset },
+    /// An object in this CTA's shared memory.
+    Local {
+        /// The shared variable that holds it.
+        sym: String,
+        /// Its byte offset in the variable.
+        offset: Offset,
+    },
+    /// An object of another CTA of the cluster, at an address `mapa` made (PTX ISA §9.7.9.21).
     Remote,
+    /// An address constant propagation cannot name; lints say nothing about it.
     Unknown,
 }
 
 impl Obj {
+    /// The object at address `v`: [`Obj::Unknown`] unless it is a shared symbol plus a constant
+    /// or a ring stage.
     pub fn from_val(v: &Val) -> Obj {
         match v {
             Val::Expr(e) => match (&e.base, e.term) {
@@ -51,6 +65,7 @@ impl Obj {
         }
     }
 
+    /// The shared variable that holds a local object.
     pub fn sym(&self) -> Option<&str> {
         match self {
             Obj::Local { sym, .. } => Some(sym),
@@ -142,54 +157,83 @@ impl Obj {
     }
 }
 
+/// What an mbarrier operation does to its object (PTX ISA §9.7.13.15).
 #[derive(Clone, Debug, PartialEq)]
 pub enum MbarKind {
+    /// `mbarrier.init` (PTX ISA §9.7.13.15.9).
     Init {
+        /// The expected arrival count of each phase.
         count: Val,
     },
+    /// `mbarrier.inval`: the object's memory may be reused; any later operation but `init` is
+    /// undefined (PTX ISA §9.7.13.15.10).
     Inval,
     /// `mbarrier.arrive` / `mbarrier.arrive_drop`, with `.expect_tx` bytes when present.
     Arrive {
+        /// The arrival count operand; `None` for one arrival.
         count: Option<Val>,
+        /// The bytes of `.expect_tx`.
         tx: Option<Val>,
+        /// `arrive_drop`: the thread also leaves the expected count of later phases (PTX ISA
+        /// §9.7.13.15.14).
         drop: bool,
     },
     /// `cp.async.mbarrier.arrive`: an arrive-on when the thread's earlier `cp.async` finish.
     AsyncArrive {
+        /// `.noinc`: the pending count is not incremented first, so the arrive-on counts
+        /// against the count `init` set (PTX ISA §9.7.13.15.15).
         noinc: bool,
     },
+    /// `mbarrier.expect_tx`: raises the current phase's tx-count (PTX ISA §9.7.13.15.11).
     ExpectTx {
+        /// The bytes expected.
         tx: Val,
     },
+    /// `mbarrier.complete_tx`: lowers the current phase's tx-count, as a finished copy would
+    /// (PTX ISA §9.7.13.15.12).
     CompleteTx {
+        /// The bytes completed.
         tx: Val,
     },
     /// `test_wait`/`try_wait`; `parity` for the `.parity` forms, `token` for the state forms.
     Wait {
+        /// The `phaseParity` operand of `.parity` forms.
         parity: Option<Val>,
+        /// The state register of token forms, which an earlier arrive returned.
         token: Option<VarId>,
+        /// The predicate that says whether the phase completed.
         result: Option<VarId>,
     },
     /// A bulk copy whose completion performs complete-tx on the object (`bytes` when the
     /// instruction has a size operand; `None` for tensor copies).
     Copy {
+        /// The size operand.
         bytes: Option<Val>,
+        /// `.multicast::cluster`: the copy completes on the objects of several CTAs.
         multicast: bool,
     },
 }
 
+/// One instruction that acts on an mbarrier object.
 #[derive(Clone, Debug)]
 pub struct MbarOp {
+    /// The instruction's statement.
     pub stmt: StmtId,
+    /// What it does.
     pub kind: MbarKind,
+    /// The object, as named from [`MbarOp::addr`].
     pub obj: Obj,
+    /// The value of the address operand.
     pub addr: Val,
 }
 
 impl MbarOp {
+    /// Whether the operation is `mbarrier.arrive`/`arrive_drop` (not the asynchronous
+    /// arrive-on of `cp.async.mbarrier.arrive`).
     pub fn is_arrive(&self) -> bool {
         matches!(self.kind, MbarKind::Arrive { .. })
     }
+    /// Whether the operation is `test_wait`/`try_wait`.
     pub fn is_wait(&self) -> bool {
         matches!(self.kind, MbarKind::Wait { .. })
     }
@@ -298,15 +342,22 @@ pub fn mbar_ops(fa: &FunctionAnalysis) -> Vec<MbarOp> {
 /// A phase parity operand, read as a function of an iteration counter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Parity {
+    /// A fixed parity, 0 or 1.
     Const(i64),
     /// `((var >> shift) & 1) ^ flip`.
     Counter {
+        /// The iteration counter.
         var: VarId,
+        /// The counter's bit that is the parity: `log2` of the number of ring stages (0 without
+        /// a ring).
         shift: u32,
+        /// Whether the bit is flipped: the previous round's parity.
         flip: bool,
     },
 }
 
+/// The parity a `phaseParity` operand's value stands for; `None` when it is no constant and no
+/// single bit of a counter.
 pub fn parity_of(v: &Val) -> Option<Parity> {
     match v {
         Val::Const(c) => Some(Parity::Const(*c)),

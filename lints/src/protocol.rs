@@ -12,8 +12,11 @@ use std::collections::HashMap;
 /// A fact about a variable on one edge: `var cmp value`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EdgeFact {
+    /// The variable, a loop counter.
     pub var: VarId,
+    /// How it compares with `value` on the edge.
     pub cmp: Cmp,
+    /// The constant it is compared with.
     pub value: i64,
 }
 

@@ -9,11 +9,13 @@ use phasegate_ptx::{AddressBase, Body, Instruction, Opcode, Operand, Statement, 
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// A variable of a body: one register name in one scope, an index into the tables of [`Vars`].
 pub type VarId = u32;
 
 /// A source operand that is a register.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Src {
+    /// An ordinary register, resolved to its variable.
     Var(VarId),
     /// A special register (`%tid.x`, `%cluster_ctarank`, `%lanemask_le`).
     Special(Rc<str>),
@@ -78,6 +80,7 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
+/// A hash map with the [`Fnv`] hasher, for maps keyed by register names.
 pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv>>;
 
 fn name_hash(name: &str) -> u64 {
@@ -177,6 +180,8 @@ pub struct Vars {
 }
 
 impl Vars {
+    /// Resolves every register of `body` to a variable, scope by scope, and records each
+    /// statement's definitions and uses.
     pub fn new(body: &Body) -> Vars {
         let mut v = Vars {
             scopes: vec![Scope::default()],
@@ -371,10 +376,12 @@ impl Vars {
         self.names.len()
     }
 
+    /// Whether the body names no register.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
 
+    /// The register name of `var`, for messages (`?` for an id that is not of this body).
     pub fn name(&self, var: VarId) -> &str {
         self.names
             .get(var as usize)
@@ -419,6 +426,7 @@ impl Vars {
         }
     }
 
+    /// The variables `stmt` writes.
     pub fn defs(&self, stmt: StmtId) -> &[VarId] {
         self.defs
             .get(stmt.index())
@@ -426,6 +434,7 @@ impl Vars {
             .unwrap_or(&[])
     }
 
+    /// The registers `stmt` reads, its guard first.
     pub fn uses(&self, stmt: StmtId) -> &[Src] {
         self.uses
             .get(stmt.index())
@@ -433,6 +442,7 @@ impl Vars {
             .unwrap_or(&[])
     }
 
+    /// The statements that write `var`, in text order.
     pub fn def_sites(&self, var: VarId) -> &[StmtId] {
         self.def_sites
             .get(var as usize)
@@ -440,6 +450,7 @@ impl Vars {
             .unwrap_or(&[])
     }
 
+    /// The statements that read `var`, in text order.
     pub fn use_sites(&self, var: VarId) -> &[StmtId] {
         self.use_sites
             .get(var as usize)

@@ -182,6 +182,7 @@ pub struct InstMatch {
 /// modifiers select (`mbarrier.arrive` with a count, `min` with three inputs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operands {
+    /// No condition.
     Any,
     /// At least this many operands.
     AtLeast(usize),
@@ -239,7 +240,9 @@ fn in_order(wanted: &[&str], modifiers: &[String]) -> bool {
 /// One row of the table: a feature, the statements that use it, and a line of PTX that does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FeatureRow {
+    /// The feature and the first `.version` and `.target` that have it.
     pub feature: Feature,
+    /// Which statements use it.
     pub matcher: Matcher,
     /// PTX that uses the feature: one or more instructions, one per line (each ending in `;`),
     /// or a directive (`.reqnctapercluster 2, 1, 1`). The instructions use the registers and
@@ -762,7 +765,9 @@ pub fn directive_features(d: &Directive) -> Vec<Feature> {
 /// A `.target` and the lowest `.version` that accepts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TargetRow {
+    /// The target.
     pub sm: SmVersion,
+    /// The first `.version` that accepts `.target sm` (PTX ISA 13, "PTX release history").
     pub ptx: Version,
 }
 

@@ -19,6 +19,7 @@ pub struct Labels {
 }
 
 impl Labels {
+    /// The scopes and labels of `body`, for [`Labels::resolve`] to look names up in.
     pub fn new(body: &Body) -> Labels {
         let mut labels = Labels {
             scope_of: Vec::with_capacity(body.len()),

@@ -18,6 +18,7 @@ pub struct FeatureError {
     pub stmt: Option<StmtId>,
     /// Where that statement stood in the text; [`Span::NONE`] when not from text.
     pub span: Span,
+    /// The feature, with the `.version` and `.target` it needs.
     pub feature: Feature,
     /// The module's `.version`.
     pub have_ptx: Version,
@@ -135,6 +136,19 @@ pub fn required_version(module: &Module) -> Version {
 
 /// One error per (statement, feature) that the module's `.version` or `.target` does not allow,
 /// in text order, the module's `.target` directive first (a `.version` too old for the target).
+///
+/// ```rust
+/// use phasegate_ptx::{Version, check_features, parse, required_version};
+///
+/// // `mbarrier.try_wait` arrived with PTX ISA 7.8 and sm_90.
+/// let module = parse(".version 7.0\n.target sm_80\n.address_size 64\n\
+///     .visible .entry k()\n{\n .reg .pred %p<2>;\n .reg .b64 %rd<2>;\n\
+///     mbarrier.try_wait.parity.shared::cta.b64 %p1, [%rd1], 0;\n ret;\n}\n").unwrap();
+/// let errors = check_features(&module);
+/// let try_wait = errors.iter().find(|e| e.feature.name == "mbarrier.try_wait.parity");
+/// assert!(try_wait.unwrap().target_too_low());
+/// assert_eq!(required_version(&module), Version::new(7, 8));
+/// ```
 pub fn check_features(module: &Module) -> Vec<FeatureError> {
     let (have_ptx, have_sm) = (module.version, module.target.sm);
     uses(module)

@@ -7,6 +7,18 @@ use crate::model::*;
 use std::fmt::{self, Write};
 
 /// Writes a whole module as PTX text.
+///
+/// The text reads back to the same model, whoever wrote the input: nvcc's spacing and
+/// comments are not kept, the statements are.
+///
+/// ```rust
+/// let nvcc = ".version 8.0\n.target sm_90\n.address_size 64\n\
+///     .visible .entry k()\n{\n  // a comment\n  bar.sync 0;\n  ret;\n}\n";
+/// let module = phasegate_ptx::parse(nvcc).unwrap();
+/// let text = phasegate_ptx::write_string(&module);
+/// assert!(!text.contains("comment"));
+/// assert_eq!(phasegate_ptx::parse(&text).unwrap(), module);
+/// ```
 pub fn write_string(module: &Module) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.

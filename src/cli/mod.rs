@@ -34,10 +34,12 @@ Exit status: 0 when clean, 1 when a finding or read error was reported, 2 on usa
     after_help = EXIT_STATUS
 )]
 pub struct Cli {
+    /// What to do: `lint`, `sim`, `check` or `fmt`.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The subcommands; each variant's doc comment is its line in `phasegate --help`.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run the barrier analyzer on PTX files
@@ -61,6 +63,21 @@ pub enum Command {
 }
 
 /// Runs a command line (the arguments after the program name); returns the exit status.
+///
+/// What the command prints goes to `out`, so a test (or a program embedding phasegate) reads it
+/// as text:
+///
+/// ```rust
+/// let path = std::env::temp_dir().join(format!("phasegate-doc-{}.ptx", std::process::id()));
+/// let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n";
+/// std::fs::write(&path, ptx).unwrap();
+///
+/// let mut out = String::new();
+/// let status = phasegate::cli::run(&["check".into(), path.display().to_string()], &mut out);
+/// std::fs::remove_file(&path).unwrap();
+/// assert_eq!(status, 0);
+/// assert!(out.ends_with(": ok (1 kernel, .version 8.0, .target sm_90)\n"), "{out}");
+/// ```
 pub fn run(args: &[String], out: &mut String) -> u8 {
     let argv = std::iter::once("phasegate").chain(args.iter().map(String::as_str));
     let matches = match Cli::command().try_get_matches_from(argv) {

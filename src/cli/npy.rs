@@ -12,21 +12,34 @@ use std::fmt;
 /// The element types phasegate reads and writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dtype {
+    /// `bool` (`|b1`): one byte, 0 or 1.
     Bool,
+    /// `u8` (`|u1`).
     U8,
+    /// `i8` (`|i1`).
     I8,
+    /// `u16` (`<u2`).
     U16,
+    /// `i16` (`<i2`).
     I16,
+    /// `u32` (`<u4`).
     U32,
+    /// `i32` (`<i4`).
     I32,
+    /// `u64` (`<u8`).
     U64,
+    /// `i64` (`<i8`).
     I64,
+    /// `f16` (`<f2`): IEEE half precision.
     F16,
+    /// `f32` (`<f4`).
     F32,
+    /// `f64` (`<f8`).
     F64,
 }
 
 impl Dtype {
+    /// Every type, for lookups by name and by NumPy type string.
     pub const ALL: [Dtype; 12] = [
         Dtype::Bool,
         Dtype::U8,
@@ -60,6 +73,7 @@ impl Dtype {
         }
     }
 
+    /// The type named `name` on the command line (`f32`); `None` for any other name.
     pub fn from_name(name: &str) -> Option<Dtype> {
         Dtype::ALL.into_iter().find(|d| d.name() == name)
     }
@@ -82,6 +96,7 @@ impl Dtype {
         }
     }
 
+    /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
             Dtype::Bool | Dtype::U8 | Dtype::I8 => 1,
@@ -135,7 +150,9 @@ impl fmt::Display for Dtype {
 /// A `.npy` file's contents.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Array {
+    /// The element type.
     pub dtype: Dtype,
+    /// The dimensions as the header gives them; the data is used flattened.
     pub shape: Vec<usize>,
     /// The elements' bytes, little-endian, in C order.
     pub data: Vec<u8>,

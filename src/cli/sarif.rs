@@ -48,6 +48,8 @@ impl Default for Log {
 }
 
 impl Log {
+    /// An empty log whose rules are every lint and the errors that are not lints (`analysis_limit`,
+    /// `read`).
     pub fn new() -> Self {
         let rules: Vec<_> = LINTS
             .iter()

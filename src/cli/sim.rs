@@ -100,23 +100,31 @@ pub type Dims = (u32, u32, u32);
 /// A `--arg`: a value, or where a buffer's bytes come from (files are read after parsing).
 #[derive(Clone, Debug)]
 pub enum ArgSpec {
+    /// A scalar (`u32:8`, `f32:2.0`) or a buffer of a given size (`buf:4096`).
     Value(ArgValue),
+    /// `file:PATH`: a buffer holding the bytes of the file.
     File(String),
+    /// `npy:FILE.npy`: a buffer holding the data of a NumPy file.
     Npy(String),
 }
 
 /// A `--dump INDEX[:TYPE]`.
 #[derive(Clone, Debug)]
 pub struct Dump {
+    /// The kernel argument, counted from 0; it must be a buffer.
     pub index: usize,
+    /// The element type to print the buffer as (`u32` when not given).
     pub ty: String,
 }
 
 /// A `--out INDEX[:TYPE]:FILE`.
 #[derive(Clone, Debug)]
 pub struct Output {
+    /// The kernel argument, counted from 0; it must be a buffer.
     pub index: usize,
+    /// The element type of a `.npy` output, when given.
     pub dtype: Option<Dtype>,
+    /// The file to write: `.npy` when it ends so, else raw bytes.
     pub path: String,
 }
 

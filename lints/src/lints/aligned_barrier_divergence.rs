@@ -38,6 +38,8 @@ use crate::diagnostic::Level;
 use crate::uniformity::{Level as U, offending_branch};
 use phasegate_ptx::StmtId;
 
+/// `aligned_barrier_divergence`: its name, default level (deny) and summary, as [`crate::LINTS`]
+/// lists it.
 pub const LINT: LintInfo = LintInfo {
     name: "aligned_barrier_divergence",
     default: Level::Deny,
@@ -94,6 +96,8 @@ pub(crate) fn requirement(cx: &Context, stmt: StmtId) -> Option<Requirement> {
     }
 }
 
+/// Reports to `sink` the aligned barriers under control that is not uniform enough for their form,
+/// in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     for (stmt, inst) in fa.instructions() {

@@ -34,6 +34,7 @@ use crate::barriers::{BarKind, cta_barriers};
 use crate::diagnostic::Level;
 use phasegate_ptx::Function;
 
+/// This lint's entry in [`crate::LINTS`]: `barrier_count`, denied by default.
 pub const LINT: LintInfo = LintInfo {
     name: "barrier_count",
     default: Level::Deny,
@@ -50,6 +51,8 @@ pub(crate) fn cta_threads(function: &Function) -> (Option<u64>, Option<u64>) {
     (product("reqntid"), product("maxntid"))
 }
 
+/// Reports to `sink` the barrier ids out of `0..15`, bad thread counts, arrives without a count and
+/// one id used with different counts, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let (exact, bound) = cta_threads(fa.function);

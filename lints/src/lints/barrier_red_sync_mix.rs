@@ -26,6 +26,8 @@ use crate::barriers::{BarKind, CtaBarrier, cta_barriers};
 use crate::diagnostic::Level;
 use crate::uniformity::Level as U;
 
+/// `barrier_red_sync_mix`: its name, default level (deny) and summary, as [`crate::LINTS`] lists
+/// it.
 pub const LINT: LintInfo = LintInfo {
     name: "barrier_red_sync_mix",
     default: Level::Deny,
@@ -43,6 +45,8 @@ fn cta_wide(cx: &Context, b: &CtaBarrier) -> bool {
         && fa.uni.guard_level(b.stmt, inst, &fa.vars).0 <= U::Cta
 }
 
+/// Reports to `sink` the barrier ids used by `bar.red` and by `bar.sync`/`bar.arrive` where both
+/// can be pending at once, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let bars = cta_barriers(fa);

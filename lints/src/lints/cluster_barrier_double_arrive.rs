@@ -29,6 +29,8 @@ use crate::diagnostic::Level;
 use crate::protocol::forward;
 use phasegate_ptx::StmtId;
 
+/// `cluster_barrier_double_arrive`: its name, default level (deny) and summary, as [`crate::LINTS`]
+/// lists it.
 pub const LINT: LintInfo = LintInfo {
     name: "cluster_barrier_double_arrive",
     default: Level::Deny,
@@ -42,6 +44,8 @@ struct State {
     arrived: Vec<StmtId>,
 }
 
+/// Reports to `sink` each `barrier.cluster.arrive` that a thread reaches again with no wait in
+/// between, and each wait that no arrive precedes, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let kinds: Vec<Option<ClusterKind>> = fa

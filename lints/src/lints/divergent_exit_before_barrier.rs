@@ -29,12 +29,16 @@ use crate::diagnostic::Level;
 use crate::uniformity::exit_branches;
 use phasegate_ptx::StmtId;
 
+/// `divergent_exit_before_barrier`: its name, default level (warn) and summary, as [`crate::LINTS`]
+/// lists it.
 pub const LINT: LintInfo = LintInfo {
     name: "divergent_exit_before_barrier",
     default: Level::Warn,
     summary: "threads exit under a divergent condition before an aligned barrier the others execute",
 };
 
+/// Reports to `sink` the threads that exit under a divergent condition before an aligned barrier
+/// the others execute, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     // One finding per exit branch, at the first barrier after it.

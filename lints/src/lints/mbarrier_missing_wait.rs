@@ -49,6 +49,8 @@ use phasegate_ptx::StmtId;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+/// `mbarrier_missing_wait`: its name, default level (deny) and summary, as [`crate::LINTS`] lists
+/// it.
 pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_missing_wait",
     default: Level::Deny,
@@ -288,6 +290,8 @@ fn same_object_ages(cycle: Cycle) -> u64 {
     }
 }
 
+/// Reports to `sink` the arrive-ons of an mbarrier's next phase that no successful wait of the
+/// current phase is ordered before, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let ops = cx.mbar_ops();

@@ -42,6 +42,8 @@ use crate::protocol::edge_fact;
 use phasegate_ptx::{Opcode, Operand, StmtId};
 use std::collections::HashMap;
 
+/// `mbarrier_parity_mismatch`: its name, default level (deny) and summary, as [`crate::LINTS`]
+/// lists it.
 pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_parity_mismatch",
     default: Level::Deny,
@@ -225,6 +227,8 @@ fn round_wait<'a>(
     }))
 }
 
+/// Reports to `sink` the `test_wait.parity`/`try_wait.parity` operands that name the wrong phase,
+/// in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let ops = cx.mbar_ops();

@@ -28,6 +28,8 @@ use crate::diagnostic::Level;
 use crate::mbar::{MbarKind, MbarOp, Obj};
 use phasegate_ptx::StmtId;
 
+/// `mbarrier_tx_mismatch`: its name, default level (deny) and summary, as [`crate::LINTS`] lists
+/// it.
 pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_tx_mismatch",
     default: Level::Deny,
@@ -82,6 +84,8 @@ impl Sum {
     }
 }
 
+/// Reports to `sink` the expect_tx totals that differ from the bytes the phase's copies complete,
+/// in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let ops = cx.mbar_ops();

@@ -33,6 +33,7 @@ use crate::mbar::{MbarKind, MbarOp};
 use crate::protocol::{forward, same_threads};
 use phasegate_ptx::StmtId;
 
+/// This lint's entry in [`crate::LINTS`]: `mbarrier_uninit`, denied by default.
 pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_uninit",
     default: Level::Deny,
@@ -65,6 +66,8 @@ fn is_publish(cx: &Context, stmt: StmtId) -> bool {
     matches!(cta_barrier(fa, stmt, inst), Some(b) if b.kind != BarKind::Arrive)
 }
 
+/// Reports to `sink` the mbarrier objects used before init or after inval, initialized twice, or
+/// used by other threads with no barrier after init, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let ops: Vec<&MbarOp> = cx.mbar_ops().iter().collect();

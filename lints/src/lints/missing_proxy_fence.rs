@@ -32,6 +32,7 @@ use crate::protocol::forward;
 use phasegate_ptx::{Instruction, Opcode, Operand, StmtId};
 use std::collections::BTreeMap;
 
+/// This lint's entry in [`crate::LINTS`]: `missing_proxy_fence`, denied by default.
 pub const LINT: LintInfo = LintInfo {
     name: "missing_proxy_fence",
     default: Level::Deny,
@@ -115,6 +116,8 @@ fn is_bulk_from_shared(inst: &Instruction) -> bool {
     spaces.len() >= 2 && spaces[1].starts_with("shared")
 }
 
+/// Reports to `sink` the generic-proxy shared-memory stores that a bulk copy reads with no
+/// `fence.proxy.async` in between, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let effects: Vec<Option<Effect>> = fa

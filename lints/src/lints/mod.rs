@@ -23,8 +23,11 @@ use std::fmt;
 /// A lint's name, default level and one-line summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LintInfo {
+    /// The name used in `allow`/`warn`/`deny` and in reports: `aligned_barrier_divergence`.
     pub name: &'static str,
+    /// The level when the configuration does not change it.
     pub default: Level,
+    /// What the lint finds, in one line (`phasegate lint --list`, SARIF rule descriptions).
     pub summary: &'static str,
 }
 
@@ -51,6 +54,7 @@ pub fn find(name: &str) -> Option<&'static LintInfo> {
 /// A lint name that is not one of [`ALL`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownLint {
+    /// The name as given.
     pub name: String,
     /// The known name closest to it, if one is close.
     pub suggestion: Option<&'static str>,
@@ -86,6 +90,22 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The level of each lint: the defaults, changed by name (`allow`/`warn`/`deny`).
+///
+/// ```rust
+/// use phasegate_lints::{Level, LintConfig};
+///
+/// let config = LintConfig::new()
+///     .with("all", Level::Warn)?
+///     .with("mbarrier_uninit", Level::Allow)?;
+/// assert_eq!(config.level("mbarrier_uninit"), Level::Allow);
+/// assert_eq!(config.level("barrier_count"), Level::Warn);
+///
+/// // A misspelt name is an error that suggests the lint meant.
+/// let err = LintConfig::new().with("mbarier_uninit", Level::Allow).unwrap_err();
+/// assert_eq!(err.suggestion, Some("mbarrier_uninit"));
+/// assert_eq!(err.to_string(), "unknown lint `mbarier_uninit` (did you mean `mbarrier_uninit`?)");
+/// # Ok::<(), phasegate_lints::UnknownLint>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintConfig {
     levels: Vec<(&'static str, Level)>,
@@ -100,6 +120,7 @@ impl Default for LintConfig {
 }
 
 impl LintConfig {
+    /// Every lint at its default level.
     pub fn new() -> Self {
         Self::default()
     }
@@ -139,6 +160,7 @@ impl LintConfig {
         Ok(self)
     }
 
+    /// The level of lint `name`; [`Level::Allow`] for a name that is no lint.
     pub fn level(&self, name: &str) -> Level {
         self.levels
             .iter()
@@ -150,17 +172,21 @@ impl LintConfig {
 
 /// What a lint reads: the analysis of one function, and the mbarrier operations in it.
 pub struct Context<'a> {
+    /// The analyses of the function being linted.
     pub fa: &'a FunctionAnalysis<'a>,
     mbar: OnceCell<Vec<MbarOp>>,
 }
 
 impl<'a> Context<'a> {
+    /// A context over `fa`; the mbarrier operations are found on first use.
     pub fn new(fa: &'a FunctionAnalysis<'a>) -> Self {
         Context {
             fa,
             mbar: OnceCell::new(),
         }
     }
+    /// The mbarrier operations of the function in text order, found once for all the lints that
+    /// read them.
     pub fn mbar_ops(&self) -> &[MbarOp] {
         self.mbar.get_or_init(|| mbar_ops(self.fa))
     }
@@ -169,10 +195,12 @@ impl<'a> Context<'a> {
 /// Where lints report; it applies the configured level and drops allowed findings.
 pub struct Sink<'a> {
     config: &'a LintConfig,
+    /// The findings reported so far, in the order the lints reported them.
     pub out: Vec<Diagnostic>,
 }
 
 impl<'a> Sink<'a> {
+    /// An empty sink applying the levels of `config`.
     pub fn new(config: &'a LintConfig) -> Self {
         Sink {
             config,
@@ -180,6 +208,7 @@ impl<'a> Sink<'a> {
         }
     }
 
+    /// Whether `lint` is not allowed, so that running it can report something.
     pub fn enabled(&self, lint: &LintInfo) -> bool {
         self.config.level(lint.name) != Level::Allow
     }

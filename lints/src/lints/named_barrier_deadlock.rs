@@ -70,6 +70,8 @@ use crate::uniformity::Level as U;
 use phasegate_ptx::{Imm, Instruction, Opcode, Operand, StmtId};
 use std::collections::HashMap;
 
+/// `named_barrier_deadlock`: its name, default level (deny) and summary, as [`crate::LINTS`] lists
+/// it.
 pub const LINT: LintInfo = LintInfo {
     name: "named_barrier_deadlock",
     default: Level::Deny,
@@ -529,6 +531,8 @@ fn describe_role(fa: &FunctionAnalysis, linear: &[VarId], role: &Role) -> String
     format!("the warps that {}", parts.join(" and "))
 }
 
+/// Reports to `sink` the warp roles that wait on each other's named barriers in an order that can
+/// never complete, in the function that `cx` analyzes.
 pub fn check(cx: &Context, sink: &mut Sink) {
     let fa = cx.fa;
     let is_bar: Vec<bool> = fa

@@ -91,9 +91,13 @@ impl Uniformity {
 /// A branch that a statement depends on and whose condition is less uniform than needed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Offending {
+    /// The block the branch ends.
     pub block: BlockId,
+    /// The branch (or guarded exit) statement.
     pub stmt: StmtId,
+    /// How uniform its condition is.
     pub level: Level,
+    /// Its predicate; `None` when it is no variable (a special register).
     pub pred: Option<VarId>,
     /// The branch decides whether to stay in a loop that contains the statement.
     pub loop_exit: bool,

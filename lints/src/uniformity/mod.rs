@@ -35,13 +35,18 @@ use std::fmt;
 /// How uniform a value or a branch is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Level {
+    /// The same in every thread of the cluster: parameters, constants, `%nctaid`, `%clusterid`.
     Cluster,
+    /// The same in every thread of the CTA: `%ctaid`, `%cluster_ctarank`, `bar.red` results.
     Cta,
+    /// The same in every thread of a warp: `%tid.x / 32`, `vote` results.
     Warp,
+    /// May differ between the threads of a warp: `%tid.x`, `%laneid`, atomics.
     Thread,
 }
 
 impl Level {
+    /// The level in a message's words: "warp-uniform but not CTA-uniform", "divergent".
     pub fn describe(self) -> &'static str {
         match self {
             Level::Cluster => "cluster-uniform",
@@ -70,6 +75,7 @@ enum Affine {
 /// The abstract uniformity of a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UVal {
+    /// The threads over which the value is the same.
     pub level: Level,
     /// Constant over aligned blocks of `2^gran` consecutive `%tid.x` (63: not `%tid`-bound).
     gran: u8,
@@ -77,21 +83,25 @@ pub struct UVal {
 }
 
 impl UVal {
+    /// A cluster-uniform value.
     pub const CLUSTER: UVal = UVal {
         level: Level::Cluster,
         gran: GRAN_NONE,
         affine: Affine::No,
     };
+    /// A CTA-uniform value, not tied to `%tid`.
     pub const CTA: UVal = UVal {
         level: Level::Cta,
         gran: GRAN_NONE,
         affine: Affine::No,
     };
+    /// A warp-uniform value: constant over each warp's 32 consecutive `%tid.x`.
     pub const WARP: UVal = UVal {
         level: Level::Warp,
         gran: 5,
         affine: Affine::No,
     };
+    /// A divergent value.
     pub const THREAD: UVal = UVal {
         level: Level::Thread,
         gran: 0,
@@ -164,20 +174,44 @@ impl UVal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Why {
     /// Reads a special register.
-    Special { name: String, stmt: StmtId },
+    Special {
+        /// The register, `%tid.x`.
+        name: String,
+        /// The statement that reads it.
+        stmt: StmtId,
+    },
     /// Computed from another variable.
-    From { var: VarId, stmt: StmtId },
+    From {
+        /// The variable it is computed from, itself less uniform.
+        var: VarId,
+        /// The statement that computes it.
+        stmt: StmtId,
+    },
     /// Assigned in a block that depends on the branch at `branch` (a `bra`, or a guard).
-    Control { branch: StmtId, pred: Option<VarId> },
+    Control {
+        /// The branch or guarded statement.
+        branch: StmtId,
+        /// The branch's predicate; `None` when it is no variable (a special register).
+        pred: Option<VarId>,
+    },
     /// The result of an instruction that differs per thread (`atom`, a call, an mbarrier wait).
-    Op { stmt: StmtId, what: &'static str },
+    Op {
+        /// The instruction.
+        stmt: StmtId,
+        /// What it is, for messages: "the result of an atomic".
+        what: &'static str,
+    },
 }
 
 /// The control dependences of a block, split into those that matter for uniformity and the
 /// branches that only let threads exit.
 #[derive(Clone, Debug, Default)]
 pub struct ControlDeps {
+    /// `(a, i)`: the block runs or not depending on which successor block `a` takes, reached
+    /// through `a`'s successor number `i` (see [`crate::dom::control_dependence`]).
     pub deps: Vec<(BlockId, usize)>,
+    /// The same for branches whose other side only exits (`if (i >= n) return;`): exited
+    /// threads take no part in what follows, so these do not make the block less uniform.
     pub exits: Vec<(BlockId, usize)>,
 }
 
@@ -349,6 +383,7 @@ fn exit_only_blocks(body: &Body, cfg: &Cfg) -> Vec<bool> {
 }
 
 impl Uniformity {
+    /// Computes the uniformity of every variable and block of `body`, control included.
     pub fn new(
         function: &Function,
         body: &Body,
@@ -617,6 +652,7 @@ impl Uniformity {
             .unwrap_or(Level::Cluster)
     }
 
+    /// Why `var` is less than cluster-uniform; `None` when it is cluster-uniform.
     pub fn why(&self, var: VarId) -> Option<&Why> {
         self.why.get(var as usize).and_then(Option::as_ref)
     }
@@ -631,6 +667,7 @@ impl Uniformity {
         self.branch.get(b).copied().flatten()
     }
 
+    /// The branches block `b` is control dependent on, early exits apart.
     pub fn control_deps(&self, b: BlockId) -> &ControlDeps {
         static EMPTY: ControlDeps = ControlDeps {
             deps: Vec::new(),
@@ -639,6 +676,8 @@ impl Uniformity {
         self.cd.get(b).unwrap_or(&EMPTY)
     }
 
+    /// Whether block `b` only exits (`ret`, or a jump to such a block), so that a branch to it
+    /// is an early exit.
     pub fn is_exit_only(&self, b: BlockId) -> bool {
         self.exit_only.get(b).copied().unwrap_or(false)
     }
