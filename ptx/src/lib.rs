@@ -35,6 +35,8 @@
 //! assert_eq!(parse(&text), Ok(module));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod features;
 pub mod labels;
 pub mod model;

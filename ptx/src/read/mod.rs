@@ -41,7 +41,9 @@ use std::fmt;
 /// Why text is not PTX the reader accepts, and where (1-based line and column).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadError {
+    /// The 1-based line of the offending token.
     pub line: u32,
+    /// The 1-based column (in characters) of the offending token.
     pub col: u32,
     /// Lowercase, says what was found and what was expected.
     pub message: String,
