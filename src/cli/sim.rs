@@ -18,6 +18,14 @@ arguments, in parameter order:
   --arg buf:N            a zero-filled global buffer of N bytes, passed as a pointer
   --arg buf:N:BYTE       a global buffer of N bytes, each BYTE (0..255)
   --arg file:PATH        a global buffer holding the contents of PATH
+  --arg tmap:BUF:TYPE:DIMS:STRIDES:BOX[:OPTION]...
+                         a tensor map (CUtensorMap, 128 bytes by value) over buffer argument
+                         BUF (or a tensor of its own: zero=N bytes, file=PATH, which --dump
+                         prints): TYPE u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32ftz tf32 tf32ftz,
+                         DIMS/STRIDES/BOX x-separated, dimension 0 first (STRIDES in bytes for
+                         dimensions 1.., or - for dense rows); options swizzle=32|64|128,
+                         oob=zero|nan, estride=AxB.., l2=64|128|256, offset=BYTES, global (pass
+                         the address of a copy in global memory); e.g. tmap:1:f16:100x50:-:64x8:swizzle=128
 
 options:
   --kernel NAME          the .entry to run (default: the module's only entry)
@@ -107,9 +115,13 @@ fn arg(text: &str) -> Result<ArgValue, String> {
         "file" => ArgValue::Buffer(
             std::fs::read(value).map_err(|e| format!("cannot read `{value}`: {e}"))?,
         ),
+        "tmap" => sim::TensorMapArg::from_spec(
+            sim::TensorMap::parse_spec(value).map_err(|e| format!("tmap:{value}: {e}"))?,
+        )
+        .into(),
         other => {
             return Err(format!(
-                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file)"
+                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file, tmap)"
             ));
         }
     })
@@ -178,6 +190,12 @@ fn parse(args: &[String]) -> Result<Options, String> {
 }
 
 fn dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
+    // A tensor map with a tensor of its own: that tensor.
+    if let ArgValue::TensorMap(t) = value
+        && let Some(data) = t.data()
+    {
+        return dump(out, index, ty, &ArgValue::Buffer(data.to_vec()));
+    }
     let ArgValue::Buffer(bytes) = value else {
         out.push_str(&format!("argument {index} is not a buffer\n"));
         return;

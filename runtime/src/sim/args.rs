@@ -70,7 +70,7 @@ impl TensorMapArg {
     pub fn from_spec(spec: TensorMapSpec) -> TensorMapArg {
         TensorMapArg {
             map: spec.map,
-            tensor: TensorSource::Arg(spec.buffer),
+            tensor: spec.tensor,
             offset: spec.offset,
             in_global: spec.in_global,
         }

@@ -601,11 +601,13 @@ impl TensorMap {
     }
 }
 
-/// A tensor map over a buffer argument, as the command line gives it:
-/// `BUF:TYPE:DIMS:STRIDES:BOX[:OPTION]...` (after `tmap:`), e.g.
-/// `1:f16:100x50:208:64x8:swizzle=128`.
+/// A tensor map and its tensor, as the command line gives them:
+/// `TENSOR:TYPE:DIMS:STRIDES:BOX[:OPTION]...` (after `tmap:`), e.g.
+/// `1:f16:100x50:-:64x8:swizzle=128`.
 ///
-/// - `BUF`: the index of the buffer argument the map points at (its address, at the launch);
+/// - `TENSOR`: the index of the buffer argument the map points at (its address, at the
+///   launch), or `zero=N` (a zero-filled buffer of N bytes of its own) or `file=PATH` (one
+///   holding PATH's bytes), for kernels that take only the map;
 /// - `TYPE`: `u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32ftz tf32 tf32ftz`;
 /// - `DIMS`: elements per dimension, dimension 0 first, `x`-separated (1 to 5 of them);
 /// - `STRIDES`: bytes between indices of dimensions 1.., `x`-separated, or `-` for a dense
@@ -614,9 +616,9 @@ impl TensorMap {
 /// - options: `swizzle=none|32|64|128`, `oob=zero|nan`, `estride=AxB..`, `l2=none|64|128|256`,
 ///   `offset=BYTES` (into the buffer), `global` (pass the address of a 128-byte copy in global
 ///   memory instead of the 128 bytes by value).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapSpec {
-    pub buffer: usize,
+    pub tensor: crate::sim::TensorSource,
     pub offset: u64,
     pub map: TensorMap,
     pub in_global: bool,
@@ -639,9 +641,24 @@ impl TensorMapSpec {
                 "`{spec}` is not BUF:TYPE:DIMS:STRIDES:BOX[:OPTION]..."
             ));
         }
-        let buffer: usize = parts[0].parse().map_err(|_| {
-            TensorMapError(format!("`{}` is not a buffer argument index", parts[0]))
-        })?;
+        let tensor = match parts[0].split_once('=') {
+            Some(("zero", n)) => crate::sim::TensorSource::Own(vec![
+                0;
+                n.parse().map_err(|_| {
+                    TensorMapError(format!("zero=`{n}` is not a byte count"))
+                })?
+            ]),
+            Some(("file", path)) => crate::sim::TensorSource::Own(
+                std::fs::read(path)
+                    .map_err(|e| TensorMapError(format!("cannot read `{path}`: {e}")))?,
+            ),
+            _ => crate::sim::TensorSource::Arg(parts[0].parse().map_err(|_| {
+                TensorMapError(format!(
+                    "`{}` is neither a buffer argument index, zero=N nor file=PATH",
+                    parts[0]
+                ))
+            })?),
+        };
         let dtype = TmaDataType::from_name(parts[1]).ok_or_else(|| {
             TensorMapError(format!(
                 "`{}` is not an element type (u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32ftz tf32 tf32ftz)",
@@ -739,7 +756,7 @@ impl TensorMapSpec {
         }
         .validate()?;
         Ok(TensorMapSpec {
-            buffer,
+            tensor,
             offset,
             map,
             in_global,
@@ -976,11 +993,15 @@ mod tests {
     #[test]
     fn specs() {
         let s = TensorMapSpec::parse("1:f16:100x50:-:64x8:swizzle=128:oob=nan").unwrap();
-        assert_eq!(s.buffer, 1);
+        assert_eq!(s.tensor, crate::sim::TensorSource::Arg(1));
         assert_eq!(s.map.strides[0], 208);
         assert_eq!(s.map.swizzle, Swizzle::B128);
         assert!(TensorMapSpec::parse("1:f16:100x50:-:65x8").is_err());
         assert!(TensorMapSpec::parse("1:u32:100x50:-:64x8:oob=nan").is_err());
+        let s = TensorMapSpec::parse("zero=4800:f32:40x30:160:16x8:estride=1x2:global").unwrap();
+        assert_eq!(s.tensor, crate::sim::TensorSource::Own(vec![0; 4800]));
+        assert_eq!(s.map.element_strides[..2], [1, 2]);
+        assert!(s.in_global);
     }
 
     #[test]
