@@ -903,4 +903,17 @@ DONE:
     )
     .unwrap_err();
     assert!(err.to_string().contains("not a buffer"), "{err}");
+    // A map at an offset the driver refuses: the launch fails, the buffer stays with its data.
+    let two = kernel(".param .u64 buf, .param .align 64 .b8 map[128]", "");
+    let mut args = [
+        ArgValue::Buffer(vec![7; 4800]),
+        TensorMapArg {
+            offset: 8,
+            ..TensorMapArg::over_arg(map_16x8(), 0)
+        }
+        .into(),
+    ];
+    let err = sim::simulate_ptx(&two, "k", &Launch::default(), &mut args).unwrap_err();
+    assert!(err.to_string().contains("16-byte aligned"), "{err}");
+    assert_eq!(args[0], ArgValue::Buffer(vec![7; 4800]));
 }

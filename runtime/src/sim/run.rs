@@ -244,6 +244,26 @@ fn place_args(
                 p.name, p.ty, p.size
             )));
         }
+        // Tensor maps are checked before any buffer moves (buffers are 256-byte aligned: the
+        // offset stands for the address).
+        if let ArgValue::TensorMap(t) = a {
+            if let super::args::TensorSource::Arg(j) = t.tensor
+                && !matches!(args.get(j), Some(ArgValue::Buffer(_)))
+            {
+                return Err(SimError::Args(format!(
+                    "the tensor map of argument {i} (`{}`) is over argument {j}, which is not a buffer",
+                    p.name
+                )));
+            }
+            let mut map = t.map.clone();
+            map.address = t.offset;
+            map.validate().map_err(|e| {
+                SimError::Args(format!(
+                    "the tensor map of argument {i} (`{}`): {e}",
+                    p.name
+                ))
+            })?;
+        }
     }
     let mut buffers = Vec::new();
     let mut base_of = vec![None; args.len()];
@@ -269,25 +289,11 @@ fn place_args(
             ArgValue::Buffer(_) => base_of[i].expect("allocated").to_le_bytes().to_vec(),
             ArgValue::TensorMap(t) => {
                 let base = match t.tensor {
-                    super::args::TensorSource::Own(_) => base_of[i].expect("allocated"),
-                    super::args::TensorSource::Arg(j) => match (args.get(j), base_of.get(j)) {
-                        (Some(ArgValue::Buffer(_)), Some(Some(b))) => *b,
-                        _ => {
-                            return Err(SimError::Args(format!(
-                                "the tensor map of argument {i} (`{}`) is over argument {j}, which is not a buffer",
-                                p.name
-                            )));
-                        }
-                    },
+                    super::args::TensorSource::Own(_) => base_of[i],
+                    super::args::TensorSource::Arg(j) => base_of[j],
                 };
                 let mut map = t.map.clone();
-                map.address = base + t.offset;
-                map.validate().map_err(|e| {
-                    SimError::Args(format!(
-                        "the tensor map of argument {i} (`{}`): {e}",
-                        p.name
-                    ))
-                })?;
+                map.address = base.expect("checked: a buffer") + t.offset;
                 let encoded = map.encode().to_vec();
                 if t.in_global {
                     let at = mem.global.alloc(
