@@ -4,7 +4,7 @@
 //! `cuTensorMapEncodeTiled` writes and [`TensorMap::decode`] reads them (and maps made on the
 //! device with `tensormap.replace`).
 //!
-//! The layout, as little-endian 64-bit words (found by encoding 716 maps with the CUDA 13.0
+//! The layout, as little-endian 64-bit words (found by encoding 715 maps with the CUDA 13.0
 //! driver on an H100, each field varied alone, and by `tensormap.replace` of each field on
 //! that GPU; both agree; the vectors are in `tests/fixtures/tensormap/`):
 //!
