@@ -552,3 +552,116 @@ fn bad_npy_files_and_outputs_exit_2() {
         assert!(out.contains(want), "{want}: {out}");
     }
 }
+
+#[test]
+fn tensor_map_arguments() {
+    // The TMA pipeline takes only tensor maps: their tensors are buffers of their own.
+    let rows = 56;
+    let a: Vec<u8> = (0..rows * 48)
+        .flat_map(|i| (((i / 48 * 7 + i % 48) % 13) as f32 - 6.0).to_le_bytes())
+        .collect();
+    let path = temp("tma_a.bin");
+    std::fs::write(&path, &a).unwrap();
+    let p = kernels("tma_pipeline.ptx");
+    let map_a = format!("tmap:file={path}:f32:48x{rows}:192:32x8:swizzle=128");
+    let (status, out) = run(&[
+        &p,
+        "--grid",
+        "1",
+        "--block",
+        "256",
+        "--arg",
+        &map_a,
+        "--arg",
+        "tmap:zero=128:f32:32:-:32",
+        "--arg",
+        "u32:7",
+        "--arg",
+        "u32:1",
+        "--dump",
+        "1:f32",
+    ]);
+    assert_eq!(status, 0, "{out}");
+    let sum = |c: usize| -> f32 {
+        (0..rows)
+            .map(|k| ((k * 7 + c) % 13) as f32 - 6.0)
+            .sum::<f32>()
+    };
+    let want: Vec<String> = (0..32).map(|c| format!("{:?}", sum(c))).collect();
+    assert!(out.contains(&want.join(", ")), "{out}\n{}", want.join(", "));
+    // A map over an earlier buffer argument: a store of ones into it.
+    let k = temp("tma_store.ptx");
+    std::fs::write(
+        &k,
+        ".version 8.6
+.target sm_90a
+.address_size 64
+.visible .entry fill(.param .u64 buf, .param .align 64 .b8 map[128])
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	.shared .align 128 .b8 tile[512];
+	mov.b64 %rd1, map;
+	cvta.param.u64 %rd2, %rd1;
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 4;
+	mov.u32 %r3, tile;
+	add.u32 %r4, %r3, %r2;
+	mov.b32 %r5, 0f3F800000;
+	st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};
+	fence.proxy.async.shared::cta;
+	bar.sync 0;
+	setp.ne.u32 %p1, %r1, 0;
+	@%p1 bra DONE;
+	mov.u32 %r6, 4;
+	cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd2, {%r6, %r6}], [tile];
+	cp.async.bulk.commit_group;
+	cp.async.bulk.wait_group 0;
+DONE:
+	ret;
+}
+",
+    )
+    .unwrap();
+    let (status, out) = run(&[
+        &k,
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "buf:192",
+        "--arg",
+        "tmap:0:f32:8x6:-:4x8",
+        "--dump",
+        "0:f32",
+    ]);
+    assert_eq!(status, 0, "{out}");
+    // Columns 4..8 of rows 4 and 5 (the box's in-bounds part) are 1, the rest 0.
+    let row = |r: usize| {
+        if r >= 4 {
+            "0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0"
+        } else {
+            "0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0"
+        }
+    };
+    let want: Vec<&str> = (0..6).map(row).collect();
+    assert!(out.contains(&want.join(", ")), "{out}");
+    // A map the driver would refuse.
+    let (status, out) = run(&[
+        &k,
+        "--grid",
+        "1",
+        "--block",
+        "32",
+        "--arg",
+        "buf:192",
+        "--arg",
+        "tmap:0:f32:8x6:-:3x8",
+    ]);
+    assert_eq!(status, 2, "{out}");
+    assert!(out.contains("multiple of 16"), "{out}");
+    let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&k);
+}

@@ -28,6 +28,14 @@ Kernel arguments, one --arg each, in parameter order:
   file:PATH           a global buffer holding the bytes of PATH
   npy:FILE.npy        a global buffer holding the data of a NumPy .npy file (little-endian,
                       C order; bool, integers, f16, f32, f64)
+  tmap:BUF:TYPE:DIMS:STRIDES:BOX[:OPTION]...
+                      a tensor map (CUtensorMap, 128 bytes by value) over buffer argument BUF
+                      (or a tensor of its own: zero=N bytes, file=PATH, which --dump prints):
+                      TYPE u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32ftz tf32 tf32ftz,
+                      DIMS/STRIDES/BOX x-separated, dimension 0 first (STRIDES in bytes for
+                      dimensions 1.., or - for dense rows); options swizzle=32|64|128,
+                      oob=zero|nan, estride=AxB.., l2=64|128|256, offset=BYTES, global (pass the
+                      address of a copy in global memory); e.g. tmap:1:f16:100x50:-:64x8:swizzle=128
 
 Outputs: --dump INDEX[:TYPE] prints buffer argument INDEX after the run; --out INDEX[:TYPE]:FILE
 writes it to FILE, as .npy (format 1.0, 1-D) when FILE ends in .npy, else raw bytes. The .npy
@@ -59,7 +67,7 @@ pub struct SimArgs {
     /// Bytes of dynamic shared memory
     #[arg(long, value_name = "N", value_parser = number::<u32>)]
     pub dynamic_shared: Option<u32>,
-    /// A kernel argument, in parameter order (TYPE: u32 i32 u64 i64 f32 f64 bool buf file npy)
+    /// A kernel argument, in parameter order (TYPE: u32 i32 u64 i64 f32 f64 bool buf file npy tmap)
     #[arg(long = "arg", value_name = "TYPE:VALUE", value_parser = arg)]
     pub args: Vec<ArgSpec>,
     /// Scheduling policy: round-robin (default), random, pct or pct:DEPTH
@@ -195,9 +203,13 @@ fn arg(text: &str) -> Result<ArgSpec, String> {
         }
         "file" => return Ok(ArgSpec::File(value.to_string())),
         "npy" => return Ok(ArgSpec::Npy(value.to_string())),
+        "tmap" => sim::TensorMapArg::from_spec(
+            sim::TensorMap::parse_spec(value).map_err(|e| format!("tmap:{value}: {e}"))?,
+        )
+        .into(),
         other => {
             return Err(format!(
-                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file, npy)"
+                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file, npy, tmap)"
             ));
         }
     }))
@@ -571,6 +583,12 @@ fn write_output(
 }
 
 fn print_dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
+    // A tensor map with a tensor of its own: that tensor.
+    if let ArgValue::TensorMap(t) = value
+        && let Some(data) = t.data()
+    {
+        return print_dump(out, index, ty, &ArgValue::Buffer(data.to_vec()));
+    }
     let ArgValue::Buffer(bytes) = value else {
         out.push_str(&format!("argument {index} is not a buffer\n"));
         return;

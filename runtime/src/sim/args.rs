@@ -2,6 +2,7 @@
 
 use crate::kernel::{KernelSpec, ParamType, ScalarKind};
 use crate::sim::SimError;
+use crate::sim::tensormap::{TensorMap, TensorMapSpec};
 
 /// One kernel argument. A [`ArgValue::Buffer`] becomes a global allocation whose address is
 /// passed; the simulator copies its final contents back into the value.
@@ -18,6 +19,69 @@ pub enum ArgValue {
     Buffer(Vec<u8>),
     /// The raw bytes of a by-value parameter (a struct, `.b8 name[16]`).
     Bytes(Vec<u8>),
+    /// A tensor map (`CUtensorMap`) over a buffer, encoded at the launch with the buffer's
+    /// address: 128 bytes by value (`.param .align 64 .b8 map[128]`), or the address of a
+    /// copy in global memory.
+    TensorMap(Box<TensorMapArg>),
+}
+
+/// A tensor-map argument: `map` (whose address the launch sets) over `tensor`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapArg {
+    pub map: TensorMap,
+    pub tensor: TensorSource,
+    /// Bytes into the tensor's buffer where the map's tensor starts.
+    pub offset: u64,
+    /// Pass the 64-bit address of a 128-byte copy of the map in global memory (as a kernel
+    /// that takes `const CUtensorMap*` wants) instead of the 128 bytes by value.
+    pub in_global: bool,
+}
+
+/// The memory a tensor-map argument describes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorSource {
+    /// Buffer argument `i` of the same launch (`ArgValue::Buffer`).
+    Arg(usize),
+    /// A global buffer of its own (not a kernel parameter), whose final contents the run
+    /// copies back here.
+    Own(Vec<u8>),
+}
+
+impl TensorMapArg {
+    /// A map over buffer argument `buffer`, passed by value.
+    pub fn over_arg(map: TensorMap, buffer: usize) -> TensorMapArg {
+        TensorMapArg {
+            map,
+            tensor: TensorSource::Arg(buffer),
+            offset: 0,
+            in_global: false,
+        }
+    }
+    /// A map over a buffer of its own holding `data`, passed by value.
+    pub fn owning(map: TensorMap, data: Vec<u8>) -> TensorMapArg {
+        TensorMapArg {
+            map,
+            tensor: TensorSource::Own(data),
+            offset: 0,
+            in_global: false,
+        }
+    }
+    /// The argument a command-line spec describes (`TensorMap::parse_spec`).
+    pub fn from_spec(spec: TensorMapSpec) -> TensorMapArg {
+        TensorMapArg {
+            map: spec.map,
+            tensor: spec.tensor,
+            offset: spec.offset,
+            in_global: spec.in_global,
+        }
+    }
+    /// The contents of an owned tensor (after a run: its final contents).
+    pub fn data(&self) -> Option<&[u8]> {
+        match &self.tensor {
+            TensorSource::Own(d) => Some(d),
+            TensorSource::Arg(_) => None,
+        }
+    }
 }
 
 /// Plain values that live in buffers: integers, floats and arrays of them.
@@ -89,7 +153,7 @@ impl ArgValue {
             ArgValue::F64(v) => v.to_le_bytes().to_vec(),
             ArgValue::Bool(v) => vec![*v as u8],
             ArgValue::Bytes(b) => b.clone(),
-            ArgValue::Buffer(_) => return None,
+            ArgValue::Buffer(_) | ArgValue::TensorMap(_) => return None,
         })
     }
 
@@ -104,7 +168,14 @@ impl ArgValue {
             ArgValue::Bool(_) => "bool",
             ArgValue::Buffer(_) => "buffer",
             ArgValue::Bytes(_) => "bytes",
+            ArgValue::TensorMap(_) => "tensor map",
         }
+    }
+}
+
+impl From<TensorMapArg> for ArgValue {
+    fn from(a: TensorMapArg) -> ArgValue {
+        ArgValue::TensorMap(Box::new(a))
     }
 }
 
@@ -161,6 +232,23 @@ macro_rules! scalar_arg {
     )*};
 }
 scalar_arg!(u32 => U32, i32 => I32, u64 => U64, i64 => I64, f32 => F32, f64 => F64, bool => Bool);
+
+impl KernelArg for &TensorMapArg {
+    fn value(&self) -> ArgValue {
+        ArgValue::TensorMap(Box::new((*self).clone()))
+    }
+}
+
+impl KernelArg for &mut TensorMapArg {
+    fn value(&self) -> ArgValue {
+        ArgValue::TensorMap(Box::new((**self).clone()))
+    }
+    fn write_back(self, value: &ArgValue) {
+        if let ArgValue::TensorMap(a) = value {
+            self.tensor = a.tensor.clone();
+        }
+    }
+}
 
 /// A tuple of kernel arguments, in parameter order.
 pub trait KernelArgs {

@@ -50,6 +50,8 @@ pub(crate) enum AsyncKind {
     },
     /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
     MbarArrive { mbar: (u32, u32), after: Vec<u64> },
+    /// A tensor copy or reduction (`exec::tma`).
+    Tensor(Box<crate::sim::exec::TensorCopy>),
 }
 
 #[derive(Clone, Debug)]
@@ -201,7 +203,7 @@ impl Machine<'_> {
         };
         let is_bulk = matches!(
             op.kind,
-            AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. }
+            AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. } | AsyncKind::Tensor(_)
         );
         match &op.kind {
             AsyncKind::BulkLoad {
@@ -293,6 +295,7 @@ impl Machine<'_> {
                 self.ctas[cta as usize].shared[s..s + *bytes as usize].copy_from_slice(&data);
                 self.asyncs.cp_pending[t as usize].retain(|&i| i != op.id);
             }
+            AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.vc, op.pc, actor)?,
             AsyncKind::MbarArrive { mbar, .. } => {
                 let (mc, mo) = *mbar;
                 self.async_mbar_valid(mc, mo, actor)?;
@@ -338,7 +341,7 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor) -> Res<()> {
+    pub(crate) fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor) -> Res<()> {
         if self.ctas[cta as usize]
             .mbars
             .get(&off)

@@ -332,6 +332,8 @@ fn sreg_value(
 pub(crate) struct LaunchMem {
     pub global: Global,
     pub kernel_params: Vec<u8>,
+    /// Tensor maps modified and not fenced, `setmaxnreg` per warpgroup.
+    pub tma: super::exec::TmaState,
 }
 
 pub(crate) type Res<T> = Result<T, Stop>;

@@ -7,7 +7,9 @@
 //!   off the end of one buffer never lands in the next one (it is reported instead);
 //! - the shared window at [`SHARED_GENERIC`]: a `.shared::cluster` address `a` is generic
 //!   address `SHARED_GENERIC + a`;
-//! - the local window at [`LOCAL_GENERIC`].
+//! - the local window at [`LOCAL_GENERIC`];
+//! - the kernel parameters at [`PARAM_GENERIC`] (`cvta.param`: a kernel parameter's
+//!   `.param` address is its offset in the parameter block; read-only).
 //!
 //! `.shared::cta` addresses start at [`SHARED_BASE`] (so that a null shared pointer is out of
 //! bounds); a `.shared::cluster` address carries the target CTA's rank plus one in its bits
@@ -18,6 +20,7 @@ pub(crate) const GLOBAL_BASE: u64 = 0x0000_0001_0000_0000;
 pub(crate) const GUARD: u64 = 1 << 20;
 pub(crate) const SHARED_GENERIC: u64 = 0x0000_7000_0000_0000;
 pub(crate) const LOCAL_GENERIC: u64 = 0x0000_7100_0000_0000;
+pub(crate) const PARAM_GENERIC: u64 = 0x0000_7200_0000_0000;
 pub(crate) const WINDOW: u64 = 1 << 32;
 pub(crate) const SHARED_BASE: u32 = 1024;
 pub(crate) const RANK_SHIFT: u32 = 24;

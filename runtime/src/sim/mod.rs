@@ -31,12 +31,17 @@ mod race;
 mod report;
 mod run;
 mod sched;
+mod tensormap;
 mod trace;
 
-pub use args::{ArgValue, KernelArg, KernelArgs};
+pub use args::{ArgValue, KernelArg, KernelArgs, TensorMapArg, TensorSource};
 pub use checked::{RunError, run};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};
+pub use tensormap::{
+    Interleave, L2Promotion, OobFill, Swizzle, TensorMap, TensorMapError, TensorMapSpec,
+    TmaDataType,
+};
 pub use trace::{Event, EventKind, Trace, Track};
 
 use phasegate_ptx::Module;

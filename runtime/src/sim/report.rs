@@ -51,8 +51,16 @@ pub enum FindingKind {
     /// A read of shared memory that a bulk copy writes, not ordered after the wait that covers it.
     AsyncReadBeforeWait,
     /// An async-proxy read of shared memory written by the generic proxy without
-    /// `fence.proxy.async` in between.
+    /// `fence.proxy.async` in between (or a tensor copy reading a tensor map modified without
+    /// `fence.proxy.tensormap::generic`).
     ProxyFenceMissing,
+    /// A tensor copy the GPU rejects: a tensor map that is not a valid tile-mode map, a rank
+    /// other than the instruction's, a negative coordinate of a store, a reduction the map's
+    /// type does not have.
+    TensorCopy,
+    /// `setmaxnreg` with a count outside 24..=256 or not a multiple of 8, or executed
+    /// differently by the warps of one warpgroup.
+    Setmaxnreg,
     OutOfBounds,
     Misaligned,
     /// An access to the shared memory of a CTA of the cluster that has exited.
@@ -95,6 +103,8 @@ impl FindingKind {
             FindingKind::SharedRace => "shared_race",
             FindingKind::AsyncReadBeforeWait => "async_read_before_wait",
             FindingKind::ProxyFenceMissing => "proxy_fence_missing",
+            FindingKind::TensorCopy => "tensor_copy",
+            FindingKind::Setmaxnreg => "setmaxnreg",
             FindingKind::OutOfBounds => "out_of_bounds",
             FindingKind::Misaligned => "misaligned",
             FindingKind::ExitedCtaAccess => "exited_cta_access",

@@ -34,6 +34,7 @@ pub(crate) fn run(
     let mut mem = LaunchMem {
         global: prog.global.clone(),
         kernel_params: vec![0; prog.kernel_param_bytes as usize],
+        tma: Default::default(),
     };
     let buffers = place_args(&prog, &mut mem, args)?;
     let _span =
@@ -205,8 +206,9 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
     })
 }
 
-/// Writes the parameter block and moves each buffer argument into global memory (its
-/// place in `args` is empty until [`return_buffers`]); returns (argument index, buffer index).
+/// Writes the parameter block and moves each buffer argument (and each tensor map's own
+/// tensor) into global memory (its place in `args` is empty until [`return_buffers`]); returns
+/// (argument index, buffer index). Tensor maps are encoded once every buffer has its address.
 fn place_args(
     prog: &Program,
     mem: &mut LaunchMem,
@@ -224,31 +226,85 @@ fn place_args(
     for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter()).enumerate() {
         let size = match a {
             ArgValue::Buffer(_) => 8,
+            ArgValue::TensorMap(t) if t.in_global => 8,
+            ArgValue::TensorMap(_) => 128,
             other => other.param_bytes().expect("scalar").len(),
         };
         if size != p.size as usize {
-            let what = if matches!(a, ArgValue::Buffer(_)) {
-                "a buffer is passed as an 8-byte pointer".to_string()
-            } else {
-                format!("the argument ({}) has {size}", a.kind_name())
+            let what = match a {
+                ArgValue::Buffer(_) => "a buffer is passed as an 8-byte pointer".to_string(),
+                ArgValue::TensorMap(t) if t.in_global => {
+                    "a tensor map in global memory is passed as an 8-byte pointer".to_string()
+                }
+                ArgValue::TensorMap(_) => "a tensor map is 128 bytes".to_string(),
+                _ => format!("the argument ({}) has {size}", a.kind_name()),
             };
             return Err(SimError::Args(format!(
                 "parameter {i} (`{}`, .{}) has {} bytes; {what}",
                 p.name, p.ty, p.size
             )));
         }
+        // Tensor maps are checked before any buffer moves (buffers are 256-byte aligned: the
+        // offset stands for the address).
+        if let ArgValue::TensorMap(t) = a {
+            if let super::args::TensorSource::Arg(j) = t.tensor
+                && !matches!(args.get(j), Some(ArgValue::Buffer(_)))
+            {
+                return Err(SimError::Args(format!(
+                    "the tensor map of argument {i} (`{}`) is over argument {j}, which is not a buffer",
+                    p.name
+                )));
+            }
+            let mut map = t.map.clone();
+            map.address = t.offset;
+            map.validate().map_err(|e| {
+                SimError::Args(format!(
+                    "the tensor map of argument {i} (`{}`): {e}",
+                    p.name
+                ))
+            })?;
+        }
     }
     let mut buffers = Vec::new();
+    let mut base_of = vec![None; args.len()];
     for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter_mut()).enumerate() {
+        let data = match a {
+            ArgValue::Buffer(data) => std::mem::take(data),
+            ArgValue::TensorMap(t) => match &mut t.tensor {
+                super::args::TensorSource::Own(data) => std::mem::take(data),
+                super::args::TensorSource::Arg(_) => continue,
+            },
+            _ => continue,
+        };
+        let what = if matches!(a, ArgValue::Buffer(_)) {
+            format!("argument {i} (`{}`)", p.name)
+        } else {
+            format!("the tensor of argument {i} (`{}`)", p.name)
+        };
+        base_of[i] = Some(mem.global.alloc(data, false, what));
+        buffers.push((i, mem.global.buffers.len() - 1));
+    }
+    for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter()).enumerate() {
         let bytes = match a {
-            ArgValue::Buffer(data) => {
-                let base = mem.global.alloc(
-                    std::mem::take(data),
-                    false,
-                    format!("argument {i} (`{}`)", p.name),
-                );
-                buffers.push((i, mem.global.buffers.len() - 1));
-                base.to_le_bytes().to_vec()
+            ArgValue::Buffer(_) => base_of[i].expect("allocated").to_le_bytes().to_vec(),
+            ArgValue::TensorMap(t) => {
+                let base = match t.tensor {
+                    super::args::TensorSource::Own(_) => base_of[i],
+                    super::args::TensorSource::Arg(j) => base_of[j],
+                };
+                let mut map = t.map.clone();
+                map.address = base.expect("checked: a buffer") + t.offset;
+                let encoded = map.encode().to_vec();
+                if t.in_global {
+                    let at = mem.global.alloc(
+                        encoded,
+                        false,
+                        format!("the tensor map of argument {i} (`{}`)", p.name),
+                    );
+                    at.to_le_bytes().to_vec()
+                } else {
+                    encoded
+                }
             }
             other => other.param_bytes().expect("scalar"),
         };
@@ -260,6 +316,10 @@ fn place_args(
 /// Moves the buffers' final contents back into the arguments.
 fn return_buffers(mem: &mut LaunchMem, buffers: &[(usize, usize)], args: &mut [ArgValue]) {
     for &(i, b) in buffers {
-        args[i] = ArgValue::Buffer(std::mem::take(&mut mem.global.buffers[b].bytes));
+        let data = std::mem::take(&mut mem.global.buffers[b].bytes);
+        match &mut args[i] {
+            ArgValue::TensorMap(t) => t.tensor = super::args::TensorSource::Own(data),
+            other => *other = ArgValue::Buffer(data),
+        }
     }
 }

@@ -141,11 +141,6 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
             };
             let to = inst.has("to");
             let space = space_of(inst).ok_or("cvta needs a state space")?;
-            let space = if space == Space::KernelParam {
-                return Err("cvta.param is not supported".into());
-            } else {
-                space
-            };
             let bits = if ty == Some(ScalarType::U32) { 32 } else { 64 };
             let a = match a {
                 Operand::Symbol(_) | Operand::SymbolOffset(..) => fcx.src(a, ValTy::Int(64))?,

@@ -15,6 +15,8 @@ mod mem;
 mod names;
 pub(crate) mod ops;
 mod sync;
+mod tma;
+pub(crate) use tma::TmaOp;
 
 use names::{FnCx, Sym};
 pub(crate) use ops::*;
@@ -464,6 +466,11 @@ fn dispatch(
             ) =>
         {
             sync::decode(fcx, inst)
+        }
+        O::Other(name)
+            if matches!(name.as_str(), "tensormap" | "setmaxnreg" | "griddepcontrol") =>
+        {
+            tma::decode(fcx, inst)
         }
         _ => alu::decode(fcx, inst),
     }

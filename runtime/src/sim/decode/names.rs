@@ -320,12 +320,9 @@ impl<'a, 'm> FnCx<'a, 'm> {
         self.materialize(name);
         match self.lookup(name) {
             Some(Sym::Reg(r)) if offset == 0 => Ok(Src::Reg(*r)),
-            Some(Sym::Var { space, addr, .. }) => match space {
-                Space::KernelParam => Err(format!(
-                    "taking the address of kernel parameter `{name}` is not supported"
-                )),
-                _ => Ok(Src::Imm(addr.wrapping_add(offset as u64))),
-            },
+            // A kernel parameter's address is its offset in the parameter block (its `.param`
+            // address; `cvta.param` makes it generic).
+            Some(Sym::Var { addr, .. }) => Ok(Src::Imm(addr.wrapping_add(offset as u64))),
             Some(Sym::DynamicShared) => Ok(Src::Imm(
                 (self.cx.prog.dynamic_shared_offset() as i64 + offset) as u64,
             )),

@@ -603,6 +603,8 @@ pub(crate) enum Kind {
         a: Src,
         mask: Src,
     },
+    /// A tensor-map instruction (`decode::tma`).
+    Tma(Box<super::tma::TmaOp>),
     /// An instruction the simulator cannot run; executing it stops the run with this reason.
     Unsupported(Box<str>),
 }
@@ -627,6 +629,7 @@ impl Kind {
         match self {
             Kind::Bar { aligned, .. } => *aligned,
             Kind::ClusterArrive { aligned, .. } | Kind::ClusterWait { aligned } => *aligned,
+            Kind::Tma(op) => op.is_aligned(),
             _ => false,
         }
     }

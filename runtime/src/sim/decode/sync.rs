@@ -61,6 +61,7 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
         Opcode::Bar | Opcode::Barrier => named_barrier(fcx, inst),
         Opcode::Mbarrier => mbarrier(fcx, inst),
         Opcode::Cp => copy(fcx, inst),
+        Opcode::Fence if m("tensormap::generic") => super::tma::decode(fcx, inst),
         Opcode::Fence => {
             let kind = if m("proxy") && m("async") {
                 FenceKind::ProxyAsync
@@ -398,7 +399,7 @@ fn copy(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String> {
         return Ok(Kind::Nop);
     }
     if m("tensor") {
-        return Err("tensor-map bulk copies are not supported".into());
+        return super::tma::decode(fcx, inst);
     }
     let reduce = if m("reduce") {
         Some(bulk_reduction(inst)?)

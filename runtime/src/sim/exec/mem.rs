@@ -5,8 +5,8 @@ use super::fast::FastTarget;
 use crate::sim::decode::*;
 use crate::sim::machine::{Machine, Res, lanes};
 use crate::sim::memory::{
-    GlobalLoc, LOCAL_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank,
-    cta_offset, load_le, store_le,
+    GlobalLoc, LOCAL_GENERIC, PARAM_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address,
+    cluster_rank, cta_offset, load_le, store_le,
 };
 use crate::sim::report::{FindingKind, Report, Stop};
 
@@ -170,6 +170,8 @@ impl Machine<'_> {
                     Target::Shared { cta, off }
                 } else if (LOCAL_GENERIC..LOCAL_GENERIC + WINDOW).contains(&a) {
                     self.local_target(w, lane, pc, a - LOCAL_GENERIC, len)?
+                } else if (PARAM_GENERIC..PARAM_GENERIC + WINDOW).contains(&a) {
+                    return self.resolve(w, lane, pc, Space::KernelParam, a - PARAM_GENERIC, len);
                 } else {
                     self.global_target(w, lane, pc, a, len)?
                 }
@@ -280,6 +282,7 @@ impl Machine<'_> {
                     let base = match space {
                         Space::Shared | Space::SharedCluster => SHARED_GENERIC,
                         Space::Local => LOCAL_GENERIC,
+                        Space::KernelParam => PARAM_GENERIC,
                         _ => 0,
                     };
                     let r = if *to_generic {

@@ -13,6 +13,8 @@ mod mem;
 pub(crate) use mem::atomic_value;
 mod sites;
 mod sync;
+mod tma;
+pub(crate) use tma::{TensorCopy, TmaState};
 
 use super::SimError;
 use super::decode::{Kind, Op};

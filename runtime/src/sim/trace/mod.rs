@@ -183,6 +183,13 @@ impl Machine<'_> {
             AsyncKind::BulkStore { bytes, .. } => format!("cp.async.bulk store {bytes} B"),
             AsyncKind::CpAsync { bytes, .. } => format!("cp.async {bytes} B"),
             AsyncKind::MbarArrive { .. } => "cp.async.mbarrier.arrive".to_string(),
+            AsyncKind::Tensor(t) => format!(
+                "cp{}.async.bulk.tensor.{}d {} {} B",
+                if t.reduce.is_some() { ".reduce" } else { "" },
+                t.map.rank,
+                if t.mbar.is_some() { "load" } else { "store" },
+                t.map.box_bytes()
+            ),
         };
         let track = trace.async_track;
         trace.events.push(Event {
