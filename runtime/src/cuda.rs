@@ -16,8 +16,13 @@ use std::time::{Duration, Instant};
 pub enum CudaError {
     /// No CUDA driver library, or no device.
     NoDriver(String),
-    /// A driver call failed: the call, and the driver's name for the error.
-    Driver { call: &'static str, error: String },
+    /// A driver call failed.
+    Driver {
+        /// The driver function, e.g. `cuLaunchKernelEx`.
+        call: &'static str,
+        /// The driver's name for the error (`cuGetErrorName`), e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        error: String,
+    },
     /// The driver's JIT compiler rejected the PTX; its log.
     Jit(String),
     /// The kernel did not finish in time (a deadlock, most likely); the context is unusable

@@ -14,10 +14,16 @@ use phasegate_ptx::*;
 /// A generated kernel and the launch it is written for.
 #[derive(Clone, Debug)]
 pub struct Generated {
+    /// The seed that names the kernel: [`kernel`] with it builds the same kernel again.
     pub seed: u64,
+    /// The PTX module, with one entry taking `(in, out)`: two global `u32` buffers of one
+    /// element per thread of the grid.
     pub ptx: String,
+    /// The entry's name, `gen_SEED`.
     pub entry: String,
+    /// CTAs of the launch, along x.
     pub grid: u32,
+    /// Threads per CTA, along x (a multiple of 32, at most 256).
     pub block: u32,
     /// The kinds of phases, in order (for reports).
     pub phases: Vec<&'static str>,

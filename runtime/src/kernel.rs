@@ -4,12 +4,19 @@
 /// A scalar type of the kernel language.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub enum ScalarKind {
+    /// `u32` (`.u32` in PTX).
     U32,
+    /// `i32` (`.s32`).
     I32,
+    /// `u64` (`.u64`).
     U64,
+    /// `i64` (`.s64`).
     I64,
+    /// `f32` (`.f32`).
     F32,
+    /// `f64` (`.f64`).
     F64,
+    /// `bool`: one byte in memory and in the parameter block.
     Bool,
 }
 
@@ -22,6 +29,7 @@ impl ScalarKind {
             ScalarKind::U64 | ScalarKind::I64 | ScalarKind::F64 => 8,
         }
     }
+    /// The type as Rust spells it (`u32`, `bool`), for messages about arguments.
     pub const fn rust_name(self) -> &'static str {
         match self {
             ScalarKind::U32 => "u32",
@@ -38,12 +46,14 @@ impl ScalarKind {
 /// The element of a slice parameter: a scalar or a vector `[T; lanes]`.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub struct ElemType {
+    /// The scalar type of each lane.
     pub scalar: ScalarKind,
     /// 1 for a scalar, 2 or 4 for `[T; 2]` / `[T; 4]`.
     pub lanes: u8,
 }
 
 impl ElemType {
+    /// Size in bytes of one element, all lanes together (the stride of the slice).
     pub const fn size(self) -> u32 {
         self.scalar.size() * self.lanes as u32
     }
@@ -55,7 +65,12 @@ pub enum ParamType {
     /// Passed by value.
     Scalar(ScalarKind),
     /// `&[T]` or `&mut [T]`: a 64-bit generic address of global memory.
-    Slice { elem: ElemType, mutable: bool },
+    Slice {
+        /// The element type `T`.
+        elem: ElemType,
+        /// Whether the kernel takes it as `&mut [T]` (and may write it).
+        mutable: bool,
+    },
 }
 
 impl ParamType {
@@ -73,6 +88,7 @@ impl ParamType {
 pub struct ParamSpec {
     /// The Rust name, which is also the `.param` name in the PTX.
     pub name: &'static str,
+    /// Its type, which fixes its size and alignment in the `.param` space.
     pub ty: ParamType,
 }
 
@@ -85,6 +101,7 @@ pub struct KernelSpec {
     pub ptx: &'static str,
     /// The `.target`, e.g. `sm_90a`.
     pub target: &'static str,
+    /// The parameters, in declaration order (the order of the `.entry`'s `.param`s).
     pub params: &'static [ParamSpec],
     /// Bytes of static shared memory the kernel declares.
     pub static_shared_bytes: u32,

@@ -1,6 +1,8 @@
 //! `phasegate-runtime`: the kernel-language types that rustc checks kernels against, and the
 //! description of a generated kernel ([`KernelSpec`]).
 
+#![warn(missing_docs)]
+
 pub mod generate;
 pub mod kernel;
 pub mod lang;

@@ -8,6 +8,7 @@
 pub struct Rng(u64);
 
 impl Rng {
+    /// The generator whose draws `seed` names.
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }

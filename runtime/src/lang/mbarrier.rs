@@ -28,6 +28,7 @@ pub struct Odd;
 
 /// A phase parity and the parity of the phase after it.
 pub trait Parity {
+    /// The parity of the next phase: a completed wait moves the handle to it.
     type Next: Parity;
 }
 impl Parity for Even {
@@ -39,6 +40,7 @@ impl Parity for Odd {
 
 /// The parity values, for [`MBarrier::wait_parity`].
 pub const EVEN: Even = Even;
+/// Parity 1, for [`MBarrier::wait_parity`].
 pub const ODD: Odd = Odd;
 
 /// Memory-ordering semantics of an mbarrier operation (`.release`/`.acquire` or `.relaxed`).
@@ -51,9 +53,13 @@ pub enum Sem {
 
 /// The scope of an operation (`.cta`, `.cluster`, `.gpu`, `.sys`).
 pub enum Scope {
+    /// `.cta`: the threads of the executing CTA (PTX ISA §8.5).
     Cta,
+    /// `.cluster`: the threads of the executing thread's cluster.
     Cluster,
+    /// `.gpu`: the threads of the current program on the same device.
     Gpu,
+    /// `.sys`: the threads of the current program, on every device and the host.
     Sys,
 }
 

@@ -234,6 +234,7 @@ impl<T> Iterator for StepBy<T> {
 
 /// Ranges a kernel `for` loop may step through.
 pub trait KernelRange {
+    /// The integer type of the range's bounds, which the step must have too.
     type Item: Integer;
 }
 

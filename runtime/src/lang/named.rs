@@ -135,9 +135,12 @@ pub fn named_barrier_dyn(_id: u32, _threads: u32) -> DynNamedBarrier {
 }
 
 impl DynNamedBarrier {
+    /// `bar.sync id, threads`: arrive and wait until `threads` threads have arrived (PTX ISA
+    /// §9.7.13.1). Each participating warp reaches it convergently (it is `.aligned`).
     pub fn sync(&self) {
         outside_kernel("DynNamedBarrier::sync")
     }
+    /// `bar.arrive id, threads`: arrive without waiting (a producer's side of the barrier).
     pub fn arrive(&self) {
         outside_kernel("DynNamedBarrier::arrive")
     }

@@ -8,12 +8,19 @@ use crate::sim::tensormap::{TensorMap, TensorMapSpec};
 /// passed; the simulator copies its final contents back into the value.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ArgValue {
+    /// 4 bytes by value (a `.u32` or `.b32` parameter).
     U32(u32),
+    /// 4 bytes by value (`.s32`).
     I32(i32),
+    /// 8 bytes by value (`.u64`, `.b64`).
     U64(u64),
+    /// 8 bytes by value (`.s64`).
     I64(i64),
+    /// 4 bytes by value (`.f32`).
     F32(f32),
+    /// 8 bytes by value (`.f64`).
     F64(f64),
+    /// One byte by value, 0 or 1 (a `bool`, as nvcc passes it: `.u8`).
     Bool(bool),
     /// A global buffer, passed as a 64-bit pointer.
     Buffer(Vec<u8>),
@@ -28,7 +35,9 @@ pub enum ArgValue {
 /// A tensor-map argument: `map` (whose address the launch sets) over `tensor`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapArg {
+    /// The map; the launch sets its global address to the tensor buffer's plus `offset`.
     pub map: TensorMap,
+    /// The buffer the map's tensor lives in.
     pub tensor: TensorSource,
     /// Bytes into the tensor's buffer where the map's tensor starts.
     pub offset: u64,
@@ -86,9 +95,11 @@ impl TensorMapArg {
 
 /// Plain values that live in buffers: integers, floats and arrays of them.
 pub trait Element: Copy {
+    /// Bytes of one value in memory.
     const SIZE: usize;
     /// Writes the value's `SIZE` little-endian bytes into `out`.
     fn write_to(self, out: &mut [u8]);
+    /// Reads a value from the first `SIZE` bytes of `bytes`, little-endian.
     fn read_le(bytes: &[u8]) -> Self;
 }
 
@@ -181,6 +192,7 @@ impl From<TensorMapArg> for ArgValue {
 
 /// A Rust value that can be a kernel argument.
 pub trait KernelArg {
+    /// The value passed to the kernel (a copy: buffers are copied into the launch).
     fn value(&self) -> ArgValue;
     /// Receives the buffer's final contents (only `&mut` slices keep them).
     fn write_back(self, _value: &ArgValue)
@@ -252,7 +264,10 @@ impl KernelArg for &mut TensorMapArg {
 
 /// A tuple of kernel arguments, in parameter order.
 pub trait KernelArgs {
+    /// The values of the arguments, one per parameter.
     fn values(&self) -> Vec<ArgValue>;
+    /// Hands each argument its value after the run ([`KernelArg::write_back`]), so `&mut`
+    /// slices receive the kernel's results.
     fn write_back(self, values: &[ArgValue]);
 }
 

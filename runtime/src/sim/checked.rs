@@ -7,7 +7,9 @@ use std::fmt;
 /// behaviour, an out-of-bounds access, a trap) or the simulator could not run it.
 #[derive(Clone, Debug)]
 pub enum RunError {
+    /// The kernel broke a rule of the spec; the report says which, where and how.
     Finding(Box<Report>),
+    /// The simulator could not run the kernel (not the kernel's fault).
     Simulator(SimError),
 }
 

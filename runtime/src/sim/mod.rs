@@ -50,11 +50,16 @@ use std::fmt;
 /// The shape and options of one launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Launch {
+    /// CTAs per dimension (`%nctaid`).
     pub grid: (u32, u32, u32),
+    /// Threads per CTA per dimension (`%ntid`).
     pub block: (u32, u32, u32),
     /// CTAs per cluster; `None` uses the kernel's `.reqnctapercluster`, or clusters of one CTA.
     pub cluster: Option<(u32, u32, u32)>,
+    /// Bytes of dynamic shared memory per CTA, as a driver launch's `sharedMemBytes` gives.
     pub dynamic_shared_bytes: u32,
+    /// The order in which warps run and async operations complete; the same schedule replays
+    /// a run exactly.
     pub schedule: Schedule,
     /// The most thread-instructions the run may execute before it stops with
     /// [`FindingKind::StepLimit`].
@@ -84,11 +89,18 @@ pub struct Stats {
     pub thread_instructions: u64,
     /// Instructions issued, counted once per warp group.
     pub warp_instructions: u64,
+    /// Clusters run (one after another).
     pub clusters: u64,
+    /// CTAs run.
     pub ctas: u64,
+    /// Phases completed by named barriers (`bar`/`barrier`, reductions included).
     pub barrier_phases: u64,
+    /// Phases completed by mbarrier objects.
     pub mbarrier_phases: u64,
+    /// Phases completed by cluster barriers (`barrier.cluster`).
     pub cluster_phases: u64,
+    /// Asynchronous operations issued: `cp.async`, bulk and tensor copies,
+    /// `cp.async.mbarrier.arrive`.
     pub async_ops: u64,
     /// Scheduling decisions.
     pub decisions: u64,
@@ -108,9 +120,11 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Whether every thread exited with nothing found.
     pub fn is_completed(&self) -> bool {
         matches!(self, Outcome::Completed(_))
     }
+    /// The report of a finding (`None` for a completed run).
     pub fn report(&self) -> Option<&Report> {
         match self {
             Outcome::Finding(r) => Some(r),
@@ -143,15 +157,22 @@ impl Outcome {
 pub enum SimError {
     /// The PTX text does not parse.
     Parse {
+        /// 1-based line of the offending token.
         line: u32,
+        /// 1-based column (in characters) of the offending token.
         col: u32,
+        /// What was found and what was expected, lowercase.
         message: String,
     },
     /// A thread reached an instruction (or form of one) the simulator does not implement.
     Unsupported {
+        /// The function (entry or `.func`) the instruction is in.
         function: String,
+        /// Its PTX line (0 when the module was not read from text).
         line: u32,
+        /// The instruction as the PTX writes it.
         instruction: String,
+        /// What the simulator lacks to run it.
         reason: String,
     },
     /// The launch does not fit the kernel or the simulator's limits.
@@ -209,7 +230,54 @@ pub fn simulate_traced(
     Ok((outcome, trace))
 }
 
-/// Reads PTX text and runs `entry`.
+/// Reads PTX text and runs `entry` (see [`simulate_module`]).
+///
+/// One warp reverses 32 words through shared memory: each thread stores its `%tid.x`, and
+/// after the `bar.sync` reads the word of thread `31 - %tid.x` and writes it out.
+///
+/// ```
+/// use phasegate_runtime::sim::{ArgValue, FindingKind, Launch, simulate_ptx};
+///
+/// let ptx = r#"
+/// .version 8.0
+/// .target sm_90
+/// .address_size 64
+///
+/// .visible .entry reverse(.param .u64 out)
+/// {
+///     .reg .b32 %r<6>;
+///     .reg .b64 %rd<4>;
+///     .shared .align 4 .b32 tile[32];
+///
+///     mov.u32 %r1, %tid.x;
+///     mov.u32 %r2, tile;
+///     shl.b32 %r3, %r1, 2;
+///     add.u32 %r4, %r2, %r3;
+///     st.shared.u32 [%r4], %r1;
+///     bar.sync 0;
+///     mov.u32 %r5, 124;
+///     sub.u32 %r5, %r5, %r3;
+///     add.u32 %r5, %r2, %r5;
+///     ld.shared.u32 %r5, [%r5];
+///     ld.param.u64 %rd1, [out];
+///     cvta.to.global.u64 %rd1, %rd1;
+///     mul.wide.u32 %rd2, %r1, 4;
+///     add.s64 %rd3, %rd1, %rd2;
+///     st.global.u32 [%rd3], %r5;
+///     ret;
+/// }
+/// "#;
+/// let mut args = [ArgValue::zeroed(32 * 4)];
+/// let outcome = simulate_ptx(ptx, "reverse", &Launch::default(), &mut args)?;
+/// assert!(outcome.is_completed(), "{:?}", outcome.report());
+/// assert_eq!(args[0].read::<u32>(), (0..32).rev().collect::<Vec<u32>>());
+///
+/// // Without the barrier, the loads race with the other threads' stores.
+/// let racy = ptx.replace("bar.sync 0;", "");
+/// let outcome = simulate_ptx(&racy, "reverse", &Launch::default(), &mut args)?;
+/// assert_eq!(outcome.report().map(|r| r.kind), Some(FindingKind::SharedRace));
+/// # Ok::<(), phasegate_runtime::sim::SimError>(())
+/// ```
 pub fn simulate_ptx(
     ptx: &str,
     entry: &str,
@@ -263,6 +331,7 @@ pub fn simulate<A: KernelArgs>(
 pub struct Failure {
     /// Replays the failure: `Launch { schedule, .. }`.
     pub schedule: Schedule,
+    /// What the failing run found.
     pub report: Report,
 }
 
@@ -271,6 +340,7 @@ pub struct Failure {
 pub struct Exploration {
     /// Runs made (up to and including the failing one).
     pub runs: usize,
+    /// The first failing schedule, if any run failed.
     pub failure: Option<Failure>,
 }
 

@@ -61,7 +61,11 @@ pub enum FindingKind {
     /// `setmaxnreg` with a count outside 24..=256 or not a multiple of 8, or executed
     /// differently by the warps of one warpgroup.
     Setmaxnreg,
+    /// An access outside every allocation of its state space (PTX ISA §5.1): past a buffer,
+    /// the CTA's shared memory, the parameters or a thread's local memory.
     OutOfBounds,
+    /// An address not aligned as its instruction needs: an access to a multiple of its size
+    /// (PTX ISA §6.4.1), a bulk copy or its size to 16 bytes, a tensor map to 64.
     Misaligned,
     /// An access to the shared memory of a CTA of the cluster that has exited.
     ExitedCtaAccess,
@@ -128,7 +132,9 @@ pub struct Site {
     pub tid: (u32, u32, u32),
     /// PTX line of the instruction (0 when the module was not read from text).
     pub line: u32,
+    /// The function (entry or `.func`) the instruction is in.
     pub function: String,
+    /// The instruction as the PTX writes it.
     pub instruction: String,
     /// What the threads do there, lowercase: `waits for barrier 1 (phase 3)`.
     pub what: String,
@@ -137,14 +143,17 @@ pub struct Site {
 /// A finding: the run stopped because the kernel broke a rule of the spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
+    /// The rule broken.
     pub kind: FindingKind,
     /// One line, lowercase, without a trailing period.
     pub message: String,
     /// The spec section whose rule is broken, e.g. `§9.7.13.15.4`.
     pub spec: String,
+    /// Where the threads involved are (for a deadlock: every blocked warp).
     pub sites: Vec<Site>,
     /// The barriers involved, one line each (`barrier 1 of cta (0,0,0): phase 2, 32 of 64 arrived`).
     pub state: Vec<String>,
+    /// Explanations and the usual fix, one line each.
     pub notes: Vec<String>,
     /// The schedule that found it; replaying it reproduces the report.
     pub schedule: Schedule,

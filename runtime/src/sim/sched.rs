@@ -8,7 +8,7 @@
 //!   async operations complete as late as possible (when no warp can run).
 //! - [`Policy::Random`]: a uniformly random ready warp or pending operation, random quanta.
 //! - [`Policy::Pct`]: probabilistic concurrency testing (Burckhardt et al., ASPLOS 2010):
-//!   random priorities, the highest ready one runs; at `depth` random points the running
+//!   random priorities, the highest ready one runs; at `depth − 1` random points the running
 //!   entity drops below all others. A bug of depth d is found with probability ≥ 1/(n·k^(d-1)).
 
 use crate::rng::Rng;
@@ -17,16 +17,22 @@ use std::fmt;
 /// How a run orders warps and async completions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Policy {
+    /// Warps in turn, each until it blocks or its quantum ends; async operations complete as
+    /// late as possible. Deterministic: the seed is unused.
     #[default]
     RoundRobin,
+    /// A random ready warp for a random quantum (1 to 256 instructions), or a random pending
+    /// async operation (a quarter of the choices while warps are ready).
     Random,
-    /// Priority-based (PCT) with this many priority change points.
+    /// Priority-based (PCT): random priorities, lowered at `depth − 1` random change points.
     Pct {
+        /// The bug depth the schedule aims at: how many ordering constraints a failure needs.
         depth: u32,
     },
 }
 
 impl Policy {
+    /// The name [`Policy::parse`] reads (without a PCT depth).
     pub fn name(self) -> &'static str {
         match self {
             Policy::RoundRobin => "round-robin",
@@ -51,7 +57,9 @@ impl Policy {
 /// A policy and the seed of its choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Schedule {
+    /// How warps and async completions are ordered.
     pub policy: Policy,
+    /// The seed of the policy's random choices.
     pub seed: u64,
 }
 

@@ -37,18 +37,33 @@ use std::fmt;
 /// The element type of a tensor map (`CUtensorMapDataType`, in the driver's numbering).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TmaDataType {
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT8`.
     U8,
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT16`.
     U16,
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT32`.
     U32,
+    /// `CU_TENSOR_MAP_DATA_TYPE_INT32`.
     I32,
+    /// `CU_TENSOR_MAP_DATA_TYPE_UINT64`.
     U64,
+    /// `CU_TENSOR_MAP_DATA_TYPE_INT64`.
     I64,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT16`: IEEE half precision.
     F16,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT32`.
     F32,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT64`.
     F64,
+    /// `CU_TENSOR_MAP_DATA_TYPE_BFLOAT16`.
     Bf16,
+    /// `CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ`: `f32`, subnormals flushed to zero; copied as
+    /// `f32`.
     F32Ftz,
+    /// `CU_TENSOR_MAP_DATA_TYPE_TFLOAT32`: `f32` in memory; a load rounds each value to 10
+    /// mantissa bits (as an H100 does).
     Tf32,
+    /// `CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ`: tf32 with subnormals flushed to zero.
     Tf32Ftz,
 }
 
@@ -73,6 +88,7 @@ impl TmaDataType {
     pub fn driver_code(self) -> u32 {
         TYPES.iter().position(|&t| t == self).expect("listed") as u32
     }
+    /// The type of a `CUtensorMapDataType` value (`None` past `TFLOAT32_FTZ`).
     pub fn from_driver_code(code: u32) -> Option<TmaDataType> {
         TYPES.get(code as usize).copied()
     }
@@ -96,6 +112,7 @@ impl TmaDataType {
             TmaDataType::Tf32Ftz => 12,
         }
     }
+    /// The type of a `tensormap.replace.tile.elemtype` value ([`TmaDataType::ptx_code`]).
     pub fn from_ptx_code(code: u32) -> Option<TmaDataType> {
         TYPES.iter().copied().find(|t| t.ptx_code() == code)
     }
@@ -108,6 +125,7 @@ impl TmaDataType {
             _ => 4,
         }
     }
+    /// Whether the type is floating-point (the NaN out-of-bounds fill needs one).
     pub fn is_float(self) -> bool {
         !matches!(
             self,
@@ -138,6 +156,7 @@ impl TmaDataType {
             TmaDataType::Tf32Ftz => "tf32ftz",
         }
     }
+    /// The type [`TmaDataType::name`] names (`i32` and `i64` are read too).
     pub fn from_name(name: &str) -> Option<TmaDataType> {
         match name {
             "i32" => Some(TmaDataType::I32),
@@ -150,8 +169,13 @@ impl TmaDataType {
 /// `CUtensorMapInterleave`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interleave {
+    /// `CU_TENSOR_MAP_INTERLEAVE_NONE`: dimension 0 is contiguous.
     None,
+    /// `CU_TENSOR_MAP_INTERLEAVE_16B`: dimension 0 is 16-byte chunks of channels (NC/8HWC8
+    /// for 16-bit types).
     B16,
+    /// `CU_TENSOR_MAP_INTERLEAVE_32B`: 32-byte chunks (NC/16HWC16 for 16-bit types); the
+    /// address and strides are then 32-byte aligned.
     B32,
 }
 
@@ -159,9 +183,13 @@ pub enum Interleave {
 /// sm_100's; the CUDA 13.0 driver refuses them on an H100).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Swizzle {
+    /// `CU_TENSOR_MAP_SWIZZLE_NONE`: the box lands in shared memory row by row.
     None,
+    /// `CU_TENSOR_MAP_SWIZZLE_32B`: 16-byte chunks permuted within 32-byte spans.
     B32,
+    /// `CU_TENSOR_MAP_SWIZZLE_64B`: within 64-byte spans.
     B64,
+    /// `CU_TENSOR_MAP_SWIZZLE_128B`: within 128-byte spans.
     B128,
 }
 
@@ -211,15 +239,20 @@ impl Swizzle {
 /// `CUtensorMapL2promotion`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum L2Promotion {
+    /// `CU_TENSOR_MAP_L2_PROMOTION_NONE`.
     None,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_64B`: L2 fetches of 64 bytes.
     B64,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_128B`.
     B128,
+    /// `CU_TENSOR_MAP_L2_PROMOTION_L2_256B`.
     B256,
 }
 
 /// `CUtensorMapFloatOOBfill`: what out-of-bounds elements of a box read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OobFill {
+    /// `CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE`: out-of-bounds elements read as zero.
     Zero,
     /// `CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA`: the NaN an H100 writes is the
     /// 16-bit 0x7ff7 repeated (0x7ff7 for f16/bf16, 0x7ff77ff7 for f32, 0x7ff77ff77ff77ff7 for
@@ -229,7 +262,10 @@ pub enum OobFill {
 
 /// Why a tensor map is not one `cuTensorMapEncodeTiled` would make.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TensorMapError(pub String);
+pub struct TensorMapError(
+    /// What is wrong, lowercase, naming the field and the allowed values.
+    pub String,
+);
 
 impl fmt::Display for TensorMapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -250,22 +286,31 @@ const MAX_BOX_BYTES: u64 = 227 * 1024;
 /// A tiled tensor map: the arguments of `cuTensorMapEncodeTiled`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TensorMap {
+    /// The element type (`tensorDataType`).
     pub dtype: TmaDataType,
-    /// 1..=5.
+    /// Dimensions, 1..=5 (`tensorRank`).
     pub rank: u32,
+    /// Where the tensor starts in global memory (`globalAddress`): 16-byte aligned, 32-byte
+    /// with a 32-byte interleave.
     pub address: u64,
-    /// Elements per dimension, dimension 0 (contiguous) first; entries past the rank are 1.
+    /// Elements per dimension, dimension 0 (contiguous) first (`globalDim`); entries past the
+    /// rank are 1.
     pub dims: [u64; 5],
     /// `strides[i]`: bytes between consecutive indices of dimension i + 1 (the driver's
     /// `globalStrides`); entries past rank − 1 are 0.
     pub strides: [u64; 4],
-    /// Box size per dimension, in elements; entries past the rank are 1.
+    /// Box size per dimension, in elements (`boxDim`); entries past the rank are 1.
     pub box_dims: [u32; 5],
-    /// Traversal strides (1..=8); entries past the rank are 1.
+    /// Traversal strides (1..=8; `elementStrides`): a copy takes every s-th element of the
+    /// box; entries past the rank are 1.
     pub element_strides: [u32; 5],
+    /// How dimension 0 interleaves channels (`interleave`).
     pub interleave: Interleave,
+    /// How the box is laid out in shared memory (`swizzle`).
     pub swizzle: Swizzle,
+    /// How large the L2 fetches are (`l2Promotion`); a hint, without effect in the simulator.
     pub l2_promotion: L2Promotion,
+    /// What out-of-bounds elements of a box read as (`oobFill`).
     pub oob_fill: OobFill,
 }
 
@@ -618,9 +663,13 @@ impl TensorMap {
 ///   memory instead of the 128 bytes by value).
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapSpec {
+    /// `TENSOR`: a buffer argument, or a buffer of its own.
     pub tensor: crate::sim::TensorSource,
+    /// `offset=`: bytes into the tensor's buffer where the map's tensor starts.
     pub offset: u64,
+    /// The map, with address 0 until the launch.
     pub map: TensorMap,
+    /// `global`: pass the address of a copy in global memory instead of the 128 bytes.
     pub in_global: bool,
 }
 
@@ -634,6 +683,8 @@ fn list<T: std::str::FromStr>(text: &str, what: &str) -> Result<Vec<T>, TensorMa
 }
 
 impl TensorMapSpec {
+    /// Reads `TENSOR:TYPE:DIMS:STRIDES:BOX[:OPTION]...`, checking the map as the driver would
+    /// (`file=PATH` is read here).
     pub fn parse(spec: &str) -> Result<TensorMapSpec, TensorMapError> {
         let parts: Vec<&str> = spec.split(':').collect();
         if parts.len() < 5 {

@@ -22,6 +22,7 @@ pub struct Track {
     pub group: String,
 }
 
+/// What an [`Event`] records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum EventKind {
     /// A warp ran instructions.
@@ -36,19 +37,28 @@ pub enum EventKind {
     Copy,
 }
 
+/// One slice or instant of the timeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
+    /// Index into [`Trace::tracks`] of the row it is on.
     pub track: usize,
+    /// Simulated time it starts at.
     pub start: u64,
+    /// Simulated time it ends at (`start` for an instant).
     pub end: u64,
+    /// What it records.
     pub kind: EventKind,
+    /// What viewers show: the operation, the barrier waited for and its PTX line, the copy.
     pub label: String,
 }
 
 /// The recorded timeline of a run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
+    /// The rows: per CTA of each cluster, one per warp and one for its barriers; per cluster,
+    /// one for the cluster barrier and one for async copies.
     pub tracks: Vec<Track>,
+    /// Every event, in the order recorded.
     pub events: Vec<Event>,
     /// Start time of the cluster in flight (clusters run one after another).
     base: u64,
