@@ -278,8 +278,10 @@ pub fn compare(gpu: &Gpu, case: &Case) -> Result<bool, String> {
     .map_err(|e| e.to_string())?;
     let mut same = true;
     for (i, (s, g)) in simulated.iter().zip(&on_gpu).enumerate() {
-        if let (ArgValue::Buffer(s), ArgValue::Buffer(g)) = (s, g) {
-            if s != g {
+        if let (ArgValue::Buffer(s), ArgValue::Buffer(g)) = (s, g)
+            && s != g
+        {
+            {
                 let first = s
                     .chunks(4)
                     .zip(g.chunks(4))

@@ -151,6 +151,13 @@ impl Gpu {
                 ArgValue::F64(v) => v.to_le_bytes().to_vec(),
                 ArgValue::Bool(v) => vec![*v as u8],
                 ArgValue::Bytes(b) => b.clone(),
+                // `KernelSpec` parameters are slices and scalars: the kernel language has no
+                // tensor-map parameter to pass one to.
+                ArgValue::TensorMap(_) => {
+                    return Err(CudaError::Args(
+                        "a tensor-map argument: the GPU launch path takes the kernel language's slices and scalars; run PTX that takes a CUtensorMap in the simulator".into(),
+                    ));
+                }
             });
         }
         let mut pointers: Vec<*mut c_void> = params
