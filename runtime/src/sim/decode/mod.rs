@@ -11,10 +11,12 @@
 
 mod alu;
 mod calls;
+pub(crate) mod half;
 mod mem;
 mod names;
 pub(crate) mod ops;
 mod sync;
+pub(crate) mod tensor;
 
 use names::{FnCx, Sym};
 pub(crate) use ops::*;
@@ -465,6 +467,8 @@ fn dispatch(
         {
             sync::decode(fcx, inst)
         }
+        O::Other(name) if tensor::claims(name) => tensor::decode(fcx, inst),
+        _ if half::claims(inst) => half::decode(fcx, inst),
         _ => alu::decode(fcx, inst),
     }
 }

@@ -603,6 +603,10 @@ pub(crate) enum Kind {
         a: Src,
         mask: Src,
     },
+    /// Tensor-core instructions: `ldmatrix`, `stmatrix`, `mma.sync`, `wgmma.*` (decode/tensor.rs).
+    Tensor(Box<super::tensor::TensorOp>),
+    /// Half-precision and fp8 conversions and packed arithmetic (decode/half.rs).
+    Half(super::half::HalfOp),
     /// An instruction the simulator cannot run; executing it stops the run with this reason.
     Unsupported(Box<str>),
 }
@@ -627,6 +631,7 @@ impl Kind {
         match self {
             Kind::Bar { aligned, .. } => *aligned,
             Kind::ClusterArrive { aligned, .. } | Kind::ClusterWait { aligned } => *aligned,
+            Kind::Tensor(_) => true,
             _ => false,
         }
     }

@@ -248,6 +248,7 @@ impl Machine<'_> {
             | Kind::Activemask { .. }
             | Kind::WarpSync { .. }
             | Kind::Redux { .. } => self.collective(w, eff, pc, kind)?,
+            Kind::Tensor(op) => return self.tensor(w, eff, pc, op),
             other => unreachable!("op {other:?} reached dispatch"),
         }
         Ok(Step::Next)
