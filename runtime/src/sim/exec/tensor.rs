@@ -92,15 +92,17 @@ impl WarpMma {
         }
         self.in_flight = m;
     }
-    /// The value an op issued now reads from accumulator register `r` at `lane`: the newest
+    /// The values an op issued now reads from accumulator register `r` (32 lanes): the newest
     /// pending result for it, if any.
-    fn pending_value(&self, r: u32, lane: usize) -> Option<u64> {
-        let ops: Vec<&Pending> = self.pending().collect();
-        ops.iter().rev().find_map(|p| {
-            p.d.iter()
-                .position(|&x| x == r)
-                .map(|i| p.values[i * 32 + lane])
-        })
+    fn pending_values(&self, r: u32) -> Option<&[u64]> {
+        fn newest(ops: &[Pending], r: u32) -> Option<&[u64]> {
+            ops.iter().rev().find_map(|p| {
+                p.d.iter()
+                    .position(|&x| x == r)
+                    .map(|i| &p.values[i * 32..i * 32 + 32])
+            })
+        }
+        newest(&self.open, r).or_else(|| self.groups.iter().rev().find_map(|g| newest(g, r)))
     }
     fn touch(&mut self, r: u32) {
         let (i, b) = (r as usize / 64, r % 64);
@@ -123,7 +125,7 @@ pub(crate) struct TensorState {
     pub active: bool,
     warps: Vec<WarpMma>,
     /// The registers each op accesses, by program counter, computed when first needed.
-    regs_of: HashMap<u32, Box<[u32]>>,
+    regs_of: Vec<Option<Box<[u32]>>>,
 }
 
 /// The value of an element's bit pattern.
@@ -453,28 +455,30 @@ impl Machine<'_> {
     /// `wgmma.fence`: an access to a register of a pending `wgmma.mma_async` is a finding, and
     /// the access is remembered for the next `wgmma.mma_async`'s fence check.
     pub(crate) fn wgmma_access(&mut self, w: usize, eff: u32, pc: u32) -> Res<()> {
-        let tracked = self.tensor.warps.get(w).is_some_and(|s| s.fenced);
-        if !tracked {
+        let TensorState { warps, regs_of, .. } = &mut self.tensor;
+        let Some(st) = warps.get_mut(w).filter(|s| s.fenced) else {
             return Ok(());
-        }
+        };
         let kind = &self.prog.ops[pc as usize].kind;
         if matches!(kind, Kind::Tensor(op) if op.is_wgmma()) {
             return Ok(());
         }
-        let regs = self
-            .tensor
-            .regs_of
-            .entry(pc)
-            .or_insert_with(|| kind_regs(kind).into_boxed_slice())
-            .clone();
-        let st = &mut self.tensor.warps[w];
+        if regs_of.len() < self.prog.ops.len() {
+            regs_of.resize(self.prog.ops.len(), None);
+        }
+        let regs = regs_of[pc as usize].get_or_insert_with(|| kind_regs(kind).into_boxed_slice());
+        let mut hit = None;
         for &r in regs.iter() {
             if let Some(&(role, at)) = st.in_flight.get(&r) {
-                return Err(self.in_flight_report(w, eff, pc, r, role, at));
+                hit = Some((r, role, at));
+                break;
             }
             st.touch(r);
         }
-        Ok(())
+        match hit {
+            Some((r, role, at)) => Err(self.in_flight_report(w, eff, pc, r, role, at)),
+            None => Ok(()),
+        }
     }
 
     fn in_flight_report(&self, w: usize, eff: u32, pc: u32, r: u32, role: Role, at: u32) -> Stop {
@@ -921,11 +925,16 @@ impl Machine<'_> {
         let per = if g.d_ty == Elem::F16 { 2 } else { 1 };
         let mut values = vec![0u64; g.d.len() * 32];
         let st = &self.tensor.warps[w];
+        let olds: Vec<&[u64]> =
+            g.d.iter()
+                .map(|&r| {
+                    st.pending_values(r)
+                        .unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
+                })
+                .collect();
         for lane in 0..32u32 {
-            for (j, &dr) in g.d.iter().enumerate() {
-                let old = st
-                    .pending_value(dr, lane as usize)
-                    .unwrap_or_else(|| self.warps[w].reg(dr, lane as usize));
+            for (j, old) in olds.iter().enumerate() {
+                let old = old[lane as usize];
                 let mut v = 0u64;
                 for e in 0..per {
                     let (r, c) = c_coord(lane, j as u32 * per + e);
