@@ -149,6 +149,8 @@ impl Ty {
 /// One of `matmul`'s configurations (gen.py: BM, BN, BK, warps, shared bytes).
 struct Matmul {
     file: &'static str,
+    /// `matmul_tma(a, b, c, M, N, K)`: B given transposed (N x K), no stride arguments.
+    tma: bool,
     bm: u32,
     bn: u32,
     threads: u32,
@@ -159,6 +161,7 @@ struct Matmul {
 
 const MATMUL_SM80: Matmul = Matmul {
     file: "matmul_sm80.ptx",
+    tma: false,
     bm: 128,
     bn: 128,
     threads: 256,
@@ -184,24 +187,29 @@ fn matmul(
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ (m * n * k) as u64);
     let a: Vec<f64> = (0..m * k).map(|_| values(&mut rng)).collect();
     let b: Vec<f64> = (0..k * n).map(|_| values(&mut rng)).collect();
+    let b_given: Vec<f64> = if cfg.tma {
+        (0..n * k).map(|i| b[(i % k) * n + i / k]).collect()
+    } else {
+        b.clone()
+    };
     let mut args = vec![
         cfg.input.buffer(&a),
-        cfg.input.buffer(&b),
+        cfg.input.buffer(&b_given),
         ArgValue::zeroed(m * n * cfg.output.bytes()),
         ArgValue::I32(m as i32),
         ArgValue::I32(n as i32),
         ArgValue::I32(k as i32),
-        ArgValue::I32(k as i32),
-        ArgValue::I32(n as i32),
-        ArgValue::I32(n as i32),
-        // Triton's global and profile scratch pointers.
-        ArgValue::zeroed(0),
-        ArgValue::zeroed(0),
     ];
+    if !cfg.tma {
+        args.extend([k, n, n].map(|x| ArgValue::I32(x as i32)));
+    }
+    // Triton's global and profile scratch pointers.
+    args.extend([ArgValue::zeroed(0), ArgValue::zeroed(0)]);
     let tiles = (m as u32).div_ceil(cfg.bm) * (n as u32).div_ceil(cfg.bn);
+    let entry = if cfg.tma { "matmul_tma" } else { "matmul" };
     run(
         cfg.file,
-        "matmul",
+        entry,
         (tiles, 1, 1),
         cfg.threads,
         cfg.smem,
@@ -256,9 +264,22 @@ fn matmul_sm90a_wgmma_within_tolerance() {
 }
 
 #[test]
+fn matmul_tma_sm80_descriptors_as_pointer_math() {
+    // On sm_80 Triton turns tl.make_tensor_descriptor into pointer arithmetic.
+    let cfg = Matmul {
+        file: "matmul_tma_sm80.ptx",
+        tma: true,
+        ..MATMUL_SM80
+    };
+    let (_, exact) = matmul(&cfg, 256, 128, 192, |r| r.int(-2, 2) as f64);
+    assert!(exact);
+}
+
+#[test]
 fn matmul_bf16_sm90a_wgmma_n256() {
     let cfg = Matmul {
         file: "matmul_bf16_sm90a.ptx",
+        tma: false,
         bm: 128,
         bn: 256,
         threads: 256,
@@ -274,6 +295,7 @@ fn matmul_bf16_sm90a_wgmma_n256() {
 fn matmul_fp8_sm90a_wgmma_e4m3() {
     let cfg = Matmul {
         file: "matmul_fp8_sm90a.ptx",
+        tma: false,
         bm: 128,
         bn: 128,
         threads: 256,
