@@ -807,3 +807,10 @@ fn shared_operands_need_a_proxy_fence() {
     );
     assert!(r.sites[1].instruction.starts_with("wgmma.mma_async"), "{r}");
 }
+
+#[test]
+fn the_warps_of_a_warpgroup_give_the_same_descriptors() {
+    let r = wgmma_finding("wgmma_descriptor_differs", FindingKind::WarpCollective);
+    assert!(r.message.contains("different matrix descriptors"), "{r}");
+    assert_ne!(r.sites[0].warp, r.sites[1].warp, "{r}");
+}

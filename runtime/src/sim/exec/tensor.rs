@@ -126,6 +126,23 @@ pub(crate) struct TensorState {
     warps: Vec<WarpMma>,
     /// The registers each op accesses, by program counter, computed when first needed.
     regs_of: Vec<Option<Box<[u32]>>>,
+    /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
+    warpgroups: HashMap<(u32, u32), WarpgroupLog>,
+}
+
+/// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the
+/// others' k-th (the same instruction, descriptors and scale-d: §9.7.15.5.2 "the contents of a
+/// matrix descriptor must be same across all the warps in the warpgroup").
+#[derive(Default)]
+struct WarpgroupLog {
+    /// The number of entries dropped from the front (all four warps are past them).
+    base: u64,
+    /// (pc, a-desc, b-desc, scale-d, the warp that issued it first).
+    entries: VecDeque<(u32, Option<u64>, u64, bool, usize)>,
+    /// How many each warp of the warpgroup issued.
+    counts: [u64; 4],
+    /// Some warp ran 65536 wgmma ahead of another: no more checks for this warpgroup.
+    given_up: bool,
 }
 
 /// The value of an element's bit pattern.
@@ -757,6 +774,58 @@ impl Machine<'_> {
         }
     }
 
+    /// Checks this warp's next wgmma.mma_async against its warpgroup's (see [`WarpgroupLog`]).
+    fn warpgroup_agrees(
+        &mut self,
+        w: usize,
+        pc: u32,
+        (a, b, scale_d): (Option<u64>, u64, bool),
+    ) -> Res<()> {
+        let warp = &self.warps[w];
+        let (key, q) = ((warp.cta, warp.index / 4), (warp.index % 4) as usize);
+        let log = self.tensor.warpgroups.entry(key).or_default();
+        if log.given_up {
+            return Ok(());
+        }
+        let k = log.counts[q];
+        let mine = (pc, a, b, scale_d);
+        if let Some(&(opc, oa, ob, os, other)) = k
+            .checked_sub(log.base)
+            .and_then(|i| log.entries.get(i as usize))
+        {
+            if (opc, oa, ob, os) != mine {
+                let what = if opc != pc {
+                    "a different wgmma.mma_async"
+                } else if (oa, ob) != (a, b) {
+                    "the same wgmma.mma_async with different matrix descriptors"
+                } else {
+                    "the same wgmma.mma_async with a different scale-d"
+                };
+                return Err(Report::new(
+                    FindingKind::WarpCollective,
+                    WGMMA_SPEC,
+                    format!("the warps of a warpgroup execute {what}"),
+                )
+                .site(self.site(w, u32::MAX, pc, &format!("issue its wgmma.mma_async number {}", k + 1)))
+                .site(self.site(other, u32::MAX, opc, "issued its own"))
+                .note("wgmma.mma_async is executed by the warpgroup as one instruction: all four warps must execute the same one, with the same descriptors")
+                .into());
+            }
+        } else if log.entries.len() < 1 << 16 {
+            log.entries.push_back((pc, a, b, scale_d, w));
+        } else {
+            log.given_up = true;
+            return Ok(());
+        }
+        log.counts[q] += 1;
+        let done = *log.counts.iter().min().expect("four warps");
+        while log.base < done && !log.entries.is_empty() {
+            log.entries.pop_front();
+            log.base += 1;
+        }
+        Ok(())
+    }
+
     fn wgmma_fence_report(&self, w: usize, pc: u32, why: String) -> Stop {
         Report::new(FindingKind::WgmmaFenceMissing, FENCE_SPEC, why)
             .site(self.site(w, u32::MAX, pc, "issue the wgmma.mma_async"))
@@ -918,6 +987,12 @@ impl Machine<'_> {
             }
         };
         let bd = desc(self, g.b_desc, "b-desc")?;
+        let a_raw = match &g.a {
+            WgmmaA::Desc(s) => Some(self.src_value(w, 0, *s)),
+            WgmmaA::Regs(_) => None,
+        };
+        let b_raw = self.src_value(w, 0, g.b_desc);
+        self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d))?;
         // B is read as (n, k): B[k][n] = b[n * k + kk].
         let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, t0, &vc)?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
