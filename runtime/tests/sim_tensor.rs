@@ -800,6 +800,14 @@ fn shared_operands_need_a_proxy_fence() {
     let r = wgmma_finding("wgmma_no_proxy_fence", FindingKind::ProxyFenceMissing);
     assert!(r.message.contains("wgmma.mma_async"), "{r}");
     assert!(r.sites[1].instruction.starts_with("st.shared"), "{r}");
+    // cp.async writes in the generic proxy: the same fence is needed after it (any thread on
+    // the way to the wgmma may execute it: here every thread after the barrier).
+    let r = wgmma_finding(
+        "wgmma_cp_async_no_proxy_fence",
+        FindingKind::ProxyFenceMissing,
+    );
+    assert!(r.sites[1].instruction.starts_with("cp.async"), "{r}");
+    wgmma_completes("wgmma_cp_async_proxy_fence");
     // Overwriting an operand while the wgmma is in flight races with its read.
     let r = wgmma_finding(
         "wgmma_operand_overwritten",
