@@ -19,6 +19,7 @@ use std::time::Duration;
 
 const MMA: &str = include_str!("../tests/sim/tensor_mma.ptx");
 const WGMMA: &str = include_str!("../tests/sim/tensor_wgmma.ptx");
+const HALF: &str = include_str!("../tests/sim/half.ptx");
 
 fn triton(name: &str) -> &'static str {
     match name {
@@ -258,6 +259,9 @@ fn compare(gpu: &Gpu, case: &Case) -> Result<Diff, String> {
     let mut dev = case.args.clone();
     gpu.launch_values(&spec(case), &case.launch, &mut dev, Duration::from_secs(60))
         .map_err(|e| e.to_string())?;
+    if case.entry == "half_ops" {
+        explain_half(&case.args[0], &sim[1], &dev[1]);
+    }
     let mut out = Vec::new();
     for &(i, ty) in &case.outputs {
         let (ArgValue::Buffer(s), ArgValue::Buffer(g)) = (&sim[i], &dev[i]) else {
@@ -511,6 +515,121 @@ fn triton_cases(rng: &mut Rng, exact: bool) -> Vec<Case> {
     cases
 }
 
+/// The operations of `half_ops`, in the order of its results.
+const HALF_OPS: [&str; 24] = [
+    "cvt.rn.f16x2.f32",
+    "cvt.rn.bf16x2.f32",
+    "cvt.rn.relu.f16x2.f32",
+    "cvt.rn.satfinite.e4m3x2.f32",
+    "cvt.rn.satfinite.e5m2x2.f32",
+    "cvt.rn.satfinite.e4m3x2.f16x2",
+    "cvt.rn.f16x2.e4m3x2",
+    "cvt.rn.f16x2.e5m2x2",
+    "cvt.rn.f16.f32",
+    "cvt.rn.bf16.f32",
+    "cvt.f32.f16",
+    "cvt.f32.bf16",
+    "add.rn.f16x2",
+    "sub.rn.f16x2",
+    "mul.rn.f16x2",
+    "fma.rn.f16x2",
+    "fma.rn.relu.f16x2",
+    "add.rn.bf16x2",
+    "mul.rn.bf16x2",
+    "fma.rn.bf16x2",
+    "min.f16x2",
+    "max.bf16x2",
+    "neg.f16x2",
+    "abs.bf16x2",
+];
+
+/// Per operation of `half_ops`: how many results differ, and the first three with their inputs.
+fn explain_half(input: &ArgValue, sim: &ArgValue, dev: &ArgValue) {
+    let (input, sim, dev): (Vec<u32>, Vec<u32>, Vec<u32>) = (input.read(), sim.read(), dev.read());
+    for (j, name) in HALF_OPS.iter().enumerate() {
+        let bad: Vec<usize> = (0..sim.len() / 24)
+            .filter(|&t| sim[t * 24 + j] != dev[t * 24 + j])
+            .collect();
+        if bad.is_empty() {
+            continue;
+        }
+        print!("  {name}: {} differ;", bad.len());
+        for &t in bad.iter().take(3) {
+            print!(
+                " a {:08x} b {:08x} c {:08x}: sim {:08x} gpu {:08x};",
+                input[3 * t],
+                input[3 * t + 1],
+                input[3 * t + 2],
+                sim[t * 24 + j],
+                dev[t * 24 + j]
+            );
+        }
+        println!();
+    }
+}
+
+/// `half_ops` (24 conversions and packed operations per thread) on words that mix random bit
+/// patterns, f32 values around the f16 range, packed halves, values halfway between two f16
+/// or bf16 values, and zeros, infinities, NaNs and subnormals.
+fn half_case(rng: &mut Rng) -> Case {
+    let threads = 8192usize;
+    let specials = [
+        0u32,
+        0x8000_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x0000_0001,
+        0x3380_0000,
+        0x477f_f000,
+        0x477f_e000,
+        0x7c00_fc00,
+        0x7e00_0001,
+        0x0001_8001,
+        0x43e0_0000,
+    ];
+    let mut words = Vec::with_capacity(threads * 3);
+    for _ in 0..threads * 3 {
+        let r = rng.next();
+        let w = match r % 6 {
+            0 => (r >> 8) as u32,
+            1 => {
+                let exp = 127 - 30 + ((r >> 8) % 50) as u32;
+                ((r >> 16) as u32 & 0x8000_0000) | (exp << 23) | ((r >> 24) as u32 & 0x7f_ffff)
+            }
+            2 => {
+                let h =
+                    |x: u64| ((x & 0x8000) | (((x >> 16) % 31) << 10) | ((x >> 24) & 0x3ff)) as u32;
+                (h(r >> 8) << 16) | h(r >> 32)
+            }
+            3 => {
+                // Halfway between two f16 (13 dropped bits 1 0...0) or bf16 (16 bits 1 0...0).
+                let x = (r >> 8) as u32 & 0x47ff_ffff;
+                if r & 0x100 == 0 {
+                    (x & !0x1fff) | 0x1000
+                } else {
+                    (x & !0xffff) | 0x8000
+                }
+            }
+            _ => specials[(r >> 8) as usize % specials.len()],
+        };
+        words.push(w);
+    }
+    Case {
+        name: "half_ops (8192 threads x 24 ops)".into(),
+        ptx: HALF,
+        entry: "half_ops",
+        launch: launch((threads as u32 / 256, 1, 1), 256, 0),
+        args: vec![
+            ArgValue::buffer(&words),
+            ArgValue::zeroed(threads * 24 * 4),
+            ArgValue::U32(threads as u32),
+        ],
+        outputs: vec![(1, Ty::S32)],
+        exact: true,
+    }
+}
+
 fn main() {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
@@ -520,7 +639,7 @@ fn main() {
         }
     };
     let mut rng = Rng(0x0005_eed7_e450_c0e5_u64);
-    let mut cases = Vec::new();
+    let mut cases = vec![half_case(&mut rng)];
     for exact in [true, false] {
         cases.extend(mma_cases(&mut rng, exact));
         cases.extend(wgmma_cases(&mut rng, exact));

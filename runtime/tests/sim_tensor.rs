@@ -822,3 +822,68 @@ fn the_warps_of_a_warpgroup_give_the_same_descriptors() {
     assert!(r.message.contains("different matrix descriptors"), "{r}");
     assert_ne!(r.sites[0].warp, r.sites[1].warp, "{r}");
 }
+
+// --- half precision and fp8 conversions and packed arithmetic (tests/sim/half.ptx) ---
+
+/// Runs `half_ops` on triples of words; returns each thread's 24 results.
+fn half_ops(inputs: &[[u32; 3]]) -> Vec<[u32; 24]> {
+    let flat: Vec<u32> = inputs.iter().flatten().copied().collect();
+    let mut args = [
+        words(&flat),
+        ArgValue::zeroed(inputs.len() * 24 * 4),
+        ArgValue::U32(inputs.len() as u32),
+    ];
+    completes("half.ptx", "half_ops", &launch(32, 0), &mut args);
+    let out: Vec<u32> = args[1].read();
+    out.chunks(24).map(|c| c.try_into().expect("24")).collect()
+}
+
+#[test]
+fn half_conversions_round_to_nearest_even() {
+    let f = |x: f32| x.to_bits();
+    let tie16 = 1.0 + 2f32.powi(-11);
+    let above16 = 1.0 + 3.0 * 2f32.powi(-11);
+    let tie_bf = 1.0 + 2f32.powi(-8);
+    let above_bf = 1.0 + 3.0 * 2f32.powi(-8);
+    let r = half_ops(&[
+        [f(tie16), f(above16), 0],
+        [f(65520.0), f32::NAN.to_bits(), 0],
+        [f(tie_bf), f(above_bf), 0],
+        [f(500.0), f(-1e9), 0],
+        [f(1e9), f(-3.0), 0],
+        // f16 pairs for the packed arithmetic: a = (1, 2), b = (2^-11, -0.5), c = (1, 1).
+        [0x4000_3c00, 0xb800_1000, 0x3c00_3c00],
+        // NaNs and negative zeros: a holds the f16 NaNs 0x7d48 and 0x7f94 (as bf16, 0x7f94 is a
+        // NaN too), b = -0.0 (f32), c = (-0, -0).
+        [0x7d48_7f94, f(-0.0), 0x8000_8000],
+    ]);
+    // cvt.rn.f16x2.f32: a to the upper half; ties to even, overflow to infinity, NaN canonical.
+    assert_eq!(r[0][0], 0x3c00_3c02);
+    assert_eq!(r[1][0], 0x7c00_7fff);
+    // cvt.rn.bf16x2.f32.
+    assert_eq!(r[2][1], 0x3f80_3f82);
+    // cvt.rn.relu.f16x2.f32: negative to +0.
+    assert_eq!(r[4][2] & 0xffff, 0);
+    // cvt.rn.satfinite.e4m3x2.f32 / e5m2x2: out of range to the largest finite value.
+    assert_eq!(r[3][3], 0x7efe);
+    assert_eq!(r[4][4], 0x7bc2);
+    assert_eq!(r[1][4] & 0xff, 0x7f);
+    // cvt.rn.f16.f32 and cvt.rn.bf16.f32.
+    assert_eq!(r[0][8], 0x3c00);
+    assert_eq!(r[2][9], 0x3f80);
+    // add.rn.f16x2: 1 + 2^-11 is a tie (to 1), 2 - 0.5 = 1.5.
+    assert_eq!(r[5][12], 0x3e00_3c00);
+    // fma.rn.f16x2: 1 * 2^-11 + 1 = 1 (tie to even); 2 * -0.5 + 1 = 0.
+    assert_eq!(r[5][15], 0x0000_3c00);
+    // neg.f16x2 flips both signs.
+    assert_eq!(r[5][22], 0xc000_bc00);
+    // As an H100 does (examples/tensor_gpu.rs): .relu turns -0 into +0 and NaN into the
+    // canonical NaN; neg and abs of a NaN give the canonical NaN; cvt.f32.f16 of a NaN gives
+    // the canonical f32 NaN, cvt.f32.bf16 keeps a NaN's bits.
+    assert_eq!(r[6][2] & 0xffff, 0);
+    assert_eq!(r[6][16], 0x7fff_7fff);
+    assert_eq!(r[6][22] >> 16, 0x7fff);
+    assert_eq!(r[6][23] & 0xffff, 0x7fff);
+    assert_eq!(r[6][10], 0x7fff_ffff);
+    assert_eq!(r[6][11], 0x7f94_0000);
+}

@@ -298,6 +298,15 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
         }
         (_, CvtTy::Float(t)) => {
             let mut v = to_f64(x, from);
+            // NaNs as an H100 converts them (examples/tensor_gpu.rs): an f16 NaN becomes the
+            // canonical NaN, a bf16 one keeps its bits (the ISA leaves it unspecified).
+            if v.is_nan() && t == FTy::F32 {
+                match from {
+                    CvtTy::F16 => return 0x7fff_ffff,
+                    CvtTy::Bf16 => return (x & 0xffff) << 16,
+                    _ => {}
+                }
+            }
             if ftz && from == CvtTy::Float(FTy::F32) && (v as f32).is_subnormal() {
                 v = 0.0f64.copysign(v);
             }

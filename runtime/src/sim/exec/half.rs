@@ -202,6 +202,8 @@ fn arith(op: HArith, f: Fmt, x: u32, y: u32, z: u32, ftz: bool, sat: bool, relu:
     let (x, y, z) = (flush(x), flush(y), flush(z));
     let (a, b, c) = (decode(f, x), decode(f, y), decode(f, z));
     let bits = match op {
+        // neg and abs of a NaN give the canonical NaN (as on an H100).
+        HArith::Neg | HArith::Abs if a.is_nan() => return nan_bits(f),
         HArith::Neg => return x ^ sign,
         HArith::Abs => return x & !sign,
         HArith::Min => return minmax(f, x, y, false),
@@ -223,7 +225,8 @@ fn arith(op: HArith, f: Fmt, x: u32, y: u32, z: u32, ftz: bool, sat: bool, relu:
     };
     let mut bits = flush(bits);
     let v = decode(f, bits);
-    if relu && v < 0.0 {
+    // .relu clamps negative results, -0 included, to +0.
+    if relu && v.is_sign_negative() {
         bits = 0;
     }
     if relu && v.is_nan() {
@@ -247,7 +250,8 @@ fn from_f32(x: u64, f: Fmt, relu: bool, satfinite: bool) -> u32 {
     if relu && v.is_nan() {
         return nan_bits(f);
     }
-    if relu && v < 0.0 {
+    // .relu clamps negative values, -0 included, to +0.
+    if relu && v.is_sign_negative() {
         return 0;
     }
     encode(v, 0.0, f, satfinite)
@@ -283,7 +287,7 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, op: &HalfOp) {
                 let v = decode(Fmt::F16, (h & 0xffff) as u32);
                 if relu && v.is_nan() {
                     nan_bits(to)
-                } else if relu && v < 0.0 {
+                } else if relu && v.is_sign_negative() {
                     0
                 } else {
                     encode(v, 0.0, to, true)
@@ -296,7 +300,7 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, op: &HalfOp) {
                 let v = decode(from, (b & 0xff) as u32);
                 if relu && v.is_nan() {
                     nan_bits(Fmt::F16)
-                } else if relu && v < 0.0 {
+                } else if relu && v.is_sign_negative() {
                     0
                 } else {
                     encode(v, 0.0, Fmt::F16, false)
