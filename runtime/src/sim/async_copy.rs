@@ -288,7 +288,7 @@ impl Machine<'_> {
                 data.resize(*bytes as usize, 0);
                 if self.race.checking() {
                     self.race
-                        .async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc, false)
+                        .cp_async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc)
                         .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
                 }
                 let s = (off - SHARED_BASE) as usize;

@@ -354,4 +354,6 @@ pub(crate) struct Machine<'a> {
     pub cluster_index: u32,
     /// Warps with lanes waiting for the rest of their warp at an aligned instruction.
     pub gathering: u32,
+    /// Warpgroup MMAs in flight and the register accesses around them.
+    pub tensor: super::exec::tensor::TensorState,
 }

@@ -16,7 +16,12 @@
 //!   `barrier.cluster.wait` (acquire) (§9.7.13.3).
 //!
 //! `fence.proxy.async` is tracked per thread: a generic write is visible to a later async-proxy
-//! read only through a fence of its writer that happens before the read.
+//! read only through a proxy fence on a causality path from the write to the read (PTX ISA
+//! §8.9.5, proxy-preserved base causality order): a fence of the writer after the write that
+//! happens before the read, or a fence of the thread that issues the read, before the issue,
+//! that the write happens before (threads write, `bar.sync`, every thread fences, one issues:
+//! Triton's order). Fences of third threads on the path are not followed (missed fences are
+//! reported: precision over recall stops there).
 
 use std::collections::HashMap;
 
@@ -62,6 +67,10 @@ struct Cell {
     /// reductions are atomic with respect to each other, so another one need not be ordered
     /// after it.
     reduced: bool,
+    /// The last write was a `cp.async`'s: an async agent's, but in the generic proxy (only the
+    /// bulk copies and wgmma are async-proxy operations), so an async-proxy read needs a
+    /// `fence.proxy.async` after it too (its issuing thread's, or the reader's).
+    generic: bool,
 }
 
 /// A conflict: the earlier access and whether it was a write.
@@ -241,6 +250,7 @@ fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
         shared_reads: false,
         split: cell.split,
         reduced: false,
+        generic: false,
     };
 }
 
@@ -253,6 +263,8 @@ pub(crate) struct Race {
     clocks: Vec<u32>,
     /// Fences of each thread: the thread's own clock at each `fence.proxy.async`.
     fences: Vec<Vec<u32>>,
+    /// Each thread's clock at its latest `fence.proxy.async` (empty before the first).
+    fence_vc: Vec<Clock>,
     agent_clock: Vec<u32>,
     /// Clock component of each thread's async agent (`u32::MAX`: none yet), and the thread
     /// of each agent component: components are given to agents as threads issue operations,
@@ -280,6 +292,7 @@ impl Race {
             width: threads,
             clocks,
             fences: vec![Vec::new(); threads],
+            fence_vc: vec![Vec::new(); threads],
             agent_clock: vec![0; threads],
             agent_of: vec![u32::MAX; threads],
             owner: Vec::new(),
@@ -383,6 +396,8 @@ impl Race {
     pub(crate) fn fence_proxy_async(&mut self, t: u32) {
         let now = self.now(t);
         self.fences[t as usize].push(now);
+        let vc = self.clock(t).to_vec();
+        self.fence_vc[t as usize] = vc;
     }
 
     /// A generic-proxy read by thread `t`.
@@ -495,8 +510,37 @@ impl Race {
         self.shadow.visit(cta, offset, len, cell_write)
     }
 
+    /// A write of a `cp.async` of thread `t` (an async agent's write in the generic proxy): as
+    /// [`Race::async_write`], and an async-proxy read of it needs a proxy fence (module docs),
+    /// of `t` after the write or of the reader.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn cp_async_write(
+        &mut self,
+        t: u32,
+        vc: &[u32],
+        cta: u32,
+        offset: u32,
+        len: u32,
+        pc: u32,
+    ) -> Result<(), Conflict> {
+        let who = self.agent(t);
+        let me = Access {
+            who,
+            clock: vc[who as usize],
+            pc,
+            instr: 0,
+        };
+        let fences = self.fences[t as usize].len() as u32;
+        self.shadow.visit(cta, offset, len, |cell, sets, key| {
+            check_write(cell, sets, cta, key, vc, 0)?;
+            set_written(cell, sets, cta, key, me, fences);
+            cell.generic = true;
+            Ok(())
+        })
+    }
+
     /// A read by the async agent of thread `t`: generic writes must be ordered before it and
-    /// fenced with `fence.proxy.async` by their writer.
+    /// fenced with `fence.proxy.async` (module docs).
     pub(crate) fn async_read(
         &mut self,
         t: u32,
@@ -515,6 +559,10 @@ impl Race {
         };
         let threads = self.threads;
         let fences = &self.fences;
+        let owner = &self.owner;
+        // The issuing thread's latest fence, if it came before the issue.
+        let issuer_fence = Some(&self.fence_vc[t as usize])
+            .filter(|f| !f.is_empty() && f[t as usize] <= vc[t as usize]);
         self.shadow.visit(cta, offset, len, |cell, sets, key| {
             let w = cell.write;
             if !sees(vc, w) {
@@ -526,11 +574,21 @@ impl Race {
                 });
             }
             // The writer's first fence after the write must be visible to the operation.
+            // The thread whose fences count for a generic write: its writer, or for a
+            // cp.async the thread that issued it.
+            let writer = if (w.who as usize) < threads {
+                Some(w.who as usize)
+            } else if cell.generic {
+                Some(owner[w.who as usize - threads] as usize)
+            } else {
+                None
+            };
             if w.clock != 0
-                && (w.who as usize) < threads
-                && fences[w.who as usize]
+                && let Some(x) = writer
+                && fences[x]
                     .get(cell.write_fences as usize)
-                    .is_none_or(|&f| vc[w.who as usize] < f)
+                    .is_none_or(|&f| vc[x] < f)
+                && issuer_fence.is_none_or(|f| f[w.who as usize] < w.clock)
             {
                 return Err(Conflict {
                     earlier: w,

@@ -69,8 +69,16 @@ pub enum FindingKind {
     Misaligned,
     /// An access to the shared memory of a CTA of the cluster that has exited.
     ExitedCtaAccess,
-    /// A warp collective whose member mask names exited threads or that reads an absent lane.
+    /// A warp collective whose member mask names exited threads or that reads an absent lane;
+    /// a tensor-core instruction executed by part of a warp (or of a warpgroup), or with an
+    /// operand that differs between the threads that must agree on it.
     WarpCollective,
+    /// A register that a `wgmma.mma_async` in flight reads or writes (its accumulator or A
+    /// fragment) accessed before a `wgmma.wait_group` covering it.
+    WgmmaRegisterInFlight,
+    /// A `wgmma.mma_async` whose registers were accessed after the last `wgmma.fence`, or with
+    /// no `wgmma.fence` before it.
+    WgmmaFenceMissing,
     /// `trap`.
     Trap,
     /// The run exceeded its step budget (a livelock, or a budget too small).
@@ -113,6 +121,8 @@ impl FindingKind {
             FindingKind::Misaligned => "misaligned",
             FindingKind::ExitedCtaAccess => "exited_cta_access",
             FindingKind::WarpCollective => "warp_collective",
+            FindingKind::WgmmaRegisterInFlight => "wgmma_register_in_flight",
+            FindingKind::WgmmaFenceMissing => "wgmma_fence_missing",
             FindingKind::Trap => "trap",
             FindingKind::StepLimit => "step_limit",
         }

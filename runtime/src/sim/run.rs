@@ -79,6 +79,7 @@ fn run_clusters(
             max_steps: launch.max_steps,
             cluster_index: c,
             gathering: 0,
+            tensor: Default::default(),
         };
         m.trace_start_cluster();
         let result = {

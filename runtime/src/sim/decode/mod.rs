@@ -11,12 +11,14 @@
 
 mod alu;
 mod calls;
+pub(crate) mod half;
 mod mem;
 mod names;
 pub(crate) mod ops;
 mod sync;
 mod tma;
 pub(crate) use tma::TmaOp;
+pub(crate) mod tensor;
 
 use names::{FnCx, Sym};
 pub(crate) use ops::*;
@@ -472,6 +474,8 @@ fn dispatch(
         {
             tma::decode(fcx, inst)
         }
+        O::Other(name) if tensor::claims(name) => tensor::decode(fcx, inst),
+        _ if half::claims(inst) => half::decode(fcx, inst),
         _ => alu::decode(fcx, inst),
     }
 }

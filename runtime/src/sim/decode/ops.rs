@@ -605,6 +605,10 @@ pub(crate) enum Kind {
     },
     /// A tensor-map instruction (`decode::tma`).
     Tma(Box<super::tma::TmaOp>),
+    /// Tensor-core instructions: `ldmatrix`, `stmatrix`, `mma.sync`, `wgmma.*` (decode/tensor.rs).
+    Tensor(Box<super::tensor::TensorOp>),
+    /// Half-precision and fp8 conversions and packed arithmetic (decode/half.rs).
+    Half(super::half::HalfOp),
     /// An instruction the simulator cannot run; executing it stops the run with this reason.
     Unsupported(Box<str>),
 }
@@ -630,6 +634,7 @@ impl Kind {
             Kind::Bar { aligned, .. } => *aligned,
             Kind::ClusterArrive { aligned, .. } | Kind::ClusterWait { aligned } => *aligned,
             Kind::Tma(op) => op.is_aligned(),
+            Kind::Tensor(_) => true,
             _ => false,
         }
     }

@@ -134,6 +134,7 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind, carry: usize) -> boo
         Kind::Float1 { .. } | Kind::Float2 { .. } | Kind::Fma { .. } | Kind::Cvt { .. } => {
             float::exec(regs, eff, kind)
         }
+        Kind::Half(op) => super::half::exec(regs, eff, op),
         Kind::Bfi { ty, d, a, b, c, e } => {
             let bits = ty.bits as u32;
             let m = ty.mask();

@@ -272,9 +272,7 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
             };
             finish_float(r, t, sat, ftz)
         }
-        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => {
-            float_to_half(to_f64(x, CvtTy::Int(f)) as f32, to)
-        }
+        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, CvtTy::Int(f)), to),
         (_, CvtTy::Int(t)) => {
             let v = to_f64(x, from);
             let v = if ftz
@@ -300,6 +298,15 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
         }
         (_, CvtTy::Float(t)) => {
             let mut v = to_f64(x, from);
+            // NaNs as an H100 converts them (examples/tensor_gpu.rs): an f16 NaN becomes the
+            // canonical NaN, a bf16 one keeps its bits (the ISA leaves it unspecified).
+            if v.is_nan() && t == FTy::F32 {
+                match from {
+                    CvtTy::F16 => return 0x7fff_ffff,
+                    CvtTy::Bf16 => return (x & 0xffff) << 16,
+                    _ => {}
+                }
+            }
             if ftz && from == CvtTy::Float(FTy::F32) && (v as f32).is_subnormal() {
                 v = 0.0f64.copysign(v);
             }
@@ -312,7 +319,7 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
             };
             finish_float(r, t, sat, ftz)
         }
-        (_, CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, from) as f32, to),
+        (_, CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, from), to),
     }
 }
 
@@ -341,37 +348,16 @@ fn f16_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// f32 → f16/bf16 with round to nearest even.
-fn float_to_half(v: f32, to: CvtTy) -> u64 {
-    let bits = v.to_bits();
-    if to == CvtTy::Bf16 {
-        if v.is_nan() {
-            return 0x7fc0;
-        }
-        let round = ((bits >> 16) & 1) + 0x7fff;
-        return (bits.wrapping_add(round) >> 16) as u64;
-    }
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    if v.is_nan() {
-        return (sign | 0x7e00) as u64;
-    }
-    let a = v.abs();
-    if a >= 65520.0 {
-        return (sign | 0x7c00) as u64;
-    }
-    if a < 2f32.powi(-14) {
-        // Subnormal half: multiples of 2^-24, rounded to nearest even.
-        let q = (a * 2f32.powi(24)) as f64;
-        return (sign | q.round_ties_even() as u16) as u64;
-    }
-    let exp = ((bits >> 23) & 0xff) as i32 - 127 + 15;
-    let man = bits & 0x7f_ffff;
-    let mut h = ((exp as u32) << 10) | (man >> 13);
-    let rest = man & 0x1fff;
-    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
-        h += 1;
-    }
-    (sign | h as u16) as u64
+/// A value (exact in f64: every f32, f64, f16, bf16 and integer of at most 53 bits) to f16 or
+/// bf16, rounded to nearest even once (no double rounding through f32); NaN gives the
+/// canonical NaN 0x7fff.
+fn float_to_half(v: f64, to: CvtTy) -> u64 {
+    let fmt = if to == CvtTy::Bf16 {
+        crate::sim::decode::half::Fmt::Bf16
+    } else {
+        crate::sim::decode::half::Fmt::F16
+    };
+    super::half::encode(v, 0.0, fmt, false) as u64
 }
 
 /// An integer comparison in a loop of its own.

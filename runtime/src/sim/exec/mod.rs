@@ -9,12 +9,14 @@ mod alu;
 mod collective;
 mod fast;
 mod float;
+mod half;
 mod mem;
 pub(crate) use mem::atomic_value;
 mod sites;
 mod sync;
 mod tma;
 pub(crate) use tma::{TensorCopy, TmaState};
+pub(crate) mod tensor;
 
 use super::SimError;
 use super::decode::{Kind, Op};
@@ -111,16 +113,20 @@ impl Machine<'_> {
                     .unwrap_or(u32::MAX);
             }
             let op: &Op = &prog.ops[pc as usize];
-            let warp = &mut self.warps[w];
             let eff = match op.guard {
                 None => mask,
                 Some(g) => {
-                    let row = &warp.regs[g.reg as usize * 32..g.reg as usize * 32 + 32];
+                    let regs = &self.warps[w].regs;
+                    let row = &regs[g.reg as usize * 32..g.reg as usize * 32 + 32];
                     lanes(mask)
                         .filter(|&l| (row[l] != 0) != g.negated)
                         .fold(0u32, |m, l| m | 1 << l)
                 }
             };
+            if self.tensor.active && eff != 0 {
+                self.wgmma_access(w, eff, pc)?;
+            }
+            let warp = &mut self.warps[w];
             warp.clock += 1;
             self.stats.warp_instructions += 1;
             self.stats.thread_instructions += mask.count_ones() as u64;

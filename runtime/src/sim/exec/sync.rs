@@ -249,6 +249,7 @@ impl Machine<'_> {
             | Kind::WarpSync { .. }
             | Kind::Redux { .. } => self.collective(w, eff, pc, kind)?,
             Kind::Tma(op) => return self.exec_tma(w, eff, pc, op),
+            Kind::Tensor(op) => return self.tensor(w, eff, pc, op),
             other => unreachable!("op {other:?} reached dispatch"),
         }
         Ok(Step::Next)
