@@ -62,6 +62,15 @@ def cases(rng):
                          npy(f"mm_c_{t}", np.full((m, nn), np.nan, np.float16))]
                         + [{"kind": "u32", "value": v} for v in (m, nn, k, k, nn, nn)] + scratch,
                         {"2": "exact"}))
+    m, nn, k = 256, 256, 128
+    a = rng.integers(-4, 5, (m, k)).astype(np.float16)
+    bt = rng.integers(-4, 5, (nn, k)).astype(np.float16)
+    out.append(case("matmul_tma_sm90a", "matmul_tma_sm90a.ptx", "matmul_tma", [4, 1, 1], [256, 1, 1], 131104,
+                    [npy("tma_a", a), npy("tma_bt", bt), npy("tma_c", np.full((m, nn), np.nan, np.float16))]
+                    + [{"kind": "u32", "value": v} for v in (m, nn, k)]
+                    # Triton's global scratch: 384 bytes a program for the descriptors it builds.
+                    + [npy("tma_scratch", np.zeros(384 * 4, np.uint8)), {"kind": "empty"}],
+                    {"2": "exact"}))
     return out, arrays
 
 
