@@ -18,7 +18,7 @@ def test_main_lints_a_file(tmp_path, divergent_ptx, capsys):
 
 def test_main_usage(capsys):
     assert _cli.main([]) == 2
-    assert "usage: phasegate" in capsys.readouterr().out
+    assert "Usage: phasegate <COMMAND>" in capsys.readouterr().out
     assert _cli.main(["--version"]) == 0
 
 
