@@ -62,6 +62,18 @@ def cases(rng):
                          npy(f"mm_c_{t}", np.full((m, nn), np.nan, np.float16))]
                         + [{"kind": "u32", "value": v} for v in (m, nn, k, k, nn, nn)] + scratch,
                         {"2": "exact"}))
+    for t in ("sm80", "sm90a"):
+        rows, cols = 3, 700
+        xs = rng.uniform(-2, 2, (rows, cols)).astype(np.float16)
+        out.append(case(f"layernorm_{t}", f"layernorm_fwd_{t}.ptx", "layernorm_fwd", [rows, 1, 1], [256, 1, 1], 32,
+                        [npy(f"ln_x_{t}", xs), npy(f"ln_y_{t}", np.full((rows, cols), np.nan, np.float16)),
+                         npy(f"ln_w_{t}", rng.uniform(0.5, 1.5, cols).astype(np.float32)),
+                         npy(f"ln_b_{t}", rng.uniform(-1, 1, cols).astype(np.float32)),
+                         npy(f"ln_mean_{t}", np.full(rows, np.nan, np.float32)),
+                         npy(f"ln_rstd_{t}", np.full(rows, np.nan, np.float32)),
+                         {"kind": "u32", "value": cols}, {"kind": "u32", "value": cols},
+                         {"kind": "f32", "value": 1e-5}] + scratch,
+                        {"1": "ulp:2", "4": "ulp:2", "5": "ulp:2"}))
     m, nn, k = 256, 256, 128
     a = rng.integers(-4, 5, (m, k)).astype(np.float16)
     bt = rng.integers(-4, 5, (nn, k)).astype(np.float16)
@@ -99,11 +111,15 @@ def prepare(d, phasegate):
 
 
 def ulps(a, b):
-    a = a.astype(np.float32).view(np.int32).astype(np.int64)
-    b = b.astype(np.float32).view(np.int32).astype(np.int64)
-    a = np.where(a < 0, -(a & 0x7fffffff), a)
-    b = np.where(b < 0, -(b & 0x7fffffff), b)
-    return np.abs(a - b)
+    """Distance in units in the last place, in the arrays' own float type."""
+    ints = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    sign = np.int64(1) << (8 * a.dtype.itemsize - 1)
+
+    def ordered(x):
+        i = x.view(ints).astype(np.int64)
+        return np.where(i < 0, -(i & (sign - 1)), i)
+
+    return np.abs(ordered(a) - ordered(b))
 
 
 def compare(d, results, phasegate):
