@@ -484,13 +484,7 @@ impl Race {
         pc: u32,
         reduction: bool,
     ) -> Result<(), Conflict> {
-        let who = self.agent(t);
-        let me = Access {
-            who,
-            clock: vc[who as usize],
-            pc,
-            instr: 0,
-        };
+        let me = self.agent_access(t, vc, pc);
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if reduction && cell.reduced {
                 check_after_reads(cell, sets, cta, key, vc)?;
@@ -523,13 +517,7 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), Conflict> {
-        let who = self.agent(t);
-        let me = Access {
-            who,
-            clock: vc[who as usize],
-            pc,
-            instr: 0,
-        };
+        let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
         self.shadow.visit(cta, offset, len, |cell, sets, key| {
             check_write(cell, sets, cta, key, vc, 0)?;
@@ -537,6 +525,17 @@ impl Race {
             cell.generic = true;
             Ok(())
         })
+    }
+
+    /// The access of thread `t`'s async agent, for an operation issued with clock `vc`.
+    fn agent_access(&mut self, t: u32, vc: &[u32], pc: u32) -> Access {
+        let who = self.agent(t);
+        Access {
+            who,
+            clock: vc[who as usize],
+            pc,
+            instr: 0,
+        }
     }
 
     /// A read by the async agent of thread `t`: generic writes must be ordered before it and
@@ -550,13 +549,7 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), Conflict> {
-        let who = self.agent(t);
-        let me = Access {
-            who,
-            clock: vc[who as usize],
-            pc,
-            instr: 0,
-        };
+        let me = self.agent_access(t, vc, pc);
         let threads = self.threads;
         let fences = &self.fences;
         let owner = &self.owner;
