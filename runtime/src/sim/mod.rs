@@ -34,7 +34,7 @@ mod sched;
 mod tensormap;
 mod trace;
 
-pub use args::{ArgValue, KernelArg, KernelArgs, TensorMapArg, TensorSource};
+pub use args::{ArgValue, Element, KernelArg, KernelArgs, TensorMapArg, TensorSource};
 pub use checked::{RunError, run};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};

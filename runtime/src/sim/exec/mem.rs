@@ -180,7 +180,7 @@ impl Machine<'_> {
         if check_align(&target) && !a.is_multiple_of(len.min(16).next_power_of_two() as u64) {
             return Err(Report::new(
                 FindingKind::Misaligned,
-                "§5.4.4 (alignment of accesses)",
+                "§6.4.1 (addresses as operands: alignment)",
                 format!("misaligned access: {len} bytes at address 0x{a:x}"),
             )
             .site(self.site(w, 1 << lane, pc, "accesses memory"))
