@@ -107,6 +107,54 @@ fn mutated_inputs_never_panic() {
     assert!(linted > 200, "only {linted} mutants parsed");
 }
 
+/// The production corpus (`tests/realworld/`: Triton's and CUTLASS's kernels, with tensor
+/// copies, wgmma, inline-assembly scopes, jump tables), mutated the same way: the files up to
+/// `PHASEGATE_ROBUSTNESS_BYTES` (default 160 KB, to keep `cargo test` short), a few mutants
+/// each (`PHASEGATE_ROBUSTNESS_MUTANTS`, default 3).
+#[test]
+fn mutated_production_kernels_never_panic() {
+    let env = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (max_bytes, mutants) = (
+        env("PHASEGATE_ROBUSTNESS_BYTES", 160_000),
+        env("PHASEGATE_ROBUSTNESS_MUTANTS", 3),
+    );
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/realworld");
+    let mut files = Vec::new();
+    for dir in ["triton", "cutlass"] {
+        let entries = std::fs::read_dir(format!("{root}/{dir}")).expect("the corpus");
+        files.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() as usize <= max_bytes)),
+        );
+    }
+    files.sort();
+    let mut config = LintConfig::default();
+    config.set("all", Level::Warn).unwrap();
+    let mut rng = Lcg(0xc0ffee);
+    let mut linted = 0;
+    for path in &files {
+        let text = std::fs::read_to_string(path).expect("read");
+        for k in 0..mutants {
+            let mutant = mutate(&text, &mut rng);
+            let Ok(module) = phasegate_ptx::parse(&mutant) else {
+                continue;
+            };
+            let result = std::panic::catch_unwind(|| lint_module(&module, &config).len());
+            assert!(result.is_ok(), "{}: mutant {k} panicked", path.display());
+            linted += 1;
+        }
+    }
+    assert!(linted > 40, "only {linted} mutants parsed");
+}
+
 #[test]
 fn degenerate_bodies() {
     let config = LintConfig::default();
