@@ -1151,3 +1151,22 @@ fn exits_without_an_aligned_barrier_warn_whatever_the_schedule() {
     let stats = completes("divergence.ptx", "warp_uniform_exit", &block(64), &mut []);
     assert!(stats.warnings.is_empty(), "{:#?}", stats.warnings);
 }
+
+/// Stores that leave shared memory as an earlier store left it are not a race (Triton's
+/// replicated layouts write one value from many warps); a store of another value is, and so is a
+/// first store of zeros that another warp reads unordered (shared memory starts undefined).
+#[test]
+fn stores_that_leave_memory_unchanged_are_not_a_race() {
+    let mut args = [ArgValue::U32(0), ArgValue::zeroed(4)];
+    completes("memory.ptx", "write_back", &block(128), &mut args);
+    assert_eq!(args[1].read::<u32>(), vec![42]);
+    for mode in [1, 2] {
+        finding(
+            "memory.ptx",
+            "write_back",
+            &block(128),
+            &mut [ArgValue::U32(mode), ArgValue::zeroed(4)],
+            FindingKind::SharedRace,
+        );
+    }
+}

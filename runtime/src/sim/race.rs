@@ -438,6 +438,21 @@ impl Race {
         self.shadow.visit(cta, offset, len, cell_read)
     }
 
+    /// Whether every byte of `[offset, offset + len)` of CTA `cta`'s shared memory has been
+    /// written (by a thread or a copy) since the launch: shared memory starts undefined on a GPU,
+    /// so only bytes a store wrote have a value that a later store can leave unchanged.
+    pub(crate) fn written(&mut self, cta: u32, offset: u32, len: u32) -> bool {
+        if !self.checking() {
+            return false;
+        }
+        let mut all = true;
+        let _ = self.shadow.visit(cta, offset, len, |cell, _, _| {
+            all &= cell.write.clock != 0;
+            Ok(())
+        });
+        all
+    }
+
     /// A generic-proxy write by thread `t`.
     pub(crate) fn write(
         &mut self,

@@ -423,9 +423,14 @@ impl Machine<'_> {
             let (bytes, base) = match target {
                 FastTarget::Shared(cta) => {
                     if checking {
+                        let mut buf = [0u8; 32];
                         for lane in lanes(eff) {
                             let t = w as u32 * 32 + lane as u32;
                             let off = addrs[lane] as u32 - SHARED_BASE;
+                            self.lane_bytes(w, lane, vals, es, &mut buf);
+                            if self.leaves_shared_unchanged(cta, off, &buf[..len]) {
+                                continue;
+                            }
                             self.race
                                 .write(t, cta, off, len as u32, pc)
                                 .map_err(|c| self.race_report(c, cta, t, pc, false, false))?;
@@ -454,20 +459,45 @@ impl Machine<'_> {
         for lane in lanes(eff) {
             let a = self.addr_value(w, lane, addr);
             let t = self.resolve(w, lane, pc, space, a, len as u32)?;
+            self.lane_bytes(w, lane, vals, es, &mut buf);
             if let Target::Shared { cta, off } = t
                 && checking
+                && !self.leaves_shared_unchanged(cta, off, &buf[..len])
             {
                 let tid = w as u32 * 32 + lane as u32;
                 self.race
                     .write(tid, cta, off, len as u32, pc)
                     .map_err(|c| self.race_report(c, cta, tid, pc, false, false))?;
             }
-            for (k, v) in vals.iter().enumerate() {
-                store_le(&mut buf[k * es..(k + 1) * es], self.src_value(w, lane, *v));
-            }
             self.write_bytes(w, lane, pc, t, &buf[..len])?;
         }
         Ok(())
+    }
+
+    /// The bytes lane `lane` of warp `w` stores: `vals`, `es` bytes each, little-endian.
+    fn lane_bytes(&self, w: usize, lane: usize, vals: &[Src], es: usize, buf: &mut [u8; 32]) {
+        for (k, v) in vals.iter().enumerate() {
+            store_le(&mut buf[k * es..(k + 1) * es], self.src_value(w, lane, *v));
+        }
+    }
+
+    /// Whether storing `bytes` at `off` (from the start of CTA `cta`'s shared memory, as the race
+    /// detector counts) leaves it as an earlier store left it (shared memory starts undefined:
+    /// a first store always changes it). Such a
+    /// store is not given to the race detector: whether another thread's access comes before or
+    /// after it, that thread sees the same bytes, so no order between them can be observed. Triton
+    /// relies on this: every thread of a replicated layout stores the same value to one address
+    /// (every warp of a layer-norm reduction writing back what it read, every thread of a
+    /// warp-specialised kernel initialising one flag word). A store that changes memory is
+    /// checked as before, and one that happens to store what is there under one schedule is
+    /// checked under another.
+    fn leaves_shared_unchanged(&mut self, cta: u32, off: u32, bytes: &[u8]) -> bool {
+        let start = off as usize;
+        self.ctas[cta as usize]
+            .shared
+            .get(start..start + bytes.len())
+            .is_some_and(|now| now == bytes)
+            && self.race.written(cta, off, bytes.len() as u32)
     }
 
     #[allow(clippy::too_many_arguments)]
