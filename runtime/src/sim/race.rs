@@ -111,6 +111,25 @@ impl Shadow {
         Some((cells, &mut self.read_sets))
     }
 
+    /// Calls `f` on every cell covering `[off, off + len)` of CTA `cta`, with the cell's key:
+    /// a plain loop over whole granules when none is split (the common case), else [`Shadow::visit`].
+    #[inline(always)]
+    fn each(
+        &mut self,
+        cta: u32,
+        off: u32,
+        len: u32,
+        mut f: impl FnMut(&mut Cell, &mut ReadSets, u32) -> Result<(), Conflict>,
+    ) -> Result<(), Conflict> {
+        if let Some((cells, sets)) = self.aligned(cta, off, len) {
+            for (k, cell) in cells.iter_mut().enumerate() {
+                f(cell, sets, off + 4 * k as u32)?;
+            }
+            return Ok(());
+        }
+        self.visit(cta, off, len, f)
+    }
+
     /// Calls `f` on every cell covering `[off, off + len)` of CTA `cta`, with the cell's key.
     #[inline(always)]
     fn visit(
@@ -429,13 +448,7 @@ impl Race {
             record_read(cell, sets, cta, key, me, seen);
             Ok(())
         };
-        if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {
-            for (k, cell) in cells.iter_mut().enumerate() {
-                cell_read(cell, sets, offset + 4 * k as u32)?;
-            }
-            return Ok(());
-        }
-        self.shadow.visit(cta, offset, len, cell_read)
+        self.shadow.each(cta, offset, len, cell_read)
     }
 
     /// Whether every byte of `[offset, offset + len)` of CTA `cta`'s shared memory has been
@@ -446,7 +459,7 @@ impl Race {
             return false;
         }
         let mut all = true;
-        let _ = self.shadow.visit(cta, offset, len, |cell, _, _| {
+        let _ = self.shadow.each(cta, offset, len, |cell, _, _| {
             all &= cell.write.clock != 0;
             Ok(())
         });
@@ -476,13 +489,7 @@ impl Race {
             set_written(cell, sets, cta, key, me, fences);
             Ok(())
         };
-        if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {
-            for (k, cell) in cells.iter_mut().enumerate() {
-                cell_write(cell, sets, offset + 4 * k as u32)?;
-            }
-            return Ok(());
-        }
-        self.shadow.visit(cta, offset, len, cell_write)
+        self.shadow.each(cta, offset, len, cell_write)
     }
 
     /// A write by the async agent of thread `t` whose operation has clock `vc`; `reduction`
@@ -510,13 +517,7 @@ impl Race {
             cell.reduced = reduction;
             Ok(())
         };
-        if let Some((cells, sets)) = self.shadow.aligned(cta, offset, len) {
-            for (k, cell) in cells.iter_mut().enumerate() {
-                cell_write(cell, sets, offset + 4 * k as u32)?;
-            }
-            return Ok(());
-        }
-        self.shadow.visit(cta, offset, len, cell_write)
+        self.shadow.each(cta, offset, len, cell_write)
     }
 
     /// A write of a `cp.async` of thread `t` (an async agent's write in the generic proxy): as
@@ -534,7 +535,7 @@ impl Race {
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
-        self.shadow.visit(cta, offset, len, |cell, sets, key| {
+        self.shadow.each(cta, offset, len, |cell, sets, key| {
             check_write(cell, sets, cta, key, vc, 0)?;
             set_written(cell, sets, cta, key, me, fences);
             cell.generic = true;
@@ -571,7 +572,7 @@ impl Race {
         // The issuing thread's latest fence, if it came before the issue.
         let issuer_fence = Some(&self.fence_vc[t as usize])
             .filter(|f| !f.is_empty() && f[t as usize] <= vc[t as usize]);
-        self.shadow.visit(cta, offset, len, |cell, sets, key| {
+        self.shadow.each(cta, offset, len, |cell, sets, key| {
             let w = cell.write;
             if !sees(vc, w) {
                 return Err(Conflict {

@@ -255,6 +255,50 @@ impl Machine<'_> {
         Ok(Step::Next)
     }
 
+    /// The (destination, mbarrier) addresses of a copy: the operands themselves, or with a
+    /// `.multicast::cluster` ctaMask the same offsets in every CTA whose bit is set
+    /// (§9.7.9.25.4.1, §9.7.9.25.5.2). A mask that names no CTA, or a CTA the cluster does not
+    /// have, is a finding; an address outside the cluster window stays as it is, for the caller's
+    /// shared-memory check to report.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn multicast_targets(
+        &self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        to: u64,
+        m: u64,
+        mask: Option<u32>,
+        spec: &str,
+    ) -> Res<Vec<(u64, u64)>> {
+        let Some(mask) = mask.map(|m| m & 0xffff) else {
+            return Ok(vec![(to, m)]);
+        };
+        let ctas = self.shape.ctas_per_cluster;
+        if mask == 0 || mask >> ctas.min(16) != 0 {
+            return Err(Report::new(
+                FindingKind::OutOfBounds,
+                spec,
+                format!(
+                    "multicast ctaMask 0x{mask:04x} names no CTA or a CTA the cluster of {ctas} does not have"
+                ),
+            )
+            .site(self.site(w, 1 << lane, pc, "issues the copy"))
+            .into());
+        }
+        let in_rank = |a: u64, r: u32| {
+            if a < WINDOW {
+                cluster_address(r, cta_offset(a as u32)) as u64
+            } else {
+                a
+            }
+        };
+        Ok((0..ctas)
+            .filter(|r| mask & (1 << r) != 0)
+            .map(|r| (in_rank(to, r), in_rank(m, r)))
+            .collect())
+    }
+
     fn misaligned(
         &self,
         w: usize,
@@ -347,30 +391,7 @@ impl Machine<'_> {
                 _ => unreachable!("global target"),
             }
         };
-        // (destination address, mbarrier address) per copy.
-        let targets: Vec<(u64, u64)> = match mask {
-            None => vec![(to, m)],
-            Some(mask) => {
-                let ctas = self.shape.ctas_per_cluster;
-                if mask & 0xffff == 0 || (mask & 0xffff) >> ctas.min(16) != 0 {
-                    return Err(Report::new(FindingKind::OutOfBounds, BULK_SPEC, format!("multicast ctaMask 0x{:04x} names no CTA or a CTA the cluster of {ctas} does not have", mask & 0xffff))
-                        .site(self.site(w, 1 << lane, pc, "issues the copy"))
-                        .into());
-                }
-                // An address outside the window stays as it is, for `shared_of` to report.
-                let in_rank = |a: u64, r: u32| {
-                    if a < WINDOW {
-                        cluster_address(r, cta_offset(a as u32)) as u64
-                    } else {
-                        a
-                    }
-                };
-                (0..ctas)
-                    .filter(|r| mask & (1 << r) != 0)
-                    .map(|r| (in_rank(to, r), in_rank(m, r)))
-                    .collect()
-            }
-        };
+        let targets = self.multicast_targets(w, lane, pc, to, m, mask, BULK_SPEC)?;
         for (to, m) in targets {
             let (cta, off) = self.shared_of(w, lane, pc, Space::SharedCluster, to, bytes)?;
             let (mc, mo) = self.mbar_locate(w, lane, pc, Space::SharedCluster, m, BULK_SPEC)?;

@@ -18,7 +18,7 @@ use crate::sim::async_copy::AsyncKind;
 use crate::sim::barrier::mbarrier::Actor;
 use crate::sim::decode::*;
 use crate::sim::machine::{Machine, Res, lanes};
-use crate::sim::memory::{SHARED_BASE, WINDOW, cluster_address, cta_offset};
+use crate::sim::memory::SHARED_BASE;
 use crate::sim::memory::{load_le, store_le};
 use crate::sim::race::join_into;
 use crate::sim::report::{FindingKind, Report, Site, Stop};
@@ -566,37 +566,7 @@ impl Machine<'_> {
             Space::SharedCluster
         };
         self.smem_aligned(w, lane, pc, to, COPY_SPEC)?;
-        let targets: Vec<(u64, u64)> = match mask {
-            None => vec![(to, m)],
-            Some(mask) => {
-                let ctas = self.shape.ctas_per_cluster;
-                if mask == 0 || mask >> ctas.min(16) != 0 {
-                    return Err(self
-                        .tma_report(
-                            w,
-                            lane,
-                            pc,
-                            FindingKind::OutOfBounds,
-                            COPY_SPEC,
-                            format!(
-                                "multicast ctaMask 0x{mask:04x} names no CTA or a CTA the cluster of {ctas} does not have"
-                            ),
-                        )
-                        .into());
-                }
-                let in_rank = |a: u64, r: u32| {
-                    if a < WINDOW {
-                        cluster_address(r, cta_offset(a as u32)) as u64
-                    } else {
-                        a
-                    }
-                };
-                (0..ctas)
-                    .filter(|r| mask & (1 << r) != 0)
-                    .map(|r| (in_rank(to, r), in_rank(m, r)))
-                    .collect()
-            }
-        };
+        let targets = self.multicast_targets(w, lane, pc, to, m, mask, COPY_SPEC)?;
         for (to, m) in targets {
             let (cta, off) = match self.resolve(w, lane, pc, space, to, footprint.max(1))? {
                 super::mem::Target::Shared { cta, off } => (cta, off),
