@@ -334,6 +334,13 @@ fn param_spec(krate: &syn::Path, p: &Param) -> TokenStream {
             let scalar = scalar_kind(krate, prim);
             quote!(#krate::runtime::ParamType::Scalar(#scalar))
         }
+        Ty::TensorMap(m) => {
+            let elem = scalar_kind(krate, m.elem);
+            let (rank, dims, swizzle) = (m.rank, m.dims, m.swizzle);
+            quote!(#krate::runtime::ParamType::TensorMap(#krate::runtime::MapType {
+                elem: #elem, rank: #rank, box_dims: [#(#dims),*], swizzle: #swizzle,
+            }))
+        }
         _ => syn::Error::new(Span::call_site(), "unreachable parameter type").to_compile_error(),
     };
     quote!(#krate::runtime::ParamSpec { name: #name, ty: #ty })

@@ -120,6 +120,10 @@ pub enum Method {
     Acquire,
     SlotStage,
     Load,
+    /// `load_tile` (1 box) / `load_tiles` (2 boxes): tensor copies into the stage.
+    LoadTiles,
+    /// `ConsumerSlot::address`.
+    SlotAddress,
     ConsumerWait,
     SlotGet,
     Release,
@@ -488,6 +492,8 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         Handle::ProducerSlot(_) => match name {
             "stage" => (M::SlotStage, &[], Out::U32),
             "load" => (M::Load, &[Global, U32], Out::Unit),
+            // Checked by `Checker::tile_load` (maps and coordinate arrays).
+            "load_tile" | "load_tiles" => (M::LoadTiles, &[], Out::Unit),
             _ => return None,
         },
         Handle::Consumer(_) => match name {
@@ -497,6 +503,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         Handle::ConsumerSlot(_) => match name {
             "stage" => (M::SlotStage, &[], Out::U32),
             "get" => (M::SlotGet, &[U32], Out::Elem),
+            "address" => (M::SlotAddress, &[U32], Out::U32),
             "release" => (M::Release, &[], Out::Unit),
             _ => return None,
         },
@@ -554,9 +561,9 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ClusterArrival => "wait, wait_acquire, wait_aligned, wait_acquire_aligned",
         Handle::Pipeline(_) => "producer, consumer",
         Handle::Producer(_) => "acquire",
-        Handle::ProducerSlot(_) => "stage, load",
+        Handle::ProducerSlot(_) => "stage, load, load_tile, load_tiles",
         Handle::Consumer(_) => "wait",
-        Handle::ConsumerSlot(_) => "stage, get, release",
+        Handle::ConsumerSlot(_) => "stage, get, address, release",
         _ => "none",
     }
 }

@@ -1,6 +1,6 @@
 //! Kernel-language types as written in Rust: parameters, annotations, `shared_array` arguments.
 
-use crate::types::{Elem, Prim, Ty};
+use crate::types::{Elem, MapShape, Prim, Ty};
 use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{Expr, GenericArgument, PathArguments, Type};
@@ -63,13 +63,149 @@ pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
         }
         Type::Paren(p) => param_type(&p.elem),
         Type::Group(g) => param_type(&g.elem),
+        Type::Path(p) if p.qself.is_none() && is_named(&p.path, "TensorMap") => {
+            tensor_map_type(p).map(Ty::TensorMap)
+        }
         other => match scalar_type(other) {
             Some(p) => Ok(Ty::Prim(p)),
             None => Err(syn::Error::new(
                 other.span(),
-                "kernel parameters are u32, i32, u64, i64, f32, f64, bool, or slices `&[T]` / `&mut [T]` of those",
+                "kernel parameters are u32, i32, u64, i64, f32, f64, bool, slices `&[T]` / `&mut [T]` of those, or `TensorMap<T, TileN<..>, Swizzle>`",
             )),
         },
+    }
+}
+
+fn is_named(path: &syn::Path, name: &str) -> bool {
+    path.segments.last().is_some_and(|s| s.ident == name)
+}
+
+/// `TensorMap<T, TileN<D0, ..>>` or `TensorMap<T, TileN<D0, ..>, Swizzle128B>`, checked as
+/// `cuTensorMapEncodeTiled` checks the box, so that a map the driver would refuse, or one
+/// whose rows a swizzle cannot lay out, is an error on the user's tokens and never a launch
+/// failure or a hang.
+fn tensor_map_type(p: &syn::TypePath) -> Result<MapShape, syn::Error> {
+    const FORM: &str = "a tensor map is `TensorMap<T, TileN<D0, ..>>` or `TensorMap<T, TileN<D0, ..>, Swizzle>`, with the box's contiguous dimension D0 first and N of 1 to 5";
+    let seg = p.path.segments.last().expect("a last segment");
+    let PathArguments::AngleBracketed(args) = &seg.arguments else {
+        return Err(syn::Error::new(seg.ident.span(), FORM));
+    };
+    let args: Vec<&GenericArgument> = args.args.iter().collect();
+    let (elem_ty, box_ty, swizzle_ty) = match args.as_slice() {
+        [GenericArgument::Type(e), GenericArgument::Type(b)] => (e, b, None),
+        [
+            GenericArgument::Type(e),
+            GenericArgument::Type(b),
+            GenericArgument::Type(s),
+        ] => (e, b, Some(s)),
+        _ => return Err(syn::Error::new(seg.arguments.span(), FORM)),
+    };
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let elem = match scalar_type(elem_ty) {
+        Some(Prim::Bool) | None => {
+            errors.push(syn::Error::new(
+                elem_ty.span(),
+                "the element of a tensor map is u32, i32, u64, i64, f32 or f64",
+            ));
+            Prim::U32
+        }
+        Some(p) => p,
+    };
+    let swizzle = match swizzle_ty {
+        None => 0,
+        Some(t) => match t {
+            Type::Path(p) if p.qself.is_none() => {
+                match p.path.get_ident().map(|i| i.to_string()).as_deref() {
+                    Some("NoSwizzle") => 0,
+                    Some("Swizzle32B") => 32,
+                    Some("Swizzle64B") => 64,
+                    Some("Swizzle128B") => 128,
+                    _ => {
+                        errors.push(syn::Error::new(t.span(), "the swizzle of a tensor map is NoSwizzle, Swizzle32B, Swizzle64B or Swizzle128B"));
+                        0
+                    }
+                }
+            }
+            _ => {
+                errors.push(syn::Error::new(t.span(), "the swizzle of a tensor map is NoSwizzle, Swizzle32B, Swizzle64B or Swizzle128B"));
+                0
+            }
+        },
+    };
+    let mut dims = [1u32; 5];
+    let mut rank = 0u8;
+    let tile = match box_ty {
+        Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => Some(&p.path.segments[0]),
+        _ => None,
+    };
+    match tile {
+        Some(seg) => {
+            let name = seg.ident.to_string();
+            let want = name
+                .strip_prefix("Tile")
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| (1..=5).contains(n));
+            let given: Vec<&GenericArgument> = match &seg.arguments {
+                PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+                _ => Vec::new(),
+            };
+            match want {
+                Some(n) if n == given.len() => {
+                    rank = n as u8;
+                    for (i, g) in given.iter().enumerate() {
+                        let value = match g {
+                            GenericArgument::Const(e) => literal_u64(e),
+                            _ => None,
+                        };
+                        match value {
+                            Some(v) if (1..=256).contains(&v) => dims[i] = v as u32,
+                            Some(v) => errors.push(syn::Error::new(
+                                g.span(),
+                                format!("box dimension {i} is {v} elements; the copy engine moves 1 to 256 per dimension"),
+                            )),
+                            None => errors.push(syn::Error::new(
+                                g.span(),
+                                "a box dimension is an integer literal (the signature is read before any `const` of the body)",
+                            )),
+                        }
+                    }
+                }
+                Some(n) => errors.push(syn::Error::new(
+                    seg.span(),
+                    format!("`{name}` takes {n} box dimensions, {} given", given.len()),
+                )),
+                None => errors.push(syn::Error::new(seg.ident.span(), FORM)),
+            }
+        }
+        None => errors.push(syn::Error::new(box_ty.span(), FORM)),
+    }
+    if errors.is_empty() {
+        let inner = dims[0] as u64 * elem.size() as u64;
+        if !inner.is_multiple_of(16) {
+            errors.push(syn::Error::new(
+                box_ty.span(),
+                format!("the box's contiguous dimension is {inner} bytes ({} × {elem}); the copy engine moves rows of a multiple of 16 bytes", dims[0]),
+            ));
+        } else if swizzle != 0 && inner > swizzle as u64 {
+            let span = swizzle_ty.map_or(box_ty.span(), |s| s.span());
+            errors.push(syn::Error::new(
+                span,
+                format!("the box's contiguous dimension is {inner} bytes, more than the {swizzle}-byte swizzle span; make dimension 0 at most {} elements, or swizzle a wider span", swizzle as u64 / elem.size() as u64),
+            ));
+        }
+    }
+    let mut errors = errors.into_iter();
+    match errors.next() {
+        Some(mut first) => {
+            first.extend(errors);
+            Err(first)
+        }
+        None => Ok(MapShape {
+            elem,
+            rank,
+            dims,
+            swizzle,
+        }),
     }
 }
 

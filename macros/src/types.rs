@@ -210,6 +210,56 @@ pub enum Ty {
     },
     /// A synchronisation handle or a constant argument of one (see [`Handle`]).
     Handle(Handle),
+    /// A `TensorMap<T, TileN<..>, S>` parameter (a `CUtensorMap` by value).
+    TensorMap(MapShape),
+}
+
+/// What a tensor map's type fixes: element, box (dimension 0 contiguous, first), swizzle.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct MapShape {
+    pub elem: Prim,
+    pub rank: u8,
+    /// Elements per box dimension; 1 past the rank.
+    pub dims: [u32; 5],
+    /// Bytes of the swizzle span (0: none).
+    pub swizzle: u32,
+}
+
+impl MapShape {
+    /// Elements in one box.
+    pub fn box_elems(self) -> u64 {
+        self.dims.iter().map(|&d| d as u64).product()
+    }
+    /// Bytes one box takes in shared memory, which its copy completes on the mbarrier.
+    pub fn box_bytes(self) -> u64 {
+        self.box_elems() * self.elem.size() as u64
+    }
+    /// The swizzle's Rust name.
+    pub fn swizzle_name(self) -> &'static str {
+        match self.swizzle {
+            32 => "Swizzle32B",
+            64 => "Swizzle64B",
+            128 => "Swizzle128B",
+            _ => "NoSwizzle",
+        }
+    }
+}
+
+impl fmt::Display for MapShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dims: Vec<String> = self.dims[..self.rank as usize]
+            .iter()
+            .map(u32::to_string)
+            .collect();
+        write!(
+            f,
+            "TensorMap<{}, Tile{}<{}>, {}>",
+            self.elem,
+            self.rank,
+            dims.join(", "),
+            self.swizzle_name()
+        )
+    }
 }
 
 /// The shape of a [`Handle::Pipeline`] and the handles made from it.
@@ -328,6 +378,7 @@ impl fmt::Display for Ty {
             } => write!(f, "&mut [{elem}]"),
             Ty::Shared { elem, len } => write!(f, "SharedArray<{elem}, {len}>"),
             Ty::Handle(h) => write!(f, "{h}"),
+            Ty::TensorMap(m) => write!(f, "{m}"),
         }
     }
 }

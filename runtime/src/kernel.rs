@@ -1,6 +1,8 @@
 //! What a `#[kernel]` item tells the rest of phasegate: its PTX, entry name and parameter
 //! layout, so that simulation and launch never need to parse Rust again.
 
+use crate::sim::{Interleave, Swizzle, TensorMap, TensorMapError, TmaDataType};
+
 /// A scalar type of the kernel language.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
 pub enum ScalarKind {
@@ -71,14 +73,156 @@ pub enum ParamType {
         /// Whether the kernel takes it as `&mut [T]` (and may write it).
         mutable: bool,
     },
+    /// `TensorMap<T, TileN<..>, S>`: a `CUtensorMap` passed by value, as nvcc passes a
+    /// `const __grid_constant__ CUtensorMap` (`.param .align 64 .b8 name[128]`).
+    TensorMap(MapType),
+}
+
+/// What a tensor-map parameter's type fixes: the element, the box and the swizzle. The launch
+/// supplies the rest (the tensor's address, dimensions and strides).
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct MapType {
+    /// The element type `T`.
+    pub elem: ScalarKind,
+    /// Dimensions, 1..=5.
+    pub rank: u8,
+    /// Box size per dimension in elements, dimension 0 (contiguous) first; 1 past the rank.
+    pub box_dims: [u32; 5],
+    /// Bytes of the swizzle span: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
+}
+
+impl MapType {
+    /// Bytes one box occupies in shared memory: what a copy of it completes on its mbarrier.
+    pub const fn box_bytes(self) -> u32 {
+        let mut bytes = self.elem.size();
+        let mut i = 0;
+        while i < 5 {
+            bytes *= self.box_dims[i];
+            i += 1;
+        }
+        bytes
+    }
+}
+
+impl MapType {
+    /// The tensor map this type describes over a tensor of `dims` elements (dimension 0 first)
+    /// with `strides` bytes between the indices of dimensions 1.. (`rank - 1` of them), at
+    /// `address`: the element type, box and swizzle come from the type, so the map agrees with
+    /// what the kernel expects of every copy. Checked as `cuTensorMapEncodeTiled` checks.
+    pub fn tiled(
+        self,
+        address: u64,
+        dims: &[u64],
+        strides: &[u64],
+    ) -> Result<TensorMap, TensorMapError> {
+        let rank = self.rank as usize;
+        if dims.len() != rank {
+            return Err(TensorMapError(format!(
+                "the parameter's map has rank {rank}, {} dimensions given",
+                dims.len()
+            )));
+        }
+        let swizzle = match self.swizzle {
+            0 => Swizzle::None,
+            32 => Swizzle::B32,
+            64 => Swizzle::B64,
+            128 => Swizzle::B128,
+            other => {
+                return Err(TensorMapError(format!(
+                    "swizzle spans are 0, 32, 64 or 128 bytes, not {other}"
+                )));
+            }
+        };
+        TensorMap::tiled(
+            self.elem.tma_type()?,
+            address,
+            dims,
+            strides,
+            &self.box_dims[..rank],
+        )?
+        .with_swizzle(swizzle)
+    }
+
+    /// Whether `map` is a map of this type (element, rank, box, swizzle, no interleave), or
+    /// which field differs.
+    pub fn check(self, map: &TensorMap) -> Result<(), String> {
+        let rank = self.rank as usize;
+        let want = self.elem.tma_type().map_err(|e| e.0)?;
+        if map.dtype != want {
+            return Err(format!(
+                "the map's element type is {}, the parameter's is {} ({})",
+                map.dtype.name(),
+                want.name(),
+                self.elem.rust_name()
+            ));
+        }
+        if map.rank as usize != rank {
+            return Err(format!(
+                "the map has rank {}, the parameter's type has rank {rank}",
+                map.rank
+            ));
+        }
+        if map.box_dims[..rank] != self.box_dims[..rank] {
+            return Err(format!(
+                "the map's box is {:?}, the parameter's type has {:?}",
+                &map.box_dims[..rank],
+                &self.box_dims[..rank]
+            ));
+        }
+        if map.swizzle.span() != self.swizzle {
+            return Err(format!(
+                "the map swizzles {}-byte spans, the parameter's type {} (0: none)",
+                map.swizzle.span(),
+                self.swizzle
+            ));
+        }
+        if map.interleave != Interleave::None || map.element_strides[..rank].iter().any(|&s| s != 1)
+        {
+            return Err(
+                "the map interleaves or strides its elements; the parameter's type is a dense tiled map"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl ScalarKind {
+    /// The tensor-map element type (`CUtensorMapDataType`) of this scalar.
+    pub fn tma_type(self) -> Result<TmaDataType, TensorMapError> {
+        Ok(match self {
+            ScalarKind::U32 => TmaDataType::U32,
+            ScalarKind::I32 => TmaDataType::I32,
+            ScalarKind::U64 => TmaDataType::U64,
+            ScalarKind::I64 => TmaDataType::I64,
+            ScalarKind::F32 => TmaDataType::F32,
+            ScalarKind::F64 => TmaDataType::F64,
+            ScalarKind::Bool => {
+                return Err(TensorMapError(
+                    "a tensor map has no `bool` element type".into(),
+                ));
+            }
+        })
+    }
 }
 
 impl ParamType {
-    /// Bytes in the `.param` space; also the parameter's alignment there.
+    /// Bytes in the `.param` space.
     pub const fn size(self) -> u32 {
         match self {
             ParamType::Scalar(s) => s.size(),
             ParamType::Slice { .. } => 8,
+            ParamType::TensorMap(_) => 128,
+        }
+    }
+
+    /// Alignment in the `.param` space: a scalar's or pointer's size; 64 bytes for a tensor
+    /// map, which the copy engine reads in place (`CUtensorMap` is 64-byte aligned).
+    pub const fn align(self) -> u32 {
+        match self {
+            ParamType::TensorMap(_) => 64,
+            other => other.size(),
         }
     }
 }
@@ -155,18 +299,26 @@ impl KernelSpec {
         )
     }
 
-    /// Byte offsets of the parameters in the `.param` space (each aligned to its size, as the
-    /// CUDA driver lays out kernel parameters), and the total size.
+    /// Byte offsets of the parameters in the `.param` space (each aligned to its alignment, as
+    /// the CUDA driver lays out kernel parameters), and the total size.
     pub fn param_layout(&self) -> (Vec<u32>, u32) {
         let mut offsets = Vec::with_capacity(self.params.len());
         let mut end = 0u32;
         for p in self.params {
             let size = p.ty.size();
-            let offset = end.div_ceil(size) * size;
+            let offset = end.next_multiple_of(p.ty.align());
             offsets.push(offset);
             end = offset + size;
         }
         (offsets, end)
+    }
+
+    /// The type of tensor-map parameter `name`, if the kernel has one of that name.
+    pub fn map_type(&self, name: &str) -> Option<MapType> {
+        self.params.iter().find_map(|p| match p.ty {
+            ParamType::TensorMap(m) if p.name == name => Some(m),
+            _ => None,
+        })
     }
 }
 

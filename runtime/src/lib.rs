@@ -12,4 +12,4 @@ pub mod sim;
 #[cfg(feature = "cuda")]
 pub mod cuda;
 
-pub use kernel::{ElemType, KernelSpec, ParamSpec, ParamType, ScalarKind};
+pub use kernel::{ElemType, KernelSpec, MapType, ParamSpec, ParamType, ScalarKind};

@@ -7,6 +7,9 @@
 //! the PTX agrees with the ordinary-Rust copy that rustc checks.
 
 mod sync;
+mod tma;
+
+pub use tma::box_alignment;
 
 use crate::builtins::{self, Builtin, MethodKind, SyncFn};
 use crate::diag::Diagnostics;
@@ -321,6 +324,12 @@ impl<'d> Checker<'d> {
                     _ => self.operand(&init.expr),
                 };
                 self.unify(var, v, init.expr.span());
+                if let Some(Ty::TensorMap(_)) = self.ty(var) {
+                    self.diag.error(
+                        init.expr.span(),
+                        "a tensor map is not a value a kernel binds; name the parameter where a map is taken (`slot.load_tile(&map, ..)`, `tma_store(&map, ..)`)",
+                    );
+                }
             }
             None => self
                 .diag
@@ -866,6 +875,10 @@ impl<'d> Checker<'d> {
             return self.fresh(Slot::Free);
         };
         let builtin = builtins::lookup_call(&path.path);
+        if let Ok(Builtin::Sync(SyncFn::TmaStore)) = builtin {
+            // The coordinates are an array of any rank, not a vector value.
+            return self.tma_store(call);
+        }
         if let Ok(Builtin::Sync(f @ (SyncFn::Publish | SyncFn::PublishCta))) = builtin {
             // The array of handles is checked item by item; it is not a vector value.
             let v = self.sync_call(f, call, &[]);
@@ -936,8 +949,10 @@ impl<'d> Checker<'d> {
             );
         }
         let recv = self.expr(&m.receiver);
-        if let Some(Ty::Handle(h)) = self.ty(recv) {
-            return self.handle_method(h, m);
+        match self.ty(recv) {
+            Some(Ty::Handle(h)) => return self.handle_method(h, m),
+            Some(Ty::TensorMap(map)) => return self.map_method(map, m),
+            _ => {}
         }
         let args: Vec<usize> = m.args.iter().map(|a| self.operand(a)).collect();
         match builtins::lookup_method(&m.method.to_string()) {

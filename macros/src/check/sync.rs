@@ -178,6 +178,8 @@ impl Checker<'_> {
                 self.copy_args(call, args, 0, false);
                 self.known(Ty::Unit)
             }
+            // Checked before its arguments are typed: see `Checker::call`.
+            SyncFn::TmaStore => self.tma_store(call),
             SyncFn::BulkWait | SyncFn::BulkWaitRead => {
                 self.const_u32_arg(&call.args[0], args[0], "the number of pending groups");
                 self.known(Ty::Unit)
@@ -246,7 +248,7 @@ impl Checker<'_> {
         }
     }
 
-    fn shared_elem(&mut self, v: usize, e: &Expr) -> Option<Elem> {
+    pub(super) fn shared_elem(&mut self, v: usize, e: &Expr) -> Option<Elem> {
         match self.ty(v) {
             Some(Ty::Shared { elem, .. }) | Some(Ty::Handle(Handle::DynShared(elem))) => Some(elem),
             None => None,
@@ -271,7 +273,7 @@ impl Checker<'_> {
         }
     }
 
-    fn expect_u32(&mut self, v: usize, e: &Expr) {
+    pub(super) fn expect_u32(&mut self, v: usize, e: &Expr) {
         let u = self.known(Ty::Prim(Prim::U32));
         self.unify(u, v, e.span());
     }
@@ -380,6 +382,9 @@ impl Checker<'_> {
 
     pub(super) fn handle_method(&mut self, h: Handle, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
+        if let (Handle::ProducerSlot(shape), "load_tile" | "load_tiles") = (h, name.as_str()) {
+            return self.tile_load(shape, m);
+        }
         let Some((_, params, out)) = handles::lookup(h, &name) else {
             self.diag.error(
                 m.method.span(),

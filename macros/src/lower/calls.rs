@@ -100,6 +100,9 @@ impl Lowerer<'_> {
             let args: Vec<&Expr> = m.args.iter().collect();
             return self.handle_method(receiver, method, &args);
         }
+        if let Ty::TensorMap(_) = self.ty(&m.receiver) {
+            return self.map_method(m);
+        }
         let Some(kind) = builtins::lookup_method(&m.method.to_string()) else {
             self.internal("unknown method");
             return Val::Unit;

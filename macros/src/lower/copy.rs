@@ -263,6 +263,7 @@ impl Lowerer<'_> {
                 );
                 Val::Unit
             }
+            SyncFn::TmaStore => self.tma_store(&args),
             SyncFn::BulkCommit => {
                 self.inst(Opcode::Cp, &["async", "bulk", "commit_group"], vec![]);
                 Val::Unit

@@ -141,7 +141,7 @@ impl Lowerer<'_> {
                     },
                 })
             }
-            Binding::Value { .. } => {
+            Binding::Value { .. } | Binding::Map { .. } => {
                 self.internal("memory index on a value");
                 None
             }

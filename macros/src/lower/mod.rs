@@ -13,13 +13,14 @@ mod memory;
 mod names;
 mod pipeline;
 mod sync;
+mod tma;
 
 pub use names::{Extent, RegNames, SourceText};
 pub use sync::HVal;
 
 use crate::check::Types;
 use crate::diag::Diagnostics;
-use crate::types::{Elem, Prim, RegClass, Ty};
+use crate::types::{Elem, MapShape, Prim, RegClass, Ty};
 use phasegate_ptx::{
     Body, Function, FunctionKind, Guard, Imm, Instruction, Linkage, Loc, Opcode, Operand,
     ScalarType, Span, StateSpace, Statement, VarDecl,
@@ -70,6 +71,8 @@ enum Binding {
         base: String,
         len: u64,
     },
+    /// A tensor-map parameter: its generic address in a register.
+    Map { shape: MapShape, addr: String },
 }
 
 struct LoopLabels {
@@ -165,9 +168,16 @@ impl<'a> Lowerer<'a> {
             let ptx_ty = match p.ty {
                 Ty::Prim(Prim::Bool) => ScalarType::U8,
                 Ty::Prim(prim) => prim.arith(),
+                Ty::TensorMap(_) => ScalarType::B8,
                 _ => ScalarType::U64,
             };
-            decls.push(VarDecl::new(StateSpace::Param, ptx_ty, symbol.clone()));
+            let mut decl = VarDecl::new(StateSpace::Param, ptx_ty, symbol.clone());
+            if let Ty::TensorMap(_) = p.ty {
+                // As nvcc passes a `const __grid_constant__ CUtensorMap`.
+                decl.align = Some(64);
+                decl.array = vec![Some(128)];
+            }
+            decls.push(decl);
             let binding = self.load_param(&symbol, p.ty);
             self.bind(p.name.clone(), binding);
         }
@@ -281,6 +291,7 @@ impl<'a> Lowerer<'a> {
                     mutable,
                 }
             }
+            Ty::TensorMap(shape) => self.map_param(symbol, shape),
             Ty::Vector(..) | Ty::Shared { .. } | Ty::Handle(_) | Ty::Unit => {
                 self.internal("parameter of a type the checker rejects");
                 Binding::Value {
@@ -384,9 +395,9 @@ impl<'a> Lowerer<'a> {
     fn bind(&mut self, name: String, binding: Binding) {
         match &binding {
             Binding::Value { val, .. } => self.name_value(val, &name),
-            Binding::Global { base, .. } | Binding::Shared { base, .. } => {
-                self.names.bind(base, &name)
-            }
+            Binding::Global { base, .. }
+            | Binding::Shared { base, .. }
+            | Binding::Map { addr: base, .. } => self.names.bind(base, &name),
         }
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name, binding);

@@ -117,7 +117,7 @@ impl Lowerer<'_> {
     }
 
     /// Next stage; the phase parity flips when the stage wraps around.
-    fn advance(&mut self, pipe: &PipeVal, state: &PipeState) {
+    pub(super) fn advance(&mut self, pipe: &PipeVal, state: &PipeState) {
         self.inst(
             Opcode::Add,
             &["u32"],
@@ -230,6 +230,26 @@ impl Lowerer<'_> {
                 );
                 self.advance(&p, &state);
                 Val::Unit
+            }
+            (Method::LoadTiles, HVal::ProducerSlot(p, state, addrs)) => {
+                let args: Vec<&Expr> = it.collect();
+                self.load_tiles(&p, &state, &addrs, &args)
+            }
+            (Method::SlotAddress, HVal::ConsumerSlot(p, _, addrs)) => {
+                let index = self.take(&mut it);
+                let index = self.in_reg(index);
+                let at = self.reg(RegClass::B32);
+                self.inst(
+                    Opcode::Mad,
+                    &["lo", "u32"],
+                    vec![
+                        Operand::reg(&at),
+                        Operand::reg(&index),
+                        Operand::int(p.shape.elem.size() as i64),
+                        Operand::reg(&addrs.buffer),
+                    ],
+                );
+                Val::Reg(Prim::U32, at)
             }
             (Method::ConsumerWait, HVal::Consumer(p, state)) => {
                 let addrs = SlotAddrs {

@@ -16,12 +16,14 @@ pub mod copy;
 pub mod mbarrier;
 pub mod named;
 pub mod pipeline;
+pub mod tma;
 
 pub use cluster::*;
 pub use copy::*;
 pub use mbarrier::*;
 pub use named::*;
 pub use pipeline::*;
+pub use tma::*;
 
 /// Panics: kernel-language items have no meaning on the host.
 #[cold]

@@ -8,6 +8,7 @@
 //! empty barrier is for the phase before the current one, which returns at once, §9.7.13.15.16).
 //! Consumers wait on the full barrier and release the stage to the producer.
 
+use super::tma::{BoxShape, Swizzling, TensorMap};
 use super::{Element, Global, outside_kernel};
 use core::marker::PhantomData;
 
@@ -65,6 +66,30 @@ impl<T: Element, const STAGES: usize, const TILE: usize> ProducerSlot<'_, T, STA
     pub fn load(self, _src: &Global<T>, _index: u32) {
         outside_kernel("ProducerSlot::load")
     }
+    /// Arms the stage's full barrier with the box's bytes and copies the box of `map` at
+    /// `coords` into the stage's buffer with
+    /// `cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`; then moves
+    /// to the next stage. The box must fill the stage exactly (`TILE` elements of `T`), a
+    /// compile error otherwise.
+    pub fn load_tile<B: BoxShape, S: Swizzling>(
+        self,
+        _map: &TensorMap<T, B, S>,
+        _coords: B::Coords,
+    ) {
+        outside_kernel("ProducerSlot::load_tile")
+    }
+    /// Two boxes into one stage, `a`'s first and `b`'s right after it (a GEMM's A and B
+    /// tiles), completing on the stage's full barrier armed with both boxes' bytes. Together
+    /// they must fill the stage exactly.
+    pub fn load_tiles<BA: BoxShape, SA: Swizzling, BB: BoxShape, SB: Swizzling>(
+        self,
+        _a: &TensorMap<T, BA, SA>,
+        _a_coords: BA::Coords,
+        _b: &TensorMap<T, BB, SB>,
+        _b_coords: BB::Coords,
+    ) {
+        outside_kernel("ProducerSlot::load_tiles")
+    }
 }
 
 /// A consumer's side: which stage is next and its phase.
@@ -87,6 +112,11 @@ impl<T: Element, const STAGES: usize, const TILE: usize> ConsumerSlot<'_, T, STA
     /// The stage index, 0..STAGES.
     pub fn stage(&self) -> u32 {
         outside_kernel("ConsumerSlot::stage")
+    }
+    /// The shared-memory address of element `index` (0..TILE) of the stage's buffer, for
+    /// operands that name shared memory by address (wgmma descriptors).
+    pub fn address(&self, _index: u32) -> u32 {
+        outside_kernel("ConsumerSlot::address")
     }
     /// Element `index` (0..TILE) of the stage's buffer.
     pub fn get(&self, _index: u32) -> T {

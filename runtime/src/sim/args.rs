@@ -314,6 +314,21 @@ pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), Sim
             | (ParamType::Scalar(ScalarKind::F32), ArgValue::F32(_))
             | (ParamType::Scalar(ScalarKind::F64), ArgValue::F64(_))
             | (ParamType::Scalar(ScalarKind::Bool), ArgValue::Bool(_)) => true,
+            (ParamType::TensorMap(want), ArgValue::TensorMap(arg)) => {
+                if arg.in_global {
+                    return Err(SimError::Args(format!(
+                        "parameter `{}` of `{}` takes its tensor map by value; the argument asks for a copy in global memory",
+                        p.name, spec.entry
+                    )));
+                }
+                if let Err(e) = want.check(&arg.map) {
+                    return Err(SimError::Args(format!(
+                        "tensor map for parameter `{}` of `{}`: {e}",
+                        p.name, spec.entry
+                    )));
+                }
+                true
+            }
             _ => false,
         };
         if !ok {
@@ -322,6 +337,7 @@ pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), Sim
                     format!("a buffer of {}-byte elements", elem.size())
                 }
                 ParamType::Scalar(k) => format!("a {}", k.rust_name()),
+                ParamType::TensorMap(_) => "a tensor map (`TensorMapArg`)".into(),
             };
             return Err(SimError::Args(format!(
                 "parameter `{}` of `{}` takes {want}, given {}",

@@ -1,0 +1,218 @@
+//! Checking tensor maps and the copies that use them.
+//!
+//! A map's type fixes its element, box and swizzle, so a copy's size is known here. What the
+//! driver or the copy engine would refuse at run time, or silently get wrong, is a compile
+//! error on the user's tokens: a box that does not fill the stage it is loaded into (the
+//! stage's mbarrier would wait for bytes that never come, or complete early), an element
+//! type other than the stage's, coordinates of the wrong rank, a stage that breaks the
+//! alignment the copy engine and the swizzle need.
+
+use super::{Checker, Slot};
+use crate::types::{MapShape, PipeShape, Prim, Ty};
+use syn::Expr;
+use syn::spanned::Spanned;
+
+/// Shared-memory destinations of tensor copies are 128-byte aligned (PTX ISA §9.7.9.25.5.2);
+/// a swizzled box repeats its pattern every 8 spans, and the kernel places boxes at that
+/// granule so the pattern the copy writes is the one a reader computes from the address.
+pub fn box_alignment(map: MapShape) -> u64 {
+    (8 * map.swizzle as u64).max(128)
+}
+
+impl Checker<'_> {
+    /// `map.prefetch()`.
+    pub(super) fn map_method(&mut self, _map: MapShape, m: &syn::ExprMethodCall) -> usize {
+        for a in &m.args {
+            self.expr(a);
+        }
+        if m.method != "prefetch" {
+            self.diag.error(
+                m.method.span(),
+                format!("`{}` is not a method of `TensorMap`; its methods: prefetch", m.method),
+            );
+        } else if !m.args.is_empty() {
+            self.diag.error(m.span(), "`prefetch` takes no arguments");
+        }
+        self.known(Ty::Unit)
+    }
+
+    /// The tensor map an argument names (`&map` or `map`).
+    fn map_arg(&mut self, e: &Expr) -> Option<MapShape> {
+        let v = self.expr(e);
+        match self.ty(v) {
+            Some(Ty::TensorMap(m)) => Some(m),
+            None => None,
+            Some(other) => {
+                self.diag.error(
+                    e.span(),
+                    format!("expected a tensor map parameter, found `{other}`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// The coordinates of a box: an array expression of `rank` `u32` values, or a `[u32; 2]` /
+    /// `[u32; 4]` value of that rank.
+    fn coords(&mut self, e: &Expr, map: Option<MapShape>) {
+        let Expr::Array(arr) = e else {
+            let v = self.expr(e);
+            match (self.ty(v), map) {
+                (None, _) => {}
+                (Some(Ty::Vector(Prim::U32, n)), Some(m)) if n == m.rank => {}
+                (Some(Ty::Vector(Prim::U32, _)), None) => {}
+                (Some(other), _) => self.diag.error(
+                    e.span(),
+                    format!(
+                        "the coordinates of a box are `[u32; {}]` (an array `[x, y, ..]`, dimension 0 first), found `{other}`",
+                        map.map_or(0, |m| m.rank)
+                    ),
+                ),
+            }
+            return;
+        };
+        for item in &arr.elems {
+            let v = self.operand(item);
+            let u = self.known(Ty::Prim(Prim::U32));
+            self.unify(u, v, item.span());
+        }
+        if let Some(map) = map
+            && arr.elems.len() != map.rank as usize
+        {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the map has rank {}, so a box is named by {} coordinates; found {}",
+                    map.rank,
+                    map.rank,
+                    arr.elems.len()
+                ),
+            );
+        }
+    }
+
+    /// `slot.load_tile(&map, [..])` and `slot.load_tiles(&a, [..], &b, [..])`: the boxes must
+    /// be of the stage's element type and fill the stage exactly, each at an offset the copy
+    /// engine and its swizzle accept.
+    pub(super) fn tile_load(&mut self, shape: PipeShape, m: &syn::ExprMethodCall) -> usize {
+        let pairs = if m.method == "load_tile" { 1 } else { 2 };
+        if m.args.len() != 2 * pairs {
+            let form = if pairs == 1 {
+                "`load_tile(&map, [x, y, ..])`"
+            } else {
+                "`load_tiles(&a, [x, y, ..], &b, [x, y, ..])`"
+            };
+            self.diag.error(
+                m.span(),
+                format!("{form} takes {} arguments, found {}", 2 * pairs, m.args.len()),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        }
+        let stage_bytes = shape.tile as u64 * shape.elem.size() as u64;
+        let mut offset = 0u64;
+        let mut all_known = true;
+        for pair in 0..pairs {
+            let (map_expr, coords) = (&m.args[2 * pair], &m.args[2 * pair + 1]);
+            let map = self.map_arg(map_expr);
+            self.coords(coords, map);
+            let Some(map) = map else {
+                all_known = false;
+                continue;
+            };
+            if map.elem != shape.elem.prim {
+                self.diag.error(
+                    map_expr.span(),
+                    format!(
+                        "the map's elements are `{}`, the pipeline's stages hold `{}`",
+                        map.elem, shape.elem
+                    ),
+                );
+            }
+            let align = box_alignment(map);
+            if !offset.is_multiple_of(align) {
+                self.diag.error(
+                    map_expr.span(),
+                    format!(
+                        "this box would start {offset} bytes into the stage; a {} box starts at a multiple of {align} bytes, so the first box must be a multiple of {align} bytes",
+                        if map.swizzle == 0 { "tensor-copy".to_string() } else { format!("{}-byte swizzled", map.swizzle) },
+                    ),
+                );
+            }
+            if !stage_bytes.is_multiple_of(align) {
+                self.diag.error(
+                    map_expr.span(),
+                    format!(
+                        "a stage is {stage_bytes} bytes; boxes of this map start at multiples of {align} bytes, so every stage must be a multiple of {align}"
+                    ),
+                );
+            }
+            offset += map.box_bytes();
+        }
+        if all_known && offset != stage_bytes {
+            let what = if pairs == 1 {
+                "the box is".to_string()
+            } else {
+                "the two boxes are".to_string()
+            };
+            self.diag.error(
+                m.method.span(),
+                format!(
+                    "{what} {offset} bytes, the stage {stage_bytes} ({} × `{}`): the stage's full barrier expects exactly the bytes its copies complete (PTX ISA §9.7.13.15.5)",
+                    shape.tile, shape.elem
+                ),
+            );
+        }
+        self.known(Ty::Unit)
+    }
+
+    /// `tma_store(&map, [..], &src, index)`.
+    pub(super) fn tma_store(&mut self, call: &syn::ExprCall) -> usize {
+        if call.args.len() != 4 {
+            self.diag.error(
+                call.span(),
+                format!(
+                    "`tma_store(&map, [x, y, ..], &src, index)` takes 4 arguments, found {}",
+                    call.args.len()
+                ),
+            );
+            for a in &call.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        }
+        let map = self.map_arg(&call.args[0]);
+        self.coords(&call.args[1], map);
+        let src = self.expr(&call.args[2]);
+        let src_elem = self.shared_elem(src, &call.args[2]);
+        let index = self.expr(&call.args[3]);
+        self.expect_u32(index, &call.args[3]);
+        if let (Some(map), Some(elem), Some(i)) = (
+            map,
+            src_elem,
+            crate::params::const_value(&call.args[3], &self.consts),
+        ) {
+            let (offset, align) = (i as u64 * elem.size() as u64, box_alignment(map));
+            if !offset.is_multiple_of(align) {
+                self.diag.error(
+                    call.args[3].span(),
+                    format!("the box would start {offset} bytes into the shared memory; a tensor copy's shared memory starts at a multiple of {align} bytes"),
+                );
+            }
+        }
+        if let (Some(map), Some(elem)) = (map, src_elem)
+            && map.elem != elem.prim
+        {
+            self.diag.error(
+                call.args[2].span(),
+                format!(
+                    "the map's elements are `{}`, the shared memory holds `{elem}`",
+                    map.elem
+                ),
+            );
+        }
+        self.known(Ty::Unit)
+    }
+}

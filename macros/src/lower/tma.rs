@@ -1,0 +1,217 @@
+//! Tensor maps and the tensor copies that read them.
+//!
+//! A map parameter is `.param .align 64 .b8 name[128]`; the kernel takes its generic address
+//! once (`mov.b64` of the parameter, then `cvta.param.u64`, as nvcc does for a
+//! `__grid_constant__` map), and every copy names the map through that register. The sizes
+//! of copies come from the map's type: the checker has made sure each box fits its stage.
+
+use super::sync::{PipeState, PipeVal, SlotAddrs, reg_addr};
+use super::{Binding, Lowerer, Val};
+use crate::check::box_alignment;
+use crate::types::{MapShape, RegClass};
+use phasegate_ptx::{Address, AddressBase, Opcode, Operand};
+use syn::Expr;
+
+fn map_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Reference(r) => map_name(&r.expr),
+        Expr::Paren(p) => map_name(&p.expr),
+        Expr::Group(g) => map_name(&g.expr),
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
+impl Lowerer<'_> {
+    /// The generic address of map parameter `symbol`.
+    pub(super) fn map_param(&mut self, symbol: &str, shape: MapShape) -> Binding {
+        let param = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Mov,
+            &["b64"],
+            vec![Operand::reg(&param), Operand::sym(symbol)],
+        );
+        let addr = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Cvta,
+            &["param", "u64"],
+            vec![Operand::reg(&addr), Operand::reg(&param)],
+        );
+        Binding::Map { shape, addr }
+    }
+
+    fn map_of(&mut self, e: &Expr) -> Option<(MapShape, String)> {
+        match self.lookup(&map_name(e)?)? {
+            Binding::Map { shape, addr } => Some((shape, addr)),
+            _ => None,
+        }
+    }
+
+    /// `[map, {c0, c1, ..}]`, the coordinates as `.s32` registers.
+    fn box_operand(&mut self, addr: &str, coords: &Expr) -> Option<Operand> {
+        let values: Vec<Val> = match coords {
+            Expr::Array(arr) => arr.elems.iter().map(|item| self.expr(item)).collect(),
+            other => match self.expr(other) {
+                Val::Vector(_, lanes) => lanes,
+                _ => return None,
+            },
+        };
+        let regs = values
+            .into_iter()
+            .map(|v| Operand::reg(&self.in_reg(v)))
+            .collect();
+        Some(Operand::TensorAddress(
+            Address {
+                base: AddressBase::Reg(addr.into()),
+                offset: 0,
+            },
+            regs,
+        ))
+    }
+
+    /// Shared memory holding swizzled boxes must start on the swizzle's granule; the dynamic
+    /// shared memory, where pipelines put their stages, is declared with that alignment.
+    fn align_dynamic(&mut self, map: MapShape) {
+        let sym = self.dynamic_smem();
+        let want = box_alignment(map) as u32;
+        if let Some(decl) = self.module_vars.iter_mut().find(|d| d.name == sym) {
+            decl.align = Some(decl.align.unwrap_or(1).max(want));
+        }
+    }
+
+    /// A shared array a tensor copy reads starts on the copy's granule (the checker has made
+    /// sure a constant index keeps it there).
+    fn align_shared_array(&mut self, e: &Expr, map: MapShape) {
+        let Some(Binding::Shared { symbol, .. }) = map_name(e).and_then(|n| self.lookup(&n))
+        else {
+            return;
+        };
+        let want = box_alignment(map) as u32;
+        if let Some(decl) = self.shared_decls.iter_mut().find(|d| d.name == symbol)
+            && decl.align.unwrap_or(1) < want
+        {
+            decl.align = Some(want);
+            // The static total is an upper bound: the larger alignment may pad the array.
+            self.shared_bytes += want as u64 - 16;
+        }
+    }
+
+    /// `map.prefetch()`.
+    pub(super) fn map_method(&mut self, m: &syn::ExprMethodCall) -> Val {
+        let Some((_, addr)) = self.map_of(&m.receiver) else {
+            return self.internal_val("tensor map receiver");
+        };
+        self.inst(
+            Opcode::from_name("prefetch"),
+            &["tensormap"],
+            vec![reg_addr(&addr)],
+        );
+        Val::Unit
+    }
+
+    /// `slot.load_tile(&map, [..])` / `slot.load_tiles(&a, [..], &b, [..])`: arms the stage's
+    /// full barrier with every box's bytes, then copies each box to its place in the stage.
+    pub(super) fn load_tiles(
+        &mut self,
+        pipe: &PipeVal,
+        state: &PipeState,
+        addrs: &SlotAddrs,
+        args: &[&Expr],
+    ) -> Val {
+        let mut boxes = Vec::new();
+        for pair in args.chunks(2) {
+            let [map, coords] = pair else {
+                return self.internal_val("tile load arguments");
+            };
+            let Some((shape, addr)) = self.map_of(map) else {
+                return self.internal_val("tile load map");
+            };
+            let Some(operand) = self.box_operand(&addr, coords) else {
+                return self.internal_val("tile load coordinates");
+            };
+            self.align_dynamic(shape);
+            boxes.push((shape, operand));
+        }
+        let total: u64 = boxes.iter().map(|(s, _)| s.box_bytes()).sum();
+        let token = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Mbarrier,
+            &["arrive", "expect_tx", "shared::cta", "b64"],
+            vec![
+                Operand::reg(&token),
+                reg_addr(&addrs.barrier),
+                Operand::int(total as i64),
+            ],
+        );
+        let mut offset = 0u64;
+        for (shape, operand) in boxes {
+            let dst = if offset == 0 {
+                addrs.buffer.clone()
+            } else {
+                let d = self.reg(RegClass::B32);
+                self.inst(
+                    Opcode::Add,
+                    &["u32"],
+                    vec![
+                        Operand::reg(&d),
+                        Operand::reg(&addrs.buffer),
+                        Operand::int(offset as i64),
+                    ],
+                );
+                d
+            };
+            let dims = format!("{}d", shape.rank);
+            self.inst(
+                Opcode::Cp,
+                &[
+                    "async",
+                    "bulk",
+                    "tensor",
+                    &dims,
+                    "shared::cluster",
+                    "global",
+                    "tile",
+                    "mbarrier::complete_tx::bytes",
+                ],
+                vec![reg_addr(&dst), operand, reg_addr(&addrs.barrier)],
+            );
+            offset += shape.box_bytes();
+        }
+        self.advance(pipe, state);
+        Val::Unit
+    }
+
+    /// `tma_store(&map, [..], &src, index)`.
+    pub(super) fn tma_store(&mut self, args: &[&Expr]) -> Val {
+        let [map, coords, src, index] = args else {
+            return self.internal_val("tma_store arguments");
+        };
+        let Some((shape, addr)) = self.map_of(map) else {
+            return self.internal_val("tma_store map");
+        };
+        let Some(operand) = self.box_operand(&addr, coords) else {
+            return self.internal_val("tma_store coordinates");
+        };
+        let i = self.expr(index);
+        self.align_shared_array(src, shape);
+        let Some((src, _)) = self.shared_element(src, i) else {
+            return self.internal_val("tma_store source");
+        };
+        let dims = format!("{}d", shape.rank);
+        self.inst(
+            Opcode::Cp,
+            &[
+                "async",
+                "bulk",
+                "tensor",
+                &dims,
+                "global",
+                "shared::cta",
+                "tile",
+                "bulk_group",
+            ],
+            vec![operand, reg_addr(&src)],
+        );
+        Val::Unit
+    }
+}
