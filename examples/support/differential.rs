@@ -23,6 +23,9 @@ mod producer_consumer;
 #[path = "../scale.rs"]
 #[allow(dead_code)]
 mod scale;
+#[path = "../tma_tiles.rs"]
+#[allow(dead_code)]
+mod tma_tiles;
 #[path = "../transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
@@ -31,7 +34,7 @@ use phasegate::runtime::KernelSpec;
 use phasegate::runtime::cuda::Gpu;
 use phasegate::runtime::generate;
 use phasegate::runtime::rng::Rng;
-use phasegate::runtime::sim::{ArgValue, Launch, Outcome, simulate_spec};
+use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, TensorSource, simulate_spec};
 use std::time::Duration;
 
 /// One kernel, one launch, one set of argument values.
@@ -188,6 +191,44 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             ArgValue::zeroed(512 * 4),
         ],
     });
+    // Tensor maps: encoded by the driver on the GPU, by the simulator's encoder in the
+    // simulator, over the same tensors.
+    let (w, h) = (96u32, 40u32);
+    let map = |spec: &KernelSpec, name: &str, data: Vec<u8>| {
+        let map = spec
+            .map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &[w as u64, h as u64], &[w as u64 * 4])
+            .expect("a valid map");
+        ArgValue::from(TensorMapArg::owning(map, data))
+    };
+    let bytes = |v: Vec<f32>| v.into_iter().flat_map(f32::to_le_bytes).collect::<Vec<u8>>();
+    cases.push(Case {
+        name: "tma_scale".into(),
+        spec: tma_tiles::tma_scale::SPEC,
+        launch: launch((3, 1, 1), (160, 1, 1)),
+        args: vec![
+            map(&tma_tiles::tma_scale::SPEC, "x", bytes(floats(rng, (w * h) as usize))),
+            ArgValue::zeroed((w * h) as usize * 4),
+            ArgValue::F32(-0.75),
+            ArgValue::U32(w),
+            ArgValue::U32(w / 32),
+            ArgValue::U32((w / 32) * (h / 8)),
+        ],
+    });
+    let add = tma_tiles::tma_add::SPEC;
+    cases.push(Case {
+        name: "tma_add".into(),
+        spec: add,
+        launch: launch((4, 1, 1), (160, 1, 1)),
+        args: vec![
+            map(&add, "a", bytes(floats(rng, (w * h) as usize))),
+            map(&add, "b", bytes(floats(rng, (w * h) as usize))),
+            map(&add, "c", vec![0; (w * h * 4) as usize]),
+            ArgValue::U32(w / 16),
+            ArgValue::U32((w / 16) * (h / 16)),
+        ],
+    });
     cases
 }
 
@@ -278,9 +319,15 @@ pub fn compare(gpu: &Gpu, case: &Case) -> Result<bool, String> {
     .map_err(|e| e.to_string())?;
     let mut same = true;
     for (i, (s, g)) in simulated.iter().zip(&on_gpu).enumerate() {
-        if let (ArgValue::Buffer(s), ArgValue::Buffer(g)) = (s, g)
-            && s != g
-        {
+        let (s, g) = match (s, g) {
+            (ArgValue::Buffer(s), ArgValue::Buffer(g)) => (s, g),
+            (ArgValue::TensorMap(s), ArgValue::TensorMap(g)) => match (&s.tensor, &g.tensor) {
+                (TensorSource::Own(s), TensorSource::Own(g)) => (s, g),
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if s != g {
             {
                 let first = s
                     .chunks(4)

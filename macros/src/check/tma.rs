@@ -194,7 +194,7 @@ impl Checker<'_> {
             src_elem,
             crate::params::const_value(&call.args[3], &self.consts),
         ) {
-            let (offset, align) = (i as u64 * elem.size() as u64, box_alignment(map));
+            let (offset, align) = (i * elem.size() as u64, box_alignment(map));
             if !offset.is_multiple_of(align) {
                 self.diag.error(
                     call.args[3].span(),

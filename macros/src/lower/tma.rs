@@ -58,7 +58,7 @@ impl Lowerer<'_> {
         };
         let regs = values
             .into_iter()
-            .map(|v| Operand::reg(&self.in_reg(v)))
+            .map(|v| Operand::reg(self.in_reg(v)))
             .collect();
         Some(Operand::TensorAddress(
             Address {

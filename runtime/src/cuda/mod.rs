@@ -5,8 +5,10 @@
 //! both ways with one call shape. Device errors are values ([`CudaError`]), never panics; a
 //! machine without a driver gives [`CudaError::NoDriver`].
 
+mod tensor_map;
+
 use crate::kernel::{KernelSpec, ParamType};
-use crate::sim::{ArgValue, KernelArgs, Launch};
+use crate::sim::{ArgValue, KernelArgs, Launch, TensorSource};
 use cudarc::driver::sys;
 use std::ffi::{CString, c_void};
 use std::time::{Duration, Instant};
@@ -139,10 +141,23 @@ impl Gpu {
         let module = Module::load(spec.ptx)?;
         let function = module.function(spec.entry)?;
         let mut buffers = DeviceBuffers::default();
+        // Every global buffer first (argument buffers and the tensors of maps), so that a map
+        // over another argument's buffer finds its device address.
+        let mut device_of = vec![None; args.len()];
+        for (i, arg) in args.iter().enumerate() {
+            device_of[i] = match arg {
+                ArgValue::Buffer(bytes) => Some(buffers.upload(i, bytes)?),
+                ArgValue::TensorMap(t) => match &t.tensor {
+                    TensorSource::Own(bytes) => Some(buffers.upload(i, bytes)?),
+                    TensorSource::Arg(_) => None,
+                },
+                _ => None,
+            };
+        }
         let mut params: Vec<Vec<u8>> = Vec::with_capacity(args.len());
-        for arg in args.iter() {
+        for (i, arg) in args.iter().enumerate() {
             params.push(match arg {
-                ArgValue::Buffer(bytes) => buffers.upload(bytes)?.to_le_bytes().to_vec(),
+                ArgValue::Buffer(_) => device_of[i].unwrap_or(0).to_le_bytes().to_vec(),
                 ArgValue::U32(v) => v.to_le_bytes().to_vec(),
                 ArgValue::I32(v) => v.to_le_bytes().to_vec(),
                 ArgValue::U64(v) => v.to_le_bytes().to_vec(),
@@ -151,12 +166,23 @@ impl Gpu {
                 ArgValue::F64(v) => v.to_le_bytes().to_vec(),
                 ArgValue::Bool(v) => vec![*v as u8],
                 ArgValue::Bytes(b) => b.clone(),
-                // `KernelSpec` parameters are slices and scalars: the kernel language has no
-                // tensor-map parameter to pass one to.
-                ArgValue::TensorMap(_) => {
-                    return Err(CudaError::Args(
-                        "a tensor-map argument: the GPU launch path takes the kernel language's slices and scalars; run PTX that takes a CUtensorMap in the simulator".into(),
-                    ));
+                ArgValue::TensorMap(t) => {
+                    let what = format!("the tensor map of argument {i}");
+                    let base = match t.tensor {
+                        TensorSource::Own(_) => device_of[i],
+                        TensorSource::Arg(j) => device_of.get(j).copied().flatten(),
+                    }
+                    .ok_or_else(|| {
+                        CudaError::Args(format!("{what} is over an argument that is not a buffer"))
+                    })?;
+                    let mut map = t.map.clone();
+                    map.address = base + t.offset;
+                    let bytes = tensor_map::encode(&map, &what)?;
+                    if t.in_global {
+                        buffers.scratch(&bytes)?.to_le_bytes().to_vec()
+                    } else {
+                        bytes.to_vec()
+                    }
                 }
             });
         }
@@ -239,7 +265,20 @@ fn check_args(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), CudaError> {
     }
     for (p, a) in spec.params.iter().zip(args) {
         let fits = matches!((p.ty, a), (ParamType::Slice { .. }, ArgValue::Buffer(_)))
-            || matches!(p.ty, ParamType::Scalar(_)) && !matches!(a, ArgValue::Buffer(_));
+            || matches!(p.ty, ParamType::Scalar(_))
+                && !matches!(a, ArgValue::Buffer(_) | ArgValue::TensorMap(_));
+        if let (ParamType::TensorMap(want), ArgValue::TensorMap(t)) = (p.ty, a) {
+            if t.in_global {
+                return Err(CudaError::Args(format!(
+                    "parameter `{}` takes its tensor map by value; the argument asks for a copy in global memory",
+                    p.name
+                )));
+            }
+            want.check(&t.map).map_err(|e| {
+                CudaError::Args(format!("tensor map for parameter `{}`: {e}", p.name))
+            })?;
+            continue;
+        }
         if !fits {
             return Err(CudaError::Args(format!(
                 "parameter `{}` is {:?}, the argument is not",
@@ -312,11 +351,13 @@ impl Drop for Module {
 /// The device copies of the buffer arguments, freed when dropped.
 #[derive(Default)]
 struct DeviceBuffers {
-    pointers: Vec<sys::CUdeviceptr>,
+    /// Each allocation with the argument whose bytes it holds (`None`: scratch, not copied
+    /// back).
+    pointers: Vec<(Option<usize>, sys::CUdeviceptr)>,
 }
 
 impl DeviceBuffers {
-    fn upload(&mut self, bytes: &[u8]) -> Result<u64, CudaError> {
+    fn alloc(&mut self, arg: Option<usize>, bytes: &[u8]) -> Result<u64, CudaError> {
         let mut ptr: sys::CUdeviceptr = 0;
         // SAFETY: allocation, then a copy of `bytes.len()` bytes from a live host slice.
         unsafe {
@@ -324,7 +365,7 @@ impl DeviceBuffers {
                 "cuMemAlloc",
                 sys::cuMemAlloc_v2(&mut ptr, bytes.len().max(1)),
             )?;
-            self.pointers.push(ptr);
+            self.pointers.push((arg, ptr));
             check(
                 "cuMemcpyHtoD",
                 sys::cuMemcpyHtoD_v2(ptr, bytes.as_ptr() as *const c_void, bytes.len()),
@@ -333,20 +374,35 @@ impl DeviceBuffers {
         Ok(ptr)
     }
 
-    /// Copies every buffer back into its argument, in argument order.
+    /// The buffer of argument `arg` (a slice, or the tensor a map owns).
+    fn upload(&mut self, arg: usize, bytes: &[u8]) -> Result<u64, CudaError> {
+        self.alloc(Some(arg), bytes)
+    }
+
+    /// Device memory the launch needs but nobody reads back (a map passed by address).
+    fn scratch(&mut self, bytes: &[u8]) -> Result<u64, CudaError> {
+        self.alloc(None, bytes)
+    }
+
+    /// Copies every argument's buffer back into it: slices and the tensors maps own.
     fn download(&self, args: &mut [ArgValue]) -> Result<(), CudaError> {
-        let mut next = self.pointers.iter();
-        for arg in args.iter_mut() {
-            if let ArgValue::Buffer(bytes) = arg {
-                let Some(&ptr) = next.next() else { break };
-                // SAFETY: the device buffer holds `bytes.len()` bytes, uploaded from it.
-                unsafe {
-                    check(
-                        "cuMemcpyDtoH",
-                        sys::cuMemcpyDtoH_v2(bytes.as_mut_ptr() as *mut c_void, ptr, bytes.len()),
-                    )?
-                };
-            }
+        for &(arg, ptr) in &self.pointers {
+            let Some(arg) = arg else { continue };
+            let bytes = match args.get_mut(arg) {
+                Some(ArgValue::Buffer(bytes)) => bytes,
+                Some(ArgValue::TensorMap(t)) => match &mut t.tensor {
+                    TensorSource::Own(bytes) => bytes,
+                    TensorSource::Arg(_) => continue,
+                },
+                _ => continue,
+            };
+            // SAFETY: the device buffer holds `bytes.len()` bytes, uploaded from it.
+            unsafe {
+                check(
+                    "cuMemcpyDtoH",
+                    sys::cuMemcpyDtoH_v2(bytes.as_mut_ptr() as *mut c_void, ptr, bytes.len()),
+                )?
+            };
         }
         Ok(())
     }
@@ -354,7 +410,7 @@ impl DeviceBuffers {
 
 impl Drop for DeviceBuffers {
     fn drop(&mut self) {
-        for &ptr in &self.pointers {
+        for &(_, ptr) in &self.pointers {
             // SAFETY: freeing allocations this value made.
             unsafe {
                 let _ = sys::cuMemFree_v2(ptr);
