@@ -29,6 +29,9 @@ mod producer_consumer;
 #[path = "../examples/scale.rs"]
 #[allow(dead_code)]
 mod scale;
+#[path = "../examples/tma_tiles.rs"]
+#[allow(dead_code)]
+mod tma_tiles;
 #[path = "../examples/transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
@@ -67,6 +70,8 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ),
         ("ping_pong_latency", latency::ping_pong_latency::PTX, true),
         ("cluster_latency", latency::cluster_latency::PTX, false),
+        ("tma_scale", tma_tiles::tma_scale::PTX, false),
+        ("tma_add", tma_tiles::tma_add::PTX, false),
     ];
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);
