@@ -102,9 +102,38 @@ pub fn tma_add(
     }
 }
 
+/// `y = 2 x` for `tiles` consecutive 32 × 8 tiles of a 32-wide matrix, with the warp-group
+/// register roles of a warp-specialised GEMM: warp group 0 produces and gives registers back
+/// (`setmaxnreg.dec` to 40), warp groups 1 and 2 consume and take them (`setmaxnreg.inc` to
+/// 232); `#[kernel]` checks that the two claims take exactly what the release gave.
+#[kernel(target = "sm_90a", block = "384,1,1", max_registers = 168)]
+pub fn tma_roles(x: TensorMap<f32, Tile2<32, 8>>, y: &mut [f32], tiles: u32) {
+    let regs = warpgroup_registers::<168>();
+    let pipe = pipeline::<f32, 4, 256>(thread_idx_x() == 0, 1, 256);
+    if warp_id() < 4 {
+        let _producer = regs.release::<40, 1>();
+        if warp_id() == 0 && elect_one() {
+            let mut producer = pipe.producer();
+            for t in (block_idx_x()..tiles).step_by(grid_dim_x()) {
+                producer.acquire().load_tile(&x, [0, t * 8]);
+            }
+        }
+    } else {
+        let _consumer = regs.claim::<232, 2>();
+        let mut consumer = pipe.consumer();
+        let k = thread_idx_x() - 128;
+        for t in (block_idx_x()..tiles).step_by(grid_dim_x()) {
+            let slot = consumer.wait();
+            y[t * 256 + k] = 2.0 * slot.get(k);
+            slot.release();
+        }
+    }
+}
+
 fn main() {
     println!("{}", tma_scale::PTX);
     println!("{}", tma_add::PTX);
+    println!("{}", tma_roles::PTX);
 
     let (w, h) = (64u32, 16u32);
     let x: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
@@ -124,5 +153,8 @@ fn main() {
     tma_scale::simulate(&launch, (&x_arg, &mut y, 3.0f32, w, w / 32, tiles))
         .expect("tma_scale simulates cleanly");
     assert!(y.iter().zip(&x).all(|(y, x)| *y == 3.0 * x));
-    println!("// tma_scale: simulated, y = 3 x for all {} elements", y.len());
+    println!(
+        "// tma_scale: simulated, y = 3 x for all {} elements",
+        y.len()
+    );
 }

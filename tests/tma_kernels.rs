@@ -8,7 +8,7 @@ mod tma_tiles;
 
 use phasegate::runtime::sim::{Launch, Policy, RunError, Schedule, TensorMapArg, TmaDataType};
 use phasegate::runtime::{MapType, ParamType, ScalarKind};
-use tma_tiles::{tma_add, tma_scale};
+use tma_tiles::{tma_add, tma_roles, tma_scale};
 
 fn schedules() -> Vec<Schedule> {
     [Policy::RoundRobin, Policy::Random, Policy::Pct { depth: 3 }]
@@ -55,9 +55,7 @@ fn the_map_types_are_in_the_kernel_spec() {
     // 128-byte swizzled boxes start on 1024-byte boundaries of the dynamic shared memory.
     assert!(tma_scale::PTX.contains(".extern .shared .align 1024 .b8 tma_scale_dynamic_smem[]"));
     assert!(tma_scale::PTX.contains("mbarrier.arrive.expect_tx.shared::cta.b64"));
-    assert!(tma_add::PTX.contains(
-        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"
-    ));
+    assert!(tma_add::PTX.contains("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"));
 }
 
 #[test]
@@ -120,7 +118,10 @@ fn a_map_that_differs_from_the_parameter_type_is_refused_naming_the_field() {
     let run = |map| {
         let arg = TensorMapArg::owning(map, vec![0; 64 * 16 * 4]);
         let mut y = vec![0f32; 64 * 16];
-        match tma_scale::simulate(&launch(1, Schedule::default()), (&arg, &mut y, 1.0f32, 64u32, 2u32, 4u32)) {
+        match tma_scale::simulate(
+            &launch(1, Schedule::default()),
+            (&arg, &mut y, 1.0f32, 64u32, 2u32, 4u32),
+        ) {
             Err(RunError::Simulator(e)) => e.to_string(),
             other => panic!("expected an argument error, got {other:?}"),
         }
@@ -128,7 +129,10 @@ fn a_map_that_differs_from_the_parameter_type_is_refused_naming_the_field() {
     let mut boxed = good.clone();
     boxed.box_dims[1] = 16;
     assert!(run(boxed).contains("the map's box is [32, 16], the parameter's type has [32, 8]"));
-    let unswizzled = good.clone().with_swizzle(phasegate::runtime::sim::Swizzle::None).unwrap();
+    let unswizzled = good
+        .clone()
+        .with_swizzle(phasegate::runtime::sim::Swizzle::None)
+        .unwrap();
     assert!(run(unswizzled).contains("swizzles 0-byte spans, the parameter's type 128"));
     let mut typed = good.clone();
     typed.dtype = TmaDataType::U32;
@@ -138,4 +142,31 @@ fn a_map_that_differs_from_the_parameter_type_is_refused_naming_the_field() {
     assert!(e.to_string().contains("stride"), "{e}");
     let e = t.tiled(0, &[64], &[]).unwrap_err();
     assert!(e.to_string().contains("rank 2, 1 dimensions given"), "{e}");
+}
+
+#[test]
+fn register_roles_run_their_setmaxnreg_and_compute_the_reference() {
+    assert!(tma_roles::PTX.contains(".maxnreg 168"));
+    assert!(tma_roles::PTX.contains("setmaxnreg.dec.sync.aligned.u32 \t40;"));
+    assert!(tma_roles::PTX.contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
+    let tiles = 6u32;
+    let x: Vec<f32> = (0..tiles * 256).map(|i| i as f32 - 700.5).collect();
+    let map = tma_roles::SPEC
+        .map_type("x")
+        .unwrap()
+        .tiled(0, &[32, tiles as u64 * 8], &[128])
+        .unwrap();
+    for schedule in schedules() {
+        let x_arg = TensorMapArg::owning(map.clone(), bytes(&x));
+        let mut y = vec![0f32; x.len()];
+        let launch = Launch {
+            grid: (2, 1, 1),
+            block: (384, 1, 1),
+            schedule,
+            ..Launch::default()
+        };
+        tma_roles::simulate(&launch, (&x_arg, &mut y, tiles))
+            .unwrap_or_else(|e| panic!("{schedule}: {e}"));
+        assert!(y.iter().zip(&x).all(|(y, x)| *y == 2.0 * x), "{schedule}");
+    }
 }

@@ -34,7 +34,9 @@ use phasegate::runtime::KernelSpec;
 use phasegate::runtime::cuda::Gpu;
 use phasegate::runtime::generate;
 use phasegate::runtime::rng::Rng;
-use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, TensorSource, simulate_spec};
+use phasegate::runtime::sim::{
+    ArgValue, Launch, Outcome, TensorMapArg, TensorSource, simulate_spec,
+};
 use std::time::Duration;
 
 /// One kernel, one launch, one set of argument values.
@@ -202,13 +204,21 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             .expect("a valid map");
         ArgValue::from(TensorMapArg::owning(map, data))
     };
-    let bytes = |v: Vec<f32>| v.into_iter().flat_map(f32::to_le_bytes).collect::<Vec<u8>>();
+    let bytes = |v: Vec<f32>| {
+        v.into_iter()
+            .flat_map(f32::to_le_bytes)
+            .collect::<Vec<u8>>()
+    };
     cases.push(Case {
         name: "tma_scale".into(),
         spec: tma_tiles::tma_scale::SPEC,
         launch: launch((3, 1, 1), (160, 1, 1)),
         args: vec![
-            map(&tma_tiles::tma_scale::SPEC, "x", bytes(floats(rng, (w * h) as usize))),
+            map(
+                &tma_tiles::tma_scale::SPEC,
+                "x",
+                bytes(floats(rng, (w * h) as usize)),
+            ),
             ArgValue::zeroed((w * h) as usize * 4),
             ArgValue::F32(-0.75),
             ArgValue::U32(w),
@@ -227,6 +237,26 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             map(&add, "c", vec![0; (w * h * 4) as usize]),
             ArgValue::U32(w / 16),
             ArgValue::U32((w / 16) * (h / 16)),
+        ],
+    });
+    let tiles = 10u32;
+    let roles = tma_tiles::tma_roles::SPEC;
+    let x = roles
+        .map_type("x")
+        .expect("a map parameter")
+        .tiled(0, &[32, tiles as u64 * 8], &[128])
+        .expect("a valid map");
+    cases.push(Case {
+        name: "tma_roles".into(),
+        spec: roles,
+        launch: launch((3, 1, 1), (384, 1, 1)),
+        args: vec![
+            ArgValue::from(TensorMapArg::owning(
+                x,
+                bytes(floats(rng, tiles as usize * 256)),
+            )),
+            ArgValue::zeroed(tiles as usize * 256 * 4),
+            ArgValue::U32(tiles),
         ],
     });
     cases

@@ -30,6 +30,10 @@ pub struct KernelArgs {
     /// exactly that many blocks instead of as many as fit.
     #[darling(default)]
     pub min_blocks_per_sm: Option<SpannedValue<u32>>,
+    /// The registers per thread (`.maxnreg N`, nvcc's `-maxrregcount`): what every warp group
+    /// starts with, and what `warpgroup_registers` moves between roles.
+    #[darling(default)]
+    pub max_registers: Option<SpannedValue<u32>>,
     /// Lints to silence, warn about or deny in this kernel: `allow(barrier_red_sync_mix)`.
     #[darling(default)]
     pub allow: darling::util::PathList,
@@ -156,12 +160,26 @@ impl KernelArgs {
             }
             Some(v)
         });
+        // ptxas allocates up to 255 registers a thread; `setmaxnreg` moves counts that are
+        // multiples of 8 from 24 to 256, so a budget it starts from is one of those.
+        let max_registers = self.max_registers.as_ref().and_then(|r| {
+            let v = **r;
+            if !(24..=248).contains(&v) || !v.is_multiple_of(8) {
+                push(syn::Error::new(
+                    r.span(),
+                    format!("`max_registers` is a multiple of 8 from 24 to 248 (a thread has at most 255 registers; `setmaxnreg` moves multiples of 8); {v} is not"),
+                ));
+                return None;
+            }
+            Some(v)
+        });
         match errors {
             Some(e) => Err(e),
             None => Ok(LaunchBounds {
                 block,
                 max_threads,
                 min_blocks_per_sm,
+                max_registers,
             }),
         }
     }
@@ -197,6 +215,7 @@ pub struct LaunchBounds {
     pub block: Option<(u32, u32, u32)>,
     pub max_threads: Option<u32>,
     pub min_blocks_per_sm: Option<u32>,
+    pub max_registers: Option<u32>,
 }
 
 impl LaunchBounds {
@@ -220,6 +239,12 @@ impl LaunchBounds {
             out.push(phasegate_ptx::Directive {
                 name: "minnctapersm".into(),
                 args: vec![int(m)],
+            });
+        }
+        if let Some(r) = self.max_registers {
+            out.push(phasegate_ptx::Directive {
+                name: "maxnreg".into(),
+                args: vec![int(r)],
             });
         }
         out

@@ -45,6 +45,7 @@ pub enum SyncFn {
     BulkLoadMulticast,
     BulkStore,
     TmaStore,
+    Registers,
     BulkCommit,
     BulkWait,
     BulkWaitRead,
@@ -65,7 +66,8 @@ impl SyncFn {
             SyncFn::Named { .. }
             | SyncFn::MBarrier
             | SyncFn::ClusterBarrier
-            | SyncFn::DynamicShared => 0,
+            | SyncFn::DynamicShared
+            | SyncFn::Registers => 0,
             SyncFn::BulkCommit
             | SyncFn::FenceProxyAsync
             | SyncFn::FenceMbarrierInit
@@ -85,7 +87,7 @@ impl SyncFn {
     pub fn generic(self) -> bool {
         matches!(
             self,
-            SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared
+            SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared | SyncFn::Registers
         )
     }
 }
@@ -307,6 +309,7 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ),
     ("bulk_store", Builtin::Sync(SyncFn::BulkStore)),
     ("tma_store", Builtin::Sync(SyncFn::TmaStore)),
+    ("warpgroup_registers", Builtin::Sync(SyncFn::Registers)),
     ("bulk_commit", Builtin::Sync(SyncFn::BulkCommit)),
     ("bulk_wait", Builtin::Sync(SyncFn::BulkWait)),
     ("bulk_wait_read", Builtin::Sync(SyncFn::BulkWaitRead)),

@@ -84,6 +84,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     checker.check_body(&func.block);
     let types = checker.finish();
+    crate::check::check_roles(
+        &types.register_budgets,
+        &types.register_roles,
+        &bounds,
+        &mut diag,
+    );
 
     let mut output = Output {
         ptx: String::new(),

@@ -135,7 +135,9 @@ fn tensor_map_type(p: &syn::TypePath) -> Result<MapShape, syn::Error> {
     let mut dims = [1u32; 5];
     let mut rank = 0u8;
     let tile = match box_ty {
-        Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => Some(&p.path.segments[0]),
+        Type::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 => {
+            Some(&p.path.segments[0])
+        }
         _ => None,
     };
     match tile {

@@ -310,6 +310,10 @@ pub enum Handle {
     Scope(ScopeKind),
     /// `EVEN` / `ODD`.
     Parity(bool),
+    /// The kernel's register budget, `N` registers a thread.
+    Registers(u32),
+    /// What a warp group's role left it.
+    RoleRegisters(u32),
 }
 
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
@@ -357,6 +361,8 @@ impl fmt::Display for Handle {
             Handle::Sem(_) => "Sem",
             Handle::Scope(_) => "Scope",
             Handle::Parity(_) => "parity",
+            Handle::Registers(_) => "Registers",
+            Handle::RoleRegisters(_) => "RoleRegisters",
         };
         f.write_str(name)
     }

@@ -6,9 +6,11 @@
 //! this subset (untyped integer literals default to `i32`, float literals to `f64`), so that
 //! the PTX agrees with the ordinary-Rust copy that rustc checks.
 
+mod registers;
 mod sync;
 mod tma;
 
+pub use registers::{RegisterBudget, RegisterRole, check_roles};
 pub use tma::box_alignment;
 
 use crate::builtins::{self, Builtin, MethodKind, SyncFn};
@@ -23,6 +25,10 @@ use syn::{BinOp, Expr, Lit, Pat, Stmt, UnOp};
 #[derive(Default)]
 pub struct Types {
     map: HashMap<*const Expr, Ty>,
+    /// `warpgroup_registers` calls, checked against the kernel's attributes.
+    pub register_budgets: Vec<RegisterBudget>,
+    /// `release` / `claim` sites.
+    pub register_roles: Vec<RegisterRole>,
 }
 
 impl Types {
@@ -60,6 +66,8 @@ pub struct Checker<'d> {
     labels: Vec<String>,
     /// Values of the kernel's integer `const` items, for array lengths.
     consts: HashMap<String, i128>,
+    register_budgets: Vec<RegisterBudget>,
+    register_roles: Vec<RegisterRole>,
     diag: &'d mut Diagnostics,
 }
 
@@ -72,6 +80,8 @@ impl<'d> Checker<'d> {
             loop_depth: 0,
             labels: Vec::new(),
             consts: HashMap::new(),
+            register_budgets: Vec::new(),
+            register_roles: Vec::new(),
             diag,
         }
     }
@@ -103,6 +113,8 @@ impl<'d> Checker<'d> {
             };
             types.map.insert(ptr, ty);
         }
+        types.register_budgets = std::mem::take(&mut self.register_budgets);
+        types.register_roles = std::mem::take(&mut self.register_roles);
         types
     }
 
@@ -942,13 +954,16 @@ impl<'d> Checker<'d> {
             );
             return self.fresh(Slot::Free);
         }
+        let recv = self.expr(&m.receiver);
+        if let Some(Ty::Handle(Handle::Registers(from))) = self.ty(recv) {
+            return self.register_role(from, m);
+        }
         if let Some(t) = &m.turbofish {
             self.diag.error(
                 t.span(),
                 "kernel-language methods take no generic arguments",
             );
         }
-        let recv = self.expr(&m.receiver);
         match self.ty(recv) {
             Some(Ty::Handle(h)) => return self.handle_method(h, m),
             Some(Ty::TensorMap(map)) => return self.map_method(map, m),

@@ -133,7 +133,15 @@ impl Checker<'_> {
                         );
                         self.fresh(Slot::Free)
                     }
-                    None => self.fresh(Slot::Free),
+                    None => {
+                        if self.is_number(args[0]) {
+                            self.diag.error(
+                                call.args[0].span(),
+                                "`peer_shared` maps a shared array, not a number",
+                            );
+                        }
+                        self.fresh(Slot::Free)
+                    }
                 }
             }
             SyncFn::DynamicShared => {
@@ -180,6 +188,7 @@ impl Checker<'_> {
             }
             // Checked before its arguments are typed: see `Checker::call`.
             SyncFn::TmaStore => self.tma_store(call),
+            SyncFn::Registers => self.register_budget(call),
             SyncFn::BulkWait | SyncFn::BulkWaitRead => {
                 self.const_u32_arg(&call.args[0], args[0], "the number of pending groups");
                 self.known(Ty::Unit)
@@ -248,9 +257,21 @@ impl Checker<'_> {
         }
     }
 
+    /// Whether `v` is a literal whose number type is not settled yet (not an error's result).
+    pub(super) fn is_number(&mut self, v: usize) -> bool {
+        matches!(self.resolve(v), Slot::Int | Slot::Float)
+    }
+
     pub(super) fn shared_elem(&mut self, v: usize, e: &Expr) -> Option<Elem> {
         match self.ty(v) {
             Some(Ty::Shared { elem, .. }) | Some(Ty::Handle(Handle::DynShared(elem))) => Some(elem),
+            None if self.is_number(v) => {
+                self.diag.error(
+                    e.span(),
+                    "expected shared memory (a shared array or `dynamic_shared`), found a number",
+                );
+                None
+            }
             None => None,
             Some(other) => {
                 self.diag.error(e.span(), format!("expected shared memory (a shared array or `dynamic_shared`), found `{other}`"));
@@ -262,6 +283,11 @@ impl Checker<'_> {
     fn global_elem(&mut self, v: usize, e: &Expr) -> Option<Elem> {
         match self.ty(v) {
             Some(Ty::Global { elem, .. }) => Some(elem),
+            None if self.is_number(v) => {
+                self.diag
+                    .error(e.span(), "expected a global slice, found a number");
+                None
+            }
             None => None,
             Some(other) => {
                 self.diag.error(
@@ -301,7 +327,7 @@ impl Checker<'_> {
     }
 
     /// The generic arguments of the last segment of a call's path.
-    fn generic_args<'e>(&self, func: &'e Expr) -> Vec<&'e GenericArgument> {
+    pub(super) fn generic_args<'e>(&self, func: &'e Expr) -> Vec<&'e GenericArgument> {
         match func {
             Expr::Path(p) => match p.path.segments.last().map(|s| &s.arguments) {
                 Some(PathArguments::AngleBracketed(a)) => a.args.iter().collect(),
@@ -312,7 +338,7 @@ impl Checker<'_> {
     }
 
     /// A constant generic argument: a literal, `{ expr }` or a kernel `const`.
-    fn const_generic(&mut self, arg: &GenericArgument, what: &str) -> Option<u64> {
+    pub(super) fn const_generic(&mut self, arg: &GenericArgument, what: &str) -> Option<u64> {
         let value = match arg {
             GenericArgument::Const(e) => crate::params::const_value(e, &self.consts),
             GenericArgument::Type(syn::Type::Path(p)) => p

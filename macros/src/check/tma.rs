@@ -28,7 +28,10 @@ impl Checker<'_> {
         if m.method != "prefetch" {
             self.diag.error(
                 m.method.span(),
-                format!("`{}` is not a method of `TensorMap`; its methods: prefetch", m.method),
+                format!(
+                    "`{}` is not a method of `TensorMap`; its methods: prefetch",
+                    m.method
+                ),
             );
         } else if !m.args.is_empty() {
             self.diag.error(m.span(), "`prefetch` takes no arguments");
@@ -41,6 +44,11 @@ impl Checker<'_> {
         let v = self.expr(e);
         match self.ty(v) {
             Some(Ty::TensorMap(m)) => Some(m),
+            None if self.is_number(v) => {
+                self.diag
+                    .error(e.span(), "expected a tensor map parameter, found a number");
+                None
+            }
             None => None,
             Some(other) => {
                 self.diag.error(
@@ -104,7 +112,11 @@ impl Checker<'_> {
             };
             self.diag.error(
                 m.span(),
-                format!("{form} takes {} arguments, found {}", 2 * pairs, m.args.len()),
+                format!(
+                    "{form} takes {} arguments, found {}",
+                    2 * pairs,
+                    m.args.len()
+                ),
             );
             for a in &m.args {
                 self.expr(a);

@@ -2,7 +2,7 @@
 
 use super::{Lowerer, Val};
 use crate::builtins::{self, Builtin, MethodKind};
-use crate::types::{Prim, RegClass, Ty};
+use crate::types::{Handle, Prim, RegClass, Ty};
 use phasegate_ptx::{Dim, Instruction, Opcode, Operand, SpecialReg};
 use syn::Expr;
 
@@ -89,6 +89,9 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall, ty: Ty) -> Val {
+        if let Ty::Handle(Handle::Registers(_)) = self.ty(&m.receiver) {
+            return self.register_role(m, ty);
+        }
         if let Ty::Handle(handle) = self.ty(&m.receiver) {
             let Some((method, _, _)) = crate::handles::lookup(handle, &m.method.to_string()) else {
                 return self.internal_val("unknown handle method");

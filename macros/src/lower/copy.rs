@@ -264,6 +264,8 @@ impl Lowerer<'_> {
                 Val::Unit
             }
             SyncFn::TmaStore => self.tma_store(&args),
+            // A budget is a compile-time count; only the roles emit instructions.
+            SyncFn::Registers => Val::Handle(Box::new(HVal::Registers)),
             SyncFn::BulkCommit => {
                 self.inst(Opcode::Cp, &["async", "bulk", "commit_group"], vec![]);
                 Val::Unit

@@ -12,6 +12,7 @@ mod expr;
 mod memory;
 mod names;
 mod pipeline;
+mod registers;
 mod sync;
 mod tma;
 
@@ -72,7 +73,10 @@ enum Binding {
         len: u64,
     },
     /// A tensor-map parameter: its generic address in a register.
-    Map { shape: MapShape, addr: String },
+    Map {
+        shape: MapShape,
+        addr: String,
+    },
 }
 
 struct LoopLabels {

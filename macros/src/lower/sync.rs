@@ -38,6 +38,8 @@ pub enum HVal {
         parity: String,
     },
     MBars(Vec<HVal>),
+    /// A register budget (`warpgroup_registers`): nothing at run time.
+    Registers,
     ClusterBar,
     ClusterArrival,
     Pipe(PipeVal),

@@ -82,8 +82,7 @@ impl Lowerer<'_> {
     /// A shared array a tensor copy reads starts on the copy's granule (the checker has made
     /// sure a constant index keeps it there).
     fn align_shared_array(&mut self, e: &Expr, map: MapShape) {
-        let Some(Binding::Shared { symbol, .. }) = map_name(e).and_then(|n| self.lookup(&n))
-        else {
+        let Some(Binding::Shared { symbol, .. }) = map_name(e).and_then(|n| self.lookup(&n)) else {
             return;
         };
         let want = box_alignment(map) as u32;

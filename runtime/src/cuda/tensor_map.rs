@@ -15,8 +15,8 @@ use std::ffi::c_void;
 pub(super) fn encode(map: &TensorMap, what: &str) -> Result<[u8; 128], CudaError> {
     map.validate()
         .map_err(|e| CudaError::Args(format!("{what}: {e}")))?;
-    use sys::CUtensorMapDataType as D;
     use crate::sim::TmaDataType as T;
+    use sys::CUtensorMapDataType as D;
     let dtype = match map.dtype {
         T::U8 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,
         T::U16 => D::CU_TENSOR_MAP_DATA_TYPE_UINT16,

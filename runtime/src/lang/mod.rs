@@ -16,6 +16,7 @@ pub mod copy;
 pub mod mbarrier;
 pub mod named;
 pub mod pipeline;
+pub mod registers;
 pub mod tma;
 
 pub use cluster::*;
@@ -23,6 +24,7 @@ pub use copy::*;
 pub use mbarrier::*;
 pub use named::*;
 pub use pipeline::*;
+pub use registers::*;
 pub use tma::*;
 
 /// Panics: kernel-language items have no meaning on the host.
