@@ -130,10 +130,50 @@ pub fn tma_roles(x: TensorMap<f32, Tile2<32, 8>>, y: &mut [f32], tiles: u32) {
     }
 }
 
+/// `c = a + b` per 16 × 16 tile, where the two CTAs of a cluster share each tile of `b`: each
+/// CTA loads its own tile of `a` and one 8-row half of `b`'s tile, multicast into both CTAs'
+/// stages. A stage is free again only when both CTAs' consumers released it; the pipeline
+/// arrives on both CTAs' empty barriers and holds every thread at the cluster barrier before
+/// it exits. Tile `s` of cluster `q`, CTA rank `r`, is rows `((q * steps + s) * 2 + r) * 16` of
+/// `a` and `c`, and `b`'s tile `s` is rows `s * 16`.
+#[kernel(target = "sm_90a", block = "160,1,1", cluster = "2,1,1")]
+pub fn tma_multicast(
+    a: TensorMap<f32, Tile2<16, 16>>,
+    b: TensorMap<f32, Tile2<16, 8>>,
+    c: &mut [f32],
+    steps: u32,
+) {
+    let pipe = pipeline_cluster::<f32, 2, 512, 2>(thread_idx_x() == 0, 1, 128);
+    let rank = cluster_cta_rank();
+    let cluster = block_idx_x() / 2;
+    if warp_id() == 0 {
+        if elect_one() {
+            let mut producer = pipe.producer();
+            for s in 0..steps {
+                let row = ((cluster * steps + s) * 2 + rank) * 16;
+                producer
+                    .acquire()
+                    .load_tiles_multicast(&a, [0, row], &b, [0, s * 16 + rank * 8]);
+            }
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let k = thread_idx_x() - 32;
+        for s in 0..steps {
+            let slot = consumer.wait();
+            let base = ((cluster * steps + s) * 2 + rank) * 256;
+            c[base + k] = slot.get(k) + slot.get(256 + k);
+            c[base + k + 128] = slot.get(k + 128) + slot.get(384 + k);
+            slot.release();
+        }
+    }
+}
+
 fn main() {
     println!("{}", tma_scale::PTX);
     println!("{}", tma_add::PTX);
     println!("{}", tma_roles::PTX);
+    println!("{}", tma_multicast::PTX);
 
     let (w, h) = (64u32, 16u32);
     let x: Vec<f32> = (0..w * h).map(|i| i as f32).collect();

@@ -73,6 +73,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_scale", tma_tiles::tma_scale::PTX, false),
         ("tma_add", tma_tiles::tma_add::PTX, false),
         ("tma_roles", tma_tiles::tma_roles::PTX, false),
+        ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
     ];
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);

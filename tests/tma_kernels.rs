@@ -8,7 +8,7 @@ mod tma_tiles;
 
 use phasegate::runtime::sim::{Launch, Policy, RunError, Schedule, TensorMapArg, TmaDataType};
 use phasegate::runtime::{MapType, ParamType, ScalarKind};
-use tma_tiles::{tma_add, tma_roles, tma_scale};
+use tma_tiles::{tma_add, tma_multicast, tma_roles, tma_scale};
 
 fn schedules() -> Vec<Schedule> {
     [Policy::RoundRobin, Policy::Random, Policy::Pct { depth: 3 }]
@@ -168,5 +168,51 @@ fn register_roles_run_their_setmaxnreg_and_compute_the_reference() {
         tma_roles::simulate(&launch, (&x_arg, &mut y, tiles))
             .unwrap_or_else(|e| panic!("{schedule}: {e}"));
         assert!(y.iter().zip(&x).all(|(y, x)| *y == 2.0 * x), "{schedule}");
+    }
+}
+
+/// Inputs and the reference of `tma_multicast` for `clusters` clusters of `steps` tiles.
+pub fn multicast_case(clusters: u32, steps: u32) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let a: Vec<f32> = (0..clusters * steps * 2 * 256)
+        .map(|i| (i % 977) as f32 * 0.5)
+        .collect();
+    let b: Vec<f32> = (0..steps * 256).map(|i| 3000.0 - i as f32).collect();
+    let mut c = vec![0f32; a.len()];
+    for (i, c) in c.iter_mut().enumerate() {
+        let tile = i / 256;
+        let s = (tile / 2) as u32 % steps;
+        *c = a[i] + b[s as usize * 256 + i % 256];
+    }
+    (a, b, c)
+}
+
+#[test]
+fn multicast_shares_b_between_the_ctas_of_a_cluster() {
+    let p = tma_multicast::PTX;
+    assert!(p.contains(".multicast::cluster"), "{p}");
+    assert!(p.contains("mbarrier.arrive.release.cluster.shared::cluster.b64"));
+    assert!(p.contains("barrier.cluster.wait.acquire;"), "exit sync");
+    let (clusters, steps) = (3u32, 5u32);
+    let (a, b, want) = multicast_case(clusters, steps);
+    let map = |name, rows: u32| {
+        tma_multicast::SPEC
+            .map_type(name)
+            .unwrap()
+            .tiled(0, &[16, rows as u64], &[64])
+            .unwrap()
+    };
+    for schedule in schedules() {
+        let a_arg = TensorMapArg::owning(map("a", clusters * steps * 32), bytes(&a));
+        let b_arg = TensorMapArg::owning(map("b", steps * 16), bytes(&b));
+        let mut c = vec![0f32; a.len()];
+        let launch = Launch {
+            grid: (clusters * 2, 1, 1),
+            block: (160, 1, 1),
+            schedule,
+            ..Launch::default()
+        };
+        tma_multicast::simulate(&launch, (&a_arg, &b_arg, &mut c, steps))
+            .unwrap_or_else(|e| panic!("{schedule}: {e}"));
+        assert_eq!(c, want, "{schedule}");
     }
 }

@@ -259,6 +259,32 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             ArgValue::U32(tiles),
         ],
     });
+    // Two CTAs of a cluster sharing `b`'s tiles through multicast.
+    let (clusters, steps) = (4u32, 6u32);
+    let mc = tma_tiles::tma_multicast::SPEC;
+    let mc_map = |name: &str, rows: u32, data: Vec<f32>| {
+        let map = mc
+            .map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &[16, rows as u64], &[64])
+            .expect("a valid map");
+        ArgValue::from(TensorMapArg::owning(map, bytes(data)))
+    };
+    let a_len = (clusters * steps * 2 * 256) as usize;
+    cases.push(Case {
+        name: "tma_multicast".into(),
+        spec: mc,
+        launch: Launch {
+            cluster: Some((2, 1, 1)),
+            ..launch((clusters * 2, 1, 1), (160, 1, 1))
+        },
+        args: vec![
+            mc_map("a", clusters * steps * 32, floats(rng, a_len)),
+            mc_map("b", steps * 16, floats(rng, (steps * 256) as usize)),
+            ArgValue::zeroed(a_len * 4),
+            ArgValue::U32(steps),
+        ],
+    });
     cases
 }
 

@@ -38,6 +38,7 @@ pub enum SyncFn {
     Publish,
     PublishCta,
     Pipeline,
+    PipelineCluster,
     ClusterBarrier,
     PeerShared,
     DynamicShared,
@@ -76,7 +77,7 @@ impl SyncFn {
             SyncFn::Publish | SyncFn::PublishCta | SyncFn::BulkWait | SyncFn::BulkWaitRead => 1,
             SyncFn::FenceAcqRel | SyncFn::FenceSc | SyncFn::Nanosleep => 1,
             SyncFn::NamedDyn | SyncFn::PeerShared => 2,
-            SyncFn::Pipeline => 3,
+            SyncFn::Pipeline | SyncFn::PipelineCluster => 3,
             SyncFn::CpAsync | SyncFn::TmaStore => 4,
             SyncFn::BulkStore => 5,
             SyncFn::BulkLoad => 6,
@@ -87,7 +88,11 @@ impl SyncFn {
     pub fn generic(self) -> bool {
         matches!(
             self,
-            SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared | SyncFn::Registers
+            SyncFn::Named { .. }
+                | SyncFn::Pipeline
+                | SyncFn::PipelineCluster
+                | SyncFn::DynamicShared
+                | SyncFn::Registers
         )
     }
 }
@@ -299,6 +304,7 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("publish", Builtin::Sync(SyncFn::Publish)),
     ("publish_cta", Builtin::Sync(SyncFn::PublishCta)),
     ("pipeline", Builtin::Sync(SyncFn::Pipeline)),
+    ("pipeline_cluster", Builtin::Sync(SyncFn::PipelineCluster)),
     ("cluster_barrier", Builtin::Sync(SyncFn::ClusterBarrier)),
     ("peer_shared", Builtin::Sync(SyncFn::PeerShared)),
     ("dynamic_shared", Builtin::Sync(SyncFn::DynamicShared)),

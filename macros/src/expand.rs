@@ -90,6 +90,19 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         &bounds,
         &mut diag,
     );
+    for &(span, ctas) in &types.cluster_pipelines {
+        match cluster {
+            Some((x, y, z)) if x * y * z == ctas => {}
+            Some((x, y, z)) => diag.error(
+                span,
+                format!("the pipeline spans {ctas} CTAs; the kernel's clusters have {}", x * y * z),
+            ),
+            None => diag.error(
+                span,
+                format!("a cluster pipeline needs the kernel's cluster shape: add `cluster = \"{ctas},1,1\"` to `#[kernel]`"),
+            ),
+        }
+    }
 
     let mut output = Output {
         ptx: String::new(),

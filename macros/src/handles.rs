@@ -120,8 +120,11 @@ pub enum Method {
     Acquire,
     SlotStage,
     Load,
-    /// `load_tile` (1 box) / `load_tiles` (2 boxes): tensor copies into the stage.
-    LoadTiles,
+    /// `load_tile` (1 box) / `load_tiles` (2 boxes) / `load_tiles_multicast` (the second box
+    /// multicast to the cluster): tensor copies into the stage.
+    LoadTiles {
+        multicast: bool,
+    },
     /// `ConsumerSlot::address`.
     SlotAddress,
     ConsumerWait,
@@ -493,7 +496,8 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "stage" => (M::SlotStage, &[], Out::U32),
             "load" => (M::Load, &[Global, U32], Out::Unit),
             // Checked by `Checker::tile_load` (maps and coordinate arrays).
-            "load_tile" | "load_tiles" => (M::LoadTiles, &[], Out::Unit),
+            "load_tile" | "load_tiles" => (M::LoadTiles { multicast: false }, &[], Out::Unit),
+            "load_tiles_multicast" => (M::LoadTiles { multicast: true }, &[], Out::Unit),
             _ => return None,
         },
         Handle::Consumer(_) => match name {
@@ -561,7 +565,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ClusterArrival => "wait, wait_acquire, wait_aligned, wait_acquire_aligned",
         Handle::Pipeline(_) => "producer, consumer",
         Handle::Producer(_) => "acquire",
-        Handle::ProducerSlot(_) => "stage, load, load_tile, load_tiles",
+        Handle::ProducerSlot(_) => "stage, load, load_tile, load_tiles, load_tiles_multicast",
         Handle::Consumer(_) => "wait",
         Handle::ConsumerSlot(_) => "stage, get, address, release",
         _ => "none",

@@ -268,6 +268,9 @@ pub struct PipeShape {
     pub elem: Elem,
     pub stages: u32,
     pub tile: u32,
+    /// CTAs whose consumers release each stage (1: the CTA's own; more: `pipeline_cluster`,
+    /// whose stages peers multicast into).
+    pub ctas: u32,
 }
 
 /// Handles of the barrier vocabulary. rustc checks their typestate (phase parity, tokens);

@@ -29,6 +29,8 @@ pub struct Types {
     pub register_budgets: Vec<RegisterBudget>,
     /// `release` / `claim` sites.
     pub register_roles: Vec<RegisterRole>,
+    /// `pipeline_cluster` calls and their CTA counts, checked against the kernel's cluster.
+    pub cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
 }
 
 impl Types {
@@ -68,6 +70,7 @@ pub struct Checker<'d> {
     consts: HashMap<String, i128>,
     register_budgets: Vec<RegisterBudget>,
     register_roles: Vec<RegisterRole>,
+    cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
     diag: &'d mut Diagnostics,
 }
 
@@ -82,6 +85,7 @@ impl<'d> Checker<'d> {
             consts: HashMap::new(),
             register_budgets: Vec::new(),
             register_roles: Vec::new(),
+            cluster_pipelines: Vec::new(),
             diag,
         }
     }
@@ -115,6 +119,7 @@ impl<'d> Checker<'d> {
         }
         types.register_budgets = std::mem::take(&mut self.register_budgets);
         types.register_roles = std::mem::take(&mut self.register_roles);
+        types.cluster_pipelines = std::mem::take(&mut self.cluster_pipelines);
         types
     }
 

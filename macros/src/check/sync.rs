@@ -112,10 +112,16 @@ impl Checker<'_> {
                     self.fresh(Slot::Free)
                 }
             },
-            SyncFn::Pipeline => {
+            SyncFn::Pipeline | SyncFn::PipelineCluster => {
                 self.expect_args(call, args, &[Ty::Prim(Prim::Bool), u32_ty, u32_ty]);
-                match self.pipeline_shape(&call.func) {
-                    Some(shape) => self.known(Ty::Handle(Handle::Pipeline(shape))),
+                let cluster = f == SyncFn::PipelineCluster;
+                match self.pipeline_shape(&call.func, cluster) {
+                    Some(shape) => {
+                        if cluster {
+                            self.cluster_pipelines.push((call.func.span(), shape.ctas));
+                        }
+                        self.known(Ty::Handle(Handle::Pipeline(shape)))
+                    }
                     None => self.fresh(Slot::Free),
                 }
             }
@@ -357,12 +363,33 @@ impl Checker<'_> {
         value
     }
 
-    /// `pipeline::<T, STAGES, TILE>`.
-    fn pipeline_shape(&mut self, func: &Expr) -> Option<PipeShape> {
+    /// `pipeline::<T, STAGES, TILE>` / `pipeline_cluster::<T, STAGES, TILE, CTAS>`.
+    fn pipeline_shape(&mut self, func: &Expr, cluster: bool) -> Option<PipeShape> {
         let generics = self.generic_args(func);
-        let [GenericArgument::Type(t), stages, tile] = generics.as_slice() else {
-            self.diag.error(func.span(), "`pipeline` takes its element type, stage count and tile length: `pipeline::<f32, 4, 4096>(leader, 1, 128)`");
-            return None;
+        let (t, stages, tile, ctas) = match (generics.as_slice(), cluster) {
+            ([GenericArgument::Type(t), stages, tile], false) => (t, *stages, *tile, None),
+            ([GenericArgument::Type(t), stages, tile, ctas], true) => {
+                (t, *stages, *tile, Some(*ctas))
+            }
+            (_, false) => {
+                self.diag.error(func.span(), "`pipeline` takes its element type, stage count and tile length: `pipeline::<f32, 4, 4096>(leader, 1, 128)`");
+                return None;
+            }
+            (_, true) => {
+                self.diag.error(func.span(), "`pipeline_cluster` takes its element type, stage count, tile length and the CTAs of the cluster: `pipeline_cluster::<f32, 4, 4096, 2>(leader, 1, 128)`");
+                return None;
+            }
+        };
+        let ctas = match ctas {
+            None => 1,
+            Some(c) => {
+                let n = self.const_generic(c, "number of CTAs")?;
+                if !(2..=16).contains(&n) {
+                    self.diag.error(c.span(), format!("a cluster pipeline spans 2 to 16 CTAs (a multicast's mask has 16 bits), not {n}"));
+                    return None;
+                }
+                n as u32
+            }
         };
         let elem = match crate::params::elem_type(t) {
             Some(e) if e.prim != Prim::Bool => e,
@@ -403,12 +430,15 @@ impl Checker<'_> {
             elem,
             stages: s as u32,
             tile: n as u32,
+            ctas,
         })
     }
 
     pub(super) fn handle_method(&mut self, h: Handle, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
-        if let (Handle::ProducerSlot(shape), "load_tile" | "load_tiles") = (h, name.as_str()) {
+        if let (Handle::ProducerSlot(shape), "load_tile" | "load_tiles" | "load_tiles_multicast") =
+            (h, name.as_str())
+        {
             return self.tile_load(shape, m);
         }
         let Some((_, params, out)) = handles::lookup(h, &name) else {

@@ -99,16 +99,18 @@ impl Checker<'_> {
         }
     }
 
-    /// `slot.load_tile(&map, [..])` and `slot.load_tiles(&a, [..], &b, [..])`: the boxes must
-    /// be of the stage's element type and fill the stage exactly, each at an offset the copy
-    /// engine and its swizzle accept.
+    /// `slot.load_tile(&map, [..])`, `slot.load_tiles(&a, [..], &b, [..])` and, on a cluster
+    /// pipeline, `slot.load_tiles_multicast(&a, [..], &b, [..])`: the boxes must be of the
+    /// stage's element type and fill the stage exactly (a multicast box once per CTA, each
+    /// CTA's at its rank's place), each at an offset the copy engine and its swizzle accept.
     pub(super) fn tile_load(&mut self, shape: PipeShape, m: &syn::ExprMethodCall) -> usize {
+        let multicast = m.method == "load_tiles_multicast";
         let pairs = if m.method == "load_tile" { 1 } else { 2 };
         if m.args.len() != 2 * pairs {
-            let form = if pairs == 1 {
-                "`load_tile(&map, [x, y, ..])`"
-            } else {
-                "`load_tiles(&a, [x, y, ..], &b, [x, y, ..])`"
+            let form = match (pairs, multicast) {
+                (1, _) => "`load_tile(&map, [x, y, ..])`",
+                (_, false) => "`load_tiles(&a, [x, y, ..], &b, [x, y, ..])`",
+                (_, true) => "`load_tiles_multicast(&a, [x, y, ..], &b, [x, y, ..])`",
             };
             self.diag.error(
                 m.span(),
@@ -122,6 +124,12 @@ impl Checker<'_> {
                 self.expr(a);
             }
             return self.fresh(Slot::Free);
+        }
+        if multicast && shape.ctas < 2 {
+            self.diag.error(
+                m.method.span(),
+                "a multicast fills the stage of every CTA of the cluster, whose consumers must all release it first: make the pipeline with `pipeline_cluster::<T, STAGES, TILE, CTAS>`",
+            );
         }
         let stage_bytes = shape.tile as u64 * shape.elem.size() as u64;
         let mut offset = 0u64;
@@ -144,11 +152,15 @@ impl Checker<'_> {
                 );
             }
             let align = box_alignment(map);
-            if !offset.is_multiple_of(align) {
+            let spread = multicast && pair == 1;
+            let misplaced =
+                !offset.is_multiple_of(align) || spread && !map.box_bytes().is_multiple_of(align);
+            if misplaced {
                 self.diag.error(
                     map_expr.span(),
                     format!(
-                        "this box would start {offset} bytes into the stage; a {} box starts at a multiple of {align} bytes, so the first box must be a multiple of {align} bytes",
+                        "this box would start {offset} bytes into the stage{}; a {} box starts at a multiple of {align} bytes",
+                        if spread { " (and one box further for each CTA rank)" } else { "" },
                         if map.swizzle == 0 { "tensor-copy".to_string() } else { format!("{}-byte swizzled", map.swizzle) },
                     ),
                 );
@@ -161,13 +173,17 @@ impl Checker<'_> {
                     ),
                 );
             }
-            offset += map.box_bytes();
+            offset += map.box_bytes() * if spread { shape.ctas as u64 } else { 1 };
         }
         if all_known && offset != stage_bytes {
-            let what = if pairs == 1 {
-                "the box is".to_string()
-            } else {
-                "the two boxes are".to_string()
+            let what = match (pairs, multicast) {
+                (1, _) => "the box is".to_string(),
+                (_, false) => "the two boxes are".to_string(),
+                (_, true) => format!(
+                    "the first box and {} multicast box{} are",
+                    shape.ctas,
+                    if shape.ctas == 1 { "" } else { "es" }
+                ),
             };
             self.diag.error(
                 m.method.span(),

@@ -581,6 +581,7 @@ impl Lowerer<'_> {
     }
 
     pub(super) fn ret(&mut self) -> Val {
+        self.before_exit();
         self.emit(Instruction::new(Opcode::Ret, &[], vec![]));
         Val::Unit
     }

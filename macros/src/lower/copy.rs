@@ -193,7 +193,7 @@ impl Lowerer<'_> {
                 self.publish(f == SyncFn::Publish);
                 Val::Handle(Box::new(HVal::MBars(bars)))
             }
-            SyncFn::Pipeline => self.new_pipeline(call, ty),
+            SyncFn::Pipeline | SyncFn::PipelineCluster => self.new_pipeline(call, ty),
             SyncFn::PeerShared => {
                 let (Some(name), Ty::Handle(Handle::Peer(elem, _))) =
                     (call.args.first().and_then(memory_name), ty)

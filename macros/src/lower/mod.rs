@@ -188,6 +188,7 @@ impl<'a> Lowerer<'a> {
         self.block_stmts(body);
         let ends_in_ret = matches!(self.statements.last(), Some((Statement::Instruction(i), _)) if i.opcode == Opcode::Ret);
         if !ends_in_ret {
+            self.before_exit();
             self.emit(Instruction::new(Opcode::Ret, &[], vec![]));
         }
         self.finish(decls)

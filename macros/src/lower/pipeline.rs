@@ -32,7 +32,23 @@ impl Lowerer<'_> {
         let data_offset = self.dynamic_bytes.next_multiple_of(128);
         self.dynamic_bytes = data_offset + stages * shape.tile as u64 * shape.elem.size() as u64;
         self.dynamic_smem();
-        let (producers, consumers) = (self.u32_operand(producers), self.u32_operand(consumers));
+        let (producers, mut consumers) = (self.u32_operand(producers), self.u32_operand(consumers));
+        if shape.ctas > 1 {
+            // The consumers of every CTA of the cluster release each stage: a peer's multicast
+            // writes this CTA's stage, and this CTA's writes the peers'.
+            consumers = match consumers {
+                Operand::Imm(phasegate_ptx::Imm::Int(n)) => Operand::int(n * shape.ctas as i64),
+                other => {
+                    let d = self.reg(RegClass::B32);
+                    self.inst(
+                        Opcode::Mul,
+                        &["lo", "u32"],
+                        vec![Operand::reg(&d), other, Operand::int(shape.ctas as i64)],
+                    );
+                    Operand::reg(&d)
+                }
+            };
+        }
         let leader = match leader {
             Val::Imm(..) => leader,
             other => Val::Reg(Prim::Bool, self.in_reg(other)),
@@ -52,13 +68,46 @@ impl Lowerer<'_> {
             }
         }
         self.guarded_all(leader, inits);
-        self.publish(true);
+        if shape.ctas > 1 {
+            // Peers arrive on these barriers and multicast into these stages: the inits must be
+            // visible cluster-wide first (`fence.mbarrier_init` and the cluster barrier).
+            self.inst(
+                Opcode::Fence,
+                &["mbarrier_init", "release", "cluster"],
+                vec![],
+            );
+            self.cluster_sync(true);
+        } else {
+            self.publish(true);
+        }
         Val::Handle(Box::new(HVal::Pipe(PipeVal {
             full,
             empty,
             data_offset,
             shape,
         })))
+    }
+
+    /// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`, `.aligned` where every
+    /// thread of each warp executes it together.
+    pub(super) fn cluster_sync(&mut self, aligned: bool) {
+        let a = if aligned { "aligned" } else { "" };
+        self.inst(
+            Opcode::Barrier,
+            &["cluster", "arrive", "release", a],
+            vec![],
+        );
+        self.inst(Opcode::Barrier, &["cluster", "wait", "acquire", a], vec![]);
+    }
+
+    /// Before a thread of a kernel with a cluster pipeline exits: its CTA's barriers and stages
+    /// must outlive the peers' last remote arrives and multicasts, so every thread of the
+    /// cluster meets at the cluster barrier first (not `.aligned`: threads of a warp may leave
+    /// by different `return`s).
+    pub(super) fn before_exit(&mut self) {
+        if !self.types.cluster_pipelines.is_empty() {
+            self.cluster_sync(false);
+        }
     }
 
     fn new_position(&mut self) -> PipeState {
@@ -231,9 +280,9 @@ impl Lowerer<'_> {
                 self.advance(&p, &state);
                 Val::Unit
             }
-            (Method::LoadTiles, HVal::ProducerSlot(p, state, addrs)) => {
+            (Method::LoadTiles { multicast }, HVal::ProducerSlot(p, state, addrs)) => {
                 let args: Vec<&Expr> = it.collect();
-                self.load_tiles(&p, &state, &addrs, &args)
+                self.load_tiles(&p, &state, &addrs, &args, multicast)
             }
             (Method::SlotAddress, HVal::ConsumerSlot(p, _, addrs)) => {
                 let index = self.take(&mut it);
@@ -280,6 +329,30 @@ impl Lowerer<'_> {
                     ],
                 );
                 self.load_elem("shared", false, elem, reg_addr(&at))
+            }
+            (Method::Release, HVal::ConsumerSlot(p, state, addrs)) if p.shape.ctas > 1 => {
+                // The stage is free in every CTA's eyes only when every CTA's consumers released
+                // it: arrive on the empty barrier of each CTA of the cluster (remote arrives are
+                // `.release.cluster`, their state sunk, PTX ISA §9.7.13.15.13).
+                for rank in 0..p.shape.ctas {
+                    let remote = self.reg(RegClass::B32);
+                    self.inst(
+                        Opcode::Mapa,
+                        &["shared::cluster", "u32"],
+                        vec![
+                            Operand::reg(&remote),
+                            Operand::reg(&addrs.barrier),
+                            Operand::int(rank as i64),
+                        ],
+                    );
+                    self.inst(
+                        Opcode::Mbarrier,
+                        &["arrive", "release", "cluster", "shared::cluster", "b64"],
+                        vec![Operand::Sink, reg_addr(&remote)],
+                    );
+                }
+                self.advance(&p, &state);
+                Val::Unit
             }
             (Method::Release, HVal::ConsumerSlot(p, state, addrs)) => {
                 let token = self.reg(RegClass::B64);

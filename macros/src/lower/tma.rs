@@ -116,6 +116,7 @@ impl Lowerer<'_> {
         state: &PipeState,
         addrs: &SlotAddrs,
         args: &[&Expr],
+        multicast: bool,
     ) -> Val {
         let mut boxes = Vec::new();
         for pair in args.chunks(2) {
@@ -131,7 +132,19 @@ impl Lowerer<'_> {
             self.align_dynamic(shape);
             boxes.push((shape, operand));
         }
-        let total: u64 = boxes.iter().map(|(s, _)| s.box_bytes()).sum();
+        // A multicast box arrives once from each CTA of the cluster, each at its rank's place.
+        let copies = |i: usize| {
+            if multicast && i == 1 {
+                pipe.shape.ctas as u64
+            } else {
+                1
+            }
+        };
+        let total: u64 = boxes
+            .iter()
+            .enumerate()
+            .map(|(i, (s, _))| s.box_bytes() * copies(i))
+            .sum();
         let token = self.reg(RegClass::B64);
         self.inst(
             Opcode::Mbarrier,
@@ -143,7 +156,21 @@ impl Lowerer<'_> {
             ],
         );
         let mut offset = 0u64;
-        for (shape, operand) in boxes {
+        for (i, (shape, operand)) in boxes.into_iter().enumerate() {
+            let dims = format!("{}d", shape.rank);
+            if copies(i) > 1 {
+                self.multicast_box(
+                    &addrs.buffer,
+                    offset,
+                    shape,
+                    operand,
+                    &addrs.barrier,
+                    &dims,
+                    pipe.shape.ctas,
+                );
+                offset += shape.box_bytes() * copies(i);
+                continue;
+            }
             let dst = if offset == 0 {
                 addrs.buffer.clone()
             } else {
@@ -159,7 +186,6 @@ impl Lowerer<'_> {
                 );
                 d
             };
-            let dims = format!("{}d", shape.rank);
             self.inst(
                 Opcode::Cp,
                 &[
@@ -178,6 +204,81 @@ impl Lowerer<'_> {
         }
         self.advance(pipe, state);
         Val::Unit
+    }
+
+    /// This CTA's multicast box: to offset `offset + rank * box` of the stage in every CTA of
+    /// the cluster (`.multicast::cluster`, mask of all `ctas`), completing on each CTA's barrier.
+    #[allow(clippy::too_many_arguments)]
+    fn multicast_box(
+        &mut self,
+        buffer: &str,
+        offset: u64,
+        shape: MapShape,
+        operand: Operand,
+        barrier: &str,
+        dims: &str,
+        ctas: u32,
+    ) {
+        let rank = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![
+                Operand::reg(&rank),
+                Operand::reg(phasegate_ptx::SpecialReg::ClusterCtaRank.name()),
+            ],
+        );
+        let dst = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&dst),
+                Operand::reg(&rank),
+                Operand::int(shape.box_bytes() as i64),
+                Operand::reg(buffer),
+            ],
+        );
+        if offset > 0 {
+            self.inst(
+                Opcode::Add,
+                &["u32"],
+                vec![
+                    Operand::reg(&dst),
+                    Operand::reg(&dst),
+                    Operand::int(offset as i64),
+                ],
+            );
+        }
+        let mask = self.reg(RegClass::B16);
+        self.inst(
+            Opcode::Mov,
+            &["b16"],
+            vec![
+                Operand::reg(&mask),
+                Operand::int(((1u32 << ctas) - 1) as i64),
+            ],
+        );
+        self.inst(
+            Opcode::Cp,
+            &[
+                "async",
+                "bulk",
+                "tensor",
+                dims,
+                "shared::cluster",
+                "global",
+                "tile",
+                "mbarrier::complete_tx::bytes",
+                "multicast::cluster",
+            ],
+            vec![
+                reg_addr(&dst),
+                operand,
+                reg_addr(barrier),
+                Operand::reg(&mask),
+            ],
+        );
     }
 
     /// `tma_store(&map, [..], &src, index)`.

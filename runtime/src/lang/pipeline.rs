@@ -28,6 +28,20 @@ pub fn pipeline<T: Element, const STAGES: usize, const TILE: usize>(
     outside_kernel("pipeline")
 }
 
+/// The pipeline of a cluster of `CTAS` CTAs whose producers multicast into each other's stages
+/// (`ProducerSlot::load_tiles_multicast`): each stage's empty barrier counts the
+/// `consumer_arrivals` of every CTA of the cluster, `release` arrives on every CTA's, the
+/// barriers are published to the cluster (`fence.mbarrier_init` and `barrier.cluster`), and
+/// every thread meets the others at the cluster barrier before it exits, so no CTA leaves
+/// while a peer still arrives on its barriers. `CTAS` is the kernel's cluster size.
+pub fn pipeline_cluster<T: Element, const STAGES: usize, const TILE: usize, const CTAS: usize>(
+    _leader: bool,
+    _producer_arrivals: u32,
+    _consumer_arrivals: u32,
+) -> Pipeline<T, STAGES, TILE> {
+    outside_kernel("pipeline_cluster")
+}
+
 impl<T: Element, const STAGES: usize, const TILE: usize> Pipeline<T, STAGES, TILE> {
     /// The producer's state: stage 0, at the phase that treats every buffer as empty.
     pub fn producer(&self) -> Producer<T, STAGES, TILE> {
@@ -77,6 +91,20 @@ impl<T: Element, const STAGES: usize, const TILE: usize> ProducerSlot<'_, T, STA
         _coords: B::Coords,
     ) {
         outside_kernel("ProducerSlot::load_tile")
+    }
+    /// On a [`pipeline_cluster`]: `a`'s box into this CTA's stage, and `b`'s box multicast
+    /// (`.multicast::cluster`) to every CTA's stage at `a`'s size plus this CTA's rank times
+    /// `b`'s size: the CTAs of a cluster that share a GEMM's B tile each load a slice of it.
+    /// The stage's full barrier is armed with `a`'s bytes and `CTAS` of `b`'s, which together
+    /// must fill the stage.
+    pub fn load_tiles_multicast<BA: BoxShape, SA: Swizzling, BB: BoxShape, SB: Swizzling>(
+        self,
+        _a: &TensorMap<T, BA, SA>,
+        _a_coords: BA::Coords,
+        _b: &TensorMap<T, BB, SB>,
+        _b_coords: BB::Coords,
+    ) {
+        outside_kernel("ProducerSlot::load_tiles_multicast")
     }
     /// Two boxes into one stage, `a`'s first and `b`'s right after it (a GEMM's A and B
     /// tiles), completing on the stage's full barrier armed with both boxes' bytes. Together
