@@ -332,8 +332,12 @@ impl Lowerer<'_> {
             }
             (Method::Release, HVal::ConsumerSlot(p, state, addrs)) if p.shape.ctas > 1 => {
                 // The stage is free in every CTA's eyes only when every CTA's consumers released
-                // it: arrive on the empty barrier of each CTA of the cluster (remote arrives are
-                // `.release.cluster`, their state sunk, PTX ISA §9.7.13.15.13).
+                // it: arrive on the empty barrier of each CTA of the cluster (a remote arrive sinks
+                // its state, PTX ISA §9.7.13.15.13). The arrive keeps the default `.release.cta`
+                // semantics, as CUTLASS's cluster barrier does: what it orders is this thread's
+                // reads of its own CTA's stage. `.release.cluster` makes ptxas put
+                // `MEMBAR.ALL.GPU` before every arrive, which cost a GEMM 40 % on an H100
+                // (docs/performance.md).
                 for rank in 0..p.shape.ctas {
                     let remote = self.reg(RegClass::B32);
                     self.inst(
@@ -347,7 +351,7 @@ impl Lowerer<'_> {
                     );
                     self.inst(
                         Opcode::Mbarrier,
-                        &["arrive", "release", "cluster", "shared::cluster", "b64"],
+                        &["arrive", "shared::cluster", "b64"],
                         vec![Operand::Sink, reg_addr(&remote)],
                     );
                 }
