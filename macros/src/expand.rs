@@ -171,7 +171,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 
     let module = kernel_module(&func, &krate, &kernel_params, &output);
     let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
-    let copy = shadow::type_check_copy(&func, &krate, &accepted);
+    let narrow_casts = shadow::narrow_casts(&func.block, &types);
+    let copy = shadow::type_check_copy(&func, &krate, &accepted, &narrow_casts);
     let errors = diag.to_compile_errors();
     quote! { #module #copy #errors #lint_warnings }
 }
@@ -335,6 +336,10 @@ fn scalar_kind(krate: &syn::Path, prim: Prim) -> TokenStream {
             Prim::F32 => "F32",
             Prim::F64 => "F64",
             Prim::Bool => "Bool",
+            Prim::F16 => "F16",
+            Prim::Bf16 => "Bf16",
+            Prim::E4m3 => "F8E4M3",
+            Prim::E5m2 => "F8E5M2",
         },
         Span::call_site(),
     );

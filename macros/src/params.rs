@@ -37,8 +37,8 @@ pub fn value_type(ty: &Type) -> Option<Ty> {
     elem_type(ty).map(Elem::ty)
 }
 
-const ELEMS: &str =
-    "u32, i32, u64, i64, f32, f64, or [T; 2] / [T; 4] of 32-bit T, [T; 2] of 64-bit T";
+const ELEMS: &str = "u32, i32, u64, i64, f32, f64, f16, bf16, f8e4m3, f8e5m2, or vectors of those: \
+     [T; 2] / [T; 4] of 32-bit T, [T; 2] of 64-bit T, [f16 or bf16; 2, 4 or 8], [fp8; 2 or 4]";
 
 /// The type of a kernel parameter: a scalar by value, or `&[E]` / `&mut [E]` in global memory.
 pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
@@ -70,7 +70,7 @@ pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
             Some(p) => Ok(Ty::Prim(p)),
             None => Err(syn::Error::new(
                 other.span(),
-                "kernel parameters are u32, i32, u64, i64, f32, f64, bool, slices `&[T]` / `&mut [T]` of those, or `TensorMap<T, TileN<..>, Swizzle>`",
+                "kernel parameters are u32, i32, u64, i64, f32, f64, f16, bf16, f8e4m3, f8e5m2, bool, slices `&[T]` / `&mut [T]` of those, or `TensorMap<T, TileN<..>, Swizzle>`",
             )),
         },
     }

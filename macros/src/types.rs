@@ -13,6 +13,14 @@ pub enum Prim {
     F32,
     F64,
     Bool,
+    /// IEEE binary16 (`half::f16`).
+    F16,
+    /// bfloat16 (`half::bf16`).
+    Bf16,
+    /// OCP fp8 with 4 exponent and 3 mantissa bits: no infinities, saturating conversions.
+    E4m3,
+    /// OCP fp8 with 5 exponent and 2 mantissa bits.
+    E5m2,
 }
 
 impl Prim {
@@ -25,6 +33,10 @@ impl Prim {
             "f32" => Prim::F32,
             "f64" => Prim::F64,
             "bool" => Prim::Bool,
+            "f16" => Prim::F16,
+            "bf16" => Prim::Bf16,
+            "f8e4m3" => Prim::E4m3,
+            "f8e5m2" => Prim::E5m2,
             _ => return None,
         })
     }
@@ -38,7 +50,20 @@ impl Prim {
             Prim::F32 => "f32",
             Prim::F64 => "f64",
             Prim::Bool => "bool",
+            Prim::F16 => "f16",
+            Prim::Bf16 => "bf16",
+            Prim::E4m3 => "f8e4m3",
+            Prim::E5m2 => "f8e5m2",
         }
+    }
+
+    /// The storage floats (`f16`, `bf16`, `f8e4m3`, `f8e5m2`): moved through memory and
+    /// converted with `as`, compared, but computed on only after a conversion to `f32`.
+    pub fn is_narrow(self) -> bool {
+        matches!(self, Prim::F16 | Prim::Bf16 | Prim::E4m3 | Prim::E5m2)
+    }
+    pub fn is_fp8(self) -> bool {
+        matches!(self, Prim::E4m3 | Prim::E5m2)
     }
 
     pub fn is_int(self) -> bool {
@@ -57,7 +82,8 @@ impl Prim {
     /// Bytes in memory (`bool` occupies one byte, as in Rust).
     pub fn size(self) -> u32 {
         match self {
-            Prim::Bool => 1,
+            Prim::Bool | Prim::E4m3 | Prim::E5m2 => 1,
+            Prim::F16 | Prim::Bf16 => 2,
             Prim::U32 | Prim::I32 | Prim::F32 => 4,
             Prim::U64 | Prim::I64 | Prim::F64 => 8,
         }
@@ -73,6 +99,21 @@ impl Prim {
             Prim::F32 => ScalarType::F32,
             Prim::F64 => ScalarType::F64,
             Prim::Bool => ScalarType::Pred,
+            Prim::F16 => ScalarType::F16,
+            Prim::Bf16 => ScalarType::Bf16,
+            // PTX has no scalar fp8 type: one fp8 value is the low byte of a `.b16` register.
+            Prim::E4m3 | Prim::E5m2 => ScalarType::B16,
+        }
+    }
+
+    /// The type of loads, stores and parameters of this type: `ld`/`st` take no `.f16` or
+    /// `.bf16`, so the narrow floats move as bits (`.b16`, and `.u8` for fp8, zero-extended
+    /// into a 16-bit register).
+    pub fn mem(self) -> ScalarType {
+        match self {
+            Prim::F16 | Prim::Bf16 => ScalarType::B16,
+            Prim::E4m3 | Prim::E5m2 => ScalarType::U8,
+            other => other.arith(),
         }
     }
 
@@ -82,6 +123,7 @@ impl Prim {
             Prim::U32 | Prim::I32 | Prim::F32 => ScalarType::B32,
             Prim::U64 | Prim::I64 | Prim::F64 => ScalarType::B64,
             Prim::Bool => ScalarType::Pred,
+            Prim::F16 | Prim::Bf16 | Prim::E4m3 | Prim::E5m2 => ScalarType::B16,
         }
     }
 
@@ -102,6 +144,8 @@ impl Prim {
             Prim::F32 => RegClass::F32,
             Prim::F64 => RegClass::F64,
             Prim::Bool => RegClass::Pred,
+            // As nvcc keeps them: `%rs`.
+            Prim::F16 | Prim::Bf16 | Prim::E4m3 | Prim::E5m2 => RegClass::B16,
         }
     }
 }
@@ -175,9 +219,15 @@ impl Elem {
             Ty::Vector(self.prim, self.lanes)
         }
     }
-    /// Whether `[prim; lanes]` is a vector the language can move in one access.
+    /// Whether `[prim; lanes]` is a vector the language can move in one access: 8 or 16 bytes
+    /// of 32- or 64-bit lanes; 4, 8 or 16 bytes of `f16`/`bf16` (a packed pair is 4); 2 or 4
+    /// bytes of fp8.
     pub fn vector_ok(prim: Prim, lanes: u64) -> bool {
-        prim != Prim::Bool && matches!((prim.size(), lanes), (4, 2) | (4, 4) | (8, 2))
+        prim != Prim::Bool
+            && matches!(
+                (prim.size(), lanes),
+                (4, 2) | (4, 4) | (8, 2) | (2, 2) | (2, 4) | (2, 8) | (1, 2) | (1, 4)
+            )
     }
 }
 

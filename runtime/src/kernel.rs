@@ -20,13 +20,22 @@ pub enum ScalarKind {
     F64,
     /// `bool`: one byte in memory and in the parameter block.
     Bool,
+    /// `f16` (`half::f16`; `.b16` in memory and parameters).
+    F16,
+    /// `bf16` (`half::bf16`; `.b16`).
+    Bf16,
+    /// `f8e4m3` (`float8::F8E4M3`; one byte).
+    F8E4M3,
+    /// `f8e5m2` (`float8::F8E5M2`; one byte).
+    F8E5M2,
 }
 
 impl ScalarKind {
     /// Size in bytes of the value in memory (`bool` is one byte, as nvcc passes it).
     pub const fn size(self) -> u32 {
         match self {
-            ScalarKind::Bool => 1,
+            ScalarKind::Bool | ScalarKind::F8E4M3 | ScalarKind::F8E5M2 => 1,
+            ScalarKind::F16 | ScalarKind::Bf16 => 2,
             ScalarKind::U32 | ScalarKind::I32 | ScalarKind::F32 => 4,
             ScalarKind::U64 | ScalarKind::I64 | ScalarKind::F64 => 8,
         }
@@ -41,6 +50,10 @@ impl ScalarKind {
             ScalarKind::F32 => "f32",
             ScalarKind::F64 => "f64",
             ScalarKind::Bool => "bool",
+            ScalarKind::F16 => "f16",
+            ScalarKind::Bf16 => "bf16",
+            ScalarKind::F8E4M3 => "f8e4m3",
+            ScalarKind::F8E5M2 => "f8e5m2",
         }
     }
 }

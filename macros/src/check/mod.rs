@@ -215,6 +215,45 @@ impl<'d> Checker<'d> {
         }
     }
 
+    /// Reports arithmetic on a storage float (`f16`, `bf16`, fp8) and says so: the kernel
+    /// language computes in f32, where every one of them converts exactly.
+    fn narrow_arith(&mut self, v: usize, span: proc_macro2::Span) -> bool {
+        let Some(Ty::Prim(p)) = self.ty(v) else {
+            return false;
+        };
+        if !p.is_narrow() {
+            return false;
+        }
+        self.diag.error(
+            span,
+            format!("arithmetic on `{p}` is not in the kernel language: `{p}` is a storage type; convert to f32 (`x as f32`, exact), compute, and convert the result back (`y as {p}`, rounding to nearest even)"),
+        );
+        true
+    }
+
+    /// The conversions `as` has for the storage floats. Every narrow float converts exactly to
+    /// f32; to a narrow float, PTX converts to fp8 from f32 only (`cvt.rn.satfinite.e4m3x2.f32`),
+    /// so an fp8 result from f64 or an integer would round twice: the kernel spells that out.
+    fn narrow_cast(&mut self, from: usize, to: Prim, c: &syn::ExprCast) {
+        let from = match self.resolve(from) {
+            Slot::Known(Ty::Prim(p)) => p,
+            Slot::Int => Prim::I32,
+            Slot::Float => Prim::F64,
+            _ => return,
+        };
+        if from == Prim::Bool && to.is_narrow() {
+            self.diag.error(
+                c.span(),
+                format!("casts from `bool` to `{to}` are not in Rust; use `if`"),
+            );
+        } else if to.is_fp8() && !from.is_narrow() && from != Prim::F32 {
+            self.diag.error(
+                c.span(),
+                format!("PTX converts to `{to}` from f32 only, and `{from}` to f32 may round; convert through f32 explicitly: `x as f32 as {to}`"),
+            );
+        }
+    }
+
     fn lookup(&self, name: &str) -> Option<Binding> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
@@ -271,7 +310,14 @@ impl<'d> Checker<'d> {
 
     fn const_item(&mut self, c: &syn::ItemConst) {
         let ty = match crate::params::scalar_type(&c.ty) {
-            Some(p) => Ty::Prim(p),
+            Some(p) if !p.is_narrow() => Ty::Prim(p),
+            Some(p) => {
+                self.diag.error(
+                    c.ty.span(),
+                    format!("a kernel `const` of type `{p}` has no literal in Rust; make it an f32 `const` and convert it where it is used (`X as {p}`)"),
+                );
+                Ty::Unit
+            }
             None => {
                 self.diag.error(
                     c.ty.span(),
@@ -319,7 +365,7 @@ impl<'d> Checker<'d> {
             Some(ty) => match crate::params::value_type(ty) {
                 Some(t) => self.known(t),
                 None => {
-                    self.diag.error(ty.span(), "kernel values have types u32, i32, u64, i64, f32, f64, bool, or [T; 2] / [T; 4] of those");
+                    self.diag.error(ty.span(), "kernel values have types u32, i32, u64, i64, f32, f64, bool, f16, bf16, f8e4m3, f8e5m2, or vectors [T; N] of 4, 8 or 16 bytes of those");
                     self.fresh(Slot::Free)
                 }
             },
@@ -394,6 +440,7 @@ impl<'d> Checker<'d> {
                         {
                             self.diag.error(c.expr.span(), "`as` converts scalars only");
                         }
+                        self.narrow_cast(from, to, c);
                         if to == Prim::Bool {
                             self.diag.error(
                                 c.ty.span(),
@@ -405,7 +452,7 @@ impl<'d> Checker<'d> {
                     None => {
                         self.diag.error(
                             c.ty.span(),
-                            "`as` converts to u32, i32, u64, i64, f32 or f64",
+                            "`as` converts to u32, i32, u64, i64, f32, f64, f16, bf16, f8e4m3 or f8e5m2",
                         );
                         self.fresh(Slot::Free)
                     }
@@ -515,7 +562,7 @@ impl<'d> Checker<'d> {
                 Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
                 Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
                 _ => {
-                    self.diag.error(arr.span(), "array values are vectors of 8 or 16 bytes: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T; annotate the element type if needed (`[1.0f32, ...]`)");
+                    self.diag.error(arr.span(), "array values are vectors of 8 or 16 bytes: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T; of f16 or bf16: [T; 2], [T; 4] or [T; 8]; of fp8: [T; 2] or [T; 4]; annotate the element type if needed (`[1.0f32, ...]`)");
                     self.fresh(Slot::Free)
                 }
             },
@@ -663,6 +710,9 @@ impl<'d> Checker<'d> {
             }
             BinOp::Rem(_) | BinOp::RemAssign(_) => {
                 self.unify(l, r, b.right.span());
+                if self.narrow_arith(l, span) {
+                    return self.fresh(Slot::Free);
+                }
                 self.expect_prim(
                     l,
                     span,
@@ -679,6 +729,9 @@ impl<'d> Checker<'d> {
             _ => {
                 // + - * / and their assignments
                 self.unify(l, r, b.right.span());
+                if self.narrow_arith(l, span) {
+                    return self.fresh(Slot::Free);
+                }
                 self.expect_prim(l, span, |p| p != Prim::Bool, "a number");
                 if is_assign(&b.op) {
                     self.place(&b.left);
@@ -694,6 +747,9 @@ impl<'d> Checker<'d> {
         let v = self.operand(&u.expr);
         match u.op {
             UnOp::Neg(_) => {
+                if self.narrow_arith(v, u.span()) {
+                    return self.fresh(Slot::Free);
+                }
                 match self.resolve(v) {
                     Slot::Known(Ty::Prim(p)) if p.is_signed() || p.is_float() => {}
                     Slot::Int | Slot::Float | Slot::Free => {}
@@ -1014,6 +1070,9 @@ impl<'d> Checker<'d> {
     ) -> usize {
         for &a in args {
             self.unify(recv, a, span);
+        }
+        if self.narrow_arith(recv, span) {
+            return self.fresh(Slot::Free);
         }
         let (ok, what): (fn(Prim) -> bool, &str) = match kind {
             MethodKind::Min | MethodKind::Max => (|p| p != Prim::Bool, "a number"),

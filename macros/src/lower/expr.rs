@@ -221,6 +221,12 @@ impl Lowerer<'_> {
         {
             return Val::Imm(Prim::Bool, Imm::Int(v as i64));
         }
+        if prim.is_narrow() {
+            // Every narrow float is exact in f32, so comparing there is comparing the values
+            // (NaN unordered), on every target: `setp.bf16` would need sm_90.
+            let (l, r) = (self.widen(l, prim), self.widen(r, prim));
+            return Val::Reg(Prim::Bool, self.compare(cmp, Prim::F32, l, r));
+        }
         Val::Reg(Prim::Bool, self.compare(cmp, prim, l, r))
     }
 
@@ -404,6 +410,9 @@ impl Lowerer<'_> {
         if from == to {
             return v;
         }
+        if from.is_narrow() || to.is_narrow() {
+            return self.narrow_cast(v, from, to);
+        }
         if let Val::Imm(_, Imm::Int(x)) = v
             && from.is_int()
             && to.is_int()
@@ -458,6 +467,113 @@ impl Lowerer<'_> {
     }
 }
 
+impl Lowerer<'_> {
+    /// `as` to or from a storage float. From one, the value widens to f32 exactly and converts
+    /// on from there (so `bf16 as i32` truncates and saturates as `f32 as i32` does). To one,
+    /// one `cvt.rn` rounds to nearest even: `.f16`/`.bf16` from f32, f64 or an integer (bf16
+    /// from f64 or an integer needs sm_90, which the feature table enforces), fp8 from f32
+    /// with `.satfinite` (out of range and infinities become the largest finite value of the
+    /// sign; NaN stays NaN), the only fp8 conversion PTX has (sm_89).
+    fn narrow_cast(&mut self, v: Val, from: Prim, to: Prim) -> Val {
+        if let Some(folded) = fold_narrow(&v, to) {
+            return folded;
+        }
+        if from.is_narrow() {
+            let wide = self.widen(v, from);
+            return self.cast(wide, to);
+        }
+        let src = self.in_reg(v);
+        let d = self.reg(RegClass::B16);
+        let mods: Vec<&str> = if to.is_fp8() {
+            let pair = if to == Prim::E4m3 { "e4m3x2" } else { "e5m2x2" };
+            vec!["rn", "satfinite", pair, "f32"]
+        } else {
+            vec!["rn", to.arith().name(), from.arith().name()]
+        };
+        // The packed fp8 form converts two values (the first into the upper byte): both are
+        // this one, and the value is the low byte, as a load or store of fp8 sees it.
+        let mut operands = vec![Operand::reg(&d), Operand::reg(&src)];
+        if to.is_fp8() {
+            operands.push(Operand::reg(&src));
+        }
+        self.emit(Instruction {
+            guard: None,
+            opcode: Opcode::Cvt,
+            modifiers: mods.iter().map(|m| m.to_string()).collect(),
+            operands,
+        });
+        Val::Reg(to, d)
+    }
+
+    /// A storage float as the f32 of the same value (exact for all four types).
+    pub(super) fn widen(&mut self, v: Val, from: Prim) -> Val {
+        let src = self.in_reg(v);
+        let f = self.reg(RegClass::F32);
+        let half = if from.is_fp8() {
+            // `cvt.rn.f16x2.e4m3x2` widens both bytes; the low half is this value's.
+            let pair = self.reg(RegClass::B32);
+            let fmt = if from == Prim::E4m3 { "e4m3x2" } else { "e5m2x2" };
+            self.emit(Instruction::new(
+                Opcode::Cvt,
+                &["rn", "f16x2", fmt],
+                vec![Operand::reg(&pair), Operand::reg(&src)],
+            ));
+            let (lo, hi) = (self.reg(RegClass::B16), self.reg(RegClass::B16));
+            self.emit(Instruction::new(
+                Opcode::Mov,
+                &["b32"],
+                vec![
+                    Operand::Vector(vec![Operand::reg(&lo), Operand::reg(&hi)]),
+                    Operand::reg(&pair),
+                ],
+            ));
+            (lo, "f16")
+        } else {
+            (src, from.arith().name())
+        };
+        self.emit(Instruction::new(
+            Opcode::Cvt,
+            &["f32", half.1],
+            vec![Operand::reg(&f), Operand::reg(&half.0)],
+        ));
+        Val::Reg(Prim::F32, f)
+    }
+}
+
+/// A constant converted to `f16`/`bf16` (from a float or an integer that f64 holds exactly)
+/// or to fp8 (from f32), rounded as the `cvt` would: by the host types' own conversions,
+/// which the tests check against the simulator's `cvt`.
+fn fold_narrow(v: &Val, to: Prim) -> Option<Val> {
+    let Val::Imm(from, imm) = v else {
+        return None;
+    };
+    let value = match (*from, *imm) {
+        (Prim::F32, Imm::F32(bits)) => f32::from_bits(bits) as f64,
+        (Prim::F64, Imm::F64(bits)) if !to.is_fp8() => f64::from_bits(bits),
+        (p, Imm::Int(x)) if p.is_int() && !to.is_fp8() => {
+            let exact = if p.is_signed() { x as f64 } else { x as u64 as f64 };
+            let back_ok = if p.is_signed() {
+                exact as i64 == x
+            } else {
+                exact as u64 == x as u64
+            };
+            if !back_ok || exact.abs() > 2f64.powi(53) {
+                return None;
+            }
+            exact
+        }
+        _ => return None,
+    };
+    let bits = match to {
+        Prim::F16 => half::f16::from_f64(value).to_bits() as i64,
+        Prim::Bf16 => half::bf16::from_f64(value).to_bits() as i64,
+        Prim::E4m3 => float8::F8E4M3::from_f32(value as f32).to_bits() as i64,
+        Prim::E5m2 => float8::F8E5M2::from_f32(value as f32).to_bits() as i64,
+        _ => return None,
+    };
+    Some(Val::Imm(to, Imm::Int(bits)))
+}
+
 /// Binary operations that lower to one PTX instruction.
 #[derive(Clone, Copy, Debug, Eq, PartialEq)]
 pub enum Arith {
@@ -509,7 +625,7 @@ fn compound(op: &BinOp) -> Option<Arith> {
 fn comparison(op: &BinOp, prim: Prim) -> Option<&'static str> {
     Some(match op {
         BinOp::Eq(_) => "eq",
-        BinOp::Ne(_) if prim.is_float() => "neu",
+        BinOp::Ne(_) if prim.is_float() || prim.is_narrow() => "neu",
         BinOp::Ne(_) => "ne",
         BinOp::Lt(_) => "lt",
         BinOp::Le(_) => "le",

@@ -214,6 +214,9 @@ impl Lowerer<'_> {
         address: Operand,
     ) -> Val {
         let prim = elem.prim;
+        if let Some(words) = packed_words(elem) {
+            return self.load_packed(space, read_only, elem, words, address);
+        }
         let dst: Vec<String> = (0..elem.lanes).map(|_| self.reg(prim.class())).collect();
         let mut mods = vec![space];
         if read_only {
@@ -223,7 +226,7 @@ impl Lowerer<'_> {
         if elem.lanes > 1 {
             mods.push(&vec_mod);
         }
-        mods.push(prim.arith().name());
+        mods.push(prim.mem().name());
         let dst_op = if elem.lanes > 1 {
             Operand::Vector(dst.iter().map(Operand::reg).collect())
         } else {
@@ -235,6 +238,64 @@ impl Lowerer<'_> {
         } else {
             Val::Reg(prim, dst.into_iter().next().unwrap_or_default())
         }
+    }
+
+    /// A vector of 16-bit lanes wider than `ld.v4.b16` moves: `words` 32-bit words in one
+    /// `ld.v{words}.b32`, each unpacked into its two lanes (`mov.b32 {lo, hi}`, low lane first,
+    /// as memory holds them), which is what nvcc emits for a 16-byte tile of halves.
+    fn load_packed(
+        &mut self,
+        space: &str,
+        read_only: bool,
+        elem: Elem,
+        words: u8,
+        address: Operand,
+    ) -> Val {
+        let prim = elem.prim;
+        let regs: Vec<String> = (0..words).map(|_| self.reg(RegClass::B32)).collect();
+        let mut mods = vec![space];
+        if read_only {
+            mods.push("nc");
+        }
+        let vec_mod = format!("v{words}");
+        mods.push(&vec_mod);
+        mods.push("b32");
+        let dst = Operand::Vector(regs.iter().map(Operand::reg).collect());
+        self.emit(Instruction::new(Opcode::Ld, &mods, vec![dst, address]));
+        let mut lanes = Vec::new();
+        for word in regs {
+            let (lo, hi) = (self.reg(prim.class()), self.reg(prim.class()));
+            self.emit(Instruction::new(
+                Opcode::Mov,
+                &["b32"],
+                vec![
+                    Operand::Vector(vec![Operand::reg(&lo), Operand::reg(&hi)]),
+                    Operand::reg(&word),
+                ],
+            ));
+            lanes.push(Val::Reg(prim, lo));
+            lanes.push(Val::Reg(prim, hi));
+        }
+        Val::Vector(prim, lanes)
+    }
+
+    /// The 32-bit words of a packed vector value, each made of two 16-bit lanes.
+    fn pack_words(&mut self, lanes: Vec<Val>) -> Vec<Operand> {
+        let regs: Vec<String> = lanes.into_iter().map(|l| self.in_reg(l)).collect();
+        regs.chunks(2)
+            .map(|pair| {
+                let word = self.reg(RegClass::B32);
+                self.emit(Instruction::new(
+                    Opcode::Mov,
+                    &["b32"],
+                    vec![
+                        Operand::reg(&word),
+                        Operand::Vector(pair.iter().map(Operand::reg).collect()),
+                    ],
+                ));
+                Operand::reg(&word)
+            })
+            .collect()
     }
 
     /// Writes `value` to a place: a binding, a vector lane, or an element of memory.
@@ -276,6 +337,16 @@ impl Lowerer<'_> {
             Expr::Index(ix) => {
                 let Some(loc) = self.locate(ix) else { return };
                 let prim = loc.elem.prim;
+                if let (Some(words), Val::Vector(_, lanes)) = (packed_words(loc.elem), &value) {
+                    let words_op = self.pack_words(lanes.clone());
+                    let vec_mod = format!("v{words}");
+                    self.emit(Instruction::new(
+                        Opcode::St,
+                        &[loc.space, &vec_mod, "b32"],
+                        vec![Operand::Address(loc.address), Operand::Vector(words_op)],
+                    ));
+                    return;
+                }
                 let src = match value {
                     Val::Vector(_, lanes) => Operand::Vector(
                         lanes
@@ -290,7 +361,7 @@ impl Lowerer<'_> {
                 if loc.elem.lanes > 1 {
                     mods.push(&vec_mod);
                 }
-                mods.push(prim.arith().name());
+                mods.push(prim.mem().name());
                 self.emit(Instruction::new(
                     Opcode::St,
                     &mods,
@@ -300,6 +371,12 @@ impl Lowerer<'_> {
             _ => self.internal("assignment place"),
         }
     }
+}
+
+/// How many 32-bit words move a vector of 16-bit lanes that `ld.v4.b16` cannot (16 bytes):
+/// PTX vectors of `.b16` have at most 4 lanes.
+fn packed_words(elem: Elem) -> Option<u8> {
+    (elem.prim.size() == 2 && elem.lanes > 4).then_some(elem.lanes / 2)
 }
 
 fn strip(e: &Expr) -> &Expr {

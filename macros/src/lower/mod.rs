@@ -171,7 +171,7 @@ impl<'a> Lowerer<'a> {
             let symbol = format!("{}_param_{i}", self.kernel);
             let ptx_ty = match p.ty {
                 Ty::Prim(Prim::Bool) => ScalarType::U8,
-                Ty::Prim(prim) => prim.arith(),
+                Ty::Prim(prim) => prim.mem(),
                 Ty::TensorMap(_) => ScalarType::B8,
                 _ => ScalarType::U64,
             };
@@ -266,7 +266,7 @@ impl<'a> Lowerer<'a> {
             }
             Ty::Prim(prim) => {
                 let r = self.reg(prim.class());
-                let ty = prim.arith().name();
+                let ty = prim.mem().name();
                 self.emit(Instruction::new(
                     Opcode::Ld,
                     &["param", ty],

@@ -15,6 +15,7 @@ pub mod cluster;
 pub mod copy;
 pub mod mbarrier;
 pub mod named;
+pub mod narrow;
 pub mod pipeline;
 pub mod registers;
 pub mod tma;
@@ -23,6 +24,7 @@ pub use cluster::*;
 pub use copy::*;
 pub use mbarrier::*;
 pub use named::*;
+pub use narrow::*;
 pub use pipeline::*;
 pub use registers::*;
 pub use tma::*;
@@ -42,7 +44,8 @@ mod sealed {
 }
 
 /// A value that a kernel keeps in registers and moves through memory: `u32`, `i32`, `u64`,
-/// `i64`, `f32`, `f64`, and the 8- and 16-byte vectors `[T; 2]`, `[T; 4]` of those.
+/// `i64`, `f32`, `f64`, and the 8- and 16-byte vectors `[T; 2]`, `[T; 4]` of those; the
+/// storage floats `f16`, `bf16`, `f8e4m3`, `f8e5m2` and their vectors (see [`narrow`]).
 pub trait Element: Copy + sealed::Sealed {}
 
 /// The scalar types of the kernel language.

@@ -118,6 +118,22 @@ macro_rules! element {
 }
 element!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 
+/// The storage floats, as their bits.
+macro_rules! narrow_element {
+    ($($t:ty => $bits:ty),*) => {$(
+        impl Element for $t {
+            const SIZE: usize = std::mem::size_of::<$bits>();
+            fn write_to(self, out: &mut [u8]) {
+                self.to_bits().write_to(out);
+            }
+            fn read_le(bytes: &[u8]) -> Self {
+                <$t>::from_bits(<$bits>::read_le(bytes))
+            }
+        }
+    )*};
+}
+narrow_element!(half::f16 => u16, half::bf16 => u16, float8::F8E4M3 => u8, float8::F8E5M2 => u8);
+
 impl<T: Element, const N: usize> Element for [T; N] {
     const SIZE: usize = T::SIZE * N;
     fn write_to(self, out: &mut [u8]) {
@@ -245,6 +261,18 @@ macro_rules! scalar_arg {
 }
 scalar_arg!(u32 => U32, i32 => I32, u64 => U64, i64 => I64, f32 => F32, f64 => F64, bool => Bool);
 
+/// Storage floats by value: their bits, as the `.b16` / `.u8` parameter holds them.
+macro_rules! narrow_arg {
+    ($($t:ty),*) => {$(
+        impl KernelArg for $t {
+            fn value(&self) -> ArgValue {
+                ArgValue::Bytes(self.to_bits().to_le_bytes().to_vec())
+            }
+        }
+    )*};
+}
+narrow_arg!(half::f16, half::bf16, float8::F8E4M3, float8::F8E5M2);
+
 impl KernelArg for &TensorMapArg {
     fn value(&self) -> ArgValue {
         ArgValue::TensorMap(Box::new((*self).clone()))
@@ -329,6 +357,15 @@ pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), Sim
                 }
                 true
             }
+            (
+                ParamType::Scalar(
+                    k @ (ScalarKind::F16
+                    | ScalarKind::Bf16
+                    | ScalarKind::F8E4M3
+                    | ScalarKind::F8E5M2),
+                ),
+                ArgValue::Bytes(b),
+            ) => b.len() == k.size() as usize,
             _ => false,
         };
         if !ok {
