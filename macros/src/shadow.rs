@@ -81,7 +81,8 @@ pub fn narrow_casts(block: &syn::Block, types: &crate::check::Types) -> Vec<bool
     }
     impl<'a> syn::visit::Visit<'a> for Scan<'_> {
         fn visit_expr_cast(&mut self, c: &'a syn::ExprCast) {
-            let narrow = |t: crate::types::Ty| matches!(t, crate::types::Ty::Prim(p) if p.is_narrow());
+            let narrow =
+                |t: crate::types::Ty| matches!(t, crate::types::Ty::Prim(p) if p.is_narrow());
             let to = crate::params::scalar_type(&c.ty).is_some_and(|p| p.is_narrow());
             self.flags.push(to || narrow(self.types.of(&c.expr)));
             syn::visit::visit_expr_cast(self, c);
@@ -112,7 +113,13 @@ impl VisitMut for RewriteCasts<'_> {
             && self.flags.get(i).copied().unwrap_or(false)
         {
             let krate = self.krate;
-            let (value, ty) = (&c.expr, &c.ty);
+            // `(x as f32 as bf16) as i32`: the parentheses an `as` chain needs are noise
+            // around a call's argument (rustc's `unused_parens` would point at them).
+            let mut value = &*c.expr;
+            while let Expr::Paren(p) = value {
+                value = &p.expr;
+            }
+            let ty = &c.ty;
             let span = c.span();
             let call = quote_spanned!(span=> #krate::lang::cast::<#ty, _>(#value));
             if let Ok(new) = syn::parse2(call) {

@@ -3,6 +3,7 @@
 
 #![warn(missing_docs)]
 
+pub mod fp8;
 pub mod generate;
 pub mod kernel;
 pub mod lang;

@@ -132,7 +132,7 @@ macro_rules! narrow_element {
         }
     )*};
 }
-narrow_element!(half::f16 => u16, half::bf16 => u16, float8::F8E4M3 => u8, float8::F8E5M2 => u8);
+narrow_element!(half::f16 => u16, half::bf16 => u16, crate::fp8::F8E4M3 => u8, crate::fp8::F8E5M2 => u8);
 
 impl<T: Element, const N: usize> Element for [T; N] {
     const SIZE: usize = T::SIZE * N;
@@ -271,7 +271,12 @@ macro_rules! narrow_arg {
         }
     )*};
 }
-narrow_arg!(half::f16, half::bf16, float8::F8E4M3, float8::F8E5M2);
+narrow_arg!(
+    half::f16,
+    half::bf16,
+    crate::fp8::F8E4M3,
+    crate::fp8::F8E5M2
+);
 
 impl KernelArg for &TensorMapArg {
     fn value(&self) -> ArgValue {

@@ -36,6 +36,9 @@ mod trace;
 
 pub use args::{ArgValue, Element, KernelArg, KernelArgs, TensorMapArg, TensorSource};
 pub use checked::{RunError, run};
+/// The simulator's exact narrow-float codec, which the host fp8 types share.
+pub(crate) use decode::half::Fmt as NarrowFormat;
+pub(crate) use exec::half::{decode as narrow_decode, encode as narrow_encode};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};
 pub use tensormap::{

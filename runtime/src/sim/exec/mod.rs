@@ -9,7 +9,7 @@ mod alu;
 mod collective;
 mod fast;
 mod float;
-mod half;
+pub(crate) mod half;
 mod mem;
 pub(crate) use mem::atomic_value;
 mod sites;
