@@ -761,3 +761,67 @@ fn every_kernel_assembles_for_its_target() {
     assert_eq!(axpy_halves::TARGET, "sm_80");
     assert_eq!(vectors::TARGET, "sm_89");
 }
+
+/// The README's example.
+#[kernel]
+fn scale_rows(x: &[[bf16; 8]], y: &mut [[bf16; 8]], q: &mut [[f8e4m3; 4]], s: bf16, n: u32) {
+    let i = block_idx_x() * block_dim_x() + thread_idx_x();
+    if i < n {
+        let r = x[i]; // ld.global.nc.v4.b32, four `mov.b32 {lo, hi}` unpacks
+        let s = s as f32; // cvt.f32.bf16
+        y[i] = [r[1], r[0], r[3], r[2], r[5], r[4], r[7], r[6]]; // packs, st.global.v4.b32
+        q[i] = [
+            (r[0] as f32 * s) as f8e4m3, // cvt.rn.satfinite.e4m3x2.f32 (sm_89)
+            r[1] as f8e4m3,
+            r[2] as f8e4m3,
+            r[3] as f8e4m3,
+        ]; // st.global.v4.u8
+    }
+}
+
+#[test]
+fn the_readme_example_does_what_it_says() -> Result<(), RunError> {
+    let n = 10usize;
+    let x: Vec<[bf16; 8]> = (0..n)
+        .map(|i| std::array::from_fn(|l| bf16::from_f32(i as f32 * 3.5 - l as f32 * 17.25)))
+        .collect();
+    let (mut y, mut q) = (vec![[bf16::ZERO; 8]; n], vec![[f8e4m3::ZERO; 4]; n]);
+    let s = bf16::from_f32(-2.5);
+    scale_rows::simulate(
+        &launch(n as u32),
+        (&x[..], &mut y[..], &mut q[..], s, n as u32),
+    )?;
+    for i in 0..n {
+        let r = x[i];
+        assert_eq!(y[i], [r[1], r[0], r[3], r[2], r[5], r[4], r[7], r[6]]);
+        let want = [
+            r[0].to_f32() * s.to_f32(),
+            r[1].to_f32(),
+            r[2].to_f32(),
+            r[3].to_f32(),
+        ];
+        for l in 0..4 {
+            assert_eq!(
+                q[i][l].to_bits(),
+                f8e4m3::from_f32(want[l]).to_bits(),
+                "{i} {l}"
+            );
+        }
+    }
+    let ptx = scale_rows::PTX;
+    for form in [
+        "ld.global.nc.v4.b32",
+        "cvt.f32.bf16",
+        "st.global.v4.b32",
+        "cvt.rn.satfinite.e4m3x2.f32",
+        "st.global.v4.u8",
+        ".param .b16 scale_rows_param_3",
+    ] {
+        assert!(ptx.contains(form), "expected `{form}` in\n{ptx}");
+    }
+    assert_eq!(scale_rows::TARGET, "sm_89");
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, ptx, SmVersion::new(89)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(result.clean, "{}", result.log);
+    Ok(())
+}

@@ -316,7 +316,13 @@ impl<'d> Checker<'d> {
                     c.ty.span(),
                     format!("a kernel `const` of type `{p}` has no literal in Rust; make it an f32 `const` and convert it where it is used (`X as {p}`)"),
                 );
-                Ty::Unit
+                // Its uses and initializer raise no further errors.
+                let var = self.fresh(Slot::Free);
+                self.expr(&c.expr);
+                self.scopes
+                    .last_mut()
+                    .map(|s| s.insert(c.ident.to_string(), Binding { var }));
+                return;
             }
             None => {
                 self.diag.error(
@@ -562,7 +568,7 @@ impl<'d> Checker<'d> {
                 Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
                 Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
                 _ => {
-                    self.diag.error(arr.span(), "array values are vectors of 8 or 16 bytes: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T; of f16 or bf16: [T; 2], [T; 4] or [T; 8]; of fp8: [T; 2] or [T; 4]; annotate the element type if needed (`[1.0f32, ...]`)");
+                    self.diag.error(arr.span(), "array values are vectors moved in one access: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T, [T; 2], [T; 4] or [T; 8] of f16 or bf16, [T; 2] or [T; 4] of fp8; annotate the element type if needed (`[1.0f32, ...]`)");
                     self.fresh(Slot::Free)
                 }
             },
