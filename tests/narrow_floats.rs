@@ -665,9 +665,9 @@ fn shared_tiles_parameters_comparisons_and_constants() -> Result<(), RunError> {
     x[5] = bf16::NAN;
     x[58] = bf16::NAN;
     x[10] = x[53];
-    let mut y = vec![bf16::ZERO; 64];
-    let mut flags = vec![0u32; 64];
-    let mut consts = vec![[f16::ZERO; 2]; 3];
+    let mut y = [bf16::ZERO; 64];
+    let mut flags = [0u32; 64];
+    let mut consts = [[f16::ZERO; 2]; 3];
     let (scale, limit) = (bf16::from_f32(1.5), f16::from_f32(2.0));
     let (q, r) = (f8e4m3::from_f32(0.75), f8e5m2::from_f32(-0.5));
     let launch = Launch {

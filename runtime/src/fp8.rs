@@ -15,7 +15,7 @@ use std::fmt;
 macro_rules! fp8 {
     ($(#[$doc:meta])* $name:ident, $fmt:ident, nan = $nan:literal, max = $max:literal, is_inf = $inf:expr) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Default, Hash)]
+        #[derive(Clone, Copy, Default)]
         #[repr(transparent)]
         pub struct $name(u8);
 
