@@ -825,3 +825,57 @@ fn the_readme_example_does_what_it_says() -> Result<(), RunError> {
     assert!(result.clean, "{}", result.log);
     Ok(())
 }
+
+/// A bulk-copy pipeline of bf16 tiles (16 bytes a vector), scaled into f32.
+#[kernel(target = "sm_90a", block = "160,1,1")]
+fn bf16_pipeline(x: &[[bf16; 8]], y: &mut [[f32; 4]], tiles: u32) {
+    const TILE: u32 = 256;
+    let pipe = pipeline::<[bf16; 8], 2, { TILE as usize }>(thread_idx_x() == 0, 1, 128);
+    if warp_id() == 0 {
+        if elect_one() {
+            let mut producer = pipe.producer();
+            for tile in 0..tiles {
+                producer.acquire().load(x, tile * TILE);
+            }
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let t = thread_idx_x() - 32;
+        for tile in 0..tiles {
+            let slot = consumer.wait();
+            for j in 0..TILE / 128 {
+                let k = t + j * 128;
+                let v = slot.get(k);
+                let at = 2 * (tile * TILE + k);
+                y[at] = [v[0] as f32, v[1] as f32, v[2] as f32, v[3] as f32];
+                y[at + 1] = [v[4] as f32, v[5] as f32, v[6] as f32, v[7] as f32];
+            }
+            slot.release();
+        }
+    }
+}
+
+#[test]
+fn bf16_tiles_stream_through_a_bulk_copy_pipeline() -> Result<(), RunError> {
+    let tiles = 3usize;
+    let x: Vec<[bf16; 8]> = (0..tiles * 256)
+        .map(|i| std::array::from_fn(|l| bf16::from_f32((i * 8 + l) as f32 * 0.01 - 5.0)))
+        .collect();
+    let mut y = vec![[0f32; 4]; tiles * 512];
+    let launch = Launch {
+        block: (160, 1, 1),
+        dynamic_shared_bytes: bf16_pipeline::SPEC.dynamic_shared_bytes,
+        ..Launch::default()
+    };
+    bf16_pipeline::simulate(&launch, (&x[..], &mut y[..], tiles as u32))?;
+    for (i, row) in x.iter().enumerate() {
+        let got: Vec<f32> = y[2 * i].iter().chain(&y[2 * i + 1]).copied().collect();
+        let want: Vec<f32> = row.iter().map(|v| v.to_f32()).collect();
+        assert_eq!(got, want, "vector {i}");
+    }
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, bf16_pipeline::PTX, SmVersion::arch_specific(90))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(result.clean, "{}", result.log);
+    Ok(())
+}
