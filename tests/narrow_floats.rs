@@ -879,3 +879,73 @@ fn bf16_tiles_stream_through_a_bulk_copy_pipeline() -> Result<(), RunError> {
     assert!(result.clean, "{}", result.log);
     Ok(())
 }
+
+/// fp8 vectors of 8 and 16 bytes: packed words, bytes in memory order.
+#[kernel]
+fn fp8_rows(x: &[[f8e4m3; 16]], y: &mut [[f8e5m2; 8]], z: &mut [[f8e4m3; 16]], n: u32) {
+    let i = block_idx_x() * block_dim_x() + thread_idx_x();
+    if i < n {
+        let r = x[i];
+        y[i] = [
+            r[15] as f8e5m2,
+            r[14] as f8e5m2,
+            r[13] as f8e5m2,
+            r[12] as f8e5m2,
+            r[3] as f8e5m2,
+            r[2] as f8e5m2,
+            r[1] as f8e5m2,
+            r[0] as f8e5m2,
+        ];
+        let mut w = r;
+        w[5] = (r[5] as f32 * -2.0f32) as f8e4m3;
+        w[10] = r[11];
+        z[i] = w;
+    }
+}
+
+#[test]
+fn fp8_vectors_of_8_and_16_bytes_keep_byte_order() -> Result<(), RunError> {
+    let n = 20usize;
+    let x: Vec<[f8e4m3; 16]> = (0..n)
+        .map(|i| std::array::from_fn(|l| f8e4m3::from_bits((i * 16 + l * 7) as u8)))
+        .collect();
+    let (mut y, mut z) = (vec![[f8e5m2::ZERO; 8]; n], vec![[f8e4m3::ZERO; 16]; n]);
+    fp8_rows::simulate(
+        &launch(n as u32),
+        (&x[..], &mut y[..], &mut z[..], n as u32),
+    )?;
+    let e5 = |v: f8e4m3| f8e5m2::from_f32(v.to_f32()).to_bits();
+    for i in 0..n {
+        let r = x[i];
+        let want: Vec<u8> = [15, 14, 13, 12, 3, 2, 1, 0]
+            .iter()
+            .map(|&l| e5(r[l]))
+            .collect();
+        let got: Vec<u8> = y[i].iter().map(|v| v.to_bits()).collect();
+        assert_eq!(got, want, "row {i}");
+        let mut w: Vec<u8> = r.iter().map(|v| v.to_bits()).collect();
+        w[5] = f8e4m3::from_f32(r[5].to_f32() * -2.0).to_bits();
+        w[10] = r[11].to_bits();
+        let got: Vec<u8> = z[i].iter().map(|v| v.to_bits()).collect();
+        // NaN codes come back canonical from a conversion; the others as they were.
+        for l in 0..16 {
+            let (a, b) = (f8e4m3::from_bits(got[l]), f8e4m3::from_bits(w[l]));
+            assert!(
+                got[l] == w[l] || (a.is_nan() && b.is_nan()),
+                "row {i} lane {l}"
+            );
+        }
+    }
+    let ptx = fp8_rows::PTX;
+    for form in [
+        "ld.global.nc.v4.b32",
+        "st.global.v2.b32",
+        "st.global.v4.b32",
+    ] {
+        assert!(ptx.contains(form), "expected `{form}` in\n{ptx}");
+    }
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, ptx, SmVersion::new(89)).unwrap_or_else(|e| panic!("{e}"));
+    assert!(result.clean, "{}", result.log);
+    Ok(())
+}

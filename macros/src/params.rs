@@ -38,7 +38,7 @@ pub fn value_type(ty: &Type) -> Option<Ty> {
 }
 
 const ELEMS: &str = "u32, i32, u64, i64, f32, f64, f16, bf16, f8e4m3, f8e5m2, or vectors of those: \
-     [T; 2] / [T; 4] of 32-bit T, [T; 2] of 64-bit T, [f16 or bf16; 2, 4 or 8], [fp8; 2 or 4]";
+     [T; 2] / [T; 4] of 32-bit T, [T; 2] of 64-bit T, [f16 or bf16; 2, 4 or 8], [fp8; 2, 4, 8 or 16]";
 
 /// The type of a kernel parameter: a scalar by value, or `&[E]` / `&mut [E]` in global memory.
 pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {

@@ -220,13 +220,13 @@ impl Elem {
         }
     }
     /// Whether `[prim; lanes]` is a vector the language can move in one access: 8 or 16 bytes
-    /// of 32- or 64-bit lanes; 4, 8 or 16 bytes of `f16`/`bf16` (a packed pair is 4); 2 or 4
-    /// bytes of fp8.
+    /// of 32- or 64-bit lanes; 4, 8 or 16 bytes of `f16`/`bf16` (a packed pair is 4); 2, 4, 8
+    /// or 16 bytes of fp8.
     pub fn vector_ok(prim: Prim, lanes: u64) -> bool {
         prim != Prim::Bool
             && matches!(
                 (prim.size(), lanes),
-                (4, 2) | (4, 4) | (8, 2) | (2, 2) | (2, 4) | (2, 8) | (1, 2) | (1, 4)
+                (4, 2) | (4, 4) | (8, 2) | (2, 2) | (2, 4) | (2, 8) | (1, 2 | 4 | 8 | 16)
             )
     }
 }

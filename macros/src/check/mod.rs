@@ -568,7 +568,7 @@ impl<'d> Checker<'d> {
                 Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
                 Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
                 _ => {
-                    self.diag.error(arr.span(), "array values are vectors moved in one access: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T, [T; 2], [T; 4] or [T; 8] of f16 or bf16, [T; 2] or [T; 4] of fp8; annotate the element type if needed (`[1.0f32, ...]`)");
+                    self.diag.error(arr.span(), "array values are vectors moved in one access: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T, [T; 2], [T; 4] or [T; 8] of f16 or bf16, [T; 2], [T; 4], [T; 8] or [T; 16] of fp8; annotate the element type if needed (`[1.0f32, ...]`)");
                     self.fresh(Slot::Free)
                 }
             },

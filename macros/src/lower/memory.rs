@@ -264,7 +264,7 @@ impl Lowerer<'_> {
         self.emit(Instruction::new(Opcode::Ld, &mods, vec![dst, address]));
         let mut lanes = Vec::new();
         for word in regs {
-            let (lo, hi) = (self.reg(prim.class()), self.reg(prim.class()));
+            let (lo, hi) = (self.reg(RegClass::B16), self.reg(RegClass::B16));
             self.emit(Instruction::new(
                 Opcode::Mov,
                 &["b32"],
@@ -273,15 +273,63 @@ impl Lowerer<'_> {
                     Operand::reg(&word),
                 ],
             ));
-            lanes.push(Val::Reg(prim, lo));
-            lanes.push(Val::Reg(prim, hi));
+            for half in [lo, hi] {
+                if prim.is_fp8() {
+                    // Two fp8 lanes a half: the low byte is the first (an fp8 value is the low
+                    // byte of its register, whatever the high byte holds), the second shifted
+                    // down.
+                    let second = self.reg(RegClass::B16);
+                    self.emit(Instruction::new(
+                        Opcode::Shr,
+                        &["u16"],
+                        vec![Operand::reg(&second), Operand::reg(&half), Operand::int(8)],
+                    ));
+                    lanes.push(Val::Reg(prim, half));
+                    lanes.push(Val::Reg(prim, second));
+                } else {
+                    lanes.push(Val::Reg(prim, half));
+                }
+            }
         }
         Val::Vector(prim, lanes)
     }
 
-    /// The 32-bit words of a packed vector value, each made of two 16-bit lanes.
-    fn pack_words(&mut self, lanes: Vec<Val>) -> Vec<Operand> {
-        let regs: Vec<String> = lanes.into_iter().map(|l| self.in_reg(l)).collect();
+    /// The 32-bit words of a packed vector value, each made of two 16-bit lanes (fp8 lanes
+    /// first paired into 16 bits: the first's low byte, the second's above it).
+    fn pack_words(&mut self, prim: crate::types::Prim, lanes: Vec<Val>) -> Vec<Operand> {
+        let mut regs: Vec<String> = lanes.into_iter().map(|l| self.in_reg(l)).collect();
+        if prim.is_fp8() {
+            regs = regs
+                .chunks(2)
+                .map(|pair| {
+                    let (low, high, both) = (
+                        self.reg(RegClass::B16),
+                        self.reg(RegClass::B16),
+                        self.reg(RegClass::B16),
+                    );
+                    self.emit(Instruction::new(
+                        Opcode::And,
+                        &["b16"],
+                        vec![
+                            Operand::reg(&low),
+                            Operand::reg(&pair[0]),
+                            Operand::int(0xff),
+                        ],
+                    ));
+                    self.emit(Instruction::new(
+                        Opcode::Shl,
+                        &["b16"],
+                        vec![Operand::reg(&high), Operand::reg(&pair[1]), Operand::int(8)],
+                    ));
+                    self.emit(Instruction::new(
+                        Opcode::Or,
+                        &["b16"],
+                        vec![Operand::reg(&both), Operand::reg(&low), Operand::reg(&high)],
+                    ));
+                    both
+                })
+                .collect();
+        }
         regs.chunks(2)
             .map(|pair| {
                 let word = self.reg(RegClass::B32);
@@ -338,7 +386,7 @@ impl Lowerer<'_> {
                 let Some(loc) = self.locate(ix) else { return };
                 let prim = loc.elem.prim;
                 if let (Some(words), Val::Vector(_, lanes)) = (packed_words(loc.elem), &value) {
-                    let words_op = self.pack_words(lanes.clone());
+                    let words_op = self.pack_words(prim, lanes.clone());
                     let vec_mod = format!("v{words}");
                     self.emit(Instruction::new(
                         Opcode::St,
@@ -373,10 +421,11 @@ impl Lowerer<'_> {
     }
 }
 
-/// How many 32-bit words move a vector of 16-bit lanes that `ld.v4.b16` cannot (16 bytes):
-/// PTX vectors of `.b16` have at most 4 lanes.
+/// How many 32-bit words move a vector of 16- or 8-bit lanes that one `ld.v4.b16` /
+/// `ld.v4.u8` cannot (PTX vectors have at most 4 lanes): 16 bytes of halves, 8 or 16 of fp8.
 fn packed_words(elem: Elem) -> Option<u8> {
-    (elem.prim.size() == 2 && elem.lanes > 4).then_some(elem.lanes / 2)
+    let size = elem.prim.size() as u8;
+    (size <= 2 && elem.lanes > 4).then_some(elem.lanes * size / 4)
 }
 
 fn strip(e: &Expr) -> &Expr {

@@ -32,8 +32,8 @@ macro_rules! storage {
     )*};
 }
 storage!(f16, bf16, f8e4m3, f8e5m2);
-// Vectors moved in one access: a packed pair (4 bytes), 8 and 16 bytes of halves; 2 and 4
-// bytes of fp8.
+// Vectors moved in one access: a packed pair (4 bytes), 8 and 16 bytes of halves; 2, 4, 8
+// and 16 bytes of fp8.
 storage!(
     [f16; 2],
     [f16; 4],
@@ -43,8 +43,12 @@ storage!(
     [bf16; 8],
     [f8e4m3; 2],
     [f8e4m3; 4],
+    [f8e4m3; 8],
+    [f8e4m3; 16],
     [f8e5m2; 2],
-    [f8e5m2; 4]
+    [f8e5m2; 4],
+    [f8e5m2; 8],
+    [f8e5m2; 16]
 );
 
 /// `x as T` where `x` or `T` is a storage float: the conversions the kernel language has.
