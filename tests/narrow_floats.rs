@@ -5,6 +5,7 @@
 use phasegate::prelude::*;
 use phasegate::ptx::{SmVersion, ptxas};
 use phasegate::runtime::sim::{Launch, RunError};
+use phasegate::runtime::{ElemType, ParamType, ScalarKind};
 
 #[kernel]
 fn axpy_halves(x: &[bf16], y: &[f16], out_b: &mut [bf16], out_h: &mut [f16], a: f32, n: u32) {
@@ -725,7 +726,7 @@ fn shared_tiles_parameters_comparisons_and_constants() -> Result<(), RunError> {
 }
 
 #[test]
-fn every_kernel_assembles_for_its_target() {
+fn every_kernel_assembles_for_its_target_and_reads_back() {
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
     let kernels = [
         ("axpy_halves", axpy_halves::PTX, axpy_halves::TARGET),
@@ -756,6 +757,40 @@ fn every_kernel_assembles_for_its_target() {
             let result = ptxas::assemble(&ptxas, ptx, arch).unwrap_or_else(|e| panic!("{e}"));
             assert!(result.clean, "{name} for {arch}:\n{}\n{ptx}", result.log);
         }
+        let module = phasegate::ptx::parse(ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            phasegate::ptx::write_string(&module),
+            ptx,
+            "{name} round trip"
+        );
+    }
+    // Parameters: 2-byte `.b16` halves, 1-byte `.u8` fp8, described for the launch.
+    let params = shared_and_params::SPEC.params;
+    let kinds: Vec<ParamType> = params[4..].iter().map(|p| p.ty).collect();
+    assert_eq!(
+        kinds,
+        [
+            ParamType::Scalar(ScalarKind::Bf16),
+            ParamType::Scalar(ScalarKind::F16),
+            ParamType::Scalar(ScalarKind::F8E4M3),
+            ParamType::Scalar(ScalarKind::F8E5M2),
+        ]
+    );
+    assert_eq!(
+        params[3].ty,
+        ParamType::Slice {
+            elem: ElemType {
+                scalar: ScalarKind::F16,
+                lanes: 2
+            },
+            mutable: true
+        }
+    );
+    for decl in [
+        ".param .b16 shared_and_params_param_4",
+        ".param .u8 shared_and_params_param_6",
+    ] {
+        assert!(shared_and_params::PTX.contains(decl), "{decl}");
     }
     // Without fp8 or bf16-from-integer conversions, halves stay on sm_80.
     assert_eq!(axpy_halves::TARGET, "sm_80");
