@@ -202,20 +202,18 @@ fn same_e5m2(a: f8e5m2, b: f8e5m2) -> bool {
 
 /// `v` rounded once to nearest even among the values of a 16-bit format (`decode`), as PTX
 /// `cvt.rn` rounds from f64 (`half`'s `from_f64` rounds through f32, so twice, on rare ties).
-/// `above_max` is where the format's infinity would sit if the exponent went on.
-fn round_once(v: f64, decode: fn(u16) -> f64, above_max: f64) -> u16 {
+/// `near` is within one code of the answer (`half`'s result); `above_max` is where the
+/// format's infinity would sit if the exponent went on; `inf` is its code.
+fn round_once(v: f64, near: u16, decode: fn(u16) -> f64, above_max: f64, inf: u16) -> u16 {
     if v.is_nan() {
         return 0x7fff;
     }
     let sign = if v.is_sign_negative() { 0x8000 } else { 0 };
     let a = v.abs();
+    let near = (near & 0x7fff).min(inf);
     let (mut best, mut best_err) = (0u16, f64::INFINITY);
-    for bits in 0..=0x7f80u16 {
-        let x = decode(bits);
-        if x.is_nan() {
-            continue;
-        }
-        let x = if x.is_infinite() { above_max } else { x };
+    for bits in near.saturating_sub(1)..=(near + 1).min(inf) {
+        let x = if bits == inf { above_max } else { decode(bits) };
         let err = (x - a).abs();
         if err < best_err || (err == best_err && bits & 1 == 0) {
             (best, best_err) = (bits, err);
@@ -225,15 +223,20 @@ fn round_once(v: f64, decode: fn(u16) -> f64, above_max: f64) -> u16 {
 }
 
 fn f16_once(v: f64) -> f16 {
-    f16::from_bits(round_once(v, |b| f16::from_bits(b).to_f64(), 65536.0))
+    let near = f16::from_f64(v).to_bits();
+    f16::from_bits(round_once(
+        v,
+        near,
+        |b| f16::from_bits(b).to_f64(),
+        65536.0,
+        0x7c00,
+    ))
 }
 
 fn bf16_once(v: f64) -> bf16 {
-    bf16::from_bits(round_once(
-        v,
-        |b| bf16::from_bits(b).to_f64(),
-        2f64.powi(128),
-    ))
+    let near = bf16::from_f64(v).to_bits();
+    let decode = |b| bf16::from_bits(b).to_f64();
+    bf16::from_bits(round_once(v, near, decode, 2f64.powi(128), 0x7f80))
 }
 
 /// `v` to fp8 independently of the simulator's codec: the nearest of the format's finite
@@ -982,5 +985,55 @@ fn fp8_vectors_of_8_and_16_bytes_keep_byte_order() -> Result<(), RunError> {
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
     let result = ptxas::assemble(&ptxas, ptx, SmVersion::new(89)).unwrap_or_else(|e| panic!("{e}"));
     assert!(result.clean, "{}", result.log);
+    Ok(())
+}
+
+#[path = "../examples/quantize.rs"]
+#[allow(dead_code)]
+mod quantize;
+
+/// The quantize example (which the GPU differential also runs): halves rounded once from
+/// f64 just above each input, fp8 saturating, all widened back.
+#[test]
+fn the_quantize_example_rounds_once_and_saturates() -> Result<(), RunError> {
+    let x: Vec<f32> = edge_inputs();
+    let n = x.len();
+    let (mut h, mut b) = (vec![f16::ZERO; n], vec![bf16::ZERO; n]);
+    let (mut q4, mut q5) = (vec![f8e4m3::ZERO; n], vec![f8e5m2::ZERO; n]);
+    let mut back = vec![[0f32; 4]; n];
+    quantize::quantize::simulate(
+        &launch(n as u32),
+        (
+            &x[..],
+            &mut h[..],
+            &mut b[..],
+            &mut q4[..],
+            &mut q5[..],
+            &mut back[..],
+            n as u32,
+        ),
+    )?;
+    let mut ties_up = 0;
+    for i in 0..n {
+        let above = x[i] as f64 + 9.094947017729282e-13;
+        assert!(
+            same_f16(h[i], f16_once(above)),
+            "f16 of {above:e}: {:?}",
+            h[i]
+        );
+        assert!(
+            same_bf16(b[i], bf16_once(above)),
+            "bf16 of {above:e}: {:?}",
+            b[i]
+        );
+        ties_up += (h[i] != f16::from_f32(above as f32)) as u32;
+        assert!(same_e4m3(q4[i], f8e4m3::from_f32(x[i])));
+        assert!(same_e5m2(q5[i], f8e5m2::from_f32(x[i])));
+        let want = [h[i].to_f32(), b[i].to_f32(), q4[i].to_f32(), q5[i].to_f32()];
+        for l in 0..4 {
+            assert!(back[i][l] == want[l] || (back[i][l].is_nan() && want[l].is_nan()));
+        }
+    }
+    assert!(ties_up > 100, "the inputs hold f16 ties: {ties_up}");
     Ok(())
 }

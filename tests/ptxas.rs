@@ -26,6 +26,9 @@ mod popc_count;
 #[path = "../examples/producer_consumer.rs"]
 #[allow(dead_code)]
 mod producer_consumer;
+#[path = "../examples/quantize.rs"]
+#[allow(dead_code)]
+mod quantize;
 #[path = "../examples/scale.rs"]
 #[allow(dead_code)]
 mod scale;
@@ -74,6 +77,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_add", tma_tiles::tma_add::PTX, false),
         ("tma_roles", tma_tiles::tma_roles::PTX, false),
         ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
+        ("quantize", quantize::quantize::PTX, false),
     ];
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);

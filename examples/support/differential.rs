@@ -20,6 +20,9 @@ mod popc_count;
 #[path = "../producer_consumer.rs"]
 #[allow(dead_code)]
 mod producer_consumer;
+#[path = "../quantize.rs"]
+#[allow(dead_code)]
+mod quantize;
 #[path = "../scale.rs"]
 #[allow(dead_code)]
 mod scale;
@@ -149,6 +152,54 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         args: vec![
             ArgValue::buffer(&floats(rng, 512)),
             ArgValue::zeroed(512 * 4),
+        ],
+    });
+    // The storage floats on their edges: every f16 tie between neighbours of one binade,
+    // bf16 and fp8 ties, overflow, infinities, NaN, subnormals, and random magnitudes.
+    let mut edges: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        448.0,
+        464.0,
+        480.0,
+        1e6,
+        -1e6,
+        57344.0,
+        61440.0,
+        65504.0,
+        65520.0,
+        1e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        f32::MIN_POSITIVE,
+        f32::from_bits(1),
+        2f32.powi(-24),
+        1.5 * 2f32.powi(-24),
+        2f32.powi(-10),
+        2f32.powi(-17),
+    ];
+    edges.extend((0..1024).map(|k| 1.0 + (2 * k + 1) as f32 * 2f32.powi(-11)));
+    edges.extend((0..256).map(|k| 1.0 + (2 * k + 1) as f32 * 2f32.powi(-9) - 1.0 / 64.0));
+    edges.extend((0..512).map(|k| {
+        let f = floats(rng, 1)[0];
+        f * 2f32.powi(k % 40 - 20)
+    }));
+    let n = edges.len();
+    cases.push(Case {
+        name: "quantize".into(),
+        spec: quantize::quantize::SPEC,
+        launch: launch(((n as u32).div_ceil(128), 1, 1), (128, 1, 1)),
+        args: vec![
+            ArgValue::buffer(&edges),
+            ArgValue::zeroed(n * 2),
+            ArgValue::zeroed(n * 2),
+            ArgValue::zeroed(n),
+            ArgValue::zeroed(n),
+            ArgValue::zeroed(n * 16),
+            ArgValue::U32(n as u32),
         ],
     });
     // PTX fixtures for forms `#[kernel]` does not emit: `cp.reduce.async.bulk` into global
