@@ -11,6 +11,7 @@ mod copy;
 mod expr;
 mod memory;
 mod names;
+mod narrow;
 mod pipeline;
 mod registers;
 mod sync;
