@@ -211,6 +211,11 @@ impl ScalarKind {
             ScalarKind::I64 => TmaDataType::I64,
             ScalarKind::F32 => TmaDataType::F32,
             ScalarKind::F64 => TmaDataType::F64,
+            ScalarKind::F16 => TmaDataType::F16,
+            ScalarKind::Bf16 => TmaDataType::Bf16,
+            // The driver has no fp8 element type; the copy engine moves fp8 as bytes (CUTLASS
+            // describes fp8 tensors as UINT8 too).
+            ScalarKind::F8E4M3 | ScalarKind::F8E5M2 => TmaDataType::U8,
             ScalarKind::Bool => {
                 return Err(TensorMapError(
                     "a tensor map has no `bool` element type".into(),
