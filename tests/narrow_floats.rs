@@ -1037,3 +1037,57 @@ fn the_quantize_example_rounds_once_and_saturates() -> Result<(), RunError> {
     assert!(ties_up > 100, "the inputs hold f16 ties: {ties_up}");
     Ok(())
 }
+
+/// bf16 tiles of a row-major matrix through a tensor map (`CU_TENSOR_MAP_DATA_TYPE_BFLOAT16`)
+/// and a pipeline, widened to f32.
+#[kernel(target = "sm_90a", block = "160,1,1")]
+fn bf16_tma(x: TensorMap<bf16, Tile2<64, 8>>, y: &mut [f32], width: u32, tiles: u32) {
+    let pipe = pipeline::<bf16, 2, 512>(thread_idx_x() == 0, 1, 128);
+    if warp_id() == 0 {
+        if elect_one() {
+            let mut producer = pipe.producer();
+            for t in 0..tiles {
+                producer.acquire().load_tile(&x, [0, t * 8]);
+            }
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let k0 = thread_idx_x() - 32;
+        for t in 0..tiles {
+            let slot = consumer.wait();
+            for j in 0..4u32 {
+                let k = k0 + j * 128;
+                y[(t * 8 + k / 64) * width + k % 64] = slot.get(k) as f32;
+            }
+            slot.release();
+        }
+    }
+}
+
+#[test]
+fn bf16_tiles_come_through_a_tensor_map() -> Result<(), RunError> {
+    let (w, h) = (64u32, 24u32);
+    let x: Vec<bf16> = (0..w * h)
+        .map(|i| bf16::from_f32(i as f32 * 0.75 - 300.0))
+        .collect();
+    let map = bf16_tma::SPEC
+        .map_type("x")
+        .expect("a map parameter")
+        .tiled(0, &[w as u64, h as u64], &[w as u64 * 2])
+        .expect("a valid map");
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_bits().to_le_bytes()).collect();
+    let x_arg = phasegate::runtime::sim::TensorMapArg::owning(map, bytes);
+    let mut y = vec![0f32; (w * h) as usize];
+    let launch = Launch {
+        block: (160, 1, 1),
+        ..Launch::default()
+    };
+    bf16_tma::simulate(&launch, (&x_arg, &mut y[..], w, h / 8))?;
+    let want: Vec<f32> = x.iter().map(|v| v.to_f32()).collect();
+    assert_eq!(y, want);
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, bf16_tma::PTX, SmVersion::arch_specific(90))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(result.clean, "{}", result.log);
+    Ok(())
+}
