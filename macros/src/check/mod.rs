@@ -178,9 +178,19 @@ impl<'d> Checker<'d> {
             }
             None => {
                 let (x, y) = (self.describe(ra), self.describe(rb));
+                // A literal where a storage float is expected: say how to write one.
+                let hint = match (self.slots[ra], self.slots[rb]) {
+                    (Slot::Known(Ty::Prim(p)), Slot::Int | Slot::Float)
+                    | (Slot::Int | Slot::Float, Slot::Known(Ty::Prim(p)))
+                        if p.is_narrow() =>
+                    {
+                        format!("; `{p}` has no literals: convert one (`1.0f32 as {p}`)")
+                    }
+                    _ => String::new(),
+                };
                 self.diag.error(
                     span,
-                    format!("mismatched types in kernel: expected `{x}`, found `{y}`"),
+                    format!("mismatched types in kernel: expected `{x}`, found `{y}`{hint}"),
                 );
             }
         }
