@@ -29,6 +29,9 @@
 
 pub use phasegate_lints as lints;
 pub use phasegate_macros::kernel;
+pub use phasegate_macros::device;
+#[doc(hidden)]
+pub use phasegate_macros::__phasegate_step;
 pub use phasegate_ptx as ptx;
 pub use phasegate_runtime as runtime;
 /// The kernel language, as rustc sees it (see [`runtime::lang`]).
@@ -36,6 +39,7 @@ pub use phasegate_runtime::lang;
 
 /// `use phasegate::prelude::*;` brings in `#[kernel]` and the kernel-language functions.
 pub mod prelude {
+    pub use crate::device;
     pub use crate::kernel;
     pub use crate::lang::*;
     pub use crate::runtime::KernelSpec;

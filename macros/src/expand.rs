@@ -6,6 +6,7 @@
 
 use crate::attr::{self, KernelArgs};
 use crate::check::Checker;
+use crate::device::DeviceTable;
 use crate::diag::Diagnostics;
 use crate::lower::{Lowerer, Param};
 use crate::types::{Prim, Ty};
@@ -28,14 +29,6 @@ struct Output {
 }
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut diag = Diagnostics::default();
-    let args = match attr::parse(attr) {
-        Ok(args) => args,
-        Err(e) => {
-            diag.push(e);
-            KernelArgs::default()
-        }
-    };
     let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
@@ -52,6 +45,36 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             let mut out = e.to_compile_error();
             out.extend(item);
             return out;
+        }
+    };
+    // The copy rustc checks is emitted here, once: with device functions the kernel itself is
+    // expanded at the end of the chain that collects their bodies.
+    let mut quiet = Diagnostics::default();
+    let krate = attr::parse(attr.clone())
+        .ok()
+        .and_then(|a| a.krate)
+        .unwrap_or_else(|| syn::parse_quote!(::phasegate));
+    let (kernel_params, _) = collect_params(&func, &mut quiet);
+    let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
+    let copy = shadow::type_check_copy(&func, &krate, &accepted);
+    let callees = crate::device::calls(&func.block);
+    let rest = if callees.is_empty() {
+        kernel_with(attr, func, DeviceTable::default())
+    } else {
+        crate::device::chain::kernel_chain(&attr, &func, &callees)
+    };
+    quote! { #copy #rest }
+}
+
+/// Expands the kernel with the device functions it calls: its module, its errors and lint
+/// warnings (the copy rustc checks is [`kernel`]'s).
+pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> TokenStream {
+    let mut diag = Diagnostics::default();
+    let args = match attr::parse(attr) {
+        Ok(args) => args,
+        Err(e) => {
+            diag.push(e);
+            KernelArgs::default()
         }
     };
     let krate: syn::Path = args
@@ -78,7 +101,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     check_signature(&func, &mut diag);
     let (kernel_params, param_names) = collect_params(&func, &mut diag);
 
-    let mut checker = Checker::new(&mut diag);
+    let mut checker = Checker::new(&mut diag).with_devices(&devices);
     for (name, ty) in &param_names {
         checker.bind_param(name, *ty);
     }
@@ -119,7 +142,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`",
         );
     }
-    if !diag.has_errors() {
+    if !diag.has_errors() && !types.poisoned() {
         let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span())
             .with_block(bounds.block)
             .lower(&kernel_params, &func.block);
@@ -128,11 +151,13 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         if !diag.has_errors() {
             let mut module = Module::new(Version::new(7, 0), output.target);
-            module.items.push(Item::File(FileDecl {
-                index: 1,
-                path: func.sig.ident.span().file(),
-                extra: Vec::new(),
-            }));
+            for (k, path) in lowered.files.iter().enumerate() {
+                module.items.push(Item::File(FileDecl {
+                    index: k as u32 + 1,
+                    path: path.clone(),
+                    extra: Vec::new(),
+                }));
+            }
             module
                 .items
                 .extend(lowered.module_vars.drain(..).map(Item::Var));
@@ -152,10 +177,14 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             module.items.push(Item::Function(lowered.function));
             crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
+            let device_items: Vec<&ItemFn> = devices.fns.values().map(|f| &f.item).collect();
             let kernel = crate::lint::Kernel {
                 spans: &lowered.spans,
                 names: &lowered.names,
                 body: &func.block,
+                devices: &device_items,
+                sites: &lowered.sites,
+                call_sites: &lowered.call_sites,
             };
             lint_warnings = crate::lint::run(&module, &name, &kernel, &lint_config, &mut diag);
             output = Output {
@@ -170,10 +199,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 
     let module = kernel_module(&func, &krate, &kernel_params, &output);
-    let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
-    let copy = shadow::type_check_copy(&func, &krate, &accepted);
     let errors = diag.to_compile_errors();
-    quote! { #module #copy #errors #lint_warnings }
+    quote! { #module #errors #lint_warnings }
 }
 
 fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {

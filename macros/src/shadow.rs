@@ -5,10 +5,13 @@
 //! rewrite carrying the span of what it replaces:
 //! - `&[T]` / `&mut [T]` parameters become `&Global<T>` / `&mut Global<T>` (indexed by `u32`);
 //! - `(a..b).step_by(s)` becomes `step_by(a..b, s)`, whose step has the range's type;
+//! - a call `f(args)` of a `#[device]` function becomes `device_result(f(args))`, which
+//!   unwraps the `Device` its Rust copy returns (and fails, on the call, for any other
+//!   function);
 //! - the kernel-language items are imported into the body.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, ItemFn, Type};
@@ -46,6 +49,77 @@ pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> T
     }
 }
 
+/// The Rust copy of a `#[device]` function: its signature (slices as `Global`), returning
+/// `Device<R>`; the body, rewritten as a kernel's, is an inner function with the same generics
+/// and parameters, so that `return` keeps its meaning.
+pub fn device_copy(func: &ItemFn, krate: &syn::Path) -> TokenStream {
+    let mut inner = func.clone();
+    inner.sig.ident = format_ident!("__phasegate_body");
+    inner.vis = syn::Visibility::Inherited;
+    inner.attrs.clear();
+    for input in &mut inner.sig.inputs {
+        if let FnArg::Typed(pat) = input {
+            rewrite_param(&mut pat.ty, krate);
+        }
+    }
+    RewriteStepBy { krate }.visit_block_mut(&mut inner.block);
+    let span = inner.block.span();
+    let import: syn::Stmt =
+        syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
+    inner.block.stmts.insert(0, import);
+    let mut outer = inner.clone();
+    outer.sig.ident = func.sig.ident.clone();
+    outer.vis = func.vis.clone();
+    outer.attrs = func
+        .attrs
+        .iter()
+        .filter(|a| {
+            ["allow", "warn", "deny", "expect", "doc"]
+                .iter()
+                .any(|n| a.path().is_ident(n))
+        })
+        .cloned()
+        .collect();
+    let mut args = Vec::new();
+    for (k, input) in outer.sig.inputs.iter_mut().enumerate() {
+        if let FnArg::Typed(pat) = input {
+            let name = format_ident!("__phasegate_{}", k);
+            *pat.pat = syn::parse_quote!(#name);
+            args.push(name);
+        }
+    }
+    let ret = match &func.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let out_span = func.sig.output.span();
+    outer.sig.output = syn::parse_quote_spanned!(out_span=> -> #krate::lang::Device<#ret>);
+    let generics: Vec<TokenStream> = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let turbofish = if generics.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#generics),*>)
+    };
+    outer.block = syn::parse_quote!({
+        #inner
+        #krate::lang::Device::of(__phasegate_body #turbofish (#(#args),*))
+    });
+    quote! {
+        #[allow(dead_code, clippy::all)]
+        #outer
+    }
+}
+
 fn rewrite_param(ty: &mut Box<Type>, krate: &syn::Path) {
     if let Type::Reference(r) = &mut **ty
         && let Type::Slice(slice) = &*r.elem
@@ -63,6 +137,19 @@ struct RewriteStepBy<'a> {
 impl VisitMut for RewriteStepBy<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         visit_mut::visit_expr_mut(self, e);
+        if let Expr::Call(c) = e
+            && let Expr::Path(p) = &*c.func
+            && p.qself.is_none()
+            && !crate::builtins::is_function(&p.path)
+        {
+            let krate = self.krate;
+            let span = c.span();
+            let call = quote_spanned!(span=> #krate::lang::device_result(#c));
+            if let Ok(new) = syn::parse2(call) {
+                *e = new;
+            }
+            return;
+        }
         if let Expr::MethodCall(m) = e
             && let (true, Some(range)) = (
                 m.method == "step_by" && m.args.len() == 1,

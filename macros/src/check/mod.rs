@@ -6,6 +6,7 @@
 //! this subset (untyped integer literals default to `i32`, float literals to `f64`), so that
 //! the PTX agrees with the ordinary-Rust copy that rustc checks.
 
+mod device;
 mod registers;
 mod sync;
 mod tma;
@@ -13,10 +14,13 @@ mod tma;
 pub use registers::{RegisterBudget, RegisterRole, check_roles};
 pub use tma::box_alignment;
 
+pub use device::{Instance, memory_name};
+
 use crate::builtins::{self, Builtin, MethodKind, SyncFn};
 use crate::diag::Diagnostics;
 use crate::types::{Elem, Handle, Prim, Ty};
 use std::collections::HashMap;
+use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Pat, Stmt, UnOp};
 
@@ -31,9 +35,19 @@ pub struct Types {
     pub register_roles: Vec<RegisterRole>,
     /// `pipeline_cluster` calls and their CTA counts, checked against the kernel's cluster.
     pub cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
+    /// The copy of the callee's body each device-function call inlines.
+    calls: HashMap<*const syn::ExprCall, Rc<Instance>>,
+    /// A device function called here had errors of its own: nothing is lowered.
+    poisoned: bool,
 }
 
 impl Types {
+    pub fn instance(&self, call: &syn::ExprCall) -> Option<Rc<Instance>> {
+        self.calls.get(&(call as *const syn::ExprCall)).cloned()
+    }
+    pub fn poisoned(&self) -> bool {
+        self.poisoned
+    }
     pub fn of(&self, e: &Expr) -> Ty {
         self.map
             .get(&(e as *const Expr))
@@ -72,6 +86,13 @@ pub struct Checker<'d> {
     register_roles: Vec<RegisterRole>,
     cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
     diag: &'d mut Diagnostics,
+    /// The device functions the kernel's expansion received.
+    devices: Option<&'d crate::device::DeviceTable>,
+    /// The device functions being checked, innermost last: (key, name).
+    device_stack: Vec<(String, String)>,
+    frame: Option<device::Frame>,
+    calls: HashMap<*const syn::ExprCall, Rc<Instance>>,
+    poisoned: bool,
 }
 
 impl<'d> Checker<'d> {
@@ -87,7 +108,18 @@ impl<'d> Checker<'d> {
             register_roles: Vec::new(),
             cluster_pipelines: Vec::new(),
             diag,
+            devices: None,
+            device_stack: Vec::new(),
+            frame: None,
+            calls: HashMap::new(),
+            poisoned: false,
         }
+    }
+
+    /// The device functions calls may name.
+    pub fn with_devices(mut self, devices: &'d crate::device::DeviceTable) -> Self {
+        self.devices = Some(devices);
+        self
     }
 
     /// Binds a kernel parameter; `None` for a parameter whose type was already reported, so
@@ -106,7 +138,11 @@ impl<'d> Checker<'d> {
 
     /// Resolves every recorded expression, defaulting literals as rustc does.
     pub fn finish(mut self) -> Types {
-        let mut types = Types::default();
+        let mut types = Types {
+            calls: std::mem::take(&mut self.calls),
+            poisoned: self.poisoned,
+            ..Types::default()
+        };
         let exprs = std::mem::take(&mut self.exprs);
         for (ptr, var) in exprs {
             let ty = match self.resolve(var) {
@@ -484,10 +520,7 @@ impl<'d> Checker<'d> {
                 v
             }
             Expr::Return(r) => {
-                if let Some(value) = &r.expr {
-                    self.diag
-                        .error(value.span(), "kernels return nothing; write `return;`");
-                }
+                self.device_return(r);
                 self.fresh(Slot::Free)
             }
             other => {
@@ -891,6 +924,9 @@ impl<'d> Checker<'d> {
             );
             return self.fresh(Slot::Free);
         };
+        if path.qself.is_none() && !builtins::is_function(&path.path) {
+            return self.device_call(call, path);
+        }
         let builtin = builtins::lookup_call(&path.path);
         if let Ok(Builtin::Sync(SyncFn::TmaStore)) = builtin {
             // The coordinates are an array of any rank, not a vector value.
@@ -940,6 +976,7 @@ impl<'d> Checker<'d> {
             }
             Builtin::Sync(f) => self.sync_call(f, call, args),
             Builtin::SharedArray => {
+                self.declares_memory(call.func.span(), "shared_array");
                 match crate::params::shared_array_args(&call.func, &self.consts) {
                     Ok((elem, len)) => self.known(Ty::Shared { elem, len }),
                     Err(e) => {

@@ -148,7 +148,7 @@ impl Lowerer<'_> {
                     );
                     self.statements.insert(
                         then_end + k,
-                        (phasegate_ptx::Statement::Instruction(mov), span),
+                        (phasegate_ptx::Statement::Instruction(mov), span, self.site),
                     );
                 }
                 self.place_label(end_label);
