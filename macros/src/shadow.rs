@@ -142,8 +142,9 @@ impl VisitMut for RewriteStepBy<'_> {
             && p.qself.is_none()
             && !crate::builtins::is_function(&p.path)
         {
-            let krate = self.krate;
+            // Every token of the wrapper on the call, so rustc's error is there once.
             let span = c.span();
+            let krate = respan(self.krate.to_token_stream(), span);
             let call = quote_spanned!(span=> #krate::lang::device_result(#c));
             if let Ok(new) = syn::parse2(call) {
                 *e = new;
@@ -165,6 +166,16 @@ impl VisitMut for RewriteStepBy<'_> {
             }
         }
     }
+}
+
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
 }
 
 /// The range expression itself, without the parentheses that `(a..b).step_by(s)` needs.

@@ -21,24 +21,20 @@ impl<T> Device<T> {
     }
 }
 
-/// The results of `#[device]` functions: what a kernel may call besides the kernel language.
+/// The results of `#[device]` functions (`T` being the function's own return type): what a
+/// kernel may call besides the kernel language.
 #[diagnostic::on_unimplemented(
     message = "this call is not to a `#[device]` function: a kernel calls the kernel language's functions and `#[device]` functions",
     label = "not a `#[device]` function",
     note = "mark the function `#[device]` (it is then inlined into the kernel's PTX), or compute the value in the kernel"
 )]
-pub trait DeviceReturn {
-    /// The function's own return type.
-    type Out;
-}
+pub trait DeviceReturn<T> {}
 
-impl<T> DeviceReturn for Device<T> {
-    type Out = T;
-}
+impl<T> DeviceReturn<T> for Device<T> {}
 
 /// What `#[kernel]` and `#[device]` turn a call of a `#[device]` function `f(args)` into for
 /// rustc: `device_result(f(args))`.
 #[doc(hidden)]
-pub fn device_result<R: DeviceReturn>(_result: R) -> R::Out {
+pub fn device_result<T, R: DeviceReturn<T>>(_result: R) -> T {
     outside_kernel("a #[device] function")
 }

@@ -1,0 +1,28 @@
+use phasegate::prelude::*;
+
+#[device]
+fn countdown(x: u32) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    countdown(x - 1)
+}
+
+#[kernel]
+fn k(out: &mut [u32]) {
+    out[thread_idx_x()] = countdown(3);
+}
+
+// Recursion through other device functions: each one's tokens wait for the other's, and rustc
+// reports the calls that close the cycle (phasegate cannot see the cycle).
+#[device]
+fn ping(x: u32) -> u32 {
+    pong(x)
+}
+
+#[device]
+fn pong(x: u32) -> u32 {
+    ping(x)
+}
+
+fn main() {}
