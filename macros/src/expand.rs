@@ -58,17 +58,29 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
     let copy = shadow::type_check_copy(&func, &krate, &accepted);
     let callees = crate::device::calls(&func.block);
-    let rest = if callees.is_empty() {
-        kernel_with(attr, func, DeviceTable::default())
-    } else {
-        crate::device::chain::kernel_chain(&attr, &func, &callees)
-    };
-    quote! { #copy #rest }
+    if callees.is_empty() {
+        let rest = kernel_with(attr, func, DeviceTable::default());
+        return quote! { #copy #rest };
+    }
+    // The kernel's own errors are reported now, once, and the chain is not started: its
+    // module (with empty PTX) is emitted here.
+    if let Some(rest) = expand(attr.clone(), func.clone(), None) {
+        return quote! { #copy #rest };
+    }
+    let chain = crate::device::chain::kernel_chain(&attr, &func, &callees);
+    quote! { #copy #chain }
 }
 
 /// Expands the kernel with the device functions it calls: its module, its errors and lint
 /// warnings (the copy rustc checks is [`kernel`]'s).
 pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> TokenStream {
+    expand(attr, func, Some(&devices)).unwrap_or_default()
+}
+
+/// With the device functions (`Some`): the whole expansion. Without them (`None`): the
+/// errors the kernel has whatever its device functions are, with its module, or `None` if it
+/// has none.
+fn expand(attr: TokenStream, func: ItemFn, devices: Option<&DeviceTable>) -> Option<TokenStream> {
     let mut diag = Diagnostics::default();
     let args = match attr::parse(attr) {
         Ok(args) => args,
@@ -101,7 +113,11 @@ pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> Tok
     check_signature(&func, &mut diag);
     let (kernel_params, param_names) = collect_params(&func, &mut diag);
 
-    let mut checker = Checker::new(&mut diag).with_devices(&devices);
+    let mut checker = Checker::new(&mut diag);
+    checker = match devices {
+        Some(d) => checker.with_devices(d),
+        None => checker.lenient(),
+    };
     for (name, ty) in &param_names {
         checker.bind_param(name, *ty);
     }
@@ -126,6 +142,12 @@ pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> Tok
             ),
         }
     }
+    let empty = DeviceTable::default();
+    let devices = match devices {
+        Some(d) => d,
+        None if !diag.has_errors() => return None,
+        None => &empty,
+    };
 
     let mut output = Output {
         ptx: String::new(),
@@ -200,7 +222,7 @@ pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> Tok
 
     let module = kernel_module(&func, &krate, &kernel_params, &output);
     let errors = diag.to_compile_errors();
-    quote! { #module #errors #lint_warnings }
+    Some(quote! { #module #errors #lint_warnings })
 }
 
 fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {

@@ -14,6 +14,7 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
+use std::collections::HashSet;
 use syn::{Expr, FnArg, ItemFn, Type};
 
 /// `accepted` names the parameters whose types the kernel language accepted; the others keep
@@ -36,7 +37,7 @@ pub fn type_check_copy(func: &ItemFn, krate: &syn::Path, accepted: &[&str]) -> T
             }
         }
     }
-    RewriteStepBy { krate }.visit_block_mut(&mut f.block);
+    RewriteStepBy::new(krate, &f).visit_block_mut(&mut f.block);
     let span = f.block.span();
     let import: syn::Stmt =
         syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
@@ -62,7 +63,7 @@ pub fn device_copy(func: &ItemFn, krate: &syn::Path) -> TokenStream {
             rewrite_param(&mut pat.ty, krate);
         }
     }
-    RewriteStepBy { krate }.visit_block_mut(&mut inner.block);
+    RewriteStepBy::new(krate, &inner).visit_block_mut(&mut inner.block);
     let span = inner.block.span();
     let import: syn::Stmt =
         syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
@@ -132,6 +133,27 @@ fn rewrite_param(ty: &mut Box<Type>, krate: &syn::Path) {
 
 struct RewriteStepBy<'a> {
     krate: &'a syn::Path,
+    /// The names the function binds: a call of one (a closure, which the checker rejects) is
+    /// not a device-function call.
+    locals: HashSet<String>,
+}
+
+impl<'a> RewriteStepBy<'a> {
+    fn new(krate: &'a syn::Path, f: &ItemFn) -> Self {
+        struct Names(HashSet<String>);
+        impl<'ast> syn::visit::Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.insert(p.ident.to_string());
+                syn::visit::visit_pat_ident(self, p);
+            }
+        }
+        let mut names = Names(HashSet::new());
+        syn::visit::visit_item_fn(&mut names, f);
+        RewriteStepBy {
+            krate,
+            locals: names.0,
+        }
+    }
 }
 
 impl VisitMut for RewriteStepBy<'_> {
@@ -141,6 +163,7 @@ impl VisitMut for RewriteStepBy<'_> {
             && let Expr::Path(p) = &*c.func
             && p.qself.is_none()
             && !crate::builtins::is_function(&p.path)
+            && !p.path.get_ident().is_some_and(|i| self.locals.contains(&i.to_string()))
         {
             // Every token of the wrapper on the call, so rustc's error is there once.
             let span = c.span();

@@ -28,8 +28,53 @@ pub(super) struct Frame {
 }
 
 impl Checker<'_> {
+    /// Checks a device function's body where it is defined, for what is wrong at every call
+    /// (with [`Checker::lenient`]): scalar and slice parameters have their types, shared
+    /// arrays and handles an unknown one, const parameters their type and no value yet.
+    pub fn check_device(&mut self, sig: &Signature, block: &syn::Block) {
+        for c in &sig.consts {
+            let var = self.known(Ty::Prim(c.prim));
+            self.scopes[0].insert(c.name.clone(), Binding { var });
+        }
+        for p in &sig.params {
+            let var = match &p.kind {
+                ParamKind::Value(t) => self.known(*t),
+                ParamKind::Slice { elem, mutable } => self.known(Ty::Global {
+                    elem: *elem,
+                    mutable: *mutable,
+                }),
+                ParamKind::FromArgument => self.fresh(Slot::Free),
+            };
+            self.scopes[0].insert(p.name.clone(), Binding { var });
+        }
+        let (ret, handle) = match &sig.ret {
+            RetKind::Unit => (self.known(Ty::Unit), false),
+            RetKind::Value(t) => (self.known(*t), false),
+            RetKind::FromBody => (self.fresh(Slot::Free), true),
+        };
+        self.frame = Some(Frame { ret, handle });
+        self.device_stack.push((String::new(), sig.name.clone()));
+        let tail = self.block(block);
+        if matches!(block.stmts.last(), Some(Stmt::Expr(_, None))) {
+            let span = block.stmts.last().map(|s| s.span()).unwrap_or_else(|| block.span());
+            self.unify(ret, tail, span);
+        }
+    }
+
     pub(super) fn device_call(&mut self, call: &syn::ExprCall, path: &syn::ExprPath) -> usize {
         let args: Vec<usize> = call.args.iter().map(|a| self.operand(a)).collect();
+        if let Some(name) = path.path.get_ident()
+            && self.lookup(&name.to_string()).is_some()
+        {
+            self.diag.error(
+                name.span(),
+                format!("`{name}` is a value, not a function: a kernel calls the kernel language's functions and `#[device]` functions"),
+            );
+            return self.fresh(Slot::Free);
+        }
+        if self.lenient {
+            return self.fresh(Slot::Free);
+        }
         let within = self.device_stack.last().map(|(k, _)| k.as_str());
         let Some(f) = self.devices.and_then(|t| t.resolve(within, &path.path)) else {
             let text = crate::device::path_text(&path.path);

@@ -358,7 +358,7 @@ impl Checker<'_> {
                 .and_then(|v| u64::try_from(*v).ok()),
             _ => None,
         };
-        if value.is_none() {
+        if value.is_none() && !self.lenient {
             self.diag.error(
                 arg.span(),
                 format!("the {what} must be an integer literal or a kernel `const`"),

@@ -135,7 +135,13 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
             return out;
         }
     };
-    let _ = Signature::read(&func, &mut diag);
+    // What is wrong with the body at every call is reported here, once; kernels then do not
+    // check it again (its bundle says it is poisoned).
+    if let Some(sig) = Signature::read(&func, &mut diag) {
+        let mut checker = crate::check::Checker::new(&mut diag).lenient();
+        checker.check_device(&sig, &func.block);
+        let _ = checker.finish();
+    }
     let callees = calls(&func.block);
     let own = func.sig.ident.to_string();
     for path in &callees {

@@ -26,7 +26,8 @@ impl<T> Device<T> {
 #[diagnostic::on_unimplemented(
     message = "this call is not to a `#[device]` function: a kernel calls the kernel language's functions and `#[device]` functions",
     label = "not a `#[device]` function",
-    note = "mark the function `#[device]` (it is then inlined into the kernel's PTX), or compute the value in the kernel"
+    note = "the kernel language's functions are `phasegate::lang`'s: `thread_idx_x()`, `block_dim_x()`, `sync_threads()`, `shared_array::<T, N>()`, `min`, `max`, `sqrt`, the barrier vocabulary, ...",
+    note = "mark the function `#[device]` to call it from a kernel: it is then inlined into the kernel's PTX"
 )]
 pub trait DeviceReturn<T> {}
 
