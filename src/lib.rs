@@ -28,10 +28,10 @@
 #![warn(missing_docs)]
 
 pub use phasegate_lints as lints;
-pub use phasegate_macros::kernel;
-pub use phasegate_macros::device;
 #[doc(hidden)]
 pub use phasegate_macros::__phasegate_step;
+pub use phasegate_macros::device;
+pub use phasegate_macros::kernel;
 pub use phasegate_ptx as ptx;
 pub use phasegate_runtime as runtime;
 /// The kernel language, as rustc sees it (see [`runtime::lang`]).

@@ -61,7 +61,9 @@ struct DeviceArgs {
 /// The `crate = ...` argument of `#[device]`, if given.
 pub fn parse_crate_only(attr: TokenStream) -> Result<Option<syn::Path>, syn::Error> {
     let items = darling::ast::NestedMeta::parse_meta_list(attr)?;
-    Ok(DeviceArgs::from_list(&items).map_err(syn::Error::from)?.krate)
+    Ok(DeviceArgs::from_list(&items)
+        .map_err(syn::Error::from)?
+        .krate)
 }
 
 impl KernelArgs {

@@ -12,9 +12,9 @@
 
 use proc_macro2::TokenStream;
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use std::collections::HashSet;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
-use std::collections::HashSet;
 use syn::{Expr, FnArg, ItemFn, Type};
 
 /// `accepted` names the parameters whose types the kernel language accepted; the others keep
@@ -163,7 +163,10 @@ impl VisitMut for RewriteStepBy<'_> {
             && let Expr::Path(p) = &*c.func
             && p.qself.is_none()
             && !crate::builtins::is_function(&p.path)
-            && !p.path.get_ident().is_some_and(|i| self.locals.contains(&i.to_string()))
+            && !p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.locals.contains(&i.to_string()))
         {
             // Every token of the wrapper on the call, so rustc's error is there once.
             let span = c.span();

@@ -56,7 +56,11 @@ impl Checker<'_> {
         self.device_stack.push((String::new(), sig.name.clone()));
         let tail = self.block(block);
         if matches!(block.stmts.last(), Some(Stmt::Expr(_, None))) {
-            let span = block.stmts.last().map(|s| s.span()).unwrap_or_else(|| block.span());
+            let span = block
+                .stmts
+                .last()
+                .map(|s| s.span())
+                .unwrap_or_else(|| block.span());
             self.unify(ret, tail, span);
         }
     }
@@ -97,7 +101,10 @@ impl Checker<'_> {
             cycle.push(format!("`{}`", f.sig.name));
             self.diag.error(
                 path.span(),
-                format!("device functions cannot recurse (they are inlined): {}", cycle.join(" -> ")),
+                format!(
+                    "device functions cannot recurse (they are inlined): {}",
+                    cycle.join(" -> ")
+                ),
             );
             return self.fresh(Slot::Free);
         }
@@ -127,11 +134,20 @@ impl Checker<'_> {
                 }
                 ParamKind::Slice { elem, mutable } => {
                     match self.ty(a) {
-                        Some(Ty::Global { elem: e, mutable: m }) if e == *elem && (m || !mutable) => {}
+                        Some(Ty::Global {
+                            elem: e,
+                            mutable: m,
+                        }) if e == *elem && (m || !mutable) => {}
                         None => {}
                         Some(other) => {
-                            let want = Ty::Global { elem: *elem, mutable: *mutable };
-                            self.diag.error(arg.span(), format!("`{}` takes `{want}`, found `{other}`", p.name));
+                            let want = Ty::Global {
+                                elem: *elem,
+                                mutable: *mutable,
+                            };
+                            self.diag.error(
+                                arg.span(),
+                                format!("`{}` takes `{want}`, found `{other}`", p.name),
+                            );
                         }
                     }
                     self.memory_by_name(arg);
@@ -143,7 +159,10 @@ impl Checker<'_> {
                         Some(Ty::Handle(_)) | None => {}
                         Some(other) => self.diag.error(
                             arg.span(),
-                            format!("`{}` takes a shared array or a barrier handle, found `{other}`", p.name),
+                            format!(
+                                "`{}` takes a shared array or a barrier handle, found `{other}`",
+                                p.name
+                            ),
                         ),
                     }
                     a
@@ -162,7 +181,8 @@ impl Checker<'_> {
             block: (*f.item.block).clone(),
             consts: consts.clone(),
         });
-        self.calls.insert(call as *const syn::ExprCall, instance.clone());
+        self.calls
+            .insert(call as *const syn::ExprCall, instance.clone());
 
         // The body sees its parameters and const parameters only, and no loop of the caller.
         let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
@@ -214,7 +234,11 @@ impl Checker<'_> {
             Some(value) => self.operand(value),
             None => self.known(Ty::Unit),
         };
-        let span = r.expr.as_ref().map(|e| e.span()).unwrap_or_else(|| r.span());
+        let span = r
+            .expr
+            .as_ref()
+            .map(|e| e.span())
+            .unwrap_or_else(|| r.span());
         self.unify(frame.ret, v, span);
     }
 
@@ -228,13 +252,20 @@ impl Checker<'_> {
     }
 
     /// The values of a call's const-generic arguments.
-    fn const_args(&mut self, f: &DeviceFn, path: &syn::ExprPath) -> Option<Vec<(String, Prim, i128)>> {
+    fn const_args(
+        &mut self,
+        f: &DeviceFn,
+        path: &syn::ExprPath,
+    ) -> Option<Vec<(String, Prim, i128)>> {
         let last = path.path.segments.last()?;
         let given: Vec<&GenericArgument> = match &last.arguments {
             PathArguments::AngleBracketed(a) => a.args.iter().collect(),
             PathArguments::None => Vec::new(),
             PathArguments::Parenthesized(p) => {
-                self.diag.error(p.span(), "a device function's const arguments go in a turbofish: `tile::<4>(...)`");
+                self.diag.error(
+                    p.span(),
+                    "a device function's const arguments go in a turbofish: `tile::<4>(...)`",
+                );
                 return None;
             }
         };
@@ -242,7 +273,10 @@ impl Checker<'_> {
         if given.len() != consts.len() {
             let names: Vec<String> = consts.iter().map(|c| format!("`{}`", c.name)).collect();
             let message = if consts.is_empty() {
-                format!("`{}` has no const parameters; call it without a turbofish", f.sig.name)
+                format!(
+                    "`{}` has no const parameters; call it without a turbofish",
+                    f.sig.name
+                )
             } else {
                 format!(
                     "`{}` takes {} const argument(s) ({}) in a turbofish, found {}: `{}::<{}>(...)`",
@@ -279,7 +313,10 @@ impl Checker<'_> {
                 _ => (0, 1),
             };
             if value < lo || value > hi {
-                self.diag.error(g.span(), format!("{value} does not fit the const parameter `{}`", c.name));
+                self.diag.error(
+                    g.span(),
+                    format!("{value} does not fit the const parameter `{}`", c.name),
+                );
                 return None;
             }
             out.push((c.name.clone(), c.prim, value));

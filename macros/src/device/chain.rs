@@ -215,8 +215,10 @@ pub fn step(input: TokenStream) -> TokenStream {
         }
     }
     if state.kernel {
-        let mut table = DeviceTable::default();
-        table.roots = roots.into_iter().collect();
+        let mut table = DeviceTable {
+            roots: roots.into_iter().collect(),
+            ..DeviceTable::default()
+        };
         for e in entries {
             let Ok(func) = syn::parse2::<ItemFn>(e.item) else {
                 return malformed();

@@ -67,7 +67,11 @@ impl DeviceTable {
 /// `helpers::tile` for `helpers::tile::<4>`: how calls name their callee, generics aside.
 pub fn path_text(path: &syn::Path) -> String {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let lead = if path.leading_colon.is_some() { "::" } else { "" };
+    let lead = if path.leading_colon.is_some() {
+        "::"
+    } else {
+        ""
+    };
     format!("{lead}{}", names.join("::"))
 }
 
@@ -103,7 +107,13 @@ pub fn calls(block: &syn::Block) -> Vec<syn::Path> {
 pub fn key_of(func: &ItemFn) -> String {
     let span = func.sig.ident.span();
     let at = span.start();
-    format!("{}:{}:{}:{}", span.file(), at.line, at.column, func.sig.ident)
+    format!(
+        "{}:{}:{}:{}",
+        span.file(),
+        at.line,
+        at.column,
+        func.sig.ident
+    )
 }
 
 /// `#[device] fn ...`.

@@ -80,7 +80,10 @@ impl Signature {
             diag.error(v.span(), "a device function cannot be variadic");
         }
         if let Some(w) = &sig.generics.where_clause {
-            diag.error(w.span(), "a device function has no `where` clause: its generics are constants");
+            diag.error(
+                w.span(),
+                "a device function has no `where` clause: its generics are constants",
+            );
         }
         let mut consts = Vec::new();
         for g in &sig.generics.params {
@@ -114,9 +117,10 @@ impl Signature {
         let mut params = Vec::new();
         for input in &sig.inputs {
             match input {
-                FnArg::Receiver(r) => {
-                    diag.error(r.span(), "a device function is a free function; it has no `self`")
-                }
+                FnArg::Receiver(r) => diag.error(
+                    r.span(),
+                    "a device function is a free function; it has no `self`",
+                ),
                 FnArg::Typed(pt) => {
                     let (name, mutable) = match &*pt.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
@@ -143,22 +147,24 @@ impl Signature {
         }
         let ret = match &sig.output {
             ReturnType::Default => RetKind::Unit,
-            ReturnType::Type(_, ty) => match &**ty {
-                Type::Tuple(t) if t.elems.is_empty() => RetKind::Unit,
-                ty => match crate::params::value_type(ty) {
-                    Some(t) => RetKind::Value(t),
-                    None if crate::params::scalar_type(ty) == Some(Prim::Bool) => {
-                        RetKind::Value(Ty::Prim(Prim::Bool))
-                    }
-                    None => match ty {
-                        Type::Path(_) => RetKind::FromBody,
-                        other => {
-                            diag.error(other.span(), "a device function returns a scalar, a vector or a barrier handle");
-                            RetKind::Unit
+            ReturnType::Type(_, ty) => {
+                match &**ty {
+                    Type::Tuple(t) if t.elems.is_empty() => RetKind::Unit,
+                    ty => match crate::params::value_type(ty) {
+                        Some(t) => RetKind::Value(t),
+                        None if crate::params::scalar_type(ty) == Some(Prim::Bool) => {
+                            RetKind::Value(Ty::Prim(Prim::Bool))
                         }
+                        None => match ty {
+                            Type::Path(_) => RetKind::FromBody,
+                            other => {
+                                diag.error(other.span(), "a device function returns a scalar, a vector or a barrier handle");
+                                RetKind::Unit
+                            }
+                        },
                     },
-                },
-            },
+                }
+            }
         };
         (diag.count() == before).then(|| Signature {
             name: sig.ident.to_string(),

@@ -48,10 +48,10 @@ impl Lowerer<'_> {
         };
         let mut bindings = Vec::new();
         for (p, arg) in inst.sig.params.iter().zip(&call.args) {
-            let by_name = match (&p.kind, self.ty(arg)) {
-                (ParamKind::Slice { .. }, _) | (ParamKind::FromArgument, Ty::Shared { .. }) => true,
-                _ => false,
-            };
+            let by_name = matches!(
+                (&p.kind, self.ty(arg)),
+                (ParamKind::Slice { .. }, _) | (ParamKind::FromArgument, Ty::Shared { .. })
+            );
             let binding = if by_name {
                 match memory_name(arg).and_then(|n| self.lookup(&n)) {
                     Some(b) => b,
