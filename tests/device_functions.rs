@@ -1,13 +1,111 @@
-//! `#[device]` functions (`examples/device_functions.rs`): inlined into each kernel's PTX
-//! with const parameters substituted, simulated to exact results, assembled by ptxas.
+//! `#[device]` functions (`examples/device_functions.rs`, `tests/device/helpers.rs`): inlined
+//! into each kernel's PTX with const parameters substituted, simulated to exact results,
+//! assembled by ptxas.
 
 #[path = "../examples/device_functions.rs"]
 #[allow(dead_code)]
 mod device_functions;
 
+#[path = "device/helpers.rs"]
+mod helpers;
+
 use device_functions::{block_sums, stream_scale};
+use phasegate::prelude::*;
 use phasegate::ptx::{SmVersion, ptxas};
 use phasegate::runtime::sim::{self, Launch, Policy, Schedule};
+
+/// `y = x * x` through a device function of another file, called by its path.
+#[kernel]
+fn squares(x: &[f32], y: &mut [f32], n: u32) {
+    let i = block_idx_x() * block_dim_x() + thread_idx_x();
+    if i < n {
+        y[i] = helpers::square(x[i]);
+    }
+}
+
+/// The producer is borrowed by the device function: its stage and phase advance in the
+/// caller's handle, or the second round of stages would deadlock.
+#[device]
+fn refill(producer: &mut Producer<f32, 2, 256>, x: &[f32], tile: u32) {
+    producer.acquire().load(x, tile * 256);
+}
+
+/// Copies a full stage out and releases it; the shape is inferred from the slot's type.
+#[device]
+fn drain<const STAGES: usize, const TILE: usize>(
+    slot: ConsumerSlot<'_, f32, STAGES, TILE>,
+    y: &mut [f32],
+    base: u32,
+    t: u32,
+) {
+    for k in 0..TILE as u32 / 64 {
+        y[base + k * 64 + t] = slot.get(k * 64 + t);
+    }
+    slot.release();
+}
+
+/// `y = x` through a 2-stage pipeline: warp 0 produces, warps 1 and 2 consume.
+#[kernel(target = "sm_90a", block = "96,1,1")]
+fn copy_through(x: &[f32], y: &mut [f32], tiles: u32) {
+    let pipe = pipeline::<f32, 2, 256>(thread_idx_x() == 0, 1, 64);
+    if warp_id() == 0 {
+        if elect_one() {
+            let mut producer = pipe.producer();
+            for tile in 0..tiles {
+                refill(&mut producer, x, tile);
+            }
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let t = thread_idx_x() - 32;
+        for tile in 0..tiles {
+            drain(consumer.wait(), y, tile * 256, t);
+        }
+    }
+}
+
+#[test]
+fn a_borrowed_producer_advances_in_the_caller() {
+    let tiles = 7u32;
+    let x: Vec<f32> = (0..tiles * 256).map(|i| i as f32 * 1.5 - 7.0).collect();
+    let mut y = vec![0.0f32; x.len()];
+    let launch = Launch {
+        grid: (1, 1, 1),
+        block: (96, 1, 1),
+        ..Launch::default()
+    };
+    let stats = sim::simulate(&copy_through::SPEC, &launch, (&x, &mut y, tiles))
+        .expect("runs")
+        .expect_completed();
+    assert_eq!(stats.async_ops, tiles as u64);
+    assert_eq!(x, y);
+}
+
+#[test]
+fn a_device_function_of_another_file_has_its_own_file_directive() {
+    let ptx = squares::PTX;
+    let file2 = ptx
+        .lines()
+        .find(|l| l.starts_with(".file 2 "))
+        .unwrap_or_else(|| panic!("no second file in:\n{ptx}"));
+    assert!(file2.ends_with("device/helpers.rs\""), "{file2}");
+    // `v * v` is line 6, column 5 of that file.
+    assert!(ptx.contains(".loc\t2 6 5"), "{ptx}");
+    let n = 300u32;
+    let x: Vec<f32> = (0..n).map(|i| i as f32 * 0.75 - 20.0).collect();
+    let mut y = vec![0.0f32; n as usize];
+    let launch = Launch {
+        grid: (n.div_ceil(128), 1, 1),
+        block: (128, 1, 1),
+        ..Launch::default()
+    };
+    sim::simulate(&squares::SPEC, &launch, (&x, &mut y, n))
+        .expect("runs")
+        .expect_completed();
+    for (a, b) in x.iter().zip(&y) {
+        assert_eq!(*b, a * a);
+    }
+}
 
 /// The tree sum of `examples/device_functions.rs` in the same order of f32 additions.
 fn tree_sum(mut v: Vec<f32>) -> f32 {
@@ -114,6 +212,8 @@ fn kernels_with_device_functions_assemble() {
         (block_sums::PTX, SmVersion::new(80)),
         (block_sums::PTX, SmVersion::arch_specific(90)),
         (stream_scale::PTX, SmVersion::arch_specific(90)),
+        (squares::PTX, SmVersion::new(80)),
+        (copy_through::PTX, SmVersion::arch_specific(90)),
     ] {
         let result = ptxas::assemble(&ptxas, ptx, arch).unwrap_or_else(|e| panic!("{e}"));
         assert!(result.clean, "{arch}:\n{}\n{ptx}", result.log);

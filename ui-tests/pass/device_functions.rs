@@ -39,13 +39,39 @@ fn refill(producer: &mut Producer<f32, 2, 256>, x: &[f32], tile: u32) {
     producer.acquire().load(x, tile * 256);
 }
 
+/// Reads a full stage and releases it; the shape is inferred from the slot's type.
+#[device]
+fn drain<const STAGES: usize, const TILE: usize>(
+    slot: ConsumerSlot<'_, f32, STAGES, TILE>,
+    y: &mut [f32],
+    base: u32,
+    t: u32,
+) {
+    if t < TILE as u32 {
+        y[base + t] = slot.get(t);
+    }
+    slot.release();
+}
+
+mod more {
+    use phasegate::prelude::*;
+
+    /// Called by its path from the parent module.
+    #[device]
+    pub fn twice(x: f32) -> f32 {
+        x * 2.0
+    }
+}
+
 #[kernel]
 fn windows(x: &[f32], y: &mut [f32]) {
     const W: u32 = 4;
     let mut tile = shared_array::<f32, 128>();
     let t = thread_idx_x();
     zero::<128>(&mut tile, t);
-    y[t] = window_sum::<W>(x, t) + window_sum::<{ W * 2 }>(x, t);
+    // `N` inferred from the array's length, as rustc infers it.
+    zero(&mut tile, t);
+    y[t] = more::twice(window_sum::<W>(x, t) + window_sum::<{ W * 2 }>(x, t));
 }
 
 #[kernel]
@@ -76,9 +102,7 @@ fn refills(x: &[f32], y: &mut [f32], tiles: u32) {
         let mut consumer = pipe.consumer();
         let t = thread_idx_x() - 32;
         for tile in 0..tiles {
-            let slot = consumer.wait();
-            y[tile * 256 + t] = slot.get(t);
-            slot.release();
+            drain(consumer.wait(), y, tile * 256, t);
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use super::{Binding, Checker, Slot};
 use crate::device::{DeviceFn, ParamKind, RetKind, Signature};
-use crate::types::{Prim, Ty};
+use crate::types::{Handle, Prim, Ty};
 use std::collections::HashMap;
 use std::rc::Rc;
 use syn::spanned::Spanned;
@@ -108,7 +108,7 @@ impl Checker<'_> {
             );
             return self.fresh(Slot::Free);
         }
-        let Some(consts) = self.const_args(f, path) else {
+        let Some(consts) = self.const_args(f, path, &args) else {
             return self.fresh(Slot::Free);
         };
         let sig = &f.sig;
@@ -251,11 +251,13 @@ impl Checker<'_> {
         }
     }
 
-    /// The values of a call's const-generic arguments.
+    /// The values of a call's const-generic arguments: its turbofish, else inferred from
+    /// `args`.
     fn const_args(
         &mut self,
         f: &DeviceFn,
         path: &syn::ExprPath,
+        args: &[usize],
     ) -> Option<Vec<(String, Prim, i128)>> {
         let last = path.path.segments.last()?;
         let given: Vec<&GenericArgument> = match &last.arguments {
@@ -270,6 +272,9 @@ impl Checker<'_> {
             }
         };
         let consts = &f.sig.consts;
+        if given.is_empty() && !consts.is_empty() {
+            return self.infer_consts(f, args, last.span());
+        }
         if given.len() != consts.len() {
             let names: Vec<String> = consts.iter().map(|c| format!("`{}`", c.name)).collect();
             let message = if consts.is_empty() {
@@ -320,6 +325,56 @@ impl Checker<'_> {
                 return None;
             }
             out.push((c.name.clone(), c.prim, value));
+        }
+        Some(out)
+    }
+
+    /// Const parameters inferred from the arguments' types, as rustc infers them: a shared
+    /// array's length (`SharedArray<f32, N>`), a pipeline handle's shape
+    /// (`ConsumerSlot<'_, T, STAGES, TILE>`).
+    fn infer_consts(
+        &mut self,
+        f: &DeviceFn,
+        args: &[usize],
+        span: proc_macro2::Span,
+    ) -> Option<Vec<(String, Prim, i128)>> {
+        let mut found: HashMap<String, i128> = HashMap::new();
+        for (p, &a) in f.sig.params.iter().zip(args) {
+            let values: Vec<Option<u64>> = match self.ty(a) {
+                Some(Ty::Shared { len, .. }) => vec![None, Some(len)],
+                Some(Ty::Handle(
+                    Handle::Pipeline(s)
+                    | Handle::Producer(s)
+                    | Handle::ProducerSlot(s)
+                    | Handle::Consumer(s)
+                    | Handle::ConsumerSlot(s),
+                )) => vec![None, Some(s.stages as u64), Some(s.tile as u64)],
+                _ => Vec::new(),
+            };
+            for (k, name) in &p.const_args {
+                if let Some(Some(v)) = values.get(*k) {
+                    found.entry(name.clone()).or_insert(*v as i128);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for c in &f.sig.consts {
+            match found.get(&c.name) {
+                Some(v) => out.push((c.name.clone(), c.prim, *v)),
+                None => {
+                    self.diag.error(
+                        span,
+                        format!(
+                            "cannot infer the const parameter `{}` of `{}` from the arguments; give the const arguments in a turbofish: `{}::<{}>(...)`",
+                            c.name,
+                            f.sig.name,
+                            f.sig.name,
+                            vec!["4"; f.sig.consts.len()].join(", ")
+                        ),
+                    );
+                    return None;
+                }
+            }
         }
         Some(out)
     }

@@ -33,6 +33,10 @@ pub struct DevParam {
     pub name: String,
     pub mutable: bool,
     pub kind: ParamKind,
+    /// The generic arguments of the parameter's type (`SharedArray<f32, N>`, lifetimes left
+    /// out) that name a const parameter, by position: what a call without a turbofish infers
+    /// the const parameters from, as rustc does.
+    pub const_args: Vec<(usize, String)>,
 }
 
 #[derive(Clone, Debug)]
@@ -139,6 +143,7 @@ impl Signature {
                             name,
                             mutable,
                             kind,
+                            const_args: const_positions(&pt.ty, &consts),
                         }),
                         Err(e) => diag.push(e),
                     }
@@ -200,4 +205,39 @@ fn param_kind(ty: &Type) -> Result<ParamKind, syn::Error> {
         Type::Paren(p) => param_kind(&p.elem),
         other => Err(syn::Error::new(other.span(), PARAMS)),
     }
+}
+
+/// The positions of the generic arguments of `ty` (behind a reference) that are a const
+/// parameter of `consts`.
+fn const_positions(ty: &Type, consts: &[ConstParam]) -> Vec<(usize, String)> {
+    let ty = match ty {
+        Type::Reference(r) => &*r.elem,
+        other => other,
+    };
+    let Type::Path(p) = ty else {
+        return Vec::new();
+    };
+    let Some(syn::PathArguments::AngleBracketed(args)) =
+        p.path.segments.last().map(|s| &s.arguments)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let non_lifetime = args
+        .args
+        .iter()
+        .filter(|a| !matches!(a, syn::GenericArgument::Lifetime(_)));
+    for (k, arg) in non_lifetime.enumerate() {
+        let ident = match arg {
+            syn::GenericArgument::Type(Type::Path(t)) => t.path.get_ident(),
+            syn::GenericArgument::Const(syn::Expr::Path(e)) => e.path.get_ident(),
+            _ => None,
+        };
+        if let Some(i) = ident
+            && consts.iter().any(|c| *i == c.name)
+        {
+            out.push((k, i.to_string()));
+        }
+    }
+    out
 }
