@@ -15,4 +15,10 @@ fn k2(out: &mut [u32]) {
     out[thread_idx_x()] = missing(1);
 }
 
+/// A device function calling an ordinary function: an error where it is defined.
+#[device]
+fn plus_one(x: u32) -> u32 {
+    ordinary(x)
+}
+
 fn main() {}

@@ -1,73 +1,78 @@
-//! The callback chain that brings device functions' tokens to the expansion that needs them.
+//! The callback chain that brings device functions' tokens to the kernel that calls them.
 //!
 //! State, as tokens passed from macro to macro:
-//! `@kernel { attr } { item } [ pending paths ; ... ] ("path" { bundle })*` or
-//! `@device { crate path } { item } [ ... ] ("path" { bundle })*`. `__phasegate_step!`
-//! invokes the first pending path's macro with the state and the path's text; that macro (see
-//! [`super::definition`]) appends its bundle and invokes `__phasegate_step!` again. When
-//! nothing is pending, a kernel is expanded with every bundle, and a device function's macro
-//! is defined with its own entry and its callees' bundles.
+//! `@kernel { attr } { item } [ pending* ] done*`, where a pending call is
+//! `( path ) "caller" "name"` (the path its macro is reached by from the kernel's module, the
+//! key of the device function whose body makes the call or `""` for the kernel, and the call's
+//! path as written) and a done one is the same followed by the callee's entry. Each step
+//! invokes the first pending path's macro with the state and that call; the macro (see
+//! [`super::definition`]) appends its entry and invokes `__phasegate_step!` again. A new entry's
+//! own calls are queued by the path of its alias module (`path::c0`, `path::c1`, ...): they
+//! resolve where the device function is defined, whatever module the kernel is in. An entry
+//! reached again (a function called from two places, or recursion) is not followed again, so
+//! the chain ends; the kernel's checker then names any cycle. With nothing pending the kernel
+//! is expanded with every entry.
 //!
-//! A bundle is the entries `{ "key" ok|poisoned { item } [ "path" "key" ... ] }` of a device
-//! function (first) and of every function it calls, directly or not.
+//! An entry is `{ "key" ok|poisoned { item } [ "callee path" ... ] }`.
 
 use super::{DeviceFn, DeviceTable, Signature};
 use crate::diag::Diagnostics;
 use proc_macro2::{Delimiter, Group, Literal, Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use quote::{format_ident, quote};
 use std::collections::HashMap;
 use syn::ItemFn;
 
-/// The entry of `func`, whose body calls `callees` (path text, key).
-pub fn own_entry(func: &ItemFn, poisoned: bool, callees: &[(String, String)]) -> TokenStream {
+/// The entry of `func`, whose body calls `callees` (in the order of its alias module).
+pub fn own_entry(func: &ItemFn, poisoned: bool, callees: &[syn::Path]) -> TokenStream {
     let key = super::key_of(func);
     let flag = if poisoned {
         quote!(poisoned)
     } else {
         quote!(ok)
     };
-    let pairs = callees.iter().map(|(p, k)| quote!(#p #k));
-    quote!({ #key #flag { #func } [ #(#pairs)* ] })
+    let names = callees.iter().map(super::path_text);
+    quote!({ #key #flag { #func } [ #(#names)* ] })
 }
 
-/// `first! { @phasegate_collect { state "first" } }` for the pending paths.
-fn invoke(head: TokenStream, pending: &[syn::Path], done: TokenStream) -> TokenStream {
-    let Some((first, rest)) = pending.split_first() else {
-        return TokenStream::new();
-    };
-    let text = super::path_text(first);
-    let rest = rest.iter().map(|p| quote!(#p ;));
-    quote! {
-        #first! { @phasegate_collect { #head [ #(#rest)* ] #done #text } }
+/// A call whose callee's entry is wanted.
+struct Call {
+    path: TokenStream,
+    caller: String,
+    name: String,
+}
+
+impl Call {
+    fn tokens(&self) -> TokenStream {
+        let (path, caller, name) = (&self.path, &self.caller, &self.name);
+        let g = Group::new(Delimiter::Parenthesis, path.clone());
+        quote!(#g #caller #name)
     }
 }
 
-/// The chain that defines `func`'s macro once its callees' bundles are in.
-pub fn device_chain(func: &ItemFn, krate: &syn::Path, callees: &[syn::Path]) -> TokenStream {
-    invoke(
-        quote!(@device { #krate } { #func }),
-        callees,
-        TokenStream::new(),
-    )
-}
-
-/// The chain that expands the kernel once its callees' bundles are in.
+/// The chain that expands the kernel once its callees' entries are in.
 pub fn kernel_chain(attr: &TokenStream, item: &ItemFn, callees: &[syn::Path]) -> TokenStream {
-    invoke(
-        quote!(@kernel { #attr } { #item }),
-        callees,
-        TokenStream::new(),
-    )
+    let pending: Vec<Call> = callees
+        .iter()
+        .map(|p| Call {
+            path: quote!(#p),
+            caller: String::new(),
+            name: super::path_text(p),
+        })
+        .collect();
+    invoke(&quote!({ #attr } { #item }), &pending, &TokenStream::new())
 }
 
-struct State {
-    kernel: bool,
-    /// The attribute's arguments (kernel) or the crate path (device).
-    first: TokenStream,
-    item: TokenStream,
-    pending: Vec<syn::Path>,
-    /// The collected bundles, by the path text that named them.
-    done: Vec<(String, TokenStream)>,
+/// `first! { @phasegate_collect { @kernel ... [rest] done first-call } }`.
+fn invoke(head: &TokenStream, pending: &[Call], done: &TokenStream) -> TokenStream {
+    let Some((first, rest)) = pending.split_first() else {
+        return TokenStream::new();
+    };
+    let rest = rest.iter().map(Call::tokens);
+    let call = first.tokens();
+    let path = &first.path;
+    quote! {
+        #path! { @phasegate_collect { @kernel #head [ #(#rest)* ] #done #call } }
+    }
 }
 
 fn malformed() -> TokenStream {
@@ -78,47 +83,18 @@ fn malformed() -> TokenStream {
     .to_compile_error()
 }
 
-fn parse_state(input: TokenStream) -> Option<State> {
-    let mut it = input.into_iter().peekable();
-    match it.next()? {
-        TokenTree::Punct(p) if p.as_char() == '@' => {}
-        _ => return None,
-    }
-    let kernel = match it.next()? {
-        TokenTree::Ident(i) if i == "kernel" => true,
-        TokenTree::Ident(i) if i == "device" => false,
-        _ => return None,
-    };
-    let brace = |t: Option<TokenTree>, d: Delimiter| match t {
-        Some(TokenTree::Group(g)) if g.delimiter() == d => Some(g.stream()),
+struct Entry {
+    key: String,
+    poisoned: bool,
+    item: TokenStream,
+    callees: Vec<String>,
+}
+
+fn string(t: Option<TokenTree>) -> Option<String> {
+    match t? {
+        TokenTree::Literal(l) => string_value(&l),
         _ => None,
-    };
-    let first = brace(it.next(), Delimiter::Brace)?;
-    let item = brace(it.next(), Delimiter::Brace)?;
-    let pending_tokens = brace(it.next(), Delimiter::Bracket)?;
-    let pending = syn::parse::Parser::parse2(
-        syn::punctuated::Punctuated::<syn::Path, syn::Token![;]>::parse_terminated,
-        pending_tokens,
-    )
-    .ok()?
-    .into_iter()
-    .collect();
-    let mut done = Vec::new();
-    while let Some(t) = it.next() {
-        let TokenTree::Literal(lit) = t else {
-            return None;
-        };
-        let text = string_value(&lit)?;
-        let bundle = brace(it.next(), Delimiter::Brace)?;
-        done.push((text, bundle));
     }
-    Some(State {
-        kernel,
-        first,
-        item,
-        pending,
-        done,
-    })
 }
 
 fn string_value(lit: &Literal) -> Option<String> {
@@ -128,144 +104,162 @@ fn string_value(lit: &Literal) -> Option<String> {
     }
 }
 
-struct Entry {
-    key: String,
-    poisoned: bool,
-    item: TokenStream,
-    callees: Vec<(String, String)>,
-    tokens: TokenStream,
+fn group(t: Option<TokenTree>, d: Delimiter) -> Option<TokenStream> {
+    match t? {
+        TokenTree::Group(g) if g.delimiter() == d => Some(g.stream()),
+        _ => None,
+    }
 }
 
-fn parse_entries(bundle: TokenStream) -> Option<Vec<Entry>> {
+fn parse_entry(tokens: TokenStream) -> Option<Entry> {
+    let mut it = tokens.into_iter();
+    let key = string(it.next())?;
+    let poisoned = match it.next()? {
+        TokenTree::Ident(i) => i == "poisoned",
+        _ => return None,
+    };
+    let item = group(it.next(), Delimiter::Brace)?;
+    let callees = group(it.next(), Delimiter::Bracket)?
+        .into_iter()
+        .map(|t| string(Some(t)))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Entry {
+        key,
+        poisoned,
+        item,
+        callees,
+    })
+}
+
+/// Calls `( path ) "caller" "name"`, each followed by an entry if `with_entries`.
+fn parse_calls(
+    it: &mut impl Iterator<Item = TokenTree>,
+    with_entries: bool,
+) -> Option<Vec<(Call, Option<Entry>)>> {
     let mut out = Vec::new();
-    for t in bundle {
-        let TokenTree::Group(g) = t else { return None };
-        let tokens = TokenTree::Group(g.clone()).into_token_stream();
-        let mut it = g.stream().into_iter();
-        let key = match it.next()? {
-            TokenTree::Literal(l) => string_value(&l)?,
-            _ => return None,
+    while let Some(t) = it.next() {
+        let path = group(Some(t), Delimiter::Parenthesis)?;
+        let caller = string(it.next())?;
+        let name = string(it.next())?;
+        let entry = if with_entries {
+            Some(parse_entry(group(it.next(), Delimiter::Brace)?)?)
+        } else {
+            None
         };
-        let poisoned = match it.next()? {
-            TokenTree::Ident(i) => i == "poisoned",
-            _ => return None,
-        };
-        let item = match it.next()? {
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => g.stream(),
-            _ => return None,
-        };
-        let pairs = match it.next()? {
-            TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => g.stream(),
-            _ => return None,
-        };
-        let mut callees = Vec::new();
-        let mut p = pairs.into_iter();
-        while let Some(a) = p.next() {
-            let (TokenTree::Literal(a), Some(TokenTree::Literal(b))) = (a, p.next()) else {
-                return None;
-            };
-            callees.push((string_value(&a)?, string_value(&b)?));
-        }
-        out.push(Entry {
-            key,
-            poisoned,
-            item,
-            callees,
-            tokens,
-        });
+        out.push((Call { path, caller, name }, entry));
     }
     Some(out)
 }
 
 /// `__phasegate_step! { state }`.
 pub fn step(input: TokenStream) -> TokenStream {
-    let Some(state) = parse_state(input) else {
+    let mut it = input.into_iter();
+    let head_ok = matches!(it.next(), Some(TokenTree::Punct(p)) if p.as_char() == '@')
+        && matches!(it.next(), Some(TokenTree::Ident(i)) if i == "kernel");
+    let (Some(attr), Some(item), Some(pending)) = (
+        group(it.next(), Delimiter::Brace),
+        group(it.next(), Delimiter::Brace),
+        group(it.next(), Delimiter::Bracket),
+    ) else {
         return malformed();
     };
-    if !state.pending.is_empty() {
-        let head = if state.kernel {
-            let (a, i) = (&state.first, &state.item);
-            quote!(@kernel { #a } { #i })
-        } else {
-            let (k, i) = (&state.first, &state.item);
-            quote!(@device { #k } { #i })
-        };
-        let done = state.done.iter().map(|(text, bundle)| {
-            let g = Group::new(Delimiter::Brace, bundle.clone());
-            quote!(#text #g)
-        });
-        return invoke(head, &state.pending, quote!(#(#done)*));
+    let (Some(pending), Some(done)) = (
+        parse_calls(&mut pending.into_iter(), false),
+        parse_calls(&mut it, true),
+    ) else {
+        return malformed();
+    };
+    if !head_ok {
+        return malformed();
     }
-    let Ok(item) = syn::parse2::<ItemFn>(state.item.clone()) else {
-        return malformed();
-    };
-    let mut roots = Vec::new();
-    let mut entries: Vec<Entry> = Vec::new();
-    for (text, bundle) in state.done {
-        let Some(list) = parse_entries(bundle) else {
-            return malformed();
-        };
-        if let Some(root) = list.first() {
-            roots.push((text, root.key.clone()));
-        }
-        for e in list {
-            if !entries.iter().any(|x| x.key == e.key) {
-                entries.push(e);
+    let mut pending: Vec<Call> = pending.into_iter().map(|(c, _)| c).collect();
+    // The newest entry's own calls, unless its function was reached before.
+    if let Some((call, Some(entry))) = done.last() {
+        let seen = done[..done.len() - 1]
+            .iter()
+            .any(|(_, e)| e.as_ref().is_some_and(|e| e.key == entry.key));
+        if !seen {
+            for (k, name) in entry.callees.iter().enumerate() {
+                let alias = format_ident!("c{}", k);
+                let path = &call.path;
+                pending.push(Call {
+                    path: quote!(#path :: #alias),
+                    caller: entry.key.clone(),
+                    name: name.clone(),
+                });
             }
         }
     }
-    if state.kernel {
-        let mut table = DeviceTable {
-            roots: roots.into_iter().collect(),
-            ..DeviceTable::default()
-        };
-        for e in entries {
-            let Ok(func) = syn::parse2::<ItemFn>(e.item) else {
-                return malformed();
-            };
-            // The function's own expansion reported its signature's errors.
-            let mut quiet = Diagnostics::default();
-            let sig = Signature::read(&func, &mut quiet);
-            let poisoned = e.poisoned || sig.is_none();
-            let sig = sig.unwrap_or_else(|| Signature {
-                name: func.sig.ident.to_string(),
-                consts: Vec::new(),
-                params: Vec::new(),
-                ret: super::RetKind::Unit,
-            });
-            table.fns.insert(
-                e.key.clone(),
-                DeviceFn {
-                    key: e.key,
-                    item: func,
-                    sig,
-                    callees: e.callees.into_iter().collect::<HashMap<_, _>>(),
-                    poisoned,
-                },
-            );
-        }
-        return crate::expand::kernel_with(state.first, item, table);
+    if !pending.is_empty() {
+        let done_tokens: TokenStream = done
+            .iter()
+            .map(|(call, entry)| {
+                let e = entry.as_ref().map(entry_tokens).unwrap_or_default();
+                let c = call.tokens();
+                quote!(#c #e)
+            })
+            .collect();
+        return invoke(&quote!({ #attr } { #item }), &pending, &done_tokens);
     }
-    let Ok(krate) = syn::parse2::<syn::Path>(state.first) else {
+    let Ok(item) = syn::parse2::<ItemFn>(item) else {
         return malformed();
     };
-    let own = super::key_of(&item);
-    let mut diag = Diagnostics::default();
-    if entries.iter().any(|e| e.key == own) {
-        diag.error(
-            item.sig.ident.span(),
-            format!(
-                "`{}` calls itself through other device functions: device functions are inlined, so they cannot recurse",
-                item.sig.ident
-            ),
+    let mut table = DeviceTable::default();
+    let mut callees: HashMap<String, HashMap<String, String>> = HashMap::new();
+    for (call, entry) in done {
+        let Some(entry) = entry else {
+            return malformed();
+        };
+        if call.caller.is_empty() {
+            table.roots.insert(call.name.clone(), entry.key.clone());
+        } else {
+            callees
+                .entry(call.caller.clone())
+                .or_default()
+                .insert(call.name.clone(), entry.key.clone());
+        }
+        if table.fns.contains_key(&entry.key) {
+            continue;
+        }
+        let Ok(func) = syn::parse2::<ItemFn>(entry.item) else {
+            return malformed();
+        };
+        // The function's own expansion reported its signature's errors.
+        let mut quiet = Diagnostics::default();
+        let sig = Signature::read(&func, &mut quiet);
+        let poisoned = entry.poisoned || sig.is_none();
+        let sig = sig.unwrap_or_else(|| Signature {
+            name: func.sig.ident.to_string(),
+            consts: Vec::new(),
+            params: Vec::new(),
+            ret: super::RetKind::Unit,
+        });
+        table.fns.insert(
+            entry.key.clone(),
+            DeviceFn {
+                key: entry.key,
+                item: func,
+                sig,
+                callees: HashMap::new(),
+                poisoned,
+            },
         );
     }
-    let poisoned = diag.has_errors();
-    let mut bundle = own_entry(&item, poisoned, &roots);
-    for e in entries.iter().filter(|e| e.key != own) {
-        bundle.extend(e.tokens.clone());
+    for (key, map) in callees {
+        if let Some(f) = table.fns.get_mut(&key) {
+            f.callees = map;
+        }
     }
-    let def = super::definition(&item, &krate, bundle);
-    let errors = diag.to_compile_errors();
-    quote!(#def #errors)
+    crate::expand::kernel_with(attr, item, table)
+}
+
+fn entry_tokens(e: &Entry) -> TokenStream {
+    let (key, item) = (&e.key, &e.item);
+    let flag = if e.poisoned {
+        quote!(poisoned)
+    } else {
+        quote!(ok)
+    };
+    let names = &e.callees;
+    quote!({ #key #flag { #item } [ #(#names)* ] })
 }

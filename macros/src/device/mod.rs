@@ -1,24 +1,25 @@
 //! `#[device]`: ordinary Rust functions that kernels call, inlined into the kernel's PTX.
 //!
 //! A proc macro sees only the item it is applied to, so a kernel cannot read the bodies of the
-//! functions it calls. Each `#[device] fn f` therefore expands to two things:
+//! functions it calls. Each `#[device] fn f` therefore expands to:
 //! - `f` itself as ordinary Rust, type-checked against `phasegate::lang` like a kernel's copy
 //!   (so rustc checks barrier-handle typestate across calls: a slot moved in, the next state
 //!   returned), its result wrapped in `lang::Device` so that a call of an ordinary function
 //!   from a kernel is a rustc error on the call (see `lang::device`);
-//! - a hidden `macro_rules!` that hands `f`'s tokens, and those of every device function it
-//!   calls, to a callback, re-exported under the name `f` in the macro namespace
-//!   (`use __phasegate_device_f_… as f;`). A `use` of `f` from another module then brings
-//!   the function and its tokens in together, and the macro is found by path wherever the
-//!   function is (no textual-order dependence, no `#[macro_export]` name collisions: the
-//!   `macro_rules!` name carries a hash of the function's source position).
+//! - a hidden `macro_rules!` that hands `f`'s tokens to a callback, and a hidden module of
+//!   aliases of the device functions `f` calls, resolved in `f`'s module. Both are re-exported
+//!   under the name `f` (macro and type namespaces; the function has the value namespace), so a
+//!   `use` of `f` from another module brings all three, the macro is found by path wherever
+//!   the function is (no textual-order dependence, no `#[macro_export]` name collisions: the
+//!   hidden names carry a hash of the function's source position), and `f::c0!` is the macro of
+//!   `f`'s first callee from anywhere.
 //!
 //! `#[kernel]` finds the calls in its body that are not kernel-language functions and expands
-//! to a chain: the first callee's macro is invoked with the kernel's tokens, appends its own
-//! bundle and invokes `__phasegate_step!`, which invokes the next callee's macro, and so on;
-//! the last step lowers the kernel with all the bodies (see [`chain`]). A device function's
-//! own callees are collected where it is defined (their names resolve in its module, not in
-//! the kernel's), so its macro carries its whole call tree.
+//! to a chain: the first callee's macro is invoked with the kernel's tokens, appends its entry
+//! and invokes `__phasegate_step!`, which queues the entry's own callees and invokes the next
+//! macro, and so on; the last step checks and lowers the kernel with all the bodies (see
+//! [`chain`]). Nothing waits for anything else's expansion, so recursion through several
+//! device functions ends the chain too, and the checker names the cycle.
 
 pub mod chain;
 pub mod sig;
@@ -164,31 +165,39 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
     let copy = crate::shadow::device_copy(&func, &krate);
     let errors = diag.to_compile_errors();
-    if diag.has_errors() || callees.is_empty() {
-        let entry = chain::own_entry(&func, diag.has_errors(), &[]);
-        let def = definition(&func, &krate, entry);
-        return quote! { #copy #def #errors };
-    }
-    let first = chain::device_chain(&func, &krate, &callees);
-    quote! { #copy #first }
+    // A function with errors is not lowered again by its callers: its callees do not matter.
+    let callees = if diag.has_errors() {
+        Vec::new()
+    } else {
+        callees
+    };
+    let def = definition(&func, &krate, diag.has_errors(), &callees);
+    quote! { #copy #def #errors }
 }
 
-/// The hidden `macro_rules!` that hands `bundle` on, and its re-export under the function's
-/// name.
-pub fn definition(func: &ItemFn, krate: &syn::Path, bundle: TokenStream) -> TokenStream {
+/// The hidden items that make `f`'s tokens reachable by the name `f`: a `macro_rules!` that
+/// hands its entry (see [`chain`]) to the callback, and a module of aliases of its callees
+/// (`c0`, `c1`, ... in the order of [`calls`]), resolved here, in `f`'s module, where its body
+/// names them. Both are re-exported as `f` (the macro and type namespaces; the function is in
+/// the value namespace), so `f::c0!` is the first callee's macro wherever `f` can be named.
+pub fn definition(
+    func: &ItemFn,
+    krate: &syn::Path,
+    poisoned: bool,
+    callees: &[syn::Path],
+) -> TokenStream {
     let name = &func.sig.ident;
     let mut hash = std::collections::hash_map::DefaultHasher::new();
     std::hash::Hash::hash(&key_of(func), &mut hash);
-    let mac = format_ident!(
-        "__phasegate_device_{}_{:016x}",
-        name,
-        std::hash::Hasher::finish(&hash)
-    );
-    // A `macro_rules!` can be re-exported at most crate-wide.
-    let vis = match &func.vis {
-        syn::Visibility::Public(_) => quote!(pub(crate)),
-        other => quote!(#other),
-    };
+    let hash = std::hash::Hasher::finish(&hash);
+    let mac = format_ident!("__phasegate_device_{}_{:016x}", name, hash);
+    let module = format_ident!("__phasegate_callees_{}_{:016x}", name, hash);
+    let bundle = chain::own_entry(func, poisoned, callees);
+    let aliases = callees.iter().enumerate().map(|(k, path)| {
+        let alias = format_ident!("c{}", k);
+        let from = from_child(path);
+        quote!(pub(crate) use #from::this as #alias;)
+    });
     let misuse = format!(
         "`{name}` is a #[device] function: call it as a function inside a #[kernel] or another #[device] function"
     );
@@ -196,12 +205,38 @@ pub fn definition(func: &ItemFn, krate: &syn::Path, bundle: TokenStream) -> Toke
         #[doc(hidden)]
         macro_rules! #mac {
             (@phasegate_collect { $($state:tt)* }) => {
-                #krate::__phasegate_step! { $($state)* { #bundle } }
+                #krate::__phasegate_step! { $($state)* #bundle }
             };
             ($($other:tt)*) => { ::core::compile_error!(#misuse); };
         }
+        // Crate-wide whatever the function's visibility (a `macro_rules!` can be re-exported
+        // no further): the function itself keeps its own, and rustc enforces it at calls.
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_camel_case_types, unused_imports)]
+        pub(crate) mod #module {
+            pub(crate) use super::#name as this;
+            #(#aliases)*
+        }
         #[doc(hidden)]
         #[allow(unused_imports)]
-        #vis use #mac as #name;
+        pub(crate) use #mac as #name;
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #module as #name;
+    }
+}
+
+/// `path` as the callee module (a child of the function's module) names it: `super::tile`
+/// for `tile`, `super::super::x` for `super::x`; crate-rooted paths stay.
+fn from_child(path: &syn::Path) -> TokenStream {
+    let first = path.segments.first().map(|s| s.ident.to_string());
+    match first.as_deref() {
+        _ if path.leading_colon.is_some() => quote!(#path),
+        Some("crate") => quote!(#path),
+        Some("self") => {
+            let rest = path.segments.iter().skip(1);
+            quote!(super #(:: #rest)*)
+        }
+        _ => quote!(super::#path),
     }
 }
