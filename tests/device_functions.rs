@@ -79,6 +79,12 @@ fn a_borrowed_producer_advances_in_the_caller() {
         .expect_completed();
     assert_eq!(stats.async_ops, tiles as u64);
     assert_eq!(x, y);
+    // `drain`'s loop runs `TILE / 64` times: with `TILE` substituted, a constant trip count.
+    assert!(
+        copy_through::PTX.contains(", 4;\n\t@%p"),
+        "{}",
+        copy_through::PTX
+    );
 }
 
 #[test]
@@ -219,3 +225,4 @@ fn kernels_with_device_functions_assemble() {
         assert!(result.clean, "{arch}:\n{}\n{ptx}", result.log);
     }
 }
+
