@@ -21,6 +21,26 @@
 //! assert_eq!(scale::SPEC.params.len(), 4);
 //! ```
 //!
+//! Kernels call ordinary Rust functions marked [`#[device]`](device), which are inlined into
+//! their PTX (const generics substituted, barrier handles' typestate checked across the call):
+//!
+//! ```
+//! use phasegate::prelude::*;
+//!
+//! #[device]
+//! fn clamp<const HI: u32>(x: u32) -> u32 {
+//!     x.min(HI)
+//! }
+//!
+//! #[kernel]
+//! fn clamped(y: &mut [u32]) {
+//!     let t = thread_idx_x();
+//!     y[t] = clamp::<100>(t * 3);
+//! }
+//!
+//! assert!(clamped::PTX.contains("min.u32"));
+//! ```
+//!
 //! The crates behind it: [`ptx`] (the PTX model, writer, reader and feature table),
 //! [`lints`] (the barrier analyzer), [`runtime`] (kernel-language types and kernel
 //! descriptions), `phasegate-macros`. [`cli`] is the `phasegate` command as a library function.

@@ -225,4 +225,3 @@ fn kernels_with_device_functions_assemble() {
         assert!(result.clean, "{arch}:\n{}\n{ptx}", result.log);
     }
 }
-

@@ -6,13 +6,13 @@
 //!   (so rustc checks barrier-handle typestate across calls: a slot moved in, the next state
 //!   returned), its result wrapped in `lang::Device` so that a call of an ordinary function
 //!   from a kernel is a rustc error on the call (see `lang::device`);
-//! - a hidden `macro_rules!` that hands `f`'s tokens to a callback, and a hidden module of
-//!   aliases of the device functions `f` calls, resolved in `f`'s module. Both are re-exported
-//!   under the name `f` (macro and type namespaces; the function has the value namespace), so a
-//!   `use` of `f` from another module brings all three, the macro is found by path wherever
-//!   the function is (no textual-order dependence, no `#[macro_export]` name collisions: the
-//!   hidden names carry a hash of the function's source position), and `f::c0!` is the macro of
-//!   `f`'s first callee from anywhere.
+//! - a hidden module (its name carries a hash of the function's source position) holding a
+//!   `macro_rules!` that hands `f`'s tokens to a callback, and aliases of the device functions
+//!   `f` calls, resolved in `f`'s module. The macro and the module are re-exported under the
+//!   name `f` (macro and type namespaces; the function has the value namespace), so a `use` of
+//!   `f` from another module brings all three, the macro is found by path wherever the function
+//!   is (no textual-order dependence, no `#[macro_export]` name collisions), and `f::c0!` is
+//!   the macro of `f`'s first callee from anywhere.
 //!
 //! `#[kernel]` finds the calls in its body that are not kernel-language functions and expands
 //! to a chain: the first callee's macro is invoked with the kernel's tokens, appends its entry
@@ -26,7 +26,7 @@ pub mod sig;
 
 use crate::diag::Diagnostics;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use std::collections::HashMap;
 use syn::visit::Visit;
 use syn::{Expr, ItemFn};
@@ -190,36 +190,45 @@ pub fn definition(
     let mut hash = std::collections::hash_map::DefaultHasher::new();
     std::hash::Hash::hash(&key_of(func), &mut hash);
     let hash = std::hash::Hasher::finish(&hash);
-    let mac = format_ident!("__phasegate_device_{}_{:016x}", name, hash);
+    let mac = format_ident!("__phasegate_device_{}", name);
     let module = format_ident!("__phasegate_callees_{}_{:016x}", name, hash);
     let bundle = chain::own_entry(func, poisoned, callees);
     let aliases = callees.iter().enumerate().map(|(k, path)| {
         let alias = format_ident!("c{}", k);
         let from = from_child(path);
-        quote!(pub(crate) use #from::this as #alias;)
+        // The callee's module (for its own callees' aliases) and its macro.
+        // On the call's tokens: a callee that is not a device function is an error there.
+        let span = path
+            .segments
+            .last()
+            .map(|s| s.ident.span())
+            .unwrap_or_else(Span::call_site);
+        quote_spanned!(span=> pub(crate) use #from::{self as #alias, this as #alias};)
     });
     let misuse = format!(
         "`{name}` is a #[device] function: call it as a function inside a #[kernel] or another #[device] function"
     );
+    // The macro lives in the hidden module, so its name is that module's alone, and the
+    // function's module needs no path to it but the module's (which also works for a device
+    // function declared inside a function body). Everything is crate-wide whatever the
+    // function's visibility (a `macro_rules!` can be re-exported no further): the function
+    // itself keeps its own, and rustc enforces it at calls.
     quote! {
         #[doc(hidden)]
-        macro_rules! #mac {
-            (@phasegate_collect { $($state:tt)* }) => {
-                #krate::__phasegate_step! { $($state)* #bundle }
-            };
-            ($($other:tt)*) => { ::core::compile_error!(#misuse); };
-        }
-        // Crate-wide whatever the function's visibility (a `macro_rules!` can be re-exported
-        // no further): the function itself keeps its own, and rustc enforces it at calls.
-        #[doc(hidden)]
-        #[allow(non_snake_case, non_camel_case_types, unused_imports)]
+        #[allow(non_snake_case, non_camel_case_types, unused_imports, unused_macros)]
         pub(crate) mod #module {
-            pub(crate) use super::#name as this;
+            macro_rules! #mac {
+                (@phasegate_collect { $($state:tt)* }) => {
+                    #krate::__phasegate_step! { $($state)* #bundle }
+                };
+                ($($other:tt)*) => { ::core::compile_error!(#misuse); };
+            }
+            pub(crate) use #mac as this;
             #(#aliases)*
         }
         #[doc(hidden)]
         #[allow(unused_imports)]
-        pub(crate) use #mac as #name;
+        pub(crate) use #module::this as #name;
         #[doc(hidden)]
         #[allow(unused_imports)]
         pub(crate) use #module as #name;
@@ -230,13 +239,18 @@ pub fn definition(
 /// for `tile`, `super::super::x` for `super::x`; crate-rooted paths stay.
 fn from_child(path: &syn::Path) -> TokenStream {
     let first = path.segments.first().map(|s| s.ident.to_string());
+    let span = path
+        .segments
+        .first()
+        .map(|s| s.ident.span())
+        .unwrap_or_else(Span::call_site);
     match first.as_deref() {
         _ if path.leading_colon.is_some() => quote!(#path),
         Some("crate") => quote!(#path),
         Some("self") => {
             let rest = path.segments.iter().skip(1);
-            quote!(super #(:: #rest)*)
+            quote_spanned!(span=> super #(:: #rest)*)
         }
-        _ => quote!(super::#path),
+        _ => quote_spanned!(span=> super::#path),
     }
 }
