@@ -22,6 +22,10 @@ mod types;
 
 #[cfg(test)]
 mod robustness;
+// With the crate root, not in `device`: the expansion bench compiles `device` on its own.
+#[cfg(test)]
+#[path = "device/tests.rs"]
+mod device_tests;
 
 use proc_macro::TokenStream;
 
