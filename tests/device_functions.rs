@@ -12,7 +12,7 @@ mod helpers;
 use device_functions::{block_sums, stream_scale};
 use phasegate::prelude::*;
 use phasegate::ptx::{SmVersion, ptxas};
-use phasegate::runtime::sim::{self, Launch, Policy, Schedule};
+use phasegate::runtime::sim::{self, Launch, Policy, Schedule, TensorMapArg};
 
 /// `y = x * x` through a device function of another file, called by its path.
 #[kernel]
@@ -60,6 +60,68 @@ fn copy_through(x: &[f32], y: &mut [f32], tiles: u32) {
         let t = thread_idx_x() - 32;
         for tile in 0..tiles {
             drain(consumer.wait(), y, tile * 256, t);
+        }
+    }
+}
+
+/// Loads the box at tile `t` of the map into the acquired stage: the slot moved in, the map
+/// borrowed.
+#[device]
+fn load_box(
+    slot: ProducerSlot<'_, f32, 2, 256>,
+    map: &TensorMap<f32, Tile2<32, 8>>,
+    t: u32,
+    tiles_x: u32,
+) {
+    slot.load_tile(map, [(t % tiles_x) * 32, (t / tiles_x) * 8]);
+}
+
+/// `y` = the tiles of the 2-D tensor behind `x`, each box as 256 contiguous elements.
+#[kernel(target = "sm_90a", block = "96,1,1")]
+fn boxes(x: TensorMap<f32, Tile2<32, 8>>, y: &mut [f32], tiles_x: u32, tiles: u32) {
+    let pipe = pipeline::<f32, 2, 256>(thread_idx_x() == 0, 1, 64);
+    if warp_id() == 0 {
+        if elect_one() {
+            let mut producer = pipe.producer();
+            for t in 0..tiles {
+                load_box(producer.acquire(), &x, t, tiles_x);
+            }
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let t = thread_idx_x() - 32;
+        for tile in 0..tiles {
+            drain(consumer.wait(), y, tile * 256, t);
+        }
+    }
+}
+
+#[test]
+fn a_tensor_map_passed_to_a_device_function() {
+    let (w, h) = (64u32, 24u32);
+    let x: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5 - 3.0).collect();
+    let map = boxes::SPEC
+        .map_type("x")
+        .expect("a map parameter")
+        .tiled(0, &[w as u64, h as u64], &[w as u64 * 4])
+        .expect("a valid map");
+    let x_arg = TensorMapArg::owning(map, x.iter().flat_map(|v| v.to_le_bytes()).collect());
+    let (tiles_x, tiles) = (w / 32, (w / 32) * (h / 8));
+    let mut y = vec![0.0f32; (tiles * 256) as usize];
+    let launch = Launch {
+        grid: (1, 1, 1),
+        block: (96, 1, 1),
+        ..Launch::default()
+    };
+    sim::simulate(&boxes::SPEC, &launch, (&x_arg, &mut y, tiles_x, tiles))
+        .expect("runs")
+        .expect_completed();
+    for t in 0..tiles {
+        let (bx, by) = ((t % tiles_x) * 32, (t / tiles_x) * 8);
+        for k in 0..256 {
+            let (r, c) = (k / 32, k % 32);
+            let want = x[((by + r) * w + bx + c) as usize];
+            assert_eq!(y[(t * 256 + k) as usize], want, "tile {t}, element {k}");
         }
     }
 }
@@ -220,6 +282,7 @@ fn kernels_with_device_functions_assemble() {
         (stream_scale::PTX, SmVersion::arch_specific(90)),
         (squares::PTX, SmVersion::new(80)),
         (copy_through::PTX, SmVersion::arch_specific(90)),
+        (boxes::PTX, SmVersion::arch_specific(90)),
     ] {
         let result = ptxas::assemble(&ptxas, ptx, arch).unwrap_or_else(|e| panic!("{e}"));
         assert!(result.clean, "{arch}:\n{}\n{ptx}", result.log);

@@ -155,12 +155,12 @@ impl Checker<'_> {
                 }
                 ParamKind::FromArgument => {
                     match self.ty(a) {
-                        Some(Ty::Shared { .. }) => self.memory_by_name(arg),
+                        Some(Ty::Shared { .. } | Ty::TensorMap(_)) => self.memory_by_name(arg),
                         Some(Ty::Handle(_)) | None => {}
                         Some(other) => self.diag.error(
                             arg.span(),
                             format!(
-                                "`{}` takes a shared array or a barrier handle, found `{other}`",
+                                "`{}` takes a shared array, a tensor map or a barrier handle, found `{other}`",
                                 p.name
                             ),
                         ),
@@ -390,7 +390,7 @@ impl Checker<'_> {
                 Expr::Group(g) => e = &g.expr,
                 Expr::Path(p) if p.path.get_ident().is_some() => return,
                 _ => {
-                    self.diag.error(arg.span(), "pass a slice or shared array to a device function by its name: `x`, `&mut tile`");
+                    self.diag.error(arg.span(), "pass a slice, shared array or tensor map to a device function by its name: `x`, `&mut tile`, `&map`");
                     return;
                 }
             }

@@ -24,7 +24,7 @@ pub enum ParamKind {
     Value(Ty),
     /// `&[E]` / `&mut [E]`.
     Slice { elem: Elem, mutable: bool },
-    /// A shared array or a barrier handle, by reference or by value.
+    /// A shared array, a tensor map or a barrier handle, by reference or by value.
     FromArgument,
 }
 
@@ -55,7 +55,7 @@ pub struct Signature {
     pub ret: RetKind,
 }
 
-const PARAMS: &str = "device function parameters are scalars and vectors by value, slices `&[T]` / `&mut [T]`, shared arrays (`&SharedArray<T, N>`, `&mut SharedArray<T, N>`) and barrier handles";
+const PARAMS: &str = "device function parameters are scalars and vectors by value, slices `&[T]` / `&mut [T]`, shared arrays (`&SharedArray<T, N>`, `&mut SharedArray<T, N>`), tensor maps and barrier handles";
 
 impl Signature {
     /// Reads the signature, reporting what the kernel language cannot pass; `None` if any.

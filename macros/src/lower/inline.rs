@@ -1,8 +1,8 @@
 //! Calls of `#[device]` functions, inlined.
 //!
 //! The callee's body (the copy the checker typed for this call) is lowered in place, in a
-//! scope of its own: parameters bound to the argument values (slices and shared arrays to the
-//! caller's bindings, handles to the caller's handle registers, so that a method on a
+//! scope of its own: parameters bound to the argument values (slices, shared arrays and tensor
+//! maps to the caller's bindings, handles to the caller's handle registers, so that a method on a
 //! `&mut Producer` advances the caller's producer), const parameters bound to immediates (so a
 //! loop `for k in 0..N` has a constant trip count and can unroll). `return` moves its value
 //! into the call's result registers and branches to the end of the inlined body.
@@ -50,7 +50,11 @@ impl Lowerer<'_> {
         for (p, arg) in inst.sig.params.iter().zip(&call.args) {
             let by_name = matches!(
                 (&p.kind, self.ty(arg)),
-                (ParamKind::Slice { .. }, _) | (ParamKind::FromArgument, Ty::Shared { .. })
+                (ParamKind::Slice { .. }, _)
+                    | (
+                        ParamKind::FromArgument,
+                        Ty::Shared { .. } | Ty::TensorMap(_)
+                    )
             );
             let binding = if by_name {
                 match memory_name(arg).and_then(|n| self.lookup(&n)) {
