@@ -113,3 +113,17 @@ fn main() {
     assert!(phases::PTX.contains("mbarrier.arrive"));
     assert!(refills::PTX.contains("cp.async.bulk"));
 }
+
+/// Results of device functions used where the kernel's checker needs their types: known only
+/// once the functions are collected.
+#[device]
+fn half(x: f32) -> f32 {
+    x * 0.5
+}
+
+#[kernel]
+fn uses_results(x: &[f32], y: &mut [u32], z: &mut [[f32; 2]]) {
+    let t = thread_idx_x();
+    y[t] = half(x[t]).to_bits();
+    z[t] = [half(x[t]), half(x[t + 1])];
+}

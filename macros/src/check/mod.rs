@@ -562,6 +562,9 @@ impl<'d> Checker<'d> {
             _ => match self.resolve(elem) {
                 Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
                 Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
+                // Nothing is known of the elements: an error was reported for them, or they are
+                // results of device functions not yet collected (see `lenient`).
+                Slot::Free => self.fresh(Slot::Free),
                 _ => {
                     self.diag.error(arr.span(), "array values are vectors of 8 or 16 bytes: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T; annotate the element type if needed (`[1.0f32, ...]`)");
                     self.fresh(Slot::Free)
@@ -1094,6 +1097,7 @@ impl<'d> Checker<'d> {
             MethodKind::ToBits => match self.ty(recv) {
                 Some(Ty::Prim(Prim::F64)) => self.known(Ty::Prim(Prim::U64)),
                 Some(Ty::Prim(Prim::F32)) => self.known(Ty::Prim(Prim::U32)),
+                None if matches!(self.resolve(recv), Slot::Free) => self.fresh(Slot::Free),
                 _ => {
                     self.diag.error(
                         span,
