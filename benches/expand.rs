@@ -12,6 +12,8 @@ mod attr;
 mod builtins;
 #[path = "../macros/src/check/mod.rs"]
 mod check;
+#[path = "../macros/src/device/mod.rs"]
+mod device;
 #[path = "../macros/src/diag.rs"]
 mod diag;
 #[path = "../macros/src/expand.rs"]

@@ -21,6 +21,26 @@
 //! assert_eq!(scale::SPEC.params.len(), 4);
 //! ```
 //!
+//! Kernels call ordinary Rust functions marked [`#[device]`](device), which are inlined into
+//! their PTX (const generics substituted, barrier handles' typestate checked across the call):
+//!
+//! ```
+//! use phasegate::prelude::*;
+//!
+//! #[device]
+//! fn clamp<const HI: u32>(x: u32) -> u32 {
+//!     x.min(HI)
+//! }
+//!
+//! #[kernel]
+//! fn clamped(y: &mut [u32]) {
+//!     let t = thread_idx_x();
+//!     y[t] = clamp::<100>(t * 3);
+//! }
+//!
+//! assert!(clamped::PTX.contains("min.u32"));
+//! ```
+//!
 //! The crates behind it: [`ptx`] (the PTX model, writer, reader and feature table),
 //! [`lints`] (the barrier analyzer), [`runtime`] (kernel-language types and kernel
 //! descriptions), `phasegate-macros`. [`cli`] is the `phasegate` command as a library function.
@@ -28,6 +48,9 @@
 #![warn(missing_docs)]
 
 pub use phasegate_lints as lints;
+#[doc(hidden)]
+pub use phasegate_macros::__phasegate_step;
+pub use phasegate_macros::device;
 pub use phasegate_macros::kernel;
 pub use phasegate_ptx as ptx;
 pub use phasegate_runtime as runtime;
@@ -36,6 +59,7 @@ pub use phasegate_runtime::lang;
 
 /// `use phasegate::prelude::*;` brings in `#[kernel]` and the kernel-language functions.
 pub mod prelude {
+    pub use crate::device;
     pub use crate::kernel;
     pub use crate::lang::*;
     pub use crate::runtime::KernelSpec;

@@ -51,6 +51,21 @@ pub fn parse(attr: TokenStream) -> Result<KernelArgs, syn::Error> {
     KernelArgs::from_list(&items).map_err(syn::Error::from)
 }
 
+/// `#[device(crate = "::phasegate")]`: a device function's only argument.
+#[derive(Default, FromMeta)]
+struct DeviceArgs {
+    #[darling(default, rename = "crate")]
+    krate: Option<syn::Path>,
+}
+
+/// The `crate = ...` argument of `#[device]`, if given.
+pub fn parse_crate_only(attr: TokenStream) -> Result<Option<syn::Path>, syn::Error> {
+    let items = darling::ast::NestedMeta::parse_meta_list(attr)?;
+    Ok(DeviceArgs::from_list(&items)
+        .map_err(syn::Error::from)?
+        .krate)
+}
+
 impl KernelArgs {
     /// The analyzer's configuration for this kernel: the default levels, changed by
     /// `allow(...)`, `warn(...)` and `deny(...)`; an unknown lint name is an error on it.

@@ -345,6 +345,17 @@ pub fn special_function(register: &str) -> Option<&'static str> {
     })
 }
 
+/// Whether `path` names a kernel-language function (whatever its generic arguments): every
+/// other call in a kernel is a call of a `#[device]` function.
+pub fn is_function(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    match names.as_slice() {
+        [ty, f] => f == "from_bits" && (ty == "f32" || ty == "f64"),
+        [name] => path.leading_colon.is_none() && FUNCTIONS.iter().any(|(n, _)| n == name),
+        _ => false,
+    }
+}
+
 pub fn lookup_call(path: &syn::Path) -> Result<Builtin, String> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     if let [ty, f] = names.as_slice()

@@ -9,10 +9,25 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     pub fn error(&mut self, span: Span, message: impl std::fmt::Display) {
-        self.errors.push(syn::Error::new(span, message));
+        self.push(syn::Error::new(span, message));
     }
+    /// Adds an error; the same message at the same place is reported once (a device
+    /// function's body is checked at each of its calls).
     pub fn push(&mut self, error: syn::Error) {
-        self.errors.push(error);
+        let same = |e: &syn::Error| {
+            let (a, b) = (e.span().start(), error.span().start());
+            e.to_string() == error.to_string()
+                && (a.line, a.column) == (b.line, b.column)
+                && a.line > 0
+                && e.span().file() == error.span().file()
+        };
+        if !self.errors.iter().any(same) {
+            self.errors.push(error);
+        }
+    }
+    /// How many errors so far.
+    pub fn count(&self) -> usize {
+        self.errors.len()
     }
     pub fn has_errors(&self) -> bool {
         !self.errors.is_empty()

@@ -6,6 +6,7 @@
 
 use crate::attr::{self, KernelArgs};
 use crate::check::Checker;
+use crate::device::DeviceTable;
 use crate::diag::Diagnostics;
 use crate::lower::{Lowerer, Param};
 use crate::types::{Prim, Ty};
@@ -28,14 +29,6 @@ struct Output {
 }
 
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut diag = Diagnostics::default();
-    let args = match attr::parse(attr) {
-        Ok(args) => args,
-        Err(e) => {
-            diag.push(e);
-            KernelArgs::default()
-        }
-    };
     let func: ItemFn = match syn::parse2(item.clone()) {
         Ok(f) => f,
         Err(_) => {
@@ -52,6 +45,58 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             let mut out = e.to_compile_error();
             out.extend(item);
             return out;
+        }
+    };
+    // The copy rustc checks is emitted here, once: with device functions the kernel itself is
+    // expanded at the end of the chain that collects their bodies.
+    let mut quiet = Diagnostics::default();
+    let krate = attr::parse(attr.clone())
+        .ok()
+        .and_then(|a| a.krate)
+        .unwrap_or_else(|| syn::parse_quote!(::phasegate));
+    let (kernel_params, param_names) = collect_params(&func, &mut quiet);
+    let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
+    // Which `as` involve a storage float, by a lenient check of the body alone (the copy
+    // rewrites those into `lang::cast`, which rustc can check).
+    let narrow_casts = {
+        let mut checker = Checker::new(&mut quiet).lenient();
+        for (name, ty) in &param_names {
+            checker.bind_param(name, *ty);
+        }
+        checker.check_body(&func.block);
+        shadow::narrow_casts(&func.block, &checker.finish())
+    };
+    let copy = shadow::type_check_copy(&func, &krate, &accepted, &narrow_casts);
+    let callees = crate::device::calls(&func.block);
+    if callees.is_empty() {
+        let rest = kernel_with(attr, func, DeviceTable::default());
+        return quote! { #copy #rest };
+    }
+    // The kernel's own errors are reported now, once, and the chain is not started: its
+    // module (with empty PTX) is emitted here.
+    if let Some(rest) = expand(attr.clone(), func.clone(), None) {
+        return quote! { #copy #rest };
+    }
+    let chain = crate::device::chain::kernel_chain(&attr, &func, &callees);
+    quote! { #copy #chain }
+}
+
+/// Expands the kernel with the device functions it calls: its module, its errors and lint
+/// warnings (the copy rustc checks is [`kernel`]'s).
+pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> TokenStream {
+    expand(attr, func, Some(&devices)).unwrap_or_default()
+}
+
+/// With the device functions (`Some`): the whole expansion. Without them (`None`): the
+/// errors the kernel has whatever its device functions are, with its module, or `None` if it
+/// has none.
+fn expand(attr: TokenStream, func: ItemFn, devices: Option<&DeviceTable>) -> Option<TokenStream> {
+    let mut diag = Diagnostics::default();
+    let args = match attr::parse(attr) {
+        Ok(args) => args,
+        Err(e) => {
+            diag.push(e);
+            KernelArgs::default()
         }
     };
     let krate: syn::Path = args
@@ -79,6 +124,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let (kernel_params, param_names) = collect_params(&func, &mut diag);
 
     let mut checker = Checker::new(&mut diag);
+    checker = match devices {
+        Some(d) => checker.with_devices(d),
+        None => checker.lenient(),
+    };
     for (name, ty) in &param_names {
         checker.bind_param(name, *ty);
     }
@@ -103,6 +152,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             ),
         }
     }
+    let empty = DeviceTable::default();
+    let devices = match devices {
+        Some(d) => d,
+        None if !diag.has_errors() => return None,
+        None => &empty,
+    };
 
     let mut output = Output {
         ptx: String::new(),
@@ -119,7 +174,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             "a kernel's name becomes its PTX entry name, which is ASCII: letters, digits and `_`",
         );
     }
-    if !diag.has_errors() {
+    if !diag.has_errors() && !types.poisoned() {
         let mut lowered = Lowerer::new(&name, &types, &mut diag, func.sig.ident.span())
             .with_block(bounds.block)
             .lower(&kernel_params, &func.block);
@@ -128,11 +183,13 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
         if !diag.has_errors() {
             let mut module = Module::new(Version::new(7, 0), output.target);
-            module.items.push(Item::File(FileDecl {
-                index: 1,
-                path: func.sig.ident.span().file(),
-                extra: Vec::new(),
-            }));
+            for (k, path) in lowered.files.iter().enumerate() {
+                module.items.push(Item::File(FileDecl {
+                    index: k as u32 + 1,
+                    path: path.clone(),
+                    extra: Vec::new(),
+                }));
+            }
             module
                 .items
                 .extend(lowered.module_vars.drain(..).map(Item::Var));
@@ -152,10 +209,14 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
             }
             module.items.push(Item::Function(lowered.function));
             crate::target::settle(&mut module, pinned, &lowered.spans, &mut diag);
+            let device_items: Vec<&ItemFn> = devices.fns.values().map(|f| &f.item).collect();
             let kernel = crate::lint::Kernel {
                 spans: &lowered.spans,
                 names: &lowered.names,
                 body: &func.block,
+                devices: &device_items,
+                sites: &lowered.sites,
+                call_sites: &lowered.call_sites,
             };
             lint_warnings = crate::lint::run(&module, &name, &kernel, &lint_config, &mut diag);
             output = Output {
@@ -170,11 +231,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 
     let module = kernel_module(&func, &krate, &kernel_params, &output);
-    let accepted: Vec<&str> = kernel_params.iter().map(|p| p.name.as_str()).collect();
-    let narrow_casts = shadow::narrow_casts(&func.block, &types);
-    let copy = shadow::type_check_copy(&func, &krate, &accepted, &narrow_casts);
     let errors = diag.to_compile_errors();
-    quote! { #module #copy #errors #lint_warnings }
+    Some(quote! { #module #errors #lint_warnings })
 }
 
 fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {

@@ -5,7 +5,7 @@
 //! calls them: the Rust variable a register holds, or the expression that computed it.
 
 use crate::diag::Diagnostics;
-use crate::lower::{RegNames, SourceText};
+use crate::lower::{CallSite, RegNames, SourceText};
 use phasegate_lints::diagnostic::{WhyCause, WhyStep};
 use phasegate_lints::uniformity::Level as Uniform;
 use phasegate_lints::{Diagnostic, Level, LintConfig};
@@ -22,6 +22,11 @@ pub struct Kernel<'a> {
     pub names: &'a RegNames,
     /// The kernel's body, to read expressions back from.
     pub body: &'a syn::Block,
+    /// The device functions inlined into it (expressions are read back from them too).
+    pub devices: &'a [&'a syn::ItemFn],
+    /// For each statement, the device-function call it was inlined from.
+    pub sites: &'a [Option<u32>],
+    pub call_sites: &'a [CallSite],
 }
 
 /// Lints `entry` of `module`, lowered from `kernel`. Denied findings go to `diag`; warnings
@@ -48,7 +53,10 @@ pub fn run(
             .stmt
             .and_then(|s| spans.get(s.index()).copied())
             .unwrap_or_else(Span::call_site);
-        let text = message(&d, kernel, &source);
+        let mut text = message(&d, kernel, &source);
+        if let Some(s) = d.stmt {
+            text.push_str(&inlined_from(kernel, s.index()));
+        }
         match d.level {
             Level::Deny => diag.error(span, text),
             Level::Warn => warnings.extend(warning(span, &text, n)),
@@ -69,7 +77,7 @@ fn message(d: &Diagnostic, kernel: &Kernel, source: &OnceCell<SourceText>) -> St
             .filter(|lc| lc.line > 0);
         let note = match r.why() {
             Some(step) => {
-                let source = source.get_or_init(|| SourceText::new(kernel.body));
+                let source = source.get_or_init(|| source_text(kernel));
                 match explain(&step, kernel.names, source) {
                     Some(note) if at.is_none() && step.line > 0 => {
                         format!("{note} at line {}", step.line)
@@ -133,6 +141,37 @@ fn explain(step: &WhyStep, names: &RegNames, source: &SourceText) -> Option<Stri
             condition.describe()
         ),
     })
+}
+
+/// The kernel's tokens and those of the device functions defined in its file (positions in
+/// other files could be mistaken for the kernel's).
+fn source_text(kernel: &Kernel) -> SourceText {
+    let file = kernel.spans.first().map(|s| s.file());
+    let mut tokens = quote::ToTokens::to_token_stream(kernel.body);
+    for f in kernel.devices {
+        if Some(f.sig.ident.span().file()) == file {
+            tokens.extend(quote::ToTokens::to_token_stream(*f));
+        }
+    }
+    SourceText::new(&tokens)
+}
+
+/// `= note: in device function `f`, inlined from the call at line L, column C` for each call
+/// the statement was inlined through, innermost first.
+fn inlined_from(kernel: &Kernel, stmt: usize) -> String {
+    let mut out = String::new();
+    let mut site = kernel.sites.get(stmt).copied().flatten();
+    while let Some(c) = site.and_then(|s| kernel.call_sites.get(s as usize)) {
+        let at = c.span.start();
+        out.push_str(&format!(
+            "\n  = note: in device function `{}`, inlined from the call at line {}, column {}",
+            c.name,
+            at.line,
+            at.column + 1
+        ));
+        site = c.parent;
+    }
+    out
 }
 
 /// A warning on stable Rust: the use of a deprecated item whose note is the finding.

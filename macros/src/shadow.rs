@@ -7,10 +7,14 @@
 //! - `(a..b).step_by(s)` becomes `step_by(a..b, s)`, whose step has the range's type;
 //! - `x as T` where `x` or `T` is a storage float (`bf16`, ...) becomes `cast::<T, _>(x)`:
 //!   Rust's `as` knows only primitive types;
+//! - a call `f(args)` of a `#[device]` function becomes `device_result(f(args))`, which
+//!   unwraps the `Device` its Rust copy returns (and fails, on the call, for any other
+//!   function);
 //! - the kernel-language items are imported into the body.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use std::collections::HashSet;
 use syn::spanned::Spanned;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, ItemFn, Type};
@@ -26,12 +30,6 @@ pub fn type_check_copy(
     narrow_casts: &[bool],
 ) -> TokenStream {
     let mut f = func.clone();
-    RewriteCasts {
-        krate,
-        flags: narrow_casts,
-        next: 0,
-    }
-    .visit_block_mut(&mut f.block);
     f.sig.ident = format_ident!("__phasegate_kernel_{}", func.sig.ident);
     f.vis = syn::Visibility::Inherited;
     f.attrs.retain(|a| {
@@ -48,7 +46,15 @@ pub fn type_check_copy(
             }
         }
     }
-    RewriteStepBy { krate }.visit_block_mut(&mut f.block);
+    RewriteStepBy::new(krate, &f).visit_block_mut(&mut f.block);
+    // After the calls are rewritten: the `lang::cast` calls this inserts are not device calls.
+    // Both rewrites keep the order in which a visit meets the casts.
+    RewriteCasts {
+        krate,
+        flags: narrow_casts,
+        next: 0,
+    }
+    .visit_block_mut(&mut f.block);
     let span = f.block.span();
     let import: syn::Stmt =
         syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
@@ -58,6 +64,83 @@ pub fn type_check_copy(
             #[allow(dead_code, clippy::all)]
             #f
         };
+    }
+}
+
+/// The Rust copy of a `#[device]` function: its signature (slices as `Global`), returning
+/// `Device<R>`; the body, rewritten as a kernel's, is an inner function with the same generics
+/// and parameters, so that `return` keeps its meaning.
+pub fn device_copy(func: &ItemFn, krate: &syn::Path, narrow_casts: &[bool]) -> TokenStream {
+    let mut inner = func.clone();
+    inner.sig.ident = format_ident!("__phasegate_body");
+    inner.vis = syn::Visibility::Inherited;
+    inner.attrs.clear();
+    for input in &mut inner.sig.inputs {
+        if let FnArg::Typed(pat) = input {
+            rewrite_param(&mut pat.ty, krate);
+        }
+    }
+    RewriteStepBy::new(krate, &inner).visit_block_mut(&mut inner.block);
+    RewriteCasts {
+        krate,
+        flags: narrow_casts,
+        next: 0,
+    }
+    .visit_block_mut(&mut inner.block);
+    let span = inner.block.span();
+    let import: syn::Stmt =
+        syn::parse_quote_spanned!(span=> #[allow(unused_imports)] use #krate::lang::*;);
+    inner.block.stmts.insert(0, import);
+    let mut outer = inner.clone();
+    outer.sig.ident = func.sig.ident.clone();
+    outer.vis = func.vis.clone();
+    outer.attrs = func
+        .attrs
+        .iter()
+        .filter(|a| {
+            ["allow", "warn", "deny", "expect", "doc"]
+                .iter()
+                .any(|n| a.path().is_ident(n))
+        })
+        .cloned()
+        .collect();
+    let mut args = Vec::new();
+    for (k, input) in outer.sig.inputs.iter_mut().enumerate() {
+        if let FnArg::Typed(pat) = input {
+            let name = format_ident!("__phasegate_{}", k);
+            *pat.pat = syn::parse_quote!(#name);
+            args.push(name);
+        }
+    }
+    let ret = match &func.sig.output {
+        syn::ReturnType::Default => quote!(()),
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let out_span = func.sig.output.span();
+    outer.sig.output = syn::parse_quote_spanned!(out_span=> -> #krate::lang::Device<#ret>);
+    let generics: Vec<TokenStream> = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericParam::Type(t) => Some(t.ident.to_token_stream()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_token_stream()),
+            syn::GenericParam::Lifetime(_) => None,
+        })
+        .collect();
+    let turbofish = if generics.is_empty() {
+        quote!()
+    } else {
+        quote!(::<#(#generics),*>)
+    };
+    outer.block = syn::parse_quote!({
+        #inner
+        #krate::lang::Device::of(__phasegate_body #turbofish (#(#args),*))
+    });
+    quote! {
+        #[allow(dead_code, clippy::all)]
+        #outer
     }
 }
 
@@ -131,11 +214,50 @@ impl VisitMut for RewriteCasts<'_> {
 
 struct RewriteStepBy<'a> {
     krate: &'a syn::Path,
+    /// The names the function binds: a call of one (a closure, which the checker rejects) is
+    /// not a device-function call.
+    locals: HashSet<String>,
+}
+
+impl<'a> RewriteStepBy<'a> {
+    fn new(krate: &'a syn::Path, f: &ItemFn) -> Self {
+        struct Names(HashSet<String>);
+        impl<'ast> syn::visit::Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                self.0.insert(p.ident.to_string());
+                syn::visit::visit_pat_ident(self, p);
+            }
+        }
+        let mut names = Names(HashSet::new());
+        syn::visit::visit_item_fn(&mut names, f);
+        RewriteStepBy {
+            krate,
+            locals: names.0,
+        }
+    }
 }
 
 impl VisitMut for RewriteStepBy<'_> {
     fn visit_expr_mut(&mut self, e: &mut Expr) {
         visit_mut::visit_expr_mut(self, e);
+        if let Expr::Call(c) = e
+            && let Expr::Path(p) = &*c.func
+            && p.qself.is_none()
+            && !crate::builtins::is_function(&p.path)
+            && !p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.locals.contains(&i.to_string()))
+        {
+            // Every token of the wrapper on the call, so rustc's error is there once.
+            let span = c.span();
+            let krate = respan(self.krate.to_token_stream(), span);
+            let call = quote_spanned!(span=> #krate::lang::device_result(#c));
+            if let Ok(new) = syn::parse2(call) {
+                *e = new;
+            }
+            return;
+        }
         if let Expr::MethodCall(m) = e
             && let (true, Some(range)) = (
                 m.method == "step_by" && m.args.len() == 1,
@@ -151,6 +273,16 @@ impl VisitMut for RewriteStepBy<'_> {
             }
         }
     }
+}
+
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
 }
 
 /// The range expression itself, without the parentheses that `(a..b).step_by(s)` needs.

@@ -6,6 +6,7 @@
 //! this subset (untyped integer literals default to `i32`, float literals to `f64`), so that
 //! the PTX agrees with the ordinary-Rust copy that rustc checks.
 
+mod device;
 mod registers;
 mod sync;
 mod tma;
@@ -13,10 +14,13 @@ mod tma;
 pub use registers::{RegisterBudget, RegisterRole, check_roles};
 pub use tma::box_alignment;
 
+pub use device::{Instance, memory_name};
+
 use crate::builtins::{self, Builtin, MethodKind, SyncFn};
 use crate::diag::Diagnostics;
 use crate::types::{Elem, Handle, Prim, Ty};
 use std::collections::HashMap;
+use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Pat, Stmt, UnOp};
 
@@ -31,9 +35,19 @@ pub struct Types {
     pub register_roles: Vec<RegisterRole>,
     /// `pipeline_cluster` calls and their CTA counts, checked against the kernel's cluster.
     pub cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
+    /// The copy of the callee's body each device-function call inlines.
+    calls: HashMap<*const syn::ExprCall, Rc<Instance>>,
+    /// A device function called here had errors of its own: nothing is lowered.
+    poisoned: bool,
 }
 
 impl Types {
+    pub fn instance(&self, call: &syn::ExprCall) -> Option<Rc<Instance>> {
+        self.calls.get(&(call as *const syn::ExprCall)).cloned()
+    }
+    pub fn poisoned(&self) -> bool {
+        self.poisoned
+    }
     pub fn of(&self, e: &Expr) -> Ty {
         self.map
             .get(&(e as *const Expr))
@@ -72,6 +86,16 @@ pub struct Checker<'d> {
     register_roles: Vec<RegisterRole>,
     cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
     diag: &'d mut Diagnostics,
+    /// The device functions the kernel's expansion received.
+    devices: Option<&'d crate::device::DeviceTable>,
+    /// The device functions being checked, innermost last: (key, name).
+    device_stack: Vec<(String, String)>,
+    frame: Option<device::Frame>,
+    calls: HashMap<*const syn::ExprCall, Rc<Instance>>,
+    poisoned: bool,
+    /// Checking without the device functions' bodies or a device function's argument types
+    /// (see [`Checker::lenient`]).
+    lenient: bool,
 }
 
 impl<'d> Checker<'d> {
@@ -87,7 +111,30 @@ impl<'d> Checker<'d> {
             register_roles: Vec::new(),
             cluster_pipelines: Vec::new(),
             diag,
+            devices: None,
+            device_stack: Vec::new(),
+            frame: None,
+            calls: HashMap::new(),
+            poisoned: false,
+            lenient: false,
         }
+    }
+
+    /// Checks what can be checked before the device functions' bodies are known: calls of
+    /// device functions give values of unknown type, and a value of unknown type (a device
+    /// function's shared-array or handle parameter) takes any method; a generic argument naming
+    /// a const parameter is not yet a number. What this finds is wrong whatever the calls and
+    /// arguments are, so it is reported once: for a kernel before its device functions are
+    /// collected, for a device function where it is defined.
+    pub fn lenient(mut self) -> Self {
+        self.lenient = true;
+        self
+    }
+
+    /// The device functions calls may name.
+    pub fn with_devices(mut self, devices: &'d crate::device::DeviceTable) -> Self {
+        self.devices = Some(devices);
+        self
     }
 
     /// Binds a kernel parameter; `None` for a parameter whose type was already reported, so
@@ -106,7 +153,11 @@ impl<'d> Checker<'d> {
 
     /// Resolves every recorded expression, defaulting literals as rustc does.
     pub fn finish(mut self) -> Types {
-        let mut types = Types::default();
+        let mut types = Types {
+            calls: std::mem::take(&mut self.calls),
+            poisoned: self.poisoned,
+            ..Types::default()
+        };
         let exprs = std::mem::take(&mut self.exprs);
         for (ptr, var) in exprs {
             let ty = match self.resolve(var) {
@@ -547,10 +598,7 @@ impl<'d> Checker<'d> {
                 v
             }
             Expr::Return(r) => {
-                if let Some(value) = &r.expr {
-                    self.diag
-                        .error(value.span(), "kernels return nothing; write `return;`");
-                }
+                self.device_return(r);
                 self.fresh(Slot::Free)
             }
             other => {
@@ -577,6 +625,9 @@ impl<'d> Checker<'d> {
             _ => match self.resolve(elem) {
                 Slot::Int if n == 2 || n == 4 => self.known(Ty::Vector(Prim::I32, n as u8)),
                 Slot::Float if n == 2 => self.known(Ty::Vector(Prim::F64, 2)),
+                // Nothing is known of the elements: an error was reported for them, or they are
+                // results of device functions not yet collected (see `lenient`).
+                Slot::Free => self.fresh(Slot::Free),
                 _ => {
                     self.diag.error(arr.span(), "array values are vectors moved in one access: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T, [T; 2], [T; 4] or [T; 8] of f16 or bf16, [T; 2], [T; 4], [T; 8] or [T; 16] of fp8; annotate the element type if needed (`[1.0f32, ...]`)");
                     self.fresh(Slot::Free)
@@ -963,6 +1014,9 @@ impl<'d> Checker<'d> {
             );
             return self.fresh(Slot::Free);
         };
+        if path.qself.is_none() && !builtins::is_function(&path.path) {
+            return self.device_call(call, path);
+        }
         let builtin = builtins::lookup_call(&path.path);
         if let Ok(Builtin::Sync(SyncFn::TmaStore)) = builtin {
             // The coordinates are an array of any rank, not a vector value.
@@ -1012,6 +1066,7 @@ impl<'d> Checker<'d> {
             }
             Builtin::Sync(f) => self.sync_call(f, call, args),
             Builtin::SharedArray => {
+                self.declares_memory(call.func.span(), "shared_array");
                 match crate::params::shared_array_args(&call.func, &self.consts) {
                     Ok((elem, len)) => self.known(Ty::Shared { elem, len }),
                     Err(e) => {
@@ -1047,6 +1102,12 @@ impl<'d> Checker<'d> {
             _ => {}
         }
         let args: Vec<usize> = m.args.iter().map(|a| self.operand(a)).collect();
+        if self.lenient
+            && let Slot::Free = self.resolve(recv)
+            && builtins::lookup_method(&m.method.to_string()).is_none()
+        {
+            return self.fresh(Slot::Free);
+        }
         match builtins::lookup_method(&m.method.to_string()) {
             Some(kind) => {
                 if args.len() + 1 != kind.arity() {
@@ -1111,6 +1172,7 @@ impl<'d> Checker<'d> {
             MethodKind::ToBits => match self.ty(recv) {
                 Some(Ty::Prim(Prim::F64)) => self.known(Ty::Prim(Prim::U64)),
                 Some(Ty::Prim(Prim::F32)) => self.known(Ty::Prim(Prim::U32)),
+                None if matches!(self.resolve(recv), Slot::Free) => self.fresh(Slot::Free),
                 _ => {
                     self.diag.error(
                         span,

@@ -91,7 +91,10 @@ impl Checker<'_> {
                 self.expect_args(call, args, &[u32_ty, u32_ty]);
                 self.known(Ty::Handle(Handle::DynNamed))
             }
-            SyncFn::MBarrier => self.known(Ty::Handle(Handle::MBar)),
+            SyncFn::MBarrier => {
+                self.declares_memory(call.func.span(), "mbarrier");
+                self.known(Ty::Handle(Handle::MBar))
+            }
             SyncFn::ClusterBarrier => self.known(Ty::Handle(Handle::ClusterBar)),
             SyncFn::Publish | SyncFn::PublishCta => match call.args.first() {
                 Some(Expr::Array(arr))
@@ -113,6 +116,7 @@ impl Checker<'_> {
                 }
             },
             SyncFn::Pipeline | SyncFn::PipelineCluster => {
+                self.declares_memory(call.func.span(), "pipeline");
                 self.expect_args(call, args, &[Ty::Prim(Prim::Bool), u32_ty, u32_ty]);
                 let cluster = f == SyncFn::PipelineCluster;
                 match self.pipeline_shape(&call.func, cluster) {
@@ -354,7 +358,7 @@ impl Checker<'_> {
                 .and_then(|v| u64::try_from(*v).ok()),
             _ => None,
         };
-        if value.is_none() {
+        if value.is_none() && !self.lenient {
             self.diag.error(
                 arg.span(),
                 format!("the {what} must be an integer literal or a kernel `const`"),

@@ -12,6 +12,9 @@ impl Lowerer<'_> {
             self.internal("call of a non-path");
             return Val::Unit;
         };
+        if !builtins::is_function(&path.path) {
+            return self.device_call(call, ty);
+        }
         let Ok(builtin) = builtins::lookup_call(&path.path) else {
             self.internal("unknown function");
             return Val::Unit;

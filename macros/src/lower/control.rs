@@ -148,7 +148,7 @@ impl Lowerer<'_> {
                     );
                     self.statements.insert(
                         then_end + k,
-                        (phasegate_ptx::Statement::Instruction(mov), span),
+                        (phasegate_ptx::Statement::Instruction(mov), span, self.site),
                     );
                 }
                 self.place_label(end_label);
@@ -601,7 +601,8 @@ impl Lowerer<'_> {
 }
 
 /// Whether a loop body is worth unrolling and safe to lower more than once: a few statements
-/// around a barrier, with no control flow of its own and nothing that declares memory.
+/// around a barrier, with no control flow of its own, nothing that declares memory and no
+/// device-function call.
 fn unrollable(body: &syn::Block) -> bool {
     use syn::visit::Visit;
     struct Scan {
@@ -621,6 +622,12 @@ fn unrollable(body: &syn::Block) -> bool {
                     self.blocked = true;
                 }
                 Expr::Call(c) => {
+                    // A device function's body is not in sight: it may be long or loop.
+                    if let Expr::Path(p) = &*c.func
+                        && !crate::builtins::is_function(&p.path)
+                    {
+                        self.blocked = true;
+                    }
                     if let Expr::Path(p) = &*c.func {
                         let name = p
                             .path

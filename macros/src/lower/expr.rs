@@ -98,7 +98,7 @@ impl Lowerer<'_> {
             Expr::ForLoop(f) => self.for_loop(f),
             Expr::Break(b) => self.jump(b.label.as_ref(), true),
             Expr::Continue(c) => self.jump(c.label.as_ref(), false),
-            Expr::Return(_) => self.ret(),
+            Expr::Return(r) => self.ret_value(r),
             // `&bar`, `&mut tiles`: arguments of the barrier vocabulary; the handle itself.
             Expr::Reference(r) => self.expr(&r.expr),
             _ => {

@@ -9,6 +9,7 @@ mod calls;
 mod control;
 mod copy;
 mod expr;
+mod inline;
 mod memory;
 mod names;
 mod narrow;
@@ -17,6 +18,7 @@ mod registers;
 mod sync;
 mod tma;
 
+pub use inline::CallSite;
 pub use names::{Extent, RegNames, SourceText};
 pub use sync::HVal;
 
@@ -103,13 +105,19 @@ pub struct Lowered {
     pub module_vars: Vec<VarDecl>,
     /// Bytes of dynamic shared memory the kernel's pipelines need at launch.
     pub dynamic_shared_bytes: u64,
+    /// The source files of the `.loc` lines (`.file 1` first): the kernel's, then those of
+    /// device functions defined elsewhere.
+    pub files: Vec<String>,
+    /// For each statement (as `spans`), the device-function call it was inlined from.
+    pub sites: Vec<Option<u32>>,
+    pub call_sites: Vec<CallSite>,
 }
 
 pub struct Lowerer<'a> {
     types: &'a Types,
     diag: &'a mut Diagnostics,
     kernel: String,
-    statements: Vec<(Statement, RustSpan)>,
+    statements: Vec<(Statement, RustSpan, Option<u32>)>,
     regs: [u32; 6],
     labels: u32,
     scopes: Vec<HashMap<String, Binding>>,
@@ -126,9 +134,16 @@ pub struct Lowerer<'a> {
     span_last: RustSpan,
     /// Which Rust binding or expression each register holds.
     names: RegNames,
-    last_loc: Option<(u32, u32)>,
+    /// `.loc` positions: file index, line, column.
+    last_loc: Option<(u32, u32, u32)>,
     /// The `.loc` of the current statement, written before its first instruction.
-    pending_loc: Option<(u32, u32)>,
+    pending_loc: Option<(u32, u32, u32)>,
+    files: Vec<String>,
+    /// The device-function call being inlined (an index into `call_sites`).
+    site: Option<u32>,
+    call_sites: Vec<CallSite>,
+    /// The device functions being inlined, innermost last.
+    frames: Vec<inline::Frame>,
     /// The block shape of `#[kernel(block = ...)]`: `%ntid` is a constant, and `%tid` in a
     /// dimension of size 1 is 0.
     block: Option<(u32, u32, u32)>,
@@ -155,6 +170,10 @@ impl<'a> Lowerer<'a> {
             names: RegNames::default(),
             last_loc: None,
             pending_loc: None,
+            files: vec![span.file()],
+            site: None,
+            call_sites: Vec::new(),
+            frames: Vec::new(),
             block: None,
         }
     }
@@ -187,7 +206,7 @@ impl<'a> Lowerer<'a> {
             self.bind(p.name.clone(), binding);
         }
         self.block_stmts(body);
-        let ends_in_ret = matches!(self.statements.last(), Some((Statement::Instruction(i), _)) if i.opcode == Opcode::Ret);
+        let ends_in_ret = matches!(self.statements.last(), Some((Statement::Instruction(i), _, _)) if i.opcode == Opcode::Ret);
         if !ends_in_ret {
             self.before_exit();
             self.emit(Instruction::new(Opcode::Ret, &[], vec![]));
@@ -198,6 +217,7 @@ impl<'a> Lowerer<'a> {
     fn finish(self, params: Vec<VarDecl>) -> Lowered {
         let mut body = Body::new();
         let mut spans = Vec::new();
+        let mut sites = Vec::new();
         let fn_span = self.span;
         for class in RegClass::ALL {
             let count = self.regs[class as usize];
@@ -206,21 +226,24 @@ impl<'a> Lowerer<'a> {
                 decl.range = Some(count + 1);
                 body.push(Statement::Decl(decl), Span::NONE);
                 spans.push(fn_span);
+                sites.push(None);
             }
         }
         for decl in self.shared_decls {
             body.push(Statement::Decl(decl), Span::NONE);
             spans.push(fn_span);
+            sites.push(None);
         }
         // The body's spans hold the Rust line and column of each statement: the analyzer's
         // messages then name places in the kernel's source.
-        for (statement, span) in self.statements {
+        for (statement, span, site) in self.statements {
             let start = span.start();
             body.push(
                 statement,
                 Span::new(start.line as u32, start.column as u32 + 1),
             );
             spans.push(span);
+            sites.push(site);
         }
         let function = Function {
             kind: FunctionKind::Entry,
@@ -238,6 +261,9 @@ impl<'a> Lowerer<'a> {
             shared_bytes: self.shared_bytes,
             module_vars: self.module_vars,
             dynamic_shared_bytes: self.dynamic_bytes,
+            files: self.files,
+            sites,
+            call_sites: self.call_sites,
         }
     }
 
@@ -345,7 +371,8 @@ impl<'a> Lowerer<'a> {
 
     fn place_label(&mut self, label: String) {
         let span = self.span;
-        self.statements.push((Statement::Label(label), span));
+        self.statements
+            .push((Statement::Label(label), span, self.site));
     }
 
     /// Sets the source position for the `.loc` of the instructions that follow.
@@ -354,9 +381,22 @@ impl<'a> Lowerer<'a> {
         let span = extent.span();
         self.span = span;
         self.span_last = extent.last;
+        self.set_loc(span);
+    }
+
+    /// The `.loc` of the instructions that follow: the start of `span`.
+    fn set_loc(&mut self, span: RustSpan) {
         let start = span.start();
         if start.line > 0 {
-            self.pending_loc = Some((start.line as u32, start.column as u32 + 1));
+            let file = span.file();
+            let index = match self.files.iter().position(|f| *f == file) {
+                Some(k) => k,
+                None => {
+                    self.files.push(file);
+                    self.files.len() - 1
+                }
+            };
+            self.pending_loc = Some((index as u32 + 1, start.line as u32, start.column as u32 + 1));
         }
     }
 
@@ -368,15 +408,17 @@ impl<'a> Lowerer<'a> {
             self.last_loc = Some(pos);
             self.statements.push((
                 Statement::Loc(Loc {
-                    file: 1,
-                    line: pos.0,
-                    col: pos.1,
+                    file: pos.0,
+                    line: pos.1,
+                    col: pos.2,
                     rest: None,
                 }),
                 span,
+                self.site,
             ));
         }
-        self.statements.push((Statement::Instruction(inst), span));
+        self.statements
+            .push((Statement::Instruction(inst), span, self.site));
     }
 
     fn emit_guarded(&mut self, pred: &str, negated: bool, inst: Instruction) {

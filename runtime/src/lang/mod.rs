@@ -13,6 +13,7 @@ use core::ops::{Index, IndexMut, Range, RangeInclusive};
 
 pub mod cluster;
 pub mod copy;
+pub mod device;
 pub mod mbarrier;
 pub mod named;
 pub mod narrow;
@@ -22,6 +23,7 @@ pub mod tma;
 
 pub use cluster::*;
 pub use copy::*;
+pub use device::*;
 pub use mbarrier::*;
 pub use named::*;
 pub use narrow::*;
