@@ -27,6 +27,8 @@ mod decode;
 mod exec;
 mod machine;
 mod memory;
+mod overlay;
+mod parallel;
 mod race;
 mod report;
 mod run;
