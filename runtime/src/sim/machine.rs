@@ -1,7 +1,8 @@
 //! The state of one cluster in flight: its CTAs, warps and threads.
 //!
-//! A launch runs its clusters one after another (a GPU may do the same: clusters never
-//! synchronise with each other). Threads are numbered within the cluster as
+//! A launch means its clusters one after another (a GPU may do the same: clusters never
+//! synchronise with each other); `sim::parallel` runs them in parallel with that result.
+//! Threads are numbered within the cluster as
 //! `warp * 32 + lane`, where `warp` is the flat warp index over the cluster's CTAs; vector
 //! clocks and reports use that number.
 
