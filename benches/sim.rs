@@ -161,9 +161,10 @@ fn parallel(c: &mut Criterion) {
     group.throughput(Throughput::Elements(steps));
     for threads in [1, 2] {
         let p = pool(threads);
-        group.bench_function(format!("transpose 1024x1024, 1024 ctas, {threads} threads"), |b| {
-            b.iter(|| p.install(|| run(&module, "transpose", &launch, &args)))
-        });
+        group.bench_function(
+            format!("transpose 1024x1024, 1024 ctas, {threads} threads"),
+            |b| b.iter(|| p.install(|| run(&module, "transpose", &launch, &args))),
+        );
     }
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -207,5 +208,11 @@ fn parallel(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pipeline_example, pipeline_fixture, transpose, parallel);
+criterion_group!(
+    benches,
+    pipeline_example,
+    pipeline_fixture,
+    transpose,
+    parallel
+);
 criterion_main!(benches);

@@ -21,6 +21,10 @@
 //! 3. a speculative run whose warp polls one global value without end gives up early
 //!    ([`Stop::Abandon`]): it may wait for a flag a predecessor sets, which it cannot see.
 //!
+//! A launch whose clusters mostly communicate (a tile scheduler's ticket counter taken by
+//! every cluster) would run each cluster twice; once more than half of a wave's clusters ran
+//! again, the rest of the launch runs in order (the result is the same either way).
+//!
 //! Everything a run returns is a function of the memory it read, so the outcome, the buffers,
 //! stats, warnings, findings (with their instruction counts and replay schedule) are those of
 //! the sequential run, for 1 thread or 16. Only the time taken changes.
@@ -29,7 +33,7 @@ use super::exec::TmaState;
 use super::machine::{ClusterMem, LaunchMem, Shape, volume};
 use super::overlay::{Footprint, GlobalMem, Overlay};
 use super::report::Stop;
-use super::run::{ClusterRun, Totals, run_cluster};
+use super::run::{ClusterRun, Totals, run_cluster, run_rest_in_order};
 use super::{Launch, Outcome, SimError};
 use crate::sim::decode::Program;
 use rayon::prelude::*;
@@ -79,13 +83,14 @@ pub(crate) fn run_clusters(
         // Bytes written by the clusters committed since the wave's snapshot.
         let mut dirty = HashMap::new();
         let mut unfenced_changed = false;
+        let mut again = 0;
         for (i, (run, fp)) in runs.into_iter().enumerate() {
             let c = (start + i as u64) as u32;
             let before = totals.stats.thread_instructions;
-            let exact = !matches!(run.result, Err(Stop::Abandon))
-                && !(run.tma.map_reads && unfenced_changed)
-                && before + run.stats.thread_instructions <= launch.max_steps
-                && !fp.reads_any(&dirty);
+            let gave_up = matches!(run.result, Err(Stop::Abandon));
+            let stale_maps = run.tma.map_reads && unfenced_changed;
+            let over_budget = before + run.stats.thread_instructions > launch.max_steps;
+            let exact = !(gave_up || stale_maps || over_budget || fp.reads_any(&dirty));
             let (run, fp) = if exact {
                 for op in &run.tma.log {
                     op.apply(&mut mem.unfenced);
@@ -93,6 +98,7 @@ pub(crate) fn run_clusters(
                 (run, fp)
             } else {
                 tracing::debug!(target: "phasegate::sim", cluster = c, "runs again in order");
+                again += 1;
                 let cm = ClusterMem {
                     global: GlobalMem::Overlay(Box::new(Overlay::new(&mem.global, false))),
                     kernel_params: &mem.kernel_params,
@@ -111,6 +117,9 @@ pub(crate) fn run_clusters(
             if let Some(outcome) = totals.add(run, shape.ctas_per_cluster)? {
                 return Ok(outcome);
             }
+        }
+        if 2 * again > end - start && end < clusters {
+            return run_rest_in_order(prog, shape, mem, launch, None, totals, end as u32);
         }
         start = end;
     }

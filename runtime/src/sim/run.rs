@@ -63,11 +63,24 @@ fn run_in_order(
     shape: &Shape,
     mem: &mut LaunchMem,
     launch: &Launch,
-    mut trace: Option<&mut Trace>,
+    trace: Option<&mut Trace>,
 ) -> Result<Outcome, SimError> {
-    let mut totals = Totals::new(launch.schedule);
+    let totals = Totals::new(launch.schedule);
+    run_rest_in_order(prog, shape, mem, launch, trace, totals, 0)
+}
+
+/// Runs clusters `first..` in order after `totals` (the clusters before them).
+pub(crate) fn run_rest_in_order(
+    prog: &Program,
+    shape: &Shape,
+    mem: &mut LaunchMem,
+    launch: &Launch,
+    mut trace: Option<&mut Trace>,
+    mut totals: Totals,
+    first: u32,
+) -> Result<Outcome, SimError> {
     let clusters = volume(shape.grid) / volume(shape.cluster);
-    for c in 0..clusters as u32 {
+    for c in first..clusters as u32 {
         let cm = ClusterMem {
             global: GlobalMem::Direct(&mut mem.global),
             kernel_params: &mem.kernel_params,
