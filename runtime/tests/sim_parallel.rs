@@ -1,12 +1,14 @@
 //! Clusters run in parallel (rayon) with the result of running them in order: the same
 //! outcome, buffers, stats, warnings and findings (text included) under pools of 1 and
 //! several threads, also for clusters that communicate through global memory (tickets, flag
-//! chains, split-K reductions, reads of another cluster's output) and for a cluster that waits
-//! for a later one. The kernels are in `tests/sim/clusters.ptx` at the repository root (the
-//! root crate's `ptxas` test assembles them).
+//! chains, split-K reductions, reads of another cluster's output, a tensor map one cluster
+//! replaces and others use) and for a cluster that waits for a later one. The kernels are in
+//! `tests/sim/clusters*.ptx` at the repository root (the root crate's `ptxas` test assembles
+//! them).
 
 use phasegate_runtime::sim::{
-    self, ArgValue, FindingKind, Launch, Outcome, Policy, Schedule, SimError,
+    self, ArgValue, FindingKind, Launch, Outcome, Policy, Schedule, SimError, TensorMap,
+    TensorMapArg, TmaDataType,
 };
 
 fn text(file: &str) -> String {
@@ -211,4 +213,32 @@ fn schedules_warnings_and_races_do_not_depend_on_the_thread_count() {
             assert_eq!(report.schedule, schedule);
         }
     }
+}
+
+/// CTA 0 replaces the box of a tensor map in global memory; CTAs 1..4 load with it. Fenced,
+/// they load 4 rows (the last element of the box is row 3's); unfenced, CTA 1's copy is a
+/// finding (tensormap proxy), whichever clusters ran beside CTA 0.
+#[test]
+fn a_tensor_map_replaced_by_one_cluster_is_seen_by_the_next() {
+    let tensor: Vec<f32> = (0..40 * 30).map(|i| i as f32).collect();
+    let map = TensorMap::tiled(TmaDataType::F32, 0, &[40, 30], &[160], &[16, 8]).expect("map");
+    let args = |fenced: u32| {
+        let bytes = tensor.iter().flat_map(|v| v.to_le_bytes()).collect();
+        vec![
+            ArgValue::from(TensorMapArg {
+                in_global: true,
+                ..TensorMapArg::owning(map.clone(), bytes)
+            }),
+            ArgValue::U32(fenced),
+            ArgValue::zeroed(5 * 4),
+        ]
+    };
+    let (outcome, out) =
+        same_for_any_thread_count("clusters_tma.ptx", "replaced_map", &grid(5, 32), &args(1));
+    outcome.expect_completed();
+    assert_eq!(out[2].read::<f32>(), vec![0.0, 135.0, 135.0, 135.0, 135.0]);
+    let (outcome, _) =
+        same_for_any_thread_count("clusters_tma.ptx", "replaced_map", &grid(5, 32), &args(0));
+    let report = outcome.expect_finding();
+    assert_eq!(report.kind, FindingKind::ProxyFenceMissing, "{report}");
 }
