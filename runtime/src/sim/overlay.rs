@@ -10,6 +10,7 @@
 
 use super::memory::{Buffer, Global, GlobalFault, GlobalLoc};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Bytes per page of an overlay.
 pub(crate) const PAGE: usize = 4096;
@@ -17,6 +18,29 @@ const WORDS: usize = PAGE / 64;
 
 /// One bit per byte of a page.
 pub(crate) type Bits = [u64; WORDS];
+
+/// Hashes page keys (one `u64`) with one multiplication: the keys are not adversarial, and
+/// a lookup happens whenever an access leaves the page of the one before.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        // The table indexes by the low bits: fold the well-mixed high bits into them.
+        self.0 ^ self.0 >> 32
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ k >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map from page keys.
+pub(crate) type PageMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
 
 /// What a cluster did to one page of a buffer.
 pub(crate) struct Page {
@@ -37,8 +61,9 @@ fn unkey(k: u64) -> (usize, usize) {
     ((k >> 40) as usize, (k & ((1 << 40) - 1)) as usize)
 }
 
-/// Sets bits `[start, start + len)` of `bits`.
-pub(crate) fn set_bits(bits: &mut Bits, start: usize, len: usize, mask_out: Option<&Bits>) {
+/// Calls `f(word, mask)` for the words of a bit set that bits `[start, start + len)` touch.
+#[inline]
+fn each_word(start: usize, len: usize, mut f: impl FnMut(usize, u64)) {
     let end = start + len;
     let mut i = start;
     while i < end {
@@ -50,12 +75,21 @@ pub(crate) fn set_bits(bits: &mut Bits, start: usize, len: usize, mask_out: Opti
         } else {
             ((1u64 << (hi - lo)) - 1) << lo
         };
-        let m = match mask_out {
-            Some(out) => m & !out[word],
-            None => m,
-        };
-        bits[word] |= m;
+        f(word, m);
         i = word * 64 + hi;
+    }
+}
+
+/// Sets bits `[start, start + len)` of `bits`.
+pub(crate) fn set_bits(bits: &mut Bits, start: usize, len: usize) {
+    each_word(start, len, |w, m| bits[w] |= m);
+}
+
+impl Page {
+    /// Marks `[start, start + len)` read, but for the bytes the cluster wrote itself.
+    #[inline]
+    fn mark_read(&mut self, start: usize, len: usize) {
+        each_word(start, len, |w, m| self.read[w] |= m & !self.written[w]);
     }
 }
 
@@ -68,7 +102,7 @@ pub(crate) struct Footprint {
 impl Footprint {
     /// Whether the run read a byte that `dirty` (bytes its predecessors wrote since its
     /// snapshot) holds.
-    pub(crate) fn reads_any(&self, dirty: &HashMap<u64, Box<Bits>>) -> bool {
+    pub(crate) fn reads_any(&self, dirty: &PageMap<Box<Bits>>) -> bool {
         self.pages.iter().any(|(k, p)| {
             dirty
                 .get(k)
@@ -77,7 +111,7 @@ impl Footprint {
     }
 
     /// Writes the run's bytes into `global` and adds them to `dirty`.
-    pub(crate) fn commit(self, global: &mut Global, dirty: &mut HashMap<u64, Box<Bits>>) {
+    pub(crate) fn commit(self, global: &mut Global, dirty: &mut PageMap<Box<Bits>>) {
         for (k, page) in self.pages {
             let Some(data) = page.data else { continue };
             let (b, p) = unkey(k);
@@ -111,7 +145,7 @@ pub(crate) struct Overlay<'a> {
     /// a cluster that runs after it); a run in order never does.
     pub speculative: bool,
     last: usize,
-    index: HashMap<u64, u32>,
+    index: PageMap<u32>,
     pages: Vec<(u64, Box<Page>)>,
     /// The page the last access hit: accesses of a warp mostly stay in one page.
     hot: (u64, u32),
@@ -123,7 +157,7 @@ impl<'a> Overlay<'a> {
             base,
             speculative,
             last: 0,
-            index: HashMap::new(),
+            index: PageMap::default(),
             pages: Vec::new(),
             hot: (u64::MAX, 0),
         }
@@ -169,8 +203,7 @@ impl<'a> Overlay<'a> {
         let base = self.base;
         Self::chunks(loc, out.len(), |p, o, at, n| {
             let page = self.page(key(loc.buffer, p));
-            let written = page.written;
-            set_bits(&mut page.read, o, n, Some(&written));
+            page.mark_read(o, n);
             let src = match &page.data {
                 Some(d) => &d[o..o + n],
                 None => &base.buffers[loc.buffer].bytes[p * PAGE + o..p * PAGE + o + n],
@@ -191,7 +224,7 @@ impl<'a> Overlay<'a> {
                 d
             });
             data[o..o + n].copy_from_slice(&bytes[at..at + n]);
-            set_bits(&mut page.written, o, n, None);
+            set_bits(&mut page.written, o, n);
         });
     }
 }
@@ -273,20 +306,20 @@ mod tests {
         );
         assert_eq!(out, [7, 1, 2, 3, 4, 7]);
         let fp = o.finish();
-        let mut dirty = HashMap::new();
+        let mut dirty = PageMap::default();
         let mut other = [0u64; WORDS];
-        set_bits(&mut other, PAGE - 2, 2, None);
+        set_bits(&mut other, PAGE - 2, 2);
         dirty.insert(key(0, 0), Box::new(other));
         assert!(
             !fp.reads_any(&dirty),
             "the cluster wrote those bytes before reading them"
         );
         let mut before = [0u64; WORDS];
-        set_bits(&mut before, PAGE - 3, 1, None);
+        set_bits(&mut before, PAGE - 3, 1);
         dirty.insert(key(0, 0), Box::new(before));
         assert!(fp.reads_any(&dirty));
         let mut g2 = g.clone();
-        let mut d2 = HashMap::new();
+        let mut d2 = PageMap::default();
         fp.commit(&mut g2, &mut d2);
         assert_eq!(
             &g2.buffers[0].bytes[PAGE - 3..PAGE + 3],
@@ -297,15 +330,18 @@ mod tests {
 
     #[test]
     fn bit_ranges() {
-        let mut b = [0u64; WORDS];
-        set_bits(&mut b, 60, 70, None);
-        assert_eq!(b[0], 0xf << 60);
-        assert_eq!(b[1], u64::MAX);
-        assert_eq!(b[2], 0b11);
-        let mut r = [0u64; WORDS];
-        set_bits(&mut r, 0, 192, Some(&b));
-        assert_eq!(r[0], !(0xf << 60));
-        assert_eq!(r[1], 0);
-        assert_eq!(r[2], !0b11);
+        let mut page = Page {
+            data: None,
+            read: [0; WORDS],
+            written: [0; WORDS],
+        };
+        set_bits(&mut page.written, 60, 70);
+        assert_eq!(page.written[0], 0xf << 60);
+        assert_eq!(page.written[1], u64::MAX);
+        assert_eq!(page.written[2], 0b11);
+        page.mark_read(0, 192);
+        assert_eq!(page.read[0], !(0xf << 60));
+        assert_eq!(page.read[1], 0);
+        assert_eq!(page.read[2], !0b11);
     }
 }

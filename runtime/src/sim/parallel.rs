@@ -31,13 +31,12 @@
 
 use super::exec::TmaState;
 use super::machine::{ClusterMem, LaunchMem, Shape, volume};
-use super::overlay::{Footprint, GlobalMem, Overlay};
+use super::overlay::{Footprint, GlobalMem, Overlay, PageMap};
 use super::report::Stop;
 use super::run::{ClusterRun, Totals, run_cluster, run_rest_in_order};
 use super::{Launch, Outcome, SimError};
 use crate::sim::decode::Program;
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// Whether a launch of `clusters` clusters runs in parallel: more than one cluster and more
 /// than one thread in the current rayon pool (`RAYON_NUM_THREADS`, or a pool the caller
@@ -81,7 +80,7 @@ pub(crate) fn run_clusters(
                 .collect()
         };
         // Bytes written by the clusters committed since the wave's snapshot.
-        let mut dirty = HashMap::new();
+        let mut dirty = PageMap::default();
         let mut unfenced_changed = false;
         let mut again = 0;
         for (i, (run, fp)) in runs.into_iter().enumerate() {
