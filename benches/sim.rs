@@ -2,9 +2,9 @@
 //! the bulk-copy pipeline — the `pipeline` example and nvcc's `mbarrier_pipeline` fixture, each
 //! 1 CTA of 160 threads streaming 64 tiles of 16 KB through 4 stages — and the `transpose`
 //! example (256×256, 64 CTAs of 32×8 threads), with and without the shared-memory race check,
-//! all on one thread; and multi-CTA launches (the transpose, Triton's bf16 `wgmma` matmul at
-//! 1024×1024×256: 32 CTAs of 256 threads) on rayon pools of 1 and 2 threads, where clusters
-//! run in parallel. `cargo bench --bench sim`.
+//! all on one thread; and multi-CTA launches (the transpose at 1024×1024: 1024 CTAs, Triton's
+//! bf16 `wgmma` matmul at 512×1024×128: 16 CTAs of 256 threads) on rayon pools of 1 and 2
+//! threads, where clusters run in parallel. `cargo bench --bench sim`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use phasegate::ptx;
@@ -172,7 +172,7 @@ fn parallel(c: &mut Criterion) {
     ))
     .expect("the Triton matmul");
     let module = ptx::parse(&text).expect("parses");
-    let (m, n, k) = (1024u32, 1024u32, 256u32);
+    let (m, n, k) = (512u32, 1024u32, 128u32);
     // bf16 operands with small integer values (exact products).
     let bf16 = |v: i32| ((v as f32).to_bits() >> 16) as u16;
     let a: Vec<u16> = (0..m * k).map(|i| bf16((i % 7) as i32 - 3)).collect();
@@ -201,7 +201,7 @@ fn parallel(c: &mut Criterion) {
     for threads in [1, 2] {
         let p = pool(threads);
         group.bench_function(
-            format!("triton bf16 wgmma matmul 1024x1024x256, 32 ctas, {threads} threads"),
+            format!("triton bf16 wgmma matmul 512x1024x128, 16 ctas, {threads} threads"),
             |bch| bch.iter(|| p.install(|| run(&module, "matmul", &launch, &args))),
         );
     }
