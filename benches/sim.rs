@@ -1,8 +1,10 @@
 //! Simulator throughput in simulated thread-instructions per second (criterion's "elements"):
 //! the bulk-copy pipeline — the `pipeline` example and nvcc's `mbarrier_pipeline` fixture, each
 //! 1 CTA of 160 threads streaming 64 tiles of 16 KB through 4 stages — and the `transpose`
-//! example (256×256, 64 CTAs of 32×8 threads), with and without the shared-memory race check.
-//! `cargo bench --bench sim`.
+//! example (256×256, 64 CTAs of 32×8 threads), with and without the shared-memory race check,
+//! all on one thread; and multi-CTA launches (the transpose at 1024×1024: 1024 CTAs, Triton's
+//! bf16 `wgmma` matmul at 512×1024×128: 16 CTAs of 256 threads) on rayon pools of 1 and 2
+//! threads, where clusters run in parallel. `cargo bench --bench sim`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use phasegate::ptx;
@@ -21,6 +23,15 @@ fn run(module: &ptx::Module, entry: &str, launch: &Launch, args: &[ArgValue]) ->
         Outcome::Completed(stats) => stats.thread_instructions,
         Outcome::Finding(r) => panic!("{r}"),
     }
+}
+
+/// A rayon pool of `threads` threads: the simulator runs a launch's clusters on the pool it is
+/// called from.
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a pool")
 }
 
 fn pipeline_example(c: &mut Criterion) {
@@ -120,12 +131,88 @@ fn transpose(c: &mut Criterion) {
             "transpose 256x256, 64 ctas x 256 threads{}",
             if race_check { "" } else { ", no race check" }
         );
+        let one = pool(1);
         group.bench_function(name, |b| {
-            b.iter(|| run(&module, "transpose", &launch, &args))
+            b.iter(|| one.install(|| run(&module, "transpose", &launch, &args)))
         });
     }
     group.finish();
 }
 
-criterion_group!(benches, pipeline_example, pipeline_fixture, transpose);
+/// Multi-CTA launches on pools of 1 and 2 threads (total throughput; with the race check).
+fn parallel(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sim parallel");
+    group.sample_size(10);
+    let module = ptx::parse(transpose::transpose::PTX).expect("parses");
+    let (w, h) = (1024usize, 1024usize);
+    let input: Vec<f32> = (0..w * h).map(|i| i as f32).collect();
+    let args = vec![
+        ArgValue::buffer(&input),
+        ArgValue::zeroed(w * h * 4),
+        ArgValue::U32(w as u32),
+        ArgValue::U32(h as u32),
+    ];
+    let launch = Launch {
+        grid: (32, 32, 1),
+        block: (32, 8, 1),
+        ..Launch::default()
+    };
+    let steps = run(&module, "transpose", &launch, &args);
+    group.throughput(Throughput::Elements(steps));
+    for threads in [1, 2] {
+        let p = pool(threads);
+        group.bench_function(
+            format!("transpose 1024x1024, 1024 ctas, {threads} threads"),
+            |b| b.iter(|| p.install(|| run(&module, "transpose", &launch, &args))),
+        );
+    }
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/realworld/triton/matmul_bf16_sm90a.ptx"
+    ))
+    .expect("the Triton matmul");
+    let module = ptx::parse(&text).expect("parses");
+    let (m, n, k) = (512u32, 1024u32, 128u32);
+    // bf16 operands with small integer values (exact products).
+    let bf16 = |v: i32| ((v as f32).to_bits() >> 16) as u16;
+    let a: Vec<u16> = (0..m * k).map(|i| bf16((i % 7) as i32 - 3)).collect();
+    let b: Vec<u16> = (0..k * n).map(|i| bf16((i % 5) as i32 - 2)).collect();
+    let args = vec![
+        ArgValue::buffer(&a),
+        ArgValue::buffer(&b),
+        ArgValue::zeroed((m * n * 2) as usize),
+        ArgValue::U32(m),
+        ArgValue::U32(n),
+        ArgValue::U32(k),
+        ArgValue::U32(k),
+        ArgValue::U32(n),
+        ArgValue::U32(n),
+        ArgValue::zeroed(0),
+        ArgValue::zeroed(0),
+    ];
+    let launch = Launch {
+        grid: ((m / 128) * (n / 256), 1, 1),
+        block: (256, 1, 1),
+        dynamic_shared_bytes: 147456,
+        ..Launch::default()
+    };
+    let steps = run(&module, "matmul", &launch, &args);
+    group.throughput(Throughput::Elements(steps));
+    for threads in [1, 2] {
+        let p = pool(threads);
+        group.bench_function(
+            format!("triton bf16 wgmma matmul 512x1024x128, 16 ctas, {threads} threads"),
+            |bch| bch.iter(|| p.install(|| run(&module, "matmul", &launch, &args))),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    pipeline_example,
+    pipeline_fixture,
+    transpose,
+    parallel
+);
 criterion_main!(benches);

@@ -215,7 +215,7 @@ impl Machine<'_> {
                 reduce,
             } => {
                 let data = match *from {
-                    From::Global(loc) => self.mem.global.bytes(loc, *bytes as usize).to_vec(),
+                    From::Global(loc) => self.mem.global.read_vec(loc, *bytes as usize),
                     From::Shared { cta: sc, off: so } => {
                         if self.race.checking() {
                             self.race
@@ -268,11 +268,13 @@ impl Machine<'_> {
                 }
                 let s = (off - SHARED_BASE) as usize;
                 let data = self.ctas[cta as usize].shared[s..s + *bytes as usize].to_vec();
-                combine(
-                    self.mem.global.bytes_mut(*to, *bytes as usize),
-                    &data,
-                    *reduce,
-                );
+                let mut out = if reduce.is_some() {
+                    self.mem.global.read_vec(*to, *bytes as usize)
+                } else {
+                    vec![0; *bytes as usize]
+                };
+                combine(&mut out, &data, *reduce);
+                self.mem.global.write(*to, &out);
             }
             AsyncKind::CpAsync {
                 from,
@@ -282,7 +284,7 @@ impl Machine<'_> {
             } => {
                 let cta = self.warps[op.warp as usize].cta;
                 let mut data = match from {
-                    Some(from) => self.mem.global.bytes(*from, *src_bytes as usize).to_vec(),
+                    Some(from) => self.mem.global.read_vec(*from, *src_bytes as usize),
                     None => Vec::new(),
                 };
                 data.resize(*bytes as usize, 0);

@@ -1,7 +1,8 @@
 //! The state of one cluster in flight: its CTAs, warps and threads.
 //!
-//! A launch runs its clusters one after another (a GPU may do the same: clusters never
-//! synchronise with each other). Threads are numbered within the cluster as
+//! A launch means its clusters one after another (a GPU may do the same: clusters never
+//! synchronise with each other); `sim::parallel` runs them in parallel with that result.
+//! Threads are numbered within the cluster as
 //! `warp * 32 + lane`, where `warp` is the flat warp index over the cluster's CTAs; vector
 //! clocks and reports use that number.
 
@@ -146,6 +147,9 @@ pub(crate) struct Warp {
     pub aligned_seen: [u32; 32],
     pub exit_seen: [u32; 32],
     pub exit_pc: [u32; 32],
+    /// The warp's last global poll in a speculative run: (pc, address, value, effects after
+    /// it), and how many times in a row it read that (`Machine::poll_global`).
+    pub spin: ((u32, u64, u64, u64), u32),
 }
 
 impl Warp {
@@ -244,6 +248,7 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
                 effects: 0,
                 poll: [None; 32],
                 clock: 0,
+                spin: ((u32::MAX, 0, 0, 0), 0),
             };
             for lane in 0..lanes_here {
                 let linear = w * 32 + lane;
@@ -332,25 +337,39 @@ fn sreg_value(
 pub(crate) struct LaunchMem {
     pub global: Global,
     pub kernel_params: Vec<u8>,
+    /// Tensor maps modified and not fenced, as the clusters so far left them.
+    pub unfenced: Vec<(u64, super::report::Site)>,
+}
+
+/// What one cluster's run touches outside its CTAs: global memory (the launch's own, or an
+/// overlay when clusters run in parallel), the parameters, and tensor-map state.
+pub(crate) struct ClusterMem<'a> {
+    pub global: super::overlay::GlobalMem<'a>,
+    pub kernel_params: &'a [u8],
     /// Tensor maps modified and not fenced, `setmaxnreg` per warpgroup.
     pub tma: super::exec::TmaState,
 }
 
 pub(crate) type Res<T> = Result<T, Stop>;
 
-/// The cluster in flight and everything an instruction may touch.
+/// One cluster in flight and everything an instruction may touch. It owns its state (CTAs,
+/// warps, barriers, the race detector, stats): clusters share only what [`ClusterMem`]
+/// borrows, so that clusters can run in parallel (see `sim::parallel`).
 pub(crate) struct Machine<'a> {
     pub prog: &'a Program,
     pub shape: &'a Shape,
-    pub mem: &'a mut LaunchMem,
+    pub mem: ClusterMem<'a>,
     pub ctas: Vec<Cta>,
     pub warps: Vec<Warp>,
     pub cluster: ClusterBarrier,
     pub race: super::race::Race,
     pub asyncs: super::async_copy::AsyncState,
-    pub stats: &'a mut super::Stats,
+    /// This cluster's counts; the launch adds them up in cluster order.
+    pub stats: super::Stats,
     pub trace: Option<&'a mut super::trace::Trace>,
     pub max_steps: u64,
+    /// Thread-instructions of the clusters before this one: the step budget is the launch's.
+    pub steps_before: u64,
     pub cluster_index: u32,
     /// Warps with lanes waiting for the rest of their warp at an aligned instruction.
     pub gathering: u32,

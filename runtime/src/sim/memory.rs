@@ -84,52 +84,7 @@ impl Global {
     /// Finds the buffer holding `[addr, addr + len)`.
     #[inline]
     pub(crate) fn locate(&mut self, addr: u64, len: u32) -> Result<GlobalLoc, GlobalFault> {
-        let end_of_access = addr.saturating_add(len as u64);
-        if let Some(b) = self.buffers.get(self.last)
-            && addr >= b.base
-            && end_of_access <= b.base + b.bytes.len() as u64
-        {
-            return Ok(GlobalLoc {
-                buffer: self.last,
-                offset: (addr - b.base) as usize,
-            });
-        }
-        let index = self.buffers.partition_point(|b| b.base <= addr);
-        if index > 0 {
-            let b = &self.buffers[index - 1];
-            let end = b.base + b.bytes.len() as u64;
-            if end_of_access <= end {
-                self.last = index - 1;
-                return Ok(GlobalLoc {
-                    buffer: index - 1,
-                    offset: (addr - b.base) as usize,
-                });
-            }
-            if addr < end + GUARD {
-                let off = addr - b.base;
-                return Err(GlobalFault {
-                    what: format!(
-                        "{len} bytes at offset {off} of {} ({} bytes): {} bytes past its end",
-                        b.name,
-                        b.bytes.len(),
-                        end_of_access.saturating_sub(end)
-                    ),
-                });
-            }
-        }
-        if index < self.buffers.len() && self.buffers[index].base - addr <= GUARD {
-            let b = &self.buffers[index];
-            return Err(GlobalFault {
-                what: format!(
-                    "{len} bytes {} bytes before the start of {}",
-                    b.base - addr,
-                    b.name
-                ),
-            });
-        }
-        Err(GlobalFault {
-            what: format!("{len} bytes at 0x{addr:x}, which is no global allocation"),
-        })
+        locate(&self.buffers, &mut self.last, addr, len)
     }
 
     pub(crate) fn bytes(&self, loc: GlobalLoc, len: usize) -> &[u8] {
@@ -139,6 +94,63 @@ impl Global {
     pub(crate) fn bytes_mut(&mut self, loc: GlobalLoc, len: usize) -> &mut [u8] {
         &mut self.buffers[loc.buffer].bytes[loc.offset..loc.offset + len]
     }
+}
+
+/// Finds the buffer of `buffers` holding `[addr, addr + len)`; `last` caches the buffer the
+/// previous lookup hit.
+#[inline]
+pub(crate) fn locate(
+    buffers: &[Buffer],
+    last: &mut usize,
+    addr: u64,
+    len: u32,
+) -> Result<GlobalLoc, GlobalFault> {
+    let end_of_access = addr.saturating_add(len as u64);
+    if let Some(b) = buffers.get(*last)
+        && addr >= b.base
+        && end_of_access <= b.base + b.bytes.len() as u64
+    {
+        return Ok(GlobalLoc {
+            buffer: *last,
+            offset: (addr - b.base) as usize,
+        });
+    }
+    let index = buffers.partition_point(|b| b.base <= addr);
+    if index > 0 {
+        let b = &buffers[index - 1];
+        let end = b.base + b.bytes.len() as u64;
+        if end_of_access <= end {
+            *last = index - 1;
+            return Ok(GlobalLoc {
+                buffer: index - 1,
+                offset: (addr - b.base) as usize,
+            });
+        }
+        if addr < end + GUARD {
+            let off = addr - b.base;
+            return Err(GlobalFault {
+                what: format!(
+                    "{len} bytes at offset {off} of {} ({} bytes): {} bytes past its end",
+                    b.name,
+                    b.bytes.len(),
+                    end_of_access.saturating_sub(end)
+                ),
+            });
+        }
+    }
+    if index < buffers.len() && buffers[index].base - addr <= GUARD {
+        let b = &buffers[index];
+        return Err(GlobalFault {
+            what: format!(
+                "{len} bytes {} bytes before the start of {}",
+                b.base - addr,
+                b.name
+            ),
+        });
+    }
+    Err(GlobalFault {
+        what: format!("{len} bytes at 0x{addr:x}, which is no global allocation"),
+    })
 }
 
 /// Little-endian load of `len <= 8` bytes (the common widths without a call to memcpy).

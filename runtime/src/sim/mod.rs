@@ -4,8 +4,12 @@
 //!
 //! ```text
 //! PTX model --decode--> Program (compact ops) --Machine (per cluster)--> Outcome
-//!                                               \--scheduler (policy, seed)
+//!                                               \--scheduler (policy, seed, cluster)
 //! ```
+//!
+//! A launch's clusters run in order, each on global memory as the ones before it left it, or
+//! in parallel on the current rayon pool with exactly that result (see `parallel`): the
+//! outcome, buffers, stats and reports of a schedule do not depend on the number of threads.
 //!
 //! - [`simulate_module`] runs one launch of an entry; [`simulate_spec`] checks arguments
 //!   against a `#[kernel]`'s [`KernelSpec`](crate::KernelSpec) first;
@@ -27,6 +31,8 @@ mod decode;
 mod exec;
 mod machine;
 mod memory;
+mod overlay;
+mod parallel;
 mod race;
 mod report;
 mod run;
@@ -92,7 +98,7 @@ pub struct Stats {
     pub thread_instructions: u64,
     /// Instructions issued, counted once per warp group.
     pub warp_instructions: u64,
-    /// Clusters run (one after another).
+    /// Clusters run.
     pub clusters: u64,
     /// CTAs run.
     pub ctas: u64,

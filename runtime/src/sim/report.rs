@@ -288,6 +288,9 @@ impl fmt::Display for Report {
 pub(crate) enum Stop {
     Finding(Box<Report>),
     Error(super::SimError),
+    /// A speculative run of a cluster gave up: it polls global memory that a cluster it does
+    /// not see may write (see `sim::parallel`). The cluster runs again, in order.
+    Abandon,
 }
 
 impl From<Report> for Stop {

@@ -1,14 +1,20 @@
 //! One launch: check the shape against the kernel and the simulator's limits, place the
-//! arguments, run the clusters one after another, copy the buffers back.
+//! arguments, run the clusters (in order, or in parallel with the same result: see
+//! [`parallel`]), copy the buffers back.
 
 use super::args::ArgValue;
 use super::async_copy::AsyncState;
 use super::barrier::cluster::ClusterBarrier;
 use super::decode::{self, Program};
-use super::machine::{LaunchMem, Machine, Shape, build_cluster, volume};
+use super::exec::TmaState;
+use super::machine::{ClusterMem, LaunchMem, Machine, Shape, build_cluster, volume};
 use super::memory::{MAX_SHARED_BYTES, SHARED_BASE};
+use super::overlay::GlobalMem;
+use super::parallel;
 use super::race::Race;
+use super::report::Report;
 use super::report::Stop;
+use super::sched::Schedule;
 use super::sched::Scheduler;
 use super::trace::Trace;
 use super::{Launch, Outcome, SimError, Stats};
@@ -34,78 +40,194 @@ pub(crate) fn run(
     let mut mem = LaunchMem {
         global: prog.global.clone(),
         kernel_params: vec![0; prog.kernel_param_bytes as usize],
-        tma: Default::default(),
+        unfenced: Vec::new(),
     };
     let buffers = place_args(&prog, &mut mem, args)?;
     let _span =
         tracing::debug_span!("launch", entry, grid = ?shape.grid, block = ?shape.block).entered();
-    let result = run_clusters(&prog, &shape, &mut mem, launch, trace);
+    let clusters = volume(shape.grid) / volume(shape.cluster);
+    let result = if trace.is_none() && parallel::worthwhile(clusters) {
+        parallel::run_clusters(&prog, &shape, &mut mem, launch)
+    } else {
+        run_in_order(&prog, &shape, &mut mem, launch, trace)
+    };
     return_buffers(&mut mem, &buffers, args);
     result
 }
 
-fn run_clusters(
+/// The clusters one after another on the launch's memory: the semantics of a launch, which
+/// a parallel run reproduces (see [`parallel`]). A traced run always runs so: its timeline
+/// lays the clusters end to end.
+fn run_in_order(
     prog: &Program,
     shape: &Shape,
     mem: &mut LaunchMem,
     launch: &Launch,
     trace: Option<&mut Trace>,
 ) -> Result<Outcome, SimError> {
-    let mut stats = Stats::default();
-    let mut sched = Scheduler::new(launch.schedule, 4096);
+    let totals = Totals::new(launch.schedule);
+    run_rest_in_order(prog, shape, mem, launch, trace, totals, 0)
+}
+
+/// Runs clusters `first..` in order after `totals` (the clusters before them).
+pub(crate) fn run_rest_in_order(
+    prog: &Program,
+    shape: &Shape,
+    mem: &mut LaunchMem,
+    launch: &Launch,
+    mut trace: Option<&mut Trace>,
+    mut totals: Totals,
+    first: u32,
+) -> Result<Outcome, SimError> {
     let clusters = volume(shape.grid) / volume(shape.cluster);
-    let mut trace = trace;
-    let mut outcome = None;
-    for c in 0..clusters as u32 {
-        let (ctas, warps) = build_cluster(prog, shape, c);
-        let threads = warps.len() * 32;
-        let n_ctas = ctas.len();
-        let mut m = Machine {
-            prog,
-            shape,
-            mem,
-            ctas,
-            warps,
-            cluster: ClusterBarrier::default(),
-            race: Race::new(
-                threads,
-                n_ctas,
-                shape.shared_bytes as usize,
-                launch.race_check,
-            ),
-            asyncs: AsyncState::new(threads),
-            stats: &mut stats,
-            trace: trace.as_deref_mut(),
-            max_steps: launch.max_steps,
-            cluster_index: c,
-            gathering: 0,
-            tensor: Default::default(),
+    for c in first..clusters as u32 {
+        let cm = ClusterMem {
+            global: GlobalMem::Direct(&mut mem.global),
+            kernel_params: &mem.kernel_params,
+            tma: TmaState {
+                unfenced: std::mem::take(&mut mem.unfenced),
+                ..Default::default()
+            },
         };
-        m.trace_start_cluster();
-        let result = {
-            let _cta = tracing::debug_span!("cta", ctaid = ?m.ctas[0].ctaid, cluster = c).entered();
-            m.run(&mut sched)
-        };
-        drop(m);
-        stats.clusters += 1;
-        stats.ctas += n_ctas as u64;
-        match result {
-            Ok(()) => {}
-            Err(Stop::Finding(mut report)) => {
-                report.schedule = launch.schedule;
-                report.thread_instructions = stats.thread_instructions;
-                tracing::debug!(target: "phasegate::sim", kind = report.kind.code(), "finding");
-                outcome = Some(Outcome::Finding(report));
-                break;
-            }
-            Err(Stop::Error(e)) => return Err(e),
+        let before = totals.stats.thread_instructions;
+        let (mut run, _) = run_cluster(prog, shape, launch, c, cm, before, trace.as_deref_mut());
+        mem.unfenced = std::mem::take(&mut run.tma.unfenced);
+        if let Some(outcome) = totals.add(run, shape.ctas_per_cluster)? {
+            return Ok(outcome);
         }
     }
+    Ok(totals.finish())
+}
+
+/// What one cluster's run left besides memory.
+pub(crate) struct ClusterRun {
+    pub result: Result<(), Stop>,
+    /// The cluster's own counts (its warnings' instruction counts are its own too).
+    pub stats: Stats,
+    pub tma: TmaState,
+}
+
+/// Runs cluster `c` on `mem`; `steps_before` thread-instructions of the launch's budget are
+/// spent. Returns what it left, and its view of global memory (an overlay holds its reads and
+/// writes).
+pub(crate) fn run_cluster<'a>(
+    prog: &'a Program,
+    shape: &'a Shape,
+    launch: &Launch,
+    c: u32,
+    mem: ClusterMem<'a>,
+    steps_before: u64,
+    trace: Option<&'a mut Trace>,
+) -> (ClusterRun, GlobalMem<'a>) {
+    let mut sched = Scheduler::new(launch.schedule.for_cluster(c), 4096);
+    let (ctas, warps) = build_cluster(prog, shape, c);
+    let threads = warps.len() * 32;
+    let n_ctas = ctas.len();
+    let mut m = Machine {
+        prog,
+        shape,
+        mem,
+        ctas,
+        warps,
+        cluster: ClusterBarrier::default(),
+        race: Race::new(
+            threads,
+            n_ctas,
+            shape.shared_bytes as usize,
+            launch.race_check,
+        ),
+        asyncs: AsyncState::new(threads),
+        stats: Stats::default(),
+        trace,
+        max_steps: launch.max_steps,
+        steps_before,
+        cluster_index: c,
+        gathering: 0,
+        tensor: Default::default(),
+    };
+    m.trace_start_cluster();
+    let result = {
+        let _cta = tracing::debug_span!("cta", ctaid = ?m.ctas[0].ctaid, cluster = c).entered();
+        m.run(&mut sched)
+    };
+    let Machine { mut stats, mem, .. } = m;
     stats.decisions = sched.decisions;
-    for w in &mut stats.warnings {
-        w.schedule = launch.schedule;
+    let run = ClusterRun {
+        result,
+        stats,
+        tma: mem.tma,
+    };
+    (run, mem.global)
+}
+
+/// The launch's counts and outcome, from its clusters' runs added in cluster order.
+pub(crate) struct Totals {
+    pub stats: Stats,
+    schedule: Schedule,
+}
+
+impl Totals {
+    pub(crate) fn new(schedule: Schedule) -> Totals {
+        Totals {
+            stats: Stats::default(),
+            schedule,
+        }
     }
-    Ok(outcome.unwrap_or(Outcome::Completed(stats)))
+
+    /// Adds the next cluster's run; `Some` outcome when the launch ends with it (a finding).
+    /// A warning the launch already has from an earlier cluster (same instruction) is not
+    /// added again, and a warning's or finding's instruction count becomes the launch's.
+    pub(crate) fn add(
+        &mut self,
+        run: ClusterRun,
+        ctas_per_cluster: u32,
+    ) -> Result<Option<Outcome>, SimError> {
+        let before = self.stats.thread_instructions;
+        let (t, s) = (&mut self.stats, run.stats);
+        t.thread_instructions += s.thread_instructions;
+        t.warp_instructions += s.warp_instructions;
+        t.clusters += 1;
+        t.ctas += ctas_per_cluster as u64;
+        t.barrier_phases += s.barrier_phases;
+        t.mbarrier_phases += s.mbarrier_phases;
+        t.cluster_phases += s.cluster_phases;
+        t.async_ops += s.async_ops;
+        t.decisions += s.decisions;
+        for mut w in s.warnings {
+            if !t.warnings.iter().any(|x| same_site(x, &w)) {
+                w.thread_instructions += before;
+                t.warnings.push(w);
+            }
+        }
+        match run.result {
+            Ok(()) => Ok(None),
+            Err(Stop::Finding(mut report)) => {
+                report.schedule = self.schedule;
+                report.thread_instructions = self.stats.thread_instructions;
+                tracing::debug!(target: "phasegate::sim", kind = report.kind.code(), "finding");
+                Ok(Some(Outcome::Finding(report)))
+            }
+            Err(Stop::Error(e)) => Err(e),
+            Err(Stop::Abandon) => unreachable!("a speculative run is run again before it is added"),
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Outcome {
+        for w in &mut self.stats.warnings {
+            w.schedule = self.schedule;
+        }
+        Outcome::Completed(self.stats)
+    }
+}
+
+/// Whether two warnings are about one instruction (their first sites).
+fn same_site(a: &Report, b: &Report) -> bool {
+    match (a.sites.first(), b.sites.first()) {
+        (Some(x), Some(y)) => {
+            (x.line, &x.function, &x.instruction) == (y.line, &y.function, &y.instruction)
+        }
+        _ => false,
+    }
 }
 
 fn check_dims(what: &str, d: (u32, u32, u32)) -> Result<(), SimError> {

@@ -72,6 +72,26 @@ impl fmt::Display for Schedule {
     }
 }
 
+impl Schedule {
+    /// The schedule of cluster `c` of a launch: each cluster has its own scheduler, so that
+    /// clusters can run in parallel with the choices of a run in order. Cluster 0 uses the
+    /// launch's seed itself (a launch of one cluster schedules as before clusters had their
+    /// own); the others a seed mixed from it and `c` (SplitMix64's finaliser), so that
+    /// neighbouring clusters draw unrelated sequences.
+    pub(crate) fn for_cluster(self, c: u32) -> Schedule {
+        if c == 0 {
+            return self;
+        }
+        let mut z = self.seed ^ (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        Schedule {
+            seed: z ^ (z >> 31),
+            ..self
+        }
+    }
+}
+
 /// What to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Action {

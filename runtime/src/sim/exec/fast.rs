@@ -73,13 +73,11 @@ impl Machine<'_> {
             }
             return Some(FastTarget::Shared(warp.cta));
         }
-        let index = self
-            .mem
-            .global
-            .buffers
+        let buffers = self.mem.global.buffers();
+        let index = buffers
             .partition_point(|b| b.base <= first)
             .checked_sub(1)?;
-        let b = &self.mem.global.buffers[index];
+        let b = &buffers[index];
         let end = b.base + b.bytes.len() as u64;
         if (write && b.read_only)
             || !lanes(eff).all(|l| {

@@ -8,9 +8,15 @@ use crate::sim::memory::{
     GlobalLoc, LOCAL_GENERIC, PARAM_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address,
     cluster_rank, cta_offset, load_le, store_le,
 };
+use crate::sim::overlay::GlobalMem;
 use crate::sim::report::{FindingKind, Report, Stop};
 
 pub(crate) const OOB_SPEC: &str = "§5.1 (state spaces)";
+
+/// Reads of one unchanged global value after which a speculative run gives up (see
+/// [`Machine::poll_global`]): far more than a loop over data makes, so that only a wait
+/// for another cluster (or, rarely, a long wait within the cluster) ends it.
+const SPIN_POLLS: u32 = 1 << 16;
 
 /// Where an access lands.
 #[derive(Clone, Copy, Debug)]
@@ -210,9 +216,12 @@ impl Machine<'_> {
         Ok(Target::Local(lane * lb as usize + off as usize))
     }
 
-    pub(crate) fn read_bytes(&self, w: usize, t: Target, len: usize, out: &mut [u8; 32]) {
+    pub(crate) fn read_bytes(&mut self, w: usize, t: Target, len: usize, out: &mut [u8; 32]) {
         let src = match t {
-            Target::Global(loc) => self.mem.global.bytes(loc, len),
+            Target::Global(loc) => {
+                self.mem.global.read(loc, &mut out[..len]);
+                return;
+            }
             Target::Shared { cta, off } => {
                 &self.ctas[cta as usize].shared[off as usize..off as usize + len]
             }
@@ -227,11 +236,12 @@ impl Machine<'_> {
         let len = bytes.len();
         let dst = match t {
             Target::Global(loc) => {
-                if self.mem.global.buffers[loc.buffer].read_only {
-                    let name = self.mem.global.buffers[loc.buffer].name.clone();
+                if self.mem.global.buffers()[loc.buffer].read_only {
+                    let name = self.mem.global.buffers()[loc.buffer].name.clone();
                     return Err(self.oob(w, lane, pc, format!("a store to read-only {name}")));
                 }
-                self.mem.global.bytes_mut(loc, len)
+                self.mem.global.write(loc, bytes);
+                return Ok(());
             }
             Target::Shared { cta, off } => {
                 &mut self.ctas[cta as usize].shared[off as usize..off as usize + len]
@@ -352,7 +362,32 @@ impl Machine<'_> {
                     }
                     (&self.ctas[cta as usize].shared, SHARED_BASE as u64)
                 }
-                FastTarget::Global(index, base) => (&self.mem.global.buffers[index].bytes, base),
+                FastTarget::Global(index, base) => match &mut self.mem.global {
+                    GlobalMem::Direct(g) => (&g.buffers[index].bytes, base),
+                    GlobalMem::Overlay(o) => {
+                        let mut buf = [0u8; 32];
+                        let regs = &mut self.warps[w].regs;
+                        for lane in lanes(eff) {
+                            let offset = (addrs[lane] - base) as usize;
+                            o.read(
+                                GlobalLoc {
+                                    buffer: index,
+                                    offset,
+                                },
+                                &mut buf[..total as usize],
+                            );
+                            for (k, &d) in ds.iter().enumerate() {
+                                if d != SINK {
+                                    regs[d as usize * 32 + lane] =
+                                        load_le(&buf[k * es..(k + 1) * es]);
+                                }
+                            }
+                        }
+                        // `buf` holds the last lane's bytes.
+                        let lane = 31 - eff.leading_zeros() as usize;
+                        return self.poll_global(w, pc, addrs[lane], &buf[..total as usize], 0);
+                    }
+                },
             };
             let regs = &mut self.warps[w].regs;
             for lane in lanes(eff) {
@@ -369,9 +404,13 @@ impl Machine<'_> {
         let len = es * ds.len();
         let checking = self.race.checking();
         let mut buf = [0u8; 32];
+        let mut polled = None;
         for lane in lanes(eff) {
             let a = self.addr_value(w, lane, addr);
             let t = self.resolve(w, lane, pc, space, a, len as u32)?;
+            if polled.is_none() {
+                polled = Some((a, matches!(t, Target::Global(_))));
+            }
             if let Target::Shared { cta, off } = t
                 && checking
             {
@@ -395,6 +434,11 @@ impl Machine<'_> {
                     _ => raw,
                 };
                 self.warps[w].set_reg(d, lane, v);
+            }
+            if let Some((a, true)) = polled.take()
+                && self.mem.global.speculative()
+            {
+                self.poll_global(w, pc, a, &buf[..len], 0)?;
             }
         }
         Ok(())
@@ -438,9 +482,31 @@ impl Machine<'_> {
                     }
                     (&mut self.ctas[cta as usize].shared, SHARED_BASE as u64)
                 }
-                FastTarget::Global(index, base) => {
-                    (&mut self.mem.global.buffers[index].bytes, base)
-                }
+                FastTarget::Global(index, base) => match &mut self.mem.global {
+                    GlobalMem::Direct(g) => (&mut g.buffers[index].bytes, base),
+                    GlobalMem::Overlay(o) => {
+                        let mut buf = [0u8; 32];
+                        let regs = &self.warps[w].regs;
+                        for lane in lanes(eff) {
+                            let offset = (addrs[lane] - base) as usize;
+                            for (k, v) in vals.iter().enumerate() {
+                                let x = match *v {
+                                    Src::Reg(r) => regs[r as usize * 32 + lane],
+                                    Src::Imm(x) => x,
+                                };
+                                store_le(&mut buf[k * es..(k + 1) * es], x);
+                            }
+                            o.write(
+                                GlobalLoc {
+                                    buffer: index,
+                                    offset,
+                                },
+                                &buf[..len],
+                            );
+                        }
+                        return Ok(());
+                    }
+                },
             };
             let regs = &self.warps[w].regs;
             for lane in lanes(eff) {
@@ -517,6 +583,7 @@ impl Machine<'_> {
         let len = ty.bytes() as usize;
         self.warps[w].effects += 1;
         let mut buf = [0u8; 32];
+        let mut polled = None;
         for lane in lanes(eff) {
             let at = self.addr_value(w, lane, addr);
             let t = self.resolve(w, lane, pc, space, at, len as u32)?;
@@ -539,7 +606,49 @@ impl Machine<'_> {
             store_le(&mut buf[..len], new);
             self.write_bytes(w, lane, pc, t, &buf[..len])?;
             self.warps[w].set_reg(d, lane, old);
+            if polled.is_none() {
+                polled = Some((at, matches!(t, Target::Global(_)) && new == old, old));
+            }
         }
+        if let Some((at, true, old)) = polled
+            && self.mem.global.speculative()
+        {
+            self.poll_global(w, pc, at, &old.to_le_bytes()[..len], 1)?;
+        }
+        Ok(())
+    }
+
+    /// A global load (or an atomic that left memory as it was) by warp `w` at `pc` of the
+    /// address `a`, which read `value`, in a speculative run. A warp that keeps reading the
+    /// same value at the same address and pc with no side effect in between polls: for a
+    /// flag another cluster sets, maybe one that runs after this one in order. The
+    /// speculative run gives up after [`SPIN_POLLS`] such reads and the cluster runs again in
+    /// order, where the poll sees what its predecessors wrote (a flag of a successor spins there
+    /// as in any sequential run, to the step limit). `own_effects`: the effects the operation
+    /// itself counted.
+    fn poll_global(
+        &mut self,
+        w: usize,
+        pc: u32,
+        a: u64,
+        value: &[u8],
+        own_effects: u64,
+    ) -> Res<()> {
+        if !self.mem.global.speculative() {
+            return Ok(());
+        }
+        let warp = &mut self.warps[w];
+        let v = load_le(&value[..value.len().min(8)]);
+        let (sig, count) = &mut warp.spin;
+        if *sig == (pc, a, v, warp.effects - own_effects) {
+            *count += 1;
+            if *count >= SPIN_POLLS {
+                return Err(Stop::Abandon);
+            }
+        } else {
+            *count = 0;
+        }
+        *sig = (pc, a, v, warp.effects);
         Ok(())
     }
 }

@@ -65,7 +65,7 @@ impl Machine<'_> {
                 }
             }
             self.stats.decisions += 1;
-            if self.stats.thread_instructions > self.max_steps {
+            if self.steps_before + self.stats.thread_instructions > self.max_steps {
                 return Err(self.step_limit_report().into());
             }
         }

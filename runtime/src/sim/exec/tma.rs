@@ -18,7 +18,7 @@ use crate::sim::async_copy::AsyncKind;
 use crate::sim::barrier::mbarrier::Actor;
 use crate::sim::decode::*;
 use crate::sim::machine::{Machine, Res, lanes};
-use crate::sim::memory::SHARED_BASE;
+use crate::sim::memory::{GlobalLoc, SHARED_BASE};
 use crate::sim::memory::{load_le, store_le};
 use crate::sim::race::join_into;
 use crate::sim::report::{FindingKind, Report, Site, Stop};
@@ -33,15 +33,52 @@ const REPLACE_SPEC: &str = "§9.7.9.26 (tensormap.replace)";
 const FENCE_SPEC: &str = "§9.7.13.4 (fence.proxy.tensormap::generic)";
 const SETMAXNREG_SPEC: &str = "§9.7.19.5 (setmaxnreg)";
 
-/// Tensor-map state of a launch.
+/// Tensor-map state of the cluster in flight.
 #[derive(Default)]
 pub(crate) struct TmaState {
     /// Tensor maps in global memory that `tensormap.replace` modified through the generic
     /// proxy with no `fence.proxy.tensormap::generic` (or `tensormap.cp_fenceproxy`) on them
-    /// since: their address and where they were written.
+    /// since: their address and where they were written. This outlives a cluster: it starts
+    /// as the clusters before it left it.
     pub unfenced: Vec<(u64, Site)>,
+    /// The cluster's changes to `unfenced`, in order: a cluster run in parallel replays them
+    /// onto the list its predecessors left (its own copy started from an older one).
+    pub log: Vec<Unfenced>,
+    /// Whether the cluster read a tensor map from global memory (and so looked at
+    /// `unfenced`): a parallel run that did, beside a predecessor that changed the list, is
+    /// not the sequential run.
+    pub map_reads: bool,
     /// Per (cluster, CTA, warpgroup): the `setmaxnreg` each of its warps executed, in order.
     pub setmaxnreg: HashMap<(u32, u32, u32), [Vec<SetMaxNReg>; 4]>,
+}
+
+/// A change to the list of unfenced tensor maps.
+#[derive(Clone, Debug)]
+pub(crate) enum Unfenced {
+    /// `tensormap.replace` modified the map at this address.
+    Modified(u64, Site),
+    /// A fence on the map at this address (`None`: on every map).
+    Fenced(Option<u64>),
+}
+
+impl Unfenced {
+    pub(crate) fn apply(&self, list: &mut Vec<(u64, Site)>) {
+        match self {
+            Unfenced::Modified(a, site) => {
+                list.retain(|(m, _)| m != a);
+                list.push((*a, site.clone()));
+            }
+            Unfenced::Fenced(Some(a)) => list.retain(|(m, _)| m + 128 <= *a || a + 128 <= *m),
+            Unfenced::Fenced(None) => list.clear(),
+        }
+    }
+}
+
+impl TmaState {
+    fn change(&mut self, op: Unfenced) {
+        op.apply(&mut self.unfenced);
+        self.log.push(op);
+    }
 }
 
 /// One `setmaxnreg` a warp executed: increase?, count, warp, pc.
@@ -285,12 +322,9 @@ impl Machine<'_> {
                     match addr {
                         Some(a) => {
                             let a = self.addr_value(w, lane, *a);
-                            self.mem
-                                .tma
-                                .unfenced
-                                .retain(|(m, _)| m + 128 <= a || a + 128 <= *m);
+                            self.mem.tma.change(Unfenced::Fenced(Some(a)));
                         }
-                        None => self.mem.tma.unfenced.clear(),
+                        None => self.mem.tma.change(Unfenced::Fenced(None)),
                     }
                 }
             }
@@ -341,7 +375,8 @@ impl Machine<'_> {
                 bytes.copy_from_slice(&self.mem.kernel_params[i..i + 128]);
             }
             super::mem::Target::Global(loc) => {
-                bytes.copy_from_slice(self.mem.global.bytes(loc, 128));
+                self.mem.global.read(loc, &mut bytes);
+                self.mem.tma.map_reads = true;
                 if let Some((_, site)) = self
                     .mem
                     .tma
@@ -671,9 +706,9 @@ impl Machine<'_> {
         }
         let global = self.tensor_global(w, lane, pc, &map, &c, spec)?;
         if let Some((b, _)) = global
-            && self.mem.global.buffers[b].read_only
+            && self.mem.global.buffers()[b].read_only
         {
-            let name = self.mem.global.buffers[b].name.clone();
+            let name = self.mem.global.buffers()[b].name.clone();
             return Err(self
                 .tma_report(
                     w,
@@ -726,13 +761,19 @@ impl Machine<'_> {
             }
             let fill = map.fill_bytes();
             let tf32 = matches!(map.dtype, TmaDataType::Tf32 | TmaDataType::Tf32Ftz);
-            let (global, shared) = (&self.mem.global, &mut self.ctas[cta].shared);
+            let (global, shared) = (&mut self.mem.global, &mut self.ctas[cta].shared);
             copy.each(|s, g| {
                 let s = (s - SHARED_BASE) as usize;
                 let dst = &mut shared[s..s + e];
                 match (g, copy.global) {
                     (Some(g), Some((b, _))) => {
-                        dst.copy_from_slice(&global.buffers[b].bytes[g..g + e]);
+                        global.read(
+                            GlobalLoc {
+                                buffer: b,
+                                offset: g,
+                            },
+                            dst,
+                        );
                         if tf32 {
                             let v = tensormap::round_tf32(load_le(dst) as u32);
                             store_le(dst, v as u64);
@@ -761,18 +802,23 @@ impl Machine<'_> {
         let Some((b, _)) = copy.global else {
             return Ok(());
         };
-        let (buffers, shared) = (&mut self.mem.global.buffers, &self.ctas[cta].shared);
-        let bytes = &mut buffers[b].bytes;
+        let (global, shared) = (&mut self.mem.global, &self.ctas[cta].shared);
         copy.each(|s, g| {
             let Some(g) = g else { return };
             let s = (s - SHARED_BASE) as usize;
             let src = &shared[s..s + e];
-            let dst = &mut bytes[g..g + e];
+            let loc = GlobalLoc {
+                buffer: b,
+                offset: g,
+            };
             match copy.reduce {
-                None => dst.copy_from_slice(src),
+                None => global.write(loc, src),
                 Some(op) => {
-                    let v = reduce_element(op, map.dtype, load_le(dst), load_le(src));
-                    store_le(dst, v);
+                    let mut dst = [0u8; 8];
+                    global.read(loc, &mut dst[..e]);
+                    let v = reduce_element(op, map.dtype, load_le(&dst[..e]), load_le(src));
+                    store_le(&mut dst[..e], v);
+                    global.write(loc, &dst[..e]);
                 }
             }
         });
@@ -807,15 +853,15 @@ impl Machine<'_> {
         let mut bytes = [0u8; 128];
         match target {
             super::mem::Target::Global(loc) => {
-                if self.mem.global.buffers[loc.buffer].read_only {
-                    let name = self.mem.global.buffers[loc.buffer].name.clone();
+                if self.mem.global.buffers()[loc.buffer].read_only {
+                    let name = self.mem.global.buffers()[loc.buffer].name.clone();
                     return Err(report(
                         self,
                         FindingKind::OutOfBounds,
                         format!("tensormap.replace on read-only {name}"),
                     ));
                 }
-                bytes.copy_from_slice(self.mem.global.bytes(loc, 128));
+                self.mem.global.read(loc, &mut bytes);
             }
             super::mem::Target::Shared { cta, off } => {
                 if self.race.checking() {
@@ -842,11 +888,10 @@ impl Machine<'_> {
         self.warps[w].effects += 1;
         match target {
             super::mem::Target::Global(loc) => {
-                self.mem.global.bytes_mut(loc, 128).copy_from_slice(&bytes);
+                self.mem.global.write(loc, &bytes);
                 let site = self.site(w, 1 << lane, pc, "modified it");
-                let global_addr = self.mem.global.buffers[loc.buffer].base + loc.offset as u64;
-                self.mem.tma.unfenced.retain(|(m, _)| *m != global_addr);
-                self.mem.tma.unfenced.push((global_addr, site));
+                let global_addr = self.mem.global.buffers()[loc.buffer].base + loc.offset as u64;
+                self.mem.tma.change(Unfenced::Modified(global_addr, site));
             }
             super::mem::Target::Shared { cta, off } => {
                 let o = off as usize;
@@ -874,8 +919,8 @@ impl Machine<'_> {
             super::mem::Target::Global(loc) => loc,
             _ => unreachable!("global target"),
         };
-        if self.mem.global.buffers[loc.buffer].read_only {
-            let name = self.mem.global.buffers[loc.buffer].name.clone();
+        if self.mem.global.buffers()[loc.buffer].read_only {
+            let name = self.mem.global.buffers()[loc.buffer].name.clone();
             return Err(Report::new(
                 FindingKind::OutOfBounds,
                 "§9.7.13.16 (tensormap.cp_fenceproxy)",
@@ -886,12 +931,9 @@ impl Machine<'_> {
         }
         let o = off as usize;
         let bytes: Vec<u8> = self.ctas[cta as usize].shared[o..o + 128].to_vec();
-        self.mem.global.bytes_mut(loc, 128).copy_from_slice(&bytes);
+        self.mem.global.write(loc, &bytes);
         self.warps[w].effects += 1;
-        self.mem
-            .tma
-            .unfenced
-            .retain(|(m, _)| m + 128 <= to || to + 128 <= *m);
+        self.mem.tma.change(Unfenced::Fenced(Some(to)));
         Ok(())
     }
 
