@@ -31,6 +31,7 @@ mod race;
 mod report;
 mod run;
 mod sched;
+mod struct_arg;
 mod tensormap;
 mod trace;
 
@@ -38,6 +39,7 @@ pub use args::{ArgValue, Element, KernelArg, KernelArgs, TensorMapArg, TensorSou
 pub use checked::{RunError, run};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};
+pub use struct_arg::{Reloc, RelocKind, RelocTarget, StructArg, StructBuffer};
 pub use tensormap::{
     Interleave, L2Promotion, OobFill, Swizzle, TensorMap, TensorMapError, TensorMapSpec,
     TmaDataType,
