@@ -7,7 +7,8 @@
 // made the corpus PTX, so `GemmKernel::Params` has the layout the PTX's `_param_0` has). The
 // program
 //   1. allocates A (M x K), B (N x K), C and D (M x N) and fills A, B, C with deterministic
-//      values (`int`: integers in [-4, 4], C in [-8, 8]; `frac`: random values in [-1, 1)),
+//      values (`int`: integers in [-4, 4], C in [-8, 8]; `frac`: random values in [-1, 1);
+//      C zeros when BETA is 0),
 //   2. builds the kernel's Params with CUTLASS's own host code
 //      (GemmKernel::to_underlying_arguments: tensor maps by cuTensorMapEncodeTiled, scheduler
 //      parameters, fast divmods),
@@ -15,7 +16,7 @@
 //      cluster attribute, the Params bytes as the one parameter) and reads D back,
 //   4. clears D, launches the nvcc-compiled kernel of this program with the same Params and
 //      checks that D is the same,
-//   5. writes OUT_DIR/CASE.params (the Params bytes), CASE.{A,B,C}.bin (inputs), CASE.D.bin
+//   5. writes OUT_DIR/CASE.params (the Params bytes), CASE.{A,B[,C]}.bin (inputs), CASE.D.bin
 //      (the corpus PTX's output) and CASE.struct: phasegate's description of the parameter
 //      (`--arg struct:CASE.struct`: the bytes, the buffers, and where the Params hold their
 //      addresses), and prints the launch shape.
@@ -171,7 +172,9 @@ int main(int argc, char** argv) {
   using ED = typename Gemm::ElementD;
   auto A = fill<EA>(size_t(M) * K, integers, 4, g);
   auto B = fill<EB>(size_t(N) * K, integers, 4, g);
-  auto C = fill<EC>(size_t(M) * N, integers, 8, g);
+  // With beta 0 CUTLASS does not read C: it is zeros and not recorded (`buffer C zero:N`).
+  auto C = beta == 0.0f ? std::vector<EC>(size_t(M) * N, EC(0.0f))
+                        : fill<EC>(size_t(M) * N, integers, 8, g);
   std::vector<ED> D(size_t(M) * N, ED(0.0f)), D2(D.size());
 
   CHECK_RT(cudaSetDevice(0));
@@ -303,8 +306,8 @@ int main(int argc, char** argv) {
        << cluster.z << " dynamic shared " << smem << "\n"
        << "bytes " << name << ".params\n";
   for (int i = 0; i < 4; ++i) {
-    if (bufs[i].name == "D") {
-      desc << "buffer D zero:" << bufs[i].bytes << "\n";
+    if (bufs[i].name == "D" || (bufs[i].name == "C" && beta == 0.0f)) {
+      desc << "buffer " << bufs[i].name << " zero:" << bufs[i].bytes << "\n";
     } else {
       desc << "buffer " << bufs[i].name << " file:" << name << "." << bufs[i].name << ".bin\n";
     }
@@ -337,7 +340,7 @@ int main(int argc, char** argv) {
   write_file(out + "/" + name + ".params", raw, sizeof(params));
   write_file(out + "/" + name + ".A.bin", A.data(), bufs[0].bytes);
   write_file(out + "/" + name + ".B.bin", B.data(), bufs[1].bytes);
-  write_file(out + "/" + name + ".C.bin", C.data(), bufs[2].bytes);
+  if (beta != 0.0f) write_file(out + "/" + name + ".C.bin", C.data(), bufs[2].bytes);
   write_file(out + "/" + name + ".D.bin", D.data(), bufs[3].bytes);
   std::string d = desc.str();
   write_file(out + "/" + name + ".struct", d.data(), d.size());

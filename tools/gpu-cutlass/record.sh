@@ -14,10 +14,8 @@ DIR=$(mktemp -d)
 "$BIN/gemm_params" "$PTX/sm90_bf16_coop_tma_128x128x64_c1.ptx" "$DIR" \
   bf16_coop_int 256 256 128 1 1 int 1
 "$BIN/gemm_params" "$PTX/sm90_bf16_coop_tma_128x128x64_c1.ptx" "$DIR" \
-  bf16_coop_frac 256 256 128 1 0.5 frac 2
+  bf16_coop_frac 256 256 128 1 0 frac 2
 "$BIN/gemm_params_pingpong" "$PTX/sm90_f16_pingpong_64x128x64_c2x1.ptx" "$DIR" \
-  f16_pingpong_int 256 256 128 1 1 int 3
-"$BIN/gemm_params_pingpong" "$PTX/sm90_f16_pingpong_64x128x64_c2x1.ptx" "$DIR" \
-  f16_pingpong_frac 256 256 128 1 0.5 frac 4
+  f16_pingpong_int 128 256 128 1 1 int 3
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 tar -C "$DIR" -cf "$TAR" .
