@@ -21,7 +21,10 @@ fn cutlass(name: &str) -> String {
 
 fn temp(name: &str) -> String {
     std::env::temp_dir()
-        .join(format!("phasegate-cli-struct-{}-{name}", std::process::id()))
+        .join(format!(
+            "phasegate-cli-struct-{}-{name}",
+            std::process::id()
+        ))
         .display()
         .to_string()
 }
@@ -51,10 +54,7 @@ fn cutlass_params_run_and_match_the_h100() {
     let out_spec = format!("0.D:{out_file}");
     let (status, out) = pingpong(&["--arg", &desc, "--out", &out_spec, "--dump", "0.C:u8"]);
     assert_eq!(status, 0, "{out}");
-    assert!(
-        out.contains("completed: 2 cluster(s), 4 CTA(s)"),
-        "{out}"
-    );
+    assert!(out.contains("completed: 2 cluster(s), 4 CTA(s)"), "{out}");
     assert!(
         out.contains("wrote argument 0.D (65536 bytes; raw)"),
         "{out}"
@@ -114,7 +114,9 @@ fn bad_struct_arguments_exit_2() {
     std::fs::remove_file(dir.join(&name)).ok();
     assert_eq!(status, 2, "{out}");
     assert!(
-        out.contains("argument 0 (struct): ptr at 0x6fc: 8 bytes from there do not fit in the struct's 1792"),
+        out.contains(
+            "argument 0 (struct): ptr at 0x6fc: 8 bytes from there do not fit in the struct's 1792"
+        ),
         "{out}"
     );
 }

@@ -554,7 +554,10 @@ fn arg_value(
                 })
             })
             .collect();
-        return Ok((ArgValue::Struct(Box::new(s.arg.clone())), Out::Struct(specs)));
+        return Ok((
+            ArgValue::Struct(Box::new(s.arg.clone())),
+            Out::Struct(specs),
+        ));
     }
     if obj.cast::<PyUntypedArray>().is_ok() {
         let (bytes, spec) = array_bytes(numpy, &format!("argument {i}"), obj)?;
@@ -723,7 +726,9 @@ fn simulate(
     };
     for (v, out) in values.into_iter().zip(outs) {
         match (v, out) {
-            (ArgValue::Buffer(bytes), Out::Array(spec)) => buffers.append(typed(bytes, Some(spec))?)?,
+            (ArgValue::Buffer(bytes), Out::Array(spec)) => {
+                buffers.append(typed(bytes, Some(spec))?)?
+            }
             (ArgValue::Struct(s), Out::Struct(specs)) => {
                 let d = PyDict::new(py);
                 for (b, spec) in s.buffers.into_iter().zip(specs) {

@@ -37,13 +37,17 @@ fn target(s: &StructArg, what: &str, obj: &Bound<'_, PyAny>) -> PyResult<(RelocT
     }
     if let Ok(name) = obj.cast::<PyString>() {
         let name: String = name.extract()?;
-        let k = s.buffers.iter().position(|b| b.name == name).ok_or_else(|| {
-            let names: Vec<&str> = s.buffers.iter().map(|b| b.name.as_str()).collect();
-            PyValueError::new_err(format!(
-                "{what}: no buffer named `{name}` (the struct's buffers: {})",
-                names.join(", ")
-            ))
-        })?;
+        let k = s
+            .buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = s.buffers.iter().map(|b| b.name.as_str()).collect();
+                PyValueError::new_err(format!(
+                    "{what}: no buffer named `{name}` (the struct's buffers: {})",
+                    names.join(", ")
+                ))
+            })?;
         return Ok((RelocTarget::Own(k), 0));
     }
     if obj.cast::<PyInt>().is_ok() {
@@ -65,9 +69,9 @@ fn relocations(
 ) -> PyResult<Vec<(usize, RelocTarget, u64)>> {
     let mut out = Vec::new();
     for (offset, t) in table.iter().flat_map(|d| d.iter()) {
-        let offset: usize = offset.extract().map_err(|_| {
-            PyTypeError::new_err(format!("{kind}: offsets are non-negative ints"))
-        })?;
+        let offset: usize = offset
+            .extract()
+            .map_err(|_| PyTypeError::new_err(format!("{kind}: offsets are non-negative ints")))?;
         let (t, add) = target(s, &format!("{kind}[{offset:#x}]"), &t)?;
         out.push((offset, t, add));
     }
@@ -113,9 +117,8 @@ impl PyStruct {
     /// ``uint8`` arrays.
     #[staticmethod]
     fn load(path: std::path::PathBuf) -> PyResult<PyStruct> {
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            PyValueError::new_err(format!("{}: cannot read: {e}", path.display()))
-        })?;
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| PyValueError::new_err(format!("{}: cannot read: {e}", path.display())))?;
         let dir = path.parent().unwrap_or(std::path::Path::new(""));
         let arg = StructArg::parse(&text, dir)
             .map_err(|e| PyValueError::new_err(format!("{}: {e}", path.display())))?;

@@ -159,7 +159,13 @@ fn simulate_case(case: &Case) {
         assert_eq!(r.kind, RelocKind::TensorMap);
         let bytes: [u8; 128] = params.bytes[r.offset..r.offset + 128].try_into().unwrap();
         let map = TensorMap::decode(&bytes).unwrap();
-        assert_eq!(map.encode(), bytes, "{}: the map at {:#x}", case.name, r.offset);
+        assert_eq!(
+            map.encode(),
+            bytes,
+            "{}: the map at {:#x}",
+            case.name,
+            r.offset
+        );
     }
 
     let ptx = std::fs::read_to_string(corpus().join(case.ptx)).unwrap();
@@ -196,7 +202,11 @@ fn simulate_case(case: &Case) {
     let (sim_h, gpu_h) = (halves(sim), halves(&gpu));
     if case.exact {
         let differ = sim_h.iter().zip(&gpu_h).filter(|(a, b)| a != b).count();
-        assert_eq!(differ, 0, "{}: {differ} elements differ from the H100", case.name);
+        assert_eq!(
+            differ, 0,
+            "{}: {differ} elements differ from the H100",
+            case.name
+        );
     } else {
         let worst = sim_h
             .iter()
@@ -282,7 +292,10 @@ fn refused(edit: impl FnOnce(&mut StructArg)) -> String {
 #[test]
 fn bad_relocations_are_errors() {
     let e = refused(|s| s.relocs[0].offset = 1790);
-    assert!(e.contains("tmap at 0x6fe: 128 bytes from there do not fit"), "{e}");
+    assert!(
+        e.contains("tmap at 0x6fe: 128 bytes from there do not fit"),
+        "{e}"
+    );
     let e = refused(|s| s.relocs[1].offset = 0xc0);
     assert!(e.contains("tmap at 0xc0 overlaps tmap at 0x80"), "{e}");
     let e = refused(|s| {
@@ -298,13 +311,19 @@ fn bad_relocations_are_errors() {
     let e = refused(|s| s.relocs[0].offset = 0x40);
     assert!(e.contains("not a tensor map"), "{e}");
     let e = refused(|s| s.relocs[0].offset = 0x90);
-    assert!(e.contains("tmap at 0x90: a CUtensorMap is 64-byte aligned"), "{e}");
+    assert!(
+        e.contains("tmap at 0x90: a CUtensorMap is 64-byte aligned"),
+        "{e}"
+    );
     let e = refused(|s| s.relocs[0].target = RelocTarget::Arg(0));
     assert!(e.contains("argument 0 is a struct, not a buffer"), "{e}");
     let e = refused(|s| s.relocs[0].add = 8);
     assert!(e.contains("tmap at 0x80"), "{e}");
     let e = refused(|s| s.bytes.truncate(1700));
-    assert!(e.contains("has 1792 bytes; the struct's bytes are 1700"), "{e}");
+    assert!(
+        e.contains("has 1792 bytes; the struct's bytes are 1700"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -313,12 +332,30 @@ fn bad_descriptions_are_errors() {
     let cases = [
         ("buffer A zero:8\n", "no `bytes PATH` line"),
         ("bytes nothing.bin\n", "line 1: cannot read"),
-        ("bytes bf16_coop_int.params\nptr 8 Q\n", "line 2: no buffer named `Q`"),
-        ("bytes bf16_coop_int.params\nptr x8 A\n", "`x8` is not a number"),
-        ("bytes bf16_coop_int.params\nbuffer A zero:8\nbuffer A zero:8\n", "line 3: a second buffer named `A`"),
-        ("bytes bf16_coop_int.params\nbuffer A-1 zero:8\n", "not a buffer name"),
-        ("bytes bf16_coop_int.params\nbuffer A disk:8\n", "neither file:PATH nor zero:N"),
-        ("bytes bf16_coop_int.params\nreloc 8 A\n", "line 2: `reloc 8 A` is not"),
+        (
+            "bytes bf16_coop_int.params\nptr 8 Q\n",
+            "line 2: no buffer named `Q`",
+        ),
+        (
+            "bytes bf16_coop_int.params\nptr x8 A\n",
+            "`x8` is not a number",
+        ),
+        (
+            "bytes bf16_coop_int.params\nbuffer A zero:8\nbuffer A zero:8\n",
+            "line 3: a second buffer named `A`",
+        ),
+        (
+            "bytes bf16_coop_int.params\nbuffer A-1 zero:8\n",
+            "not a buffer name",
+        ),
+        (
+            "bytes bf16_coop_int.params\nbuffer A disk:8\n",
+            "neither file:PATH nor zero:N",
+        ),
+        (
+            "bytes bf16_coop_int.params\nreloc 8 A\n",
+            "line 2: `reloc 8 A` is not",
+        ),
     ];
     for (text, want) in cases {
         let e = StructArg::parse(text, &dir).unwrap_err();

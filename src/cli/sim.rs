@@ -311,8 +311,8 @@ fn arguments(specs: &[ArgSpec]) -> Result<Vec<Argument>, String> {
                 let dir = std::path::Path::new(path)
                     .parent()
                     .unwrap_or(std::path::Path::new(""));
-                let s = sim::StructArg::parse(&text, dir)
-                    .map_err(|e| format!("struct:{path}: {e}"))?;
+                let s =
+                    sim::StructArg::parse(&text, dir).map_err(|e| format!("struct:{path}: {e}"))?;
                 Ok(Argument {
                     value: s.into(),
                     npy: None,

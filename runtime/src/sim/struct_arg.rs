@@ -179,9 +179,7 @@ impl StructArg {
                             vec![0; count as usize]
                         }
                         _ => {
-                            return Err(at(format!(
-                                "`{source}` is neither file:PATH nor zero:N"
-                            )));
+                            return Err(at(format!("`{source}` is neither file:PATH nor zero:N")));
                         }
                     };
                     s.buffer(name, data);
@@ -209,9 +207,9 @@ impl StructArg {
         s.bytes = bytes.ok_or("no `bytes PATH` line")?;
         for (line, kind, offset, name, add) in pending {
             let target = match name.strip_prefix("arg:") {
-                Some(i) => RelocTarget::Arg(
-                    number(i).map_err(|e| format!("line {line}: {e}"))? as usize,
-                ),
+                Some(i) => {
+                    RelocTarget::Arg(number(i).map_err(|e| format!("line {line}: {e}"))? as usize)
+                }
                 None => RelocTarget::Own(
                     s.buffers
                         .iter()
@@ -246,8 +244,7 @@ impl StructArg {
                 ));
             }
             let end = r.offset + r.kind.len();
-            if let Some((_, _, other)) = spans.iter().find(|(s, e, _)| r.offset < *e && *s < end)
-            {
+            if let Some((_, _, other)) = spans.iter().find(|(s, e, _)| r.offset < *e && *s < end) {
                 return fail(format!(
                     "{what} overlaps {} at {:#x}",
                     other.kind.name(),
