@@ -48,9 +48,9 @@ Kernel arguments, one --arg each, in parameter order:
                       name a struct's buffer as INDEX.NAME
 
 Outputs: --dump INDEX[:TYPE] prints buffer argument INDEX after the run (INDEX.NAME: the
-buffer NAME of a struct argument); --out INDEX[:TYPE]:FILE writes it to FILE, as .npy (format 1.0, 1-D) when FILE ends in .npy, else raw bytes. The .npy
-element type is TYPE, else the dtype of the --arg npy: file it came from, else the type the
-kernel accesses it as, else u8.
+buffer NAME of a struct argument); --out INDEX[:TYPE]:FILE writes it to FILE, as .npy (format
+1.0, 1-D) when FILE ends in .npy, else raw bytes. The .npy element type is TYPE, else the dtype
+of the --arg npy: file it came from, else the type the kernel accesses it as, else u8.
 
 Exit status: 0 when the run completes without a finding, 1 with the report of a finding,
 2 on usage errors or when the simulator cannot run the kernel";
