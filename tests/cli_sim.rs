@@ -538,7 +538,7 @@ fn bad_npy_files_and_outputs_exit_2() {
     for (extra, want) in [
         (
             vec!["--out", "y.npy"],
-            "invalid value 'y.npy' for '--out <INDEX[:TYPE]:FILE>'",
+            "invalid value 'y.npy' for '--out <INDEX[.NAME][:TYPE]:FILE>'",
         ),
         (
             vec!["--out", "1:y.npy", "--explore", "4"],

@@ -19,6 +19,7 @@ from ._native import (
     SimResult,
     SimulationError,
     Site,
+    Struct,
     __version__,
 )
 
@@ -32,6 +33,7 @@ __all__ = [
     "SimResult",
     "SimulationError",
     "Site",
+    "Struct",
     "__version__",
     "entries",
     "lint",
@@ -176,12 +178,14 @@ def simulate(
 
     - a NumPy array is a global buffer: its bytes are copied in and its address passed;
     - a NumPy scalar (``np.float16(1.5)``) or ``bytes`` is the parameter's raw bytes;
+    - a :class:`Struct` is a by-value struct (``.param .b8 p[N]``, CUTLASS's ``Params``): its
+      bytes with the simulator's addresses of its buffers written where it holds addresses;
     - a Python ``int``, ``float`` or ``bool`` is converted to the parameter's PTX type.
 
     ``policy`` (``round-robin``, ``random``, ``pct``, ``pct:DEPTH``) and ``seed`` choose the
     schedule; ``explore=N`` runs N schedules and keeps the first failing one. The result's
-    ``buffers[i]`` is argument *i*'s final contents (same dtype and shape; ``None`` for
-    scalars), ``findings`` the simulator's findings (deadlock, race, undefined behaviour;
+    ``buffers[i]`` is argument *i*'s final contents (same dtype and shape; a dict of its
+    buffers for a :class:`Struct`; ``None`` for scalars), ``findings`` the simulator's findings (deadlock, race, undefined behaviour;
     the run stops at the first), ``completed`` and ``stats``.
 
     Raises :class:`PtxError` when the PTX cannot be read and :class:`SimulationError` when the

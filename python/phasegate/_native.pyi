@@ -1,4 +1,5 @@
-from typing import Any, List, Optional, Sequence, Tuple
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -44,12 +45,27 @@ class SimFinding:
     thread_instructions: int
     text: str
 
+class Struct:
+    def __init__(
+        self,
+        data: bytes,
+        buffers: Optional[Dict[str, np.ndarray]] = ...,
+        ptr: Optional[Dict[int, Any]] = ...,
+        tmap: Optional[Dict[int, Any]] = ...,
+    ) -> None: ...
+    @staticmethod
+    def load(path: Union[str, os.PathLike]) -> Struct: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def buffer_names(self) -> List[str]: ...
+
 class SimResult:
     kernel: str
     schedule: Tuple[str, int]
     runs: int
     @property
-    def buffers(self) -> List[Optional[np.ndarray]]: ...
+    def buffers(self) -> List[Any]: ...
     @property
     def findings(self) -> List[SimFinding]: ...
     @property

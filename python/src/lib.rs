@@ -9,6 +9,8 @@
 //! argument normalisation and type hints; the Triton hook is plain Python on top of [`lint`]
 //! and [`simulate`]. Parsing, linting and simulating run with the GIL released.
 
+mod structs;
+
 use numpy::{PyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use phasegate_lints::{Diagnostic, LINTS, Level, LintConfig, SourceLoc, lint_module};
 use phasegate_ptx::{self as ptx, Module, ReadError, ScalarType, VarDecl};
@@ -362,7 +364,8 @@ pub struct SimResult {
 #[pymethods]
 impl SimResult {
     /// One entry per argument: the final contents of a buffer argument as a NumPy array of
-    /// the dtype and shape it was passed with, `None` for scalars and by-value bytes.
+    /// the dtype and shape it was passed with, of a `Struct`'s buffers as a dict of them,
+    /// `None` for scalars and by-value bytes.
     #[getter]
     fn buffers(&self, py: Python<'_>) -> Py<PyList> {
         self.buffers.clone_ref(py)
@@ -409,7 +412,7 @@ impl SimResult {
 }
 
 /// How a buffer argument comes back: the dtype and shape it was passed with.
-struct OutSpec {
+pub(crate) struct OutSpec {
     dtype: Py<PyAny>,
     shape: Vec<usize>,
 }
@@ -482,54 +485,99 @@ fn float_arg(i: usize, p: &VarDecl, x: f64) -> PyResult<ArgValue> {
     }
 }
 
+/// A NumPy array's bytes (C order, little-endian) and how it comes back; `what` names it in
+/// errors.
+pub(crate) fn array_bytes(
+    numpy: &Bound<'_, PyModule>,
+    what: &str,
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<(Vec<u8>, OutSpec)> {
+    if obj.cast::<PyUntypedArray>().is_err() {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: expected a NumPy array, not {}",
+            obj.get_type().name()?
+        )));
+    }
+    let mut array = numpy.call_method1("ascontiguousarray", (obj,))?;
+    let mut dtype = array.getattr("dtype")?;
+    if dtype.getattr("hasobject")?.is_truthy()? {
+        return Err(PyTypeError::new_err(format!(
+            "{what}: an array of Python objects cannot be a kernel buffer"
+        )));
+    }
+    if dtype.getattr("byteorder")?.extract::<String>()? == ">" {
+        dtype = dtype.call_method1("newbyteorder", ("<",))?;
+        array = array.call_method1("astype", (&dtype,))?;
+    }
+    let shape = array.cast::<PyUntypedArray>()?.shape().to_vec();
+    let bytes = array.call_method0("tobytes")?;
+    let bytes = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
+    Ok((
+        bytes,
+        OutSpec {
+            dtype: dtype.unbind(),
+            shape,
+        },
+    ))
+}
+
+/// How an argument comes back in `SimResult.buffers`.
+enum Out {
+    /// `None` (scalars, bytes).
+    Nothing,
+    /// An array of the dtype and shape it was passed with.
+    Array(OutSpec),
+    /// A dict of a struct's buffers, each an array as given (`uint8` when `None`).
+    Struct(Vec<Option<OutSpec>>),
+}
+
 /// One Python argument as a kernel argument: NumPy arrays are buffers (their bytes, passed
-/// as a pointer), NumPy scalars and `bytes` are the parameter's bytes, Python ints, floats
-/// and bools are converted to the parameter's declared type.
+/// as a pointer), NumPy scalars and `bytes` are the parameter's bytes, a `Struct` is a
+/// by-value struct with its buffers, Python ints, floats and bools are converted to the
+/// parameter's declared type.
 fn arg_value(
     py: Python<'_>,
     numpy: &Bound<'_, PyModule>,
     i: usize,
     p: &VarDecl,
     obj: &Bound<'_, PyAny>,
-) -> PyResult<(ArgValue, Option<OutSpec>)> {
-    if obj.cast::<PyUntypedArray>().is_ok() {
-        let mut array = numpy.call_method1("ascontiguousarray", (obj,))?;
-        let mut dtype = array.getattr("dtype")?;
-        if dtype.getattr("hasobject")?.is_truthy()? {
-            return Err(PyTypeError::new_err(format!(
-                "argument {i}: an array of Python objects cannot be a kernel buffer"
-            )));
-        }
-        if dtype.getattr("byteorder")?.extract::<String>()? == ">" {
-            dtype = dtype.call_method1("newbyteorder", ("<",))?;
-            array = array.call_method1("astype", (&dtype,))?;
-        }
-        let shape = array.cast::<PyUntypedArray>()?.shape().to_vec();
-        let bytes = array.call_method0("tobytes")?;
-        let bytes = bytes.cast::<PyBytes>()?.as_bytes().to_vec();
+) -> PyResult<(ArgValue, Out)> {
+    if let Ok(s) = obj.cast::<structs::PyStruct>() {
+        let s = s.get();
+        let specs = s
+            .specs
+            .iter()
+            .map(|o| {
+                o.as_ref().map(|o| OutSpec {
+                    dtype: o.dtype.clone_ref(py),
+                    shape: o.shape.clone(),
+                })
+            })
+            .collect();
         return Ok((
-            ArgValue::Buffer(bytes),
-            Some(OutSpec {
-                dtype: dtype.unbind(),
-                shape,
-            }),
+            ArgValue::Struct(Box::new(s.arg.clone())),
+            Out::Struct(specs),
         ));
+    }
+    if obj.cast::<PyUntypedArray>().is_ok() {
+        let (bytes, spec) = array_bytes(numpy, &format!("argument {i}"), obj)?;
+        return Ok((ArgValue::Buffer(bytes), Out::Array(spec)));
     }
     if obj.is_instance(&numpy.getattr("generic")?)? {
         let bytes = obj.call_method0("tobytes")?;
         return Ok((
             ArgValue::Bytes(bytes.cast::<PyBytes>()?.as_bytes().to_vec()),
-            None,
+            Out::Nothing,
         ));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
-        return Ok((ArgValue::Bytes(b.as_bytes().to_vec()), None));
+        return Ok((ArgValue::Bytes(b.as_bytes().to_vec()), Out::Nothing));
     }
     if let Ok(b) = obj.cast::<PyByteArray>() {
-        return Ok((ArgValue::Bytes(b.to_vec()), None));
+        return Ok((ArgValue::Bytes(b.to_vec()), Out::Nothing));
     }
     if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok((int_arg(i, p, b.is_true() as i128)?, None));
+        return Ok((int_arg(i, p, b.is_true() as i128)?, Out::Nothing));
     }
     if obj.cast::<PyInt>().is_ok() {
         let v: i128 = match obj.extract::<i64>() {
@@ -541,10 +589,10 @@ fn arg_value(
                 ))
             })? as i128,
         };
-        return Ok((int_arg(i, p, v)?, None));
+        return Ok((int_arg(i, p, v)?, Out::Nothing));
     }
     if obj.cast::<PyFloat>().is_ok() {
-        return Ok((float_arg(i, p, obj.extract::<f64>()?)?, None));
+        return Ok((float_arg(i, p, obj.extract::<f64>()?)?, Out::Nothing));
     }
     let _ = py;
     Err(PyTypeError::new_err(format!(
@@ -667,14 +715,26 @@ fn simulate(
         })
         .map_err(|e| sim_error(py, e))?;
     let buffers = PyList::empty(py);
+    let typed = |bytes: Vec<u8>, spec: Option<OutSpec>| -> PyResult<Bound<'_, PyAny>> {
+        let array = PyArray1::<u8>::from_vec(py, bytes).into_any();
+        match spec {
+            Some(spec) => array
+                .call_method1("view", (spec.dtype.bind(py),))?
+                .call_method1("reshape", (PyTuple::new(py, spec.shape)?,)),
+            None => Ok(array),
+        }
+    };
     for (v, out) in values.into_iter().zip(outs) {
         match (v, out) {
-            (ArgValue::Buffer(bytes), Some(spec)) => {
-                let array = PyArray1::<u8>::from_vec(py, bytes);
-                let typed = array
-                    .call_method1("view", (spec.dtype.bind(py),))?
-                    .call_method1("reshape", (PyTuple::new(py, spec.shape)?,))?;
-                buffers.append(typed)?;
+            (ArgValue::Buffer(bytes), Out::Array(spec)) => {
+                buffers.append(typed(bytes, Some(spec))?)?
+            }
+            (ArgValue::Struct(s), Out::Struct(specs)) => {
+                let d = PyDict::new(py);
+                for (b, spec) in s.buffers.into_iter().zip(specs) {
+                    d.set_item(b.name, typed(b.data, spec)?)?;
+                }
+                buffers.append(d)?;
             }
             _ => buffers.append(py.None())?,
         }
@@ -719,6 +779,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Site>()?;
     m.add_class::<SimFinding>()?;
     m.add_class::<SimResult>()?;
+    m.add_class::<structs::PyStruct>()?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(lints, m)?)?;
     m.add_function(wrap_pyfunction!(entries, m)?)?;

@@ -36,11 +36,21 @@ Kernel arguments, one --arg each, in parameter order:
                       dimensions 1.., or - for dense rows); options swizzle=32|64|128,
                       oob=zero|nan, estride=AxB.., l2=64|128|256, offset=BYTES, global (pass the
                       address of a copy in global memory); e.g. tmap:1:f16:100x50:-:64x8:swizzle=128
+  struct:FILE         a by-value struct (a C++ struct nvcc passes as .param .b8 p[N], such as
+                      CUTLASS's Params) described by FILE, one item a line (# comments; paths
+                      relative to FILE's folder; numbers decimal or 0x..):
+                        bytes PATH                    the struct's N bytes
+                        buffer NAME file:PATH|zero:N  a global buffer the struct addresses
+                        ptr OFFSET TARGET[+ADD]       the 8 bytes at OFFSET: TARGET's address
+                        tmap OFFSET TARGET[+ADD]      the CUtensorMap at OFFSET: rebased to
+                                                      TARGET (decoded, re-encoded)
+                      TARGET is a buffer NAME or arg:I (buffer argument I); --dump and --out
+                      name a struct's buffer as INDEX.NAME
 
-Outputs: --dump INDEX[:TYPE] prints buffer argument INDEX after the run; --out INDEX[:TYPE]:FILE
-writes it to FILE, as .npy (format 1.0, 1-D) when FILE ends in .npy, else raw bytes. The .npy
-element type is TYPE, else the dtype of the --arg npy: file it came from, else the type the
-kernel accesses it as, else u8.
+Outputs: --dump INDEX[:TYPE] prints buffer argument INDEX after the run (INDEX.NAME: the
+buffer NAME of a struct argument); --out INDEX[:TYPE]:FILE writes it to FILE, as .npy (format
+1.0, 1-D) when FILE ends in .npy, else raw bytes. The .npy element type is TYPE, else the dtype
+of the --arg npy: file it came from, else the type the kernel accesses it as, else u8.
 
 Exit status: 0 when the run completes without a finding, 1 with the report of a finding,
 2 on usage errors or when the simulator cannot run the kernel";
@@ -67,7 +77,7 @@ pub struct SimArgs {
     /// Bytes of dynamic shared memory
     #[arg(long, value_name = "N", value_parser = number::<u32>)]
     pub dynamic_shared: Option<u32>,
-    /// A kernel argument, in parameter order (TYPE: u32 i32 u64 i64 f32 f64 bool buf file npy tmap)
+    /// A kernel argument, in parameter order (TYPE: u32 i32 u64 i64 f32 f64 bool buf file npy tmap struct)
     #[arg(long = "arg", value_name = "TYPE:VALUE", value_parser = arg)]
     pub args: Vec<ArgSpec>,
     /// Scheduling policy: round-robin (default), random, pct or pct:DEPTH
@@ -85,11 +95,11 @@ pub struct SimArgs {
     /// Do not check shared-memory accesses for data races
     #[arg(long)]
     pub no_race_check: bool,
-    /// Print buffer argument INDEX after the run (TYPE u8, u32, i32, f32, u64, f64; default u32)
-    #[arg(long, value_name = "INDEX[:TYPE]", value_parser = dump)]
+    /// Print buffer argument INDEX (INDEX.NAME: a struct's buffer) after the run (TYPE u8, u32, i32, f32, u64, f64; default u32)
+    #[arg(long, value_name = "INDEX[.NAME][:TYPE]", value_parser = dump)]
     pub dump: Vec<Dump>,
-    /// Write buffer argument INDEX to FILE after the run: .npy when FILE ends in .npy, else raw
-    #[arg(long = "out", id = "outputs", value_name = "INDEX[:TYPE]:FILE", value_parser = output)]
+    /// Write buffer argument INDEX (INDEX.NAME: a struct's buffer) to FILE after the run: .npy when FILE ends in .npy, else raw
+    #[arg(long = "out", id = "outputs", value_name = "INDEX[.NAME][:TYPE]:FILE", value_parser = output)]
     pub outputs: Vec<Output>,
     /// Write the timeline as Chrome trace JSON (opens in Perfetto)
     #[arg(long, value_name = "FILE.json")]
@@ -114,22 +124,28 @@ pub enum ArgSpec {
     File(String),
     /// `npy:FILE.npy`: a buffer holding the data of a NumPy file.
     Npy(String),
+    /// `struct:FILE`: a by-value struct described by FILE ([`sim::StructArg::parse`]).
+    Struct(String),
 }
 
-/// A `--dump INDEX[:TYPE]`.
+/// A `--dump INDEX[.NAME][:TYPE]`.
 #[derive(Clone, Debug)]
 pub struct Dump {
     /// The kernel argument, counted from 0; it must be a buffer.
     pub index: usize,
+    /// `.NAME`: the buffer NAME of a struct argument.
+    pub buffer: Option<String>,
     /// The element type to print the buffer as (`u32` when not given).
     pub ty: String,
 }
 
-/// A `--out INDEX[:TYPE]:FILE`.
+/// A `--out INDEX[.NAME][:TYPE]:FILE`.
 #[derive(Clone, Debug)]
 pub struct Output {
     /// The kernel argument, counted from 0; it must be a buffer.
     pub index: usize,
+    /// `.NAME`: the buffer NAME of a struct argument.
+    pub buffer: Option<String>,
     /// The element type of a `.npy` output, when given.
     pub dtype: Option<Dtype>,
     /// The file to write: `.npy` when it ends so, else raw bytes.
@@ -203,13 +219,14 @@ fn arg(text: &str) -> Result<ArgSpec, String> {
         }
         "file" => return Ok(ArgSpec::File(value.to_string())),
         "npy" => return Ok(ArgSpec::Npy(value.to_string())),
+        "struct" => return Ok(ArgSpec::Struct(value.to_string())),
         "tmap" => sim::TensorMapArg::from_spec(
             sim::TensorMap::parse_spec(value).map_err(|e| format!("tmap:{value}: {e}"))?,
         )
         .into(),
         other => {
             return Err(format!(
-                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file, npy, tmap)"
+                "unknown argument type `{other}` (u32, i32, u64, i64, f32, f64, bool, buf, file, npy, tmap, struct)"
             ));
         }
     }))
@@ -225,17 +242,28 @@ fn dump(text: &str) -> Result<Dump, String> {
             DUMP_TYPES.join(", ")
         ));
     }
+    let (index, buffer) = which(i)?;
     Ok(Dump {
-        index: number(i)?,
+        index,
+        buffer,
         ty: ty.to_string(),
     })
+}
+
+/// `INDEX` or `INDEX.NAME` (a struct argument's buffer).
+fn which(text: &str) -> Result<(usize, Option<String>), String> {
+    match text.split_once('.') {
+        Some((i, name)) if !name.is_empty() => Ok((number(i)?, Some(name.to_string()))),
+        Some(_) => Err(format!("`{text}` names no buffer after the `.`")),
+        None => Ok((number(text)?, None)),
+    }
 }
 
 fn output(text: &str) -> Result<Output, String> {
     let (i, rest) = text
         .split_once(':')
-        .ok_or_else(|| format!("`{text}` is not INDEX[:TYPE]:FILE"))?;
-    let index = number(i)?;
+        .ok_or_else(|| format!("`{text}` is not INDEX[.NAME][:TYPE]:FILE"))?;
+    let (index, buffer) = which(i)?;
     let (dtype, path) = match rest.split_once(':') {
         Some((ty, path)) if Dtype::from_name(ty).is_some() => (Dtype::from_name(ty), path),
         _ => (None, rest),
@@ -245,6 +273,7 @@ fn output(text: &str) -> Result<Output, String> {
     }
     Ok(Output {
         index,
+        buffer,
         dtype,
         path: path.to_string(),
     })
@@ -276,6 +305,19 @@ fn arguments(specs: &[ArgSpec]) -> Result<Vec<Argument>, String> {
                 ),
                 npy: None,
             }),
+            ArgSpec::Struct(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| format!("struct:{path}: cannot read: {e}"))?;
+                let dir = std::path::Path::new(path)
+                    .parent()
+                    .unwrap_or(std::path::Path::new(""));
+                let s =
+                    sim::StructArg::parse(&text, dir).map_err(|e| format!("struct:{path}: {e}"))?;
+                Ok(Argument {
+                    value: s.into(),
+                    npy: None,
+                })
+            }
             ArgSpec::Npy(path) => {
                 let bytes =
                     std::fs::read(path).map_err(|e| format!("npy:{path}: cannot read: {e}"))?;
@@ -511,25 +553,27 @@ pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
         }
     };
     for d in &o.dump {
-        match values.get(d.index) {
-            Some(v) => print_dump(out, d.index, &d.ty, v),
-            None => {
-                out.push_str(&format!(
-                    "error: --dump {}: the kernel has {} arguments\n",
-                    d.index,
-                    values.len()
-                ));
+        let label = label(d.index, &d.buffer);
+        match buffer_bytes(&values, d.index, &d.buffer) {
+            Ok(bytes) => print_dump(out, &label, &d.ty, bytes),
+            Err(e) => {
+                out.push_str(&format!("error: --dump {label}: {e}\n"));
                 status = status.max(2);
             }
         }
     }
     for w in &o.outputs {
-        let dtype = w
-            .dtype
-            .or_else(|| args.get(w.index).and_then(|a| a.npy.as_ref()).map(|n| n.1))
-            .or_else(|| accessed.get(w.index).copied().flatten().map(|a| a.dtype));
-        if let Err(e) = write_output(w, dtype, &values, out) {
-            out.push_str(&format!("error: --out {}:{}: {e}\n", w.index, w.path));
+        let inferred = match w.buffer {
+            Some(_) => None,
+            None => args
+                .get(w.index)
+                .and_then(|a| a.npy.as_ref())
+                .map(|n| n.1)
+                .or_else(|| accessed.get(w.index).copied().flatten().map(|a| a.dtype)),
+        };
+        if let Err(e) = write_output(w, w.dtype.or(inferred), &values, out) {
+            let label = label(w.index, &w.buffer);
+            out.push_str(&format!("error: --out {label}:{}: {e}\n", w.path));
             status = 2;
         }
     }
@@ -558,11 +602,7 @@ fn write_output(
     values: &[ArgValue],
     out: &mut String,
 ) -> Result<(), String> {
-    let bytes = match values.get(w.index) {
-        Some(ArgValue::Buffer(b)) => b,
-        Some(_) => return Err(format!("argument {} is not a buffer", w.index)),
-        None => return Err(format!("the kernel has {} arguments", values.len())),
-    };
+    let bytes = buffer_bytes(values, w.index, &w.buffer)?;
     let npy = w.path.ends_with(".npy");
     let (contents, what) = if npy {
         let dtype = dtype.unwrap_or(Dtype::U8);
@@ -570,29 +610,56 @@ fn write_output(
         let what = format!("{} × {dtype}, .npy", bytes.len() / dtype.size());
         (file, what)
     } else {
-        (bytes.clone(), "raw".to_string())
+        (bytes.to_vec(), "raw".to_string())
     };
     std::fs::write(&w.path, contents).map_err(|e| format!("cannot write: {e}"))?;
     out.push_str(&format!(
         "wrote argument {} ({} bytes; {what}) to {}\n",
-        w.index,
+        label(w.index, &w.buffer),
         bytes.len(),
         w.path
     ));
     Ok(())
 }
 
-fn print_dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
-    // A tensor map with a tensor of its own: that tensor.
-    if let ArgValue::TensorMap(t) = value
-        && let Some(data) = t.data()
-    {
-        return print_dump(out, index, ty, &ArgValue::Buffer(data.to_vec()));
+/// `INDEX` or `INDEX.NAME`, as the user wrote it.
+fn label(index: usize, buffer: &Option<String>) -> String {
+    match buffer {
+        Some(name) => format!("{index}.{name}"),
+        None => index.to_string(),
     }
-    let ArgValue::Buffer(bytes) = value else {
-        out.push_str(&format!("argument {index} is not a buffer\n"));
-        return;
-    };
+}
+
+/// The final contents of buffer argument `index`, of a tensor map's own tensor, or of the
+/// buffer `name` of a struct argument.
+fn buffer_bytes<'a>(
+    values: &'a [ArgValue],
+    index: usize,
+    name: &Option<String>,
+) -> Result<&'a [u8], String> {
+    let value = values
+        .get(index)
+        .ok_or_else(|| format!("the kernel has {} arguments", values.len()))?;
+    match (value, name) {
+        (ArgValue::Buffer(b), None) => Ok(b),
+        (ArgValue::TensorMap(t), None) if t.data().is_some() => Ok(t.data().expect("owned")),
+        (ArgValue::Struct(s), Some(name)) => s.data(name).ok_or_else(|| {
+            let names: Vec<&str> = s.buffers.iter().map(|b| b.name.as_str()).collect();
+            format!(
+                "argument {index} has no buffer `{name}` (its buffers: {})",
+                names.join(", ")
+            )
+        }),
+        (ArgValue::Struct(_), None) => Err(format!(
+            "argument {index} is a struct: name one of its buffers, {index}.NAME"
+        )),
+        (_, Some(_)) => Err(format!("argument {index} is not a struct")),
+        _ => Err(format!("argument {index} is not a buffer")),
+    }
+}
+
+fn print_dump(out: &mut String, label: &str, ty: &str, bytes: &[u8]) {
+    let value = ArgValue::Buffer(bytes.to_vec());
     let items: Vec<String> = match ty {
         "u8" => value.read::<u8>().iter().map(|v| v.to_string()).collect(),
         "i32" => value.read::<i32>().iter().map(|v| v.to_string()).collect(),
@@ -611,7 +678,7 @@ fn print_dump(out: &mut String, index: usize, ty: &str, value: &ArgValue) {
     };
     let shown = items.len().min(64);
     out.push_str(&format!(
-        "argument {index} ({} bytes) as {ty}: [{}{}]\n",
+        "argument {label} ({} bytes) as {ty}: [{}{}]\n",
         bytes.len(),
         items[..shown].join(", "),
         if shown < items.len() {

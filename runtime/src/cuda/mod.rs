@@ -184,6 +184,11 @@ impl Gpu {
                         bytes.to_vec()
                     }
                 }
+                ArgValue::Struct(_) => {
+                    return Err(CudaError::Args(
+                        "a struct argument: the GPU launch path takes the kernel language's slices and scalars; run PTX that takes a by-value struct in the simulator".into(),
+                    ));
+                }
             });
         }
         let mut pointers: Vec<*mut c_void> = params

@@ -2,6 +2,7 @@
 
 use crate::kernel::{KernelSpec, ParamType, ScalarKind};
 use crate::sim::SimError;
+use crate::sim::struct_arg::StructArg;
 use crate::sim::tensormap::{TensorMap, TensorMapSpec};
 
 /// One kernel argument. A [`ArgValue::Buffer`] becomes a global allocation whose address is
@@ -30,6 +31,9 @@ pub enum ArgValue {
     /// address: 128 bytes by value (`.param .align 64 .b8 map[128]`), or the address of a
     /// copy in global memory.
     TensorMap(Box<TensorMapArg>),
+    /// A by-value struct given as bytes, with the buffers it addresses and where it holds
+    /// their addresses (a CUTLASS 3.x `Params`): see [`StructArg`].
+    Struct(Box<StructArg>),
 }
 
 /// A tensor-map argument: `map` (whose address the launch sets) over `tensor`.
@@ -180,7 +184,7 @@ impl ArgValue {
             ArgValue::F64(v) => v.to_le_bytes().to_vec(),
             ArgValue::Bool(v) => vec![*v as u8],
             ArgValue::Bytes(b) => b.clone(),
-            ArgValue::Buffer(_) | ArgValue::TensorMap(_) => return None,
+            ArgValue::Buffer(_) | ArgValue::TensorMap(_) | ArgValue::Struct(_) => return None,
         })
     }
 
@@ -196,6 +200,7 @@ impl ArgValue {
             ArgValue::Buffer(_) => "buffer",
             ArgValue::Bytes(_) => "bytes",
             ArgValue::TensorMap(_) => "tensor map",
+            ArgValue::Struct(_) => "struct",
         }
     }
 }

@@ -37,6 +37,7 @@ mod race;
 mod report;
 mod run;
 mod sched;
+mod struct_arg;
 mod tensormap;
 mod trace;
 
@@ -47,6 +48,7 @@ pub(crate) use decode::half::Fmt as NarrowFormat;
 pub(crate) use exec::half::{decode as narrow_decode, encode as narrow_encode};
 pub use report::{FindingKind, Report, Site};
 pub use sched::{Policy, Schedule};
+pub use struct_arg::{Reloc, RelocKind, RelocTarget, StructArg, StructBuffer};
 pub use tensormap::{
     Interleave, L2Promotion, OobFill, Swizzle, TensorMap, TensorMapError, TensorMapSpec,
     TmaDataType,

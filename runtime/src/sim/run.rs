@@ -330,13 +330,14 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
 }
 
 /// Writes the parameter block and moves each buffer argument (and each tensor map's own
-/// tensor) into global memory (its place in `args` is empty until [`return_buffers`]); returns
-/// (argument index, buffer index). Tensor maps are encoded once every buffer has its address.
+/// tensor, each struct's buffers) into global memory (its place in `args` is empty until
+/// [`return_buffers`]); returns (argument index, the buffer's index in a struct argument,
+/// global buffer index). Tensor maps and structs are written once every buffer has its address.
 fn place_args(
     prog: &Program,
     mem: &mut LaunchMem,
     args: &mut [ArgValue],
-) -> Result<Vec<(usize, usize)>, SimError> {
+) -> Result<Vec<(usize, Option<usize>, usize)>, SimError> {
     if args.len() != prog.kernel_params.len() {
         let names: Vec<&str> = prog.kernel_params.iter().map(|p| p.name.as_str()).collect();
         return Err(SimError::Args(format!(
@@ -351,6 +352,7 @@ fn place_args(
             ArgValue::Buffer(_) => 8,
             ArgValue::TensorMap(t) if t.in_global => 8,
             ArgValue::TensorMap(_) => 128,
+            ArgValue::Struct(st) => st.bytes.len(),
             other => other.param_bytes().expect("scalar").len(),
         };
         if size != p.size as usize {
@@ -360,12 +362,16 @@ fn place_args(
                     "a tensor map in global memory is passed as an 8-byte pointer".to_string()
                 }
                 ArgValue::TensorMap(_) => "a tensor map is 128 bytes".to_string(),
+                ArgValue::Struct(_) => format!("the struct's bytes are {size}"),
                 _ => format!("the argument ({}) has {size}", a.kind_name()),
             };
             return Err(SimError::Args(format!(
                 "parameter {i} (`{}`, .{}) has {} bytes; {what}",
                 p.name, p.ty, p.size
             )));
+        }
+        if let ArgValue::Struct(st) = a {
+            st.check(i, args)?;
         }
         // Tensor maps are checked before any buffer moves (buffers are 256-byte aligned: the
         // offset stands for the address).
@@ -390,7 +396,16 @@ fn place_args(
     }
     let mut buffers = Vec::new();
     let mut base_of = vec![None; args.len()];
+    let mut struct_bases = vec![Vec::new(); args.len()];
     for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter_mut()).enumerate() {
+        if let ArgValue::Struct(st) = a {
+            for (k, b) in st.buffers.iter_mut().enumerate() {
+                let what = format!("buffer `{}` of argument {i} (`{}`)", b.name, p.name);
+                struct_bases[i].push(mem.global.alloc(std::mem::take(&mut b.data), false, what));
+                buffers.push((i, Some(k), mem.global.buffers.len() - 1));
+            }
+            continue;
+        }
         let data = match a {
             ArgValue::Buffer(data) => std::mem::take(data),
             ArgValue::TensorMap(t) => match &mut t.tensor {
@@ -405,7 +420,7 @@ fn place_args(
             format!("the tensor of argument {i} (`{}`)", p.name)
         };
         base_of[i] = Some(mem.global.alloc(data, false, what));
-        buffers.push((i, mem.global.buffers.len() - 1));
+        buffers.push((i, None, mem.global.buffers.len() - 1));
     }
     for (i, (p, a)) in prog.kernel_params.iter().zip(args.iter()).enumerate() {
         let bytes = match a {
@@ -429,6 +444,7 @@ fn place_args(
                     encoded
                 }
             }
+            ArgValue::Struct(st) => st.patched(&struct_bases[i], &base_of),
             other => other.param_bytes().expect("scalar"),
         };
         mem.kernel_params[p.offset as usize..(p.offset + p.size) as usize].copy_from_slice(&bytes);
@@ -437,10 +453,15 @@ fn place_args(
 }
 
 /// Moves the buffers' final contents back into the arguments.
-fn return_buffers(mem: &mut LaunchMem, buffers: &[(usize, usize)], args: &mut [ArgValue]) {
-    for &(i, b) in buffers {
+fn return_buffers(
+    mem: &mut LaunchMem,
+    buffers: &[(usize, Option<usize>, usize)],
+    args: &mut [ArgValue],
+) {
+    for &(i, k, b) in buffers {
         let data = std::mem::take(&mut mem.global.buffers[b].bytes);
         match &mut args[i] {
+            ArgValue::Struct(st) => st.buffers[k.expect("a struct's buffer")].data = data,
             ArgValue::TensorMap(t) => t.tensor = super::args::TensorSource::Own(data),
             other => *other = ArgValue::Buffer(data),
         }

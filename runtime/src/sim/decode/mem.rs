@@ -47,17 +47,21 @@ fn val_ty(t: MemTy) -> ValTy {
 
 /// The space an access uses: a symbol's own space wins over the generic default, and a
 /// `.param` access goes to the entry's block or the thread's frame as its symbol says.
+/// A `.param` access through a register (no symbol) in the `.entry` reads the kernel
+/// parameters: `mov` of a kernel parameter's name gives its address in `.param` space, which
+/// `ld.param` takes (PTX ISA §5.1.6.1; nvcc so reads a by-value struct at run-time offsets).
 fn access_space(
     inst_space: Option<Space>,
     sym_space: Option<Space>,
     addr: &mut Addr,
+    entry: bool,
 ) -> Result<Space, String> {
     use crate::sim::memory::{LOCAL_GENERIC, SHARED_GENERIC};
     match (inst_space, sym_space) {
         (None, None) => Ok(Space::Generic),
         (Some(s), None) => {
-            if s == Space::KernelParam {
-                return Err("a .param access through a register is not supported".into());
+            if s == Space::KernelParam && !entry {
+                return Err("a .param access through a register in a .func is not supported (in the .entry it reads the kernel parameters, PTX ISA §5.1.6.1)".into());
             }
             Ok(s)
         }
@@ -107,7 +111,7 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
             };
             let t = mem_ty(ty.ok_or("ld without a type")?)?;
             let (mut addr, sym) = fcx.address(a)?;
-            let space = access_space(space_of(inst), sym, &mut addr)?;
+            let space = access_space(space_of(inst), sym, &mut addr, fcx.entry)?;
             let ds = vector_dsts(fcx, d)?;
             Ok(Kind::Ld {
                 space,
@@ -122,7 +126,7 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
             };
             let t = mem_ty(ty.ok_or("st without a type")?)?;
             let (mut addr, sym) = fcx.address(a)?;
-            let space = access_space(space_of(inst), sym, &mut addr)?;
+            let space = access_space(space_of(inst), sym, &mut addr, fcx.entry)?;
             if matches!(space, Space::KernelParam | Space::Const) {
                 return Err("stores to kernel parameters or constants are not allowed".into());
             }
@@ -268,7 +272,7 @@ fn atom(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Stri
         (fcx.dst(d)?, a, rest)
     };
     let (mut addr, sym) = fcx.address(a_op)?;
-    let space = access_space(space_of(inst), sym, &mut addr)?;
+    let space = access_space(space_of(inst), sym, &mut addr, fcx.entry)?;
     let (a, b) = match (op, rest) {
         (AtomOp::Cas, [b, c]) => (fcx.src(b, vt)?, fcx.src(c, vt)?),
         (_, [b]) => (fcx.src(b, vt)?, Src::Imm(0)),

@@ -93,6 +93,9 @@ pub(crate) struct FnCx<'a, 'm> {
     ranges: Vec<Vec<(String, u32, u8)>>,
     sreg_slots: HashMap<SpecialReg, u32>,
     pub carry: Option<u32>,
+    /// Whether the function is the `.entry` (a register address in `.param` space is then a
+    /// kernel parameter's, PTX ISA §5.1.6.1).
+    pub entry: bool,
 }
 
 impl<'a, 'm> FnCx<'a, 'm> {
@@ -103,6 +106,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             params.insert(name.clone(), sym.clone());
         }
         let sreg_slots = cx.prog.sregs.iter().copied().collect();
+        let entry = cx.reachable[func as usize].kind == phasegate_ptx::FunctionKind::Entry;
         let carry = cx
             .prog
             .reg_names
@@ -115,6 +119,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             ranges: vec![Vec::new()],
             sreg_slots,
             carry,
+            entry,
         }
     }
 
