@@ -441,13 +441,13 @@ impl Stream {
         }
     }
 
-    /// Times `reps` calls of `work` (each enqueuing one operation on this stream) with a pair
-    /// of events around each; all are enqueued back to back, so the device never waits for
-    /// the host between them. Milliseconds per call.
+    /// Times `reps` calls `work(0)`, `work(1)`, ... (each enqueuing one operation on this
+    /// stream) with a pair of events around each; all are enqueued back to back, so the device
+    /// never waits for the host between them. Milliseconds per call, in call order.
     pub fn time_each(
         &self,
         reps: usize,
-        mut work: impl FnMut() -> Result<(), CudaError>,
+        mut work: impl FnMut(usize) -> Result<(), CudaError>,
     ) -> Result<Vec<f64>, CudaError> {
         let mut events = Vec::with_capacity(2 * reps);
         let result = (|| {
@@ -460,7 +460,7 @@ impl Stream {
             for r in 0..reps {
                 // SAFETY: the events and the stream are alive.
                 unsafe { check("cuEventRecord", sys::cuEventRecord(events[2 * r], self.0))? };
-                work()?;
+                work(r)?;
                 // SAFETY: as above.
                 unsafe {
                     check(

@@ -2,8 +2,8 @@
 //! buffers. For each size: deterministic random bf16 A (`m × k`) and B (`n × k`), both
 //! row-major; C = A·Bᵀ in bf16 from each side, checked against each other and against float64
 //! sums of sampled elements (tolerance: `numeric`'s module comment); then rounds of timed
-//! launches, the sides PTX, cuBLAS and cuBLAS-again in rotating order, each launch between two
-//! CUDA events. One `ROUND r ratio X again Y` line per round (X: the PTX kernel's TFLOPS over
+//! launches, the sides PTX, cuBLAS and cuBLAS-again taking turns launch by launch (which goes
+//! first rotates with the round), each launch between two CUDA events. One `ROUND r ratio X again Y` line per round (X: the PTX kernel's TFLOPS over
 //! cuBLAS's in that round; Y: cuBLAS-again's over cuBLAS's, the resolution of X) goes to
 //! stdout and to `--rounds-dir`/rounds_MxNxK.log, which `tools/gpu-bench/ratios.py` pools into
 //! a 95 % interval. The SM clock is sampled by `nvidia-smi` every 100 ms while a size is timed.
@@ -264,6 +264,10 @@ fn one_size(
     let db = DeviceBuffer::upload(&b)?;
     let dc = DeviceBuffer::new(p.m * p.n * 2)?;
     let dc_ref = DeviceBuffer::new(p.m * p.n * 2)?;
+    // cuBLAS-again writes a C of its own: every launch then writes another buffer than the
+    // launch before it, as the PTX kernel and cuBLAS do (a launch that rewrites the lines its
+    // predecessor left in L2 ran 3.6 % faster at 2048³).
+    let dc_again = DeviceBuffer::new(p.m * p.n * 2)?;
 
     let map = |buf: &DeviceBuffer,
                rows: usize,
@@ -337,11 +341,11 @@ fn one_size(
     );
     let s = stream.0;
     let mut launch_ptx = || kernel.launch(geometry, &mut pointers, s);
-    let cublas = || {
+    let cublas = |c: &DeviceBuffer| {
         plan.run(
             da.ptr,
             db.ptr,
-            dc_ref.ptr,
+            c.ptr,
             workspace.ptr,
             workspace.bytes,
             stream,
@@ -353,7 +357,7 @@ fn one_size(
     dc_ref.fill_u16(POISON)?;
     launch_ptx()?;
     stream.wait(Duration::from_secs(20))?;
-    cublas()?;
+    cublas(&dc_ref)?;
     stream.synchronize()?;
     let c = dc.download_u16()?;
     let c_ref = dc_ref.download_u16()?;
@@ -385,16 +389,26 @@ fn one_size(
     let mut round_ratios = Vec::new();
     let mut log = String::new();
     for round in 0..args.rounds {
-        let mut med = [0.0; 3];
-        for i in 0..3 {
-            let side = (i + round) % 3;
-            let mut one = || if side == 0 { launch_ptx() } else { cublas() };
-            for _ in 0..args.warmup {
-                one()?;
+        // The three sides take turns launch by launch (the first side rotating with the
+        // round), so a clock that drifts during the round (the H100 slows under sustained
+        // load) moves all three alike.
+        let order = [round % 3, (round + 1) % 3, (round + 2) % 3];
+        let mut one = |side: usize| match side {
+            0 => launch_ptx(),
+            1 => cublas(&dc_ref),
+            _ => cublas(&dc_again),
+        };
+        for _ in 0..args.warmup {
+            for side in order {
+                one(side)?;
             }
-            let t = stream.time_each(args.reps, &mut one)?;
-            med[side] = median(&t);
-            ms[side].extend(t);
+        }
+        let t = stream.time_each(3 * args.reps, |i| one(order[i % 3]))?;
+        let mut med = [0.0; 3];
+        for (i, &side) in order.iter().enumerate() {
+            let mine: Vec<f64> = t.iter().skip(i).step_by(3).copied().collect();
+            med[side] = median(&mine);
+            ms[side].extend(mine);
         }
         let (ratio, again) = (med[1] / med[0], med[1] / med[2]);
         round_ratios.push(ratio);
