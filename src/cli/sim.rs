@@ -30,7 +30,8 @@ Kernel arguments, one --arg each, in parameter order:
                       C order; bool, integers, f16, f32, f64)
   tmap:BUF:TYPE:DIMS:STRIDES:BOX[:OPTION]...
                       a tensor map (CUtensorMap, 128 bytes by value) over buffer argument BUF
-                      (or a tensor of its own: zero=N bytes, file=PATH, which --dump prints):
+                      (or a tensor of its own: zero=N bytes, file=PATH, which --dump prints and
+                      --out writes):
                       TYPE u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32ftz tf32 tf32ftz,
                       DIMS/STRIDES/BOX x-separated, dimension 0 first (STRIDES in bytes for
                       dimensions 1.., or - for dense rows); options swizzle=32|64|128,
@@ -559,7 +560,10 @@ fn write_output(
     out: &mut String,
 ) -> Result<(), String> {
     let bytes = match values.get(w.index) {
-        Some(ArgValue::Buffer(b)) => b,
+        Some(ArgValue::Buffer(b)) => b.as_slice(),
+        // A tensor map with a tensor of its own (`zero=N`, `file=PATH`): that tensor, as
+        // `--dump` prints it.
+        Some(ArgValue::TensorMap(t)) if t.data().is_some() => t.data().unwrap_or_default(),
         Some(_) => return Err(format!("argument {} is not a buffer", w.index)),
         None => return Err(format!("the kernel has {} arguments", values.len())),
     };
@@ -570,7 +574,7 @@ fn write_output(
         let what = format!("{} × {dtype}, .npy", bytes.len() / dtype.size());
         (file, what)
     } else {
-        (bytes.clone(), "raw".to_string())
+        (bytes.to_vec(), "raw".to_string())
     };
     std::fs::write(&w.path, contents).map_err(|e| format!("cannot write: {e}"))?;
     out.push_str(&format!(
