@@ -6,7 +6,7 @@
 //! first rotates with the round), each launch between two CUDA events. One `ROUND r ratio X again Y` line per round (X: the PTX kernel's TFLOPS over
 //! cuBLAS's in that round; Y: cuBLAS-again's over cuBLAS's, the resolution of X) goes to
 //! stdout and to `--rounds-dir`/rounds_MxNxK.log, which `tools/gpu-bench/ratios.py` pools into
-//! a 95 % interval. The SM clock is sampled by `nvidia-smi` every 100 ms while a size is timed.
+//! a 95 % interval. The SM clock is sampled by `nvidia-smi` every 50 ms while a size is timed.
 
 use clap::Parser;
 use phasegate_gemm_bench::cublaslt::CublasLt;
@@ -459,32 +459,47 @@ struct Clocks {
     mem_mhz: u32,
 }
 
-/// `nvidia-smi` sampling the SM clock every 100 ms, as a child process of this one.
-struct ClockSampler(std::process::Child);
+/// `nvidia-smi` sampling the SM clock every 50 ms, as a child process of this one.
+struct ClockSampler {
+    child: std::process::Child,
+    samples: std::io::BufReader<std::process::ChildStdout>,
+}
 
 impl ClockSampler {
+    /// Starts sampling and returns once the first sample (taken before the timed launches,
+    /// so left out) has come: the launches that follow are all sampled.
     fn start() -> Option<ClockSampler> {
-        std::process::Command::new("nvidia-smi")
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("nvidia-smi")
             .args([
                 "--query-gpu=clocks.sm,clocks.mem,power.draw",
                 "--format=csv,noheader,nounits",
                 "-lms",
-                "100",
+                "50",
                 "-i",
                 "0",
             ])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()
-            .ok()
-            .map(ClockSampler)
+            .ok()?;
+        let mut samples = std::io::BufReader::new(child.stdout.take()?);
+        let mut first = String::new();
+        if samples.read_line(&mut first).ok()? == 0 {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        Some(ClockSampler { child, samples })
     }
 
     fn stop(mut self) -> Option<Clocks> {
+        use std::io::Read;
         // Our own child, by its handle.
-        let _ = self.0.kill();
-        let out = self.0.wait_with_output().ok()?;
-        let text = String::from_utf8_lossy(&out.stdout);
+        let _ = self.child.kill();
+        let mut text = String::new();
+        let _ = self.samples.read_to_string(&mut text);
+        let _ = self.child.wait();
         let mut sm = Vec::new();
         let (mut power, mut mem) = (Vec::new(), Vec::new());
         for line in text.lines() {
