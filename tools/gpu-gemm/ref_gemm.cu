@@ -55,7 +55,7 @@
 extern "C" __device__ const uint32_t ref_gemm_dynamic_smem = REF_SMEM_BYTES;
 // A stage is free again once every consumer warp of both CTAs has seen its wgmmas on it
 // complete: lane 0 of each consumer warp arrives on CTA 0's empty[s], lane 1 on CTA 1's.
-// (wgmma.wait_group orders only the waiting warp's own wgmma reads, PTX ISA 9.7.15.7, so one
+// (wgmma.wait_group orders only the waiting warp's own wgmma reads, PTX ISA §9.7.15.7.3, so one
 // arrival per warpgroup after one warp's wait would release operands the other three warps'
 // wgmmas may still be reading.)
 #define EMPTY_ARRIVALS (2 * 4 * 2)
@@ -123,7 +123,7 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t sr
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
 }
 
-// wgmma shared-memory matrix descriptor (PTX ISA 9.7.15.5.1): start address >> 4 in bits
+// wgmma shared-memory matrix descriptor (PTX ISA §9.7.15.5.1.2.2): start address >> 4 in bits
 // 0-13, leading byte offset >> 4 in 16-29 (unused for swizzled K-major tiles; 1 by
 // convention), stride byte offset >> 4 in 32-45 (1024: eight 128-byte rows), swizzle mode in
 // 62-63 (1: 128-byte swizzle).
@@ -161,8 +161,9 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], uint64_t desc_
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// The unit's tiles: groups of GROUP_M_PAIRS M pairs, N fastest... within a group M pairs run
-// fastest, so clusters running together share B tiles (and A rows within a group).
+// The unit's tiles. Units go through groups of GROUP_M_PAIRS M pairs; within a group the M pair
+// changes fastest, then the N tile, so clusters running together share B tiles in L2 and reuse
+// the group's A rows across its N tiles.
 __device__ __forceinline__ void unit_tile(uint32_t unit, uint32_t m_pairs, uint32_t n_tiles, uint32_t& m_pair,
                                           uint32_t& n_tile) {
     const uint32_t per_group = GROUP_M_PAIRS * n_tiles;
