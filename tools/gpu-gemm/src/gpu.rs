@@ -267,10 +267,16 @@ impl Kernel {
         }
     }
 
-    /// How many clusters of `geometry`'s shape can be resident at once (the grid of a
-    /// persistent kernel); `cuOccupancyMaxActiveClusters`.
-    pub fn max_active_clusters(&self, geometry: &Geometry) -> Result<u32, CudaError> {
-        let (x, y, z) = geometry.cluster.unwrap_or((1, 1, 1));
+    /// How many clusters of shape `cluster` can be resident at once with `geometry`'s block and
+    /// shared memory, the grid of a persistent kernel (`cuOccupancyMaxActiveClusters`). The
+    /// shape goes to the driver as a launch attribute only where `geometry` has one; otherwise
+    /// it is the kernel's `.reqnctapercluster` (or 1, 1, 1) and only sizes the query's grid.
+    pub fn max_active_clusters(
+        &self,
+        geometry: &Geometry,
+        cluster: (u32, u32, u32),
+    ) -> Result<u32, CudaError> {
+        let (x, y, z) = cluster;
         let mut count = 0;
         // SAFETY: the config and its attribute are plain values alive across the call.
         unsafe {
@@ -289,7 +295,7 @@ impl Kernel {
                 sharedMemBytes: geometry.dynamic_shared,
                 hStream: std::ptr::null_mut(),
                 attrs: &mut attr,
-                numAttrs: 1,
+                numAttrs: geometry.cluster.is_some() as u32,
             };
             check(
                 "cuOccupancyMaxActiveClusters",

@@ -32,7 +32,8 @@ struct Args {
     /// Threads per block: X[,Y[,Z]].
     #[arg(long, default_value = "384")]
     block: String,
-    /// Cluster dimensions given at launch, X[,Y[,Z]]; leave out when the PTX fixes them.
+    /// Cluster dimensions given at launch, X[,Y[,Z]] (not passed to the driver when the PTX's
+    /// `.reqnctapercluster` fixes them; checked against it).
     #[arg(long)]
     cluster: Option<String>,
     /// Dynamic shared memory per block, bytes.
@@ -142,6 +143,24 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     let grid_rule = shape::parse_grid(&args.grid)?;
     let ptx =
         std::fs::read_to_string(&args.ptx).map_err(|e| format!("{}: {e}", args.ptx.display()))?;
+    let entry = shape::entry_shape(&ptx, &args.entry)?;
+    shape::check_params(&params, &entry)?;
+    let launch_cluster = args
+        .cluster
+        .as_deref()
+        .map(shape::parse_triple)
+        .transpose()?;
+    // A `.reqnctapercluster` fixes the cluster: the launch then names none, and a --cluster
+    // that differs is an error. (kernel's cluster, the launch attribute)
+    let (cluster, launch_cluster) = match (entry.cluster, launch_cluster) {
+        (Some(k), Some(l)) if k != l => {
+            return Err(
+                format!("--cluster {l:?} but the entry's .reqnctapercluster is {k:?}").into(),
+            );
+        }
+        (Some(k), _) => (Some(k), None),
+        (None, l) => (l, l),
+    };
 
     let _gpu = Gpu::new(0)?;
     let sms = gpu::multiprocessors()?;
@@ -168,15 +187,11 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     let mut geometry = Geometry {
         grid: (1, 1, 1),
         block: shape::parse_triple(&args.block)?,
-        cluster: args
-            .cluster
-            .as_deref()
-            .map(shape::parse_triple)
-            .transpose()?,
+        cluster: launch_cluster,
         dynamic_shared: args.smem,
     };
-    let cluster_size = geometry.cluster.map_or(1, |(x, y, z)| x * y * z);
-    let resident = kernel.max_active_clusters(&geometry)?;
+    let cluster_size = cluster.map_or(1, |(x, y, z)| x * y * z);
+    let resident = kernel.max_active_clusters(&geometry, cluster.unwrap_or((1, 1, 1)))?;
     println!("resident clusters of {cluster_size}: {resident}");
 
     let ws_bytes = args.workspace_mib << 20;

@@ -140,6 +140,64 @@ pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
         .collect()
 }
 
+/// What an entry declares that a launch must match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryShape {
+    /// Bytes of each parameter, in order.
+    pub param_bytes: Vec<u64>,
+    /// Its `.reqnctapercluster`, if any: the cluster is then the kernel's, not the launch's.
+    pub cluster: Option<(u32, u32, u32)>,
+}
+
+/// Reads `entry`'s parameters and cluster shape from the PTX (the project's reader).
+pub fn entry_shape(ptx: &str, entry: &str) -> Result<EntryShape, String> {
+    let module = phasegate_ptx::parse(ptx).map_err(|e| format!("the PTX does not read: {e}"))?;
+    let f = module.entries().find(|f| f.name == entry).ok_or_else(|| {
+        let names: Vec<&str> = module.entries().map(|f| f.name.as_str()).collect();
+        format!(
+            "no entry `{entry}` in the PTX (entries: {})",
+            names.join(", ")
+        )
+    })?;
+    let param_bytes = f
+        .params
+        .iter()
+        .map(|p| {
+            let elems: u64 = p.array.iter().map(|d| d.unwrap_or(0)).product();
+            p.ty.size() as u64 * p.vector.unwrap_or(1) as u64 * elems
+        })
+        .collect();
+    Ok(EntryShape {
+        param_bytes,
+        cluster: f.directive_dims("reqnctapercluster"),
+    })
+}
+
+/// Checks the `--params` layout against the entry's parameters: as many, and each of the size
+/// its kind passes (a tensor map 128 bytes, a pointer 8, a dimension 4).
+pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> {
+    if params.len() != shape.param_bytes.len() {
+        return Err(format!(
+            "the entry takes {} parameters, --params lists {}",
+            shape.param_bytes.len(),
+            params.len()
+        ));
+    }
+    for (i, (p, &bytes)) in params.iter().zip(&shape.param_bytes).enumerate() {
+        let want = match p {
+            Param::TensorMap(_) => 128,
+            Param::Pointer(_) => 8,
+            Param::Dim(_) => 4,
+        };
+        if bytes != want {
+            return Err(format!(
+                "parameter {i} is {bytes} bytes in the PTX, {p:?} passes {want}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,5 +239,48 @@ mod tests {
             ]
         );
         assert!(parse_params("tmap_a,x").unwrap_err().contains("`x`"));
+    }
+
+    const PTX: &str = ".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry g(.param .align 64 .b8 a[128], .param .u64 c, .param .u32 m)
+.reqnctapercluster 2, 1, 1
+{
+	ret;
+}
+";
+
+    #[test]
+    fn entry_parameters_and_cluster_are_read_and_checked() {
+        let shape = entry_shape(PTX, "g").unwrap();
+        assert_eq!(shape.param_bytes, [128, 8, 4]);
+        assert_eq!(shape.cluster, Some((2, 1, 1)));
+        let good = parse_params("tmap_a,ptr_c,m").unwrap();
+        assert_eq!(check_params(&good, &shape), Ok(()));
+        let short = parse_params("tmap_a,ptr_c").unwrap();
+        assert!(
+            check_params(&short, &shape)
+                .unwrap_err()
+                .contains("takes 3 parameters")
+        );
+        let swapped = parse_params("tmap_a,m,ptr_c").unwrap();
+        assert!(
+            check_params(&swapped, &shape)
+                .unwrap_err()
+                .contains("parameter 1 is 8 bytes")
+        );
+        assert!(entry_shape(PTX, "h").unwrap_err().contains("entries: g"));
+    }
+
+    /// ref_gemm's PTX (nvcc's, as run.sh builds it) matches the default `--params`.
+    #[test]
+    fn the_reference_gemm_takes_the_default_layout() {
+        let ptx = include_str!("../../../tests/gemm/ref_gemm_sm90a.ptx");
+        let shape = entry_shape(ptx, "ref_gemm").unwrap();
+        assert_eq!(shape.param_bytes, [128, 128, 128, 4, 4, 4]);
+        assert_eq!(shape.cluster, None);
+        let params = parse_params("tmap_a,tmap_b,tmap_c,m,n,k").unwrap();
+        assert_eq!(check_params(&params, &shape), Ok(()));
     }
 }
