@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The hand-written Hopper GEMM (ref_gemm.cu) against cuBLAS, side by side, on this machine's GPU.
 #   bash tools/gpu-gemm/run.sh [PTX ENTRY [gemm-bench options...]]
-# With no arguments: builds ref_gemm.cu to PTX (nvcc -ptx, sm_90a), writes its ptxas resource
-# report and SASS, and runs gemm-bench on it at 2048³, 4096³, 8192³ and 8192×14336×4096 against
-# cuBLASLt; pools each size's per-round ratios with tools/gpu-bench/ratios.py; times
+# With no arguments: builds ref_gemm.cu to PTX (nvcc -ptx, sm_90a), writes the kernel's ptxas
+# resource report and SASS ($OUT/NAME.sass; for a given PTX too), and runs gemm-bench on it at
+# 2048³, 4096³, 8192³ and 8192×14336×4096 against cuBLASLt; pools each size's per-round ratios with tools/gpu-bench/ratios.py; times
 # torch.matmul at the same sizes (a second opinion on the cuBLAS figure); profiles one launch of
 # each side at 4096³ with ncu. With PTX and ENTRY: runs gemm-bench on that kernel instead, the
 # further arguments passed on (its --help lists them; the defaults are ref_gemm's layout).
@@ -66,17 +66,21 @@ else
         exit 2
     fi
     cp "$ptx" "$out/ref_gemm.ptx"
-    {
-        ptxas -v -arch=sm_90a "$ptx" -o "$build/ref_gemm.cubin" 2>&1 | grep -E "registers|spill|stack|C75"
-        cuobjdump -sass "$build/ref_gemm.cubin" > "$out/ref_gemm.sass"
-        echo "SASS: $(grep -c HGMMA "$out/ref_gemm.sass") HGMMA, $(grep -c UTMALDG "$out/ref_gemm.sass") UTMALDG, $(grep -c UTMASTG "$out/ref_gemm.sass") UTMASTG, $(grep -cE '\bLDL|\bSTL' "$out/ref_gemm.sass") local loads/stores, $(grep -c USETMAXREG "$out/ref_gemm.sass") USETMAXREG"
-    } 2>&1 | tee -a "$log"
     smem=$(sed -n 's/.*ref_gemm_dynamic_smem = \([0-9]*\);/\1/p' "$ptx")
     # Boxes: A and B 64 (k) x 128 rows, C 64 x 64, 128-byte swizzle (ref_gemm.cu's header).
     kernel=(--ptx "$ptx" --entry ref_gemm --block 384 --cluster 2 --smem "$smem" --grid persistent
         --params tmap_a,tmap_b,tmap_c,m,n,k --box-a 64,128 --box-b 64,128 --box-c 64,64
         --swizzle-ab 128 --swizzle-c 128)
 fi
+
+# The kernel's resources and SASS (ptxas of this machine's toolkit; the driver's JIT, which runs
+# it, reports the same registers in gemm-bench's `jit:` lines).
+name="$(basename "$ptx" .ptx)"
+{
+    ptxas -v -arch=sm_90a "$ptx" -o "$build/$name.cubin" 2>&1 | grep -E "registers|spill|stack|C75|rror"
+    cuobjdump -sass "$build/$name.cubin" > "$out/$name.sass"
+    echo "SASS: $(grep -c HGMMA "$out/$name.sass") HGMMA, $(grep -c UTMALDG "$out/$name.sass") UTMALDG, $(grep -c UTMASTG "$out/$name.sass") UTMASTG, $(grep -cE '\bLDL|\bSTL' "$out/$name.sass") local loads/stores, $(grep -c USETMAXREG "$out/$name.sass") USETMAXREG, $(grep -c MEMBAR "$out/$name.sass") MEMBAR"
+} 2>&1 | tee -a "$log"
 
 set -o pipefail
 "$bench" "${kernel[@]}" "${common[@]}" 2>&1 | tee -a "$log" || { echo "FAIL gemm-bench" | tee -a "$log"; status=1; }
