@@ -5,8 +5,9 @@
 # resource report and SASS ($OUT/NAME.sass; for a given PTX too), and runs gemm-bench on it at
 # 2048³, 4096³, 8192³ and 8192×14336×4096 against cuBLASLt; pools each size's per-round ratios
 # with tools/gpu-bench/ratios.py; times torch.matmul at the same sizes (a second opinion on the
-# cuBLAS figure); profiles one launch of each side at 4096³ with ncu. With PTX and ENTRY: runs gemm-bench on that kernel instead, the
-# further arguments passed on (its --help lists them; the defaults are ref_gemm's layout).
+# cuBLAS figure); profiles one launch of each side at 4096³ with ncu. With PTX and ENTRY: runs
+# gemm-bench on that kernel instead, the further arguments passed on (its --help lists them; the
+# defaults are ref_gemm's layout).
 # Environment: GEMM_BENCH (the binary; default: beside this script, else target/release),
 #   BUILD_DIR (/tmp/gpu-gemm), OUT (where logs go; default $BUILD_DIR/out), NCU=0 skips the
 #   profile, TORCH=0 the torch timing, SIZES (gemm-bench --sizes), ROUNDS, REPS, NVCC_FLAGS
