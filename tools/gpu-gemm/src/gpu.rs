@@ -2,14 +2,12 @@
 //! time): buffers, a PTX module launched with a cluster and raw parameters, event timing, and
 //! tensor maps encoded by the driver.
 //!
-//! `phasegate_runtime::cuda::Gpu` makes the context; the rest is here because the runtime's
-//! launch path copies buffers in and out around every launch and has no tensor-map parameter
-//! yet. [`encode_tiled`] is written to move into `runtime/src/cuda.rs` as it is, once the
-//! kernel language has tensor-map parameters.
+//! `phasegate_runtime::cuda::Gpu` makes the context and `cuda::encode_tensor_map` the tensor
+//! maps; the rest is here because the runtime's launch path copies buffers in and out around
+//! every launch, where a benchmark keeps them on the device and times many launches.
 
 use cudarc::driver::sys;
 use phasegate_runtime::cuda::CudaError;
-use phasegate_runtime::sim::{Interleave, L2Promotion, OobFill, Swizzle, TensorMap, TmaDataType};
 use std::ffi::{CString, c_void};
 
 /// `Ok` for `CUDA_SUCCESS`, else the call and the driver's name for the error.
@@ -102,79 +100,6 @@ impl Drop for DeviceBuffer {
 #[repr(C, align(64))]
 #[derive(Clone, Copy)]
 pub struct TensorMapBytes(pub [u8; 128]);
-
-/// The 128 bytes `cuTensorMapEncodeTiled` writes for `map` (its fields are that call's
-/// arguments); the driver's own checks apply, so a map it refuses is a
-/// [`CudaError::Driver`] naming `cuTensorMapEncodeTiled`.
-pub fn encode_tiled(map: &TensorMap) -> Result<TensorMapBytes, CudaError> {
-    use sys::CUtensorMapDataType as D;
-    let dtype = match map.dtype {
-        TmaDataType::U8 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,
-        TmaDataType::U16 => D::CU_TENSOR_MAP_DATA_TYPE_UINT16,
-        TmaDataType::U32 => D::CU_TENSOR_MAP_DATA_TYPE_UINT32,
-        TmaDataType::I32 => D::CU_TENSOR_MAP_DATA_TYPE_INT32,
-        TmaDataType::U64 => D::CU_TENSOR_MAP_DATA_TYPE_UINT64,
-        TmaDataType::I64 => D::CU_TENSOR_MAP_DATA_TYPE_INT64,
-        TmaDataType::F16 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-        TmaDataType::F32 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
-        TmaDataType::F64 => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
-        TmaDataType::Bf16 => D::CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-        TmaDataType::F32Ftz => D::CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ,
-        TmaDataType::Tf32 => D::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32,
-        TmaDataType::Tf32Ftz => D::CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ,
-    };
-    let interleave = match map.interleave {
-        Interleave::None => sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-        Interleave::B16 => sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_16B,
-        Interleave::B32 => sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_32B,
-    };
-    let swizzle = match map.swizzle {
-        Swizzle::None => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
-        Swizzle::B32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
-        Swizzle::B64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
-        Swizzle::B128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
-    };
-    let l2 = match map.l2_promotion {
-        L2Promotion::None => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_NONE,
-        L2Promotion::B64 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_64B,
-        L2Promotion::B128 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-        L2Promotion::B256 => sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-    };
-    let fill = match map.oob_fill {
-        OobFill::Zero => sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-        OobFill::NanRequestZeroFma => {
-            sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA
-        }
-    };
-    let rank = map.rank as usize;
-    let mut out = sys::CUtensorMap { opaque: [0; 16] };
-    // SAFETY: the array arguments hold `rank` (strides: `rank − 1`) valid entries and the
-    // output is a CUtensorMap.
-    unsafe {
-        check(
-            "cuTensorMapEncodeTiled",
-            sys::cuTensorMapEncodeTiled(
-                &mut out,
-                dtype,
-                map.rank,
-                map.address as *mut c_void,
-                map.dims[..rank].as_ptr(),
-                map.strides[..rank.saturating_sub(1)].as_ptr(),
-                map.box_dims[..rank].as_ptr(),
-                map.element_strides[..rank].as_ptr(),
-                interleave,
-                swizzle,
-                l2,
-                fill,
-            ),
-        )?
-    };
-    let mut bytes = [0u8; 128];
-    for (chunk, word) in bytes.chunks_exact_mut(8).zip(out.opaque) {
-        chunk.copy_from_slice(&word.to_le_bytes());
-    }
-    Ok(TensorMapBytes(bytes))
-}
 
 /// A PTX module's entry, compiled by the driver's JIT; the module is unloaded when dropped.
 pub struct Kernel {

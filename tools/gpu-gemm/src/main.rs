@@ -14,7 +14,7 @@ use phasegate_gemm_bench::gpu::{self, DeviceBuffer, Geometry, Kernel, Stream, Te
 use phasegate_gemm_bench::median;
 use phasegate_gemm_bench::numeric::{self, POISON};
 use phasegate_gemm_bench::shape::{self, GridRule, Operand, Param, Problem};
-use phasegate_runtime::cuda::Gpu;
+use phasegate_runtime::cuda::{Gpu, encode_tensor_map};
 use phasegate_runtime::sim::{Swizzle, TensorMap, TmaDataType};
 use std::ffi::c_void;
 use std::io::Write;
@@ -299,13 +299,11 @@ fn one_size(
             &[b0, b1],
         )?
         .with_swizzle(swizzle(sw)?)?;
-        let driver = gpu::encode_tiled(&m)?;
-        // The project's own encoder writes the same bytes as the driver (or the simulator's
-        // view of this map is wrong): a cheap check of runtime/src/sim/tensormap.rs.
-        if m.encode() != driver.0 {
-            println!("note: the driver's tensor map differs from TensorMap::encode for {m:?}");
-        }
-        Ok(driver)
+        // The driver's bytes, refused unless they decode to the map the simulator would use.
+        Ok(TensorMapBytes(encode_tensor_map(
+            &m,
+            "a GEMM operand's tensor map",
+        )?))
     };
     let mut tmaps = Vec::new();
     let mut scalars: Vec<u64> = Vec::new();
