@@ -553,6 +553,49 @@ fn bad_npy_files_and_outputs_exit_2() {
     }
 }
 
+/// `--out` writes the tensor a tensor map holds of its own (`zero=N`), as `--dump` prints it:
+/// a kernel whose only parameters are tensor maps returns its result that way.
+#[test]
+fn out_writes_a_tensor_maps_own_tensor() {
+    let rows = 56;
+    let a: Vec<u8> = (0..rows * 48)
+        .flat_map(|i| (((i / 48 * 5 + i % 48) % 11) as f32 - 5.0).to_le_bytes())
+        .collect();
+    let path = temp("tma_out_a.bin");
+    std::fs::write(&path, &a).unwrap();
+    let result = temp("tma_out_y.bin");
+    let map_a = format!("tmap:file={path}:f32:48x{rows}:192:32x8:swizzle=128");
+    let out_arg = format!("1:{result}");
+    let (status, out) = run(&[
+        &kernels("tma_pipeline.ptx"),
+        "--grid",
+        "1",
+        "--block",
+        "256",
+        "--arg",
+        &map_a,
+        "--arg",
+        "tmap:zero=128:f32:32:-:32",
+        "--arg",
+        "u32:7",
+        "--arg",
+        "u32:1",
+        "--out",
+        &out_arg,
+    ]);
+    assert_eq!(status, 0, "{out}");
+    assert!(out.contains("wrote argument 1 (128 bytes; raw)"), "{out}");
+    let got: Vec<f32> = std::fs::read(&result)
+        .unwrap()
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    let want: Vec<f32> = (0..32)
+        .map(|c| (0..rows).map(|k| ((k * 5 + c) % 11) as f32 - 5.0).sum())
+        .collect();
+    assert_eq!(got, want);
+}
+
 #[test]
 fn tensor_map_arguments() {
     // The TMA pipeline takes only tensor maps: their tensors are buffers of their own.

@@ -30,7 +30,8 @@ Kernel arguments, one --arg each, in parameter order:
                       C order; bool, integers, f16, f32, f64)
   tmap:BUF:TYPE:DIMS:STRIDES:BOX[:OPTION]...
                       a tensor map (CUtensorMap, 128 bytes by value) over buffer argument BUF
-                      (or a tensor of its own: zero=N bytes, file=PATH, which --dump prints):
+                      (or a tensor of its own: zero=N bytes, file=PATH, which --dump prints and
+                      --out writes):
                       TYPE u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 f32ftz tf32 tf32ftz,
                       DIMS/STRIDES/BOX x-separated, dimension 0 first (STRIDES in bytes for
                       dimensions 1.., or - for dense rows); options swizzle=32|64|128,

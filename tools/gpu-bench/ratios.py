@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Pools the per-round bandwidth ratios of several bench runs.
 
-    python3 tools/gpu-bench/ratios.py LOG...
+    python3 tools/gpu-bench/ratios.py [--sides NAME BASE] LOG...
 
 Each bench log has one `ROUND r ratio X again Y` line per round: X is phasegate's bandwidth over
 the CUDA C++ kernel's in that round, Y the CUDA C++ kernel timed as a third side over itself
@@ -9,6 +9,8 @@ the CUDA C++ kernel's in that round, Y the CUDA C++ kernel timed as a third side
 both, the number of rounds, the mean with a 95 % confidence interval (normal approximation),
 the standard deviation, and the range. The phasegate/CUDA ratio is told apart from 1 only where
 its interval excludes 1 and does not overlap the CUDA-against-itself interval.
+--sides names the two sides in the output (default: phasegate CUDA); tools/gpu-gemm's logs
+are the PTX kernel against cuBLAS.
 """
 import math
 import re
@@ -27,6 +29,12 @@ def summary(name, xs):
 
 
 def main(paths):
+    side, base = "phasegate", "CUDA"
+    if paths[:1] == ["--sides"]:
+        if len(paths) < 3:
+            print("--sides takes two names", file=sys.stderr)
+            return 2
+        side, base, paths = paths[1], paths[2], paths[3:]
     if not paths:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
@@ -42,8 +50,8 @@ def main(paths):
         print("no ROUND lines in " + " ".join(paths), file=sys.stderr)
         return 1
     print(f"{len(paths)} logs")
-    summary("phasegate / CUDA", ratio)
-    summary("CUDA again / CUDA", again)
+    summary(f"{side} / {base}", ratio)
+    summary(f"{base} again / {base}", again)
     return 0
 
 

@@ -6,6 +6,7 @@
 //! machine without a driver gives [`CudaError::NoDriver`].
 
 mod tensor_map;
+pub use tensor_map::encode as encode_tensor_map;
 
 use crate::kernel::{KernelSpec, ParamType};
 use crate::sim::{ArgValue, KernelArgs, Launch, TensorSource};

@@ -11,8 +11,9 @@ use cudarc::driver::sys;
 use std::ffi::c_void;
 
 /// The driver's encoding of `map` (whose address is a device address), checked against ours.
-/// `what` names the argument in errors.
-pub(super) fn encode(map: &TensorMap, what: &str) -> Result<[u8; 128], CudaError> {
+/// `what` names the argument in errors. Public (as `cuda::encode_tensor_map`) for host programs
+/// that launch PTX of their own with tensor maps, such as tools/gpu-gemm's benchmark.
+pub fn encode(map: &TensorMap, what: &str) -> Result<[u8; 128], CudaError> {
     map.validate()
         .map_err(|e| CudaError::Args(format!("{what}: {e}")))?;
     use crate::sim::TmaDataType as T;

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The hand-written Hopper GEMM (ref_gemm.cu) against cuBLAS, side by side, on this machine's GPU.
+#   bash tools/gpu-gemm/run.sh [PTX ENTRY [gemm-bench options...]]
+# With no arguments: builds ref_gemm.cu to PTX (nvcc -ptx, sm_90a), writes the kernel's ptxas
+# resource report and SASS ($OUT/NAME.sass; for a given PTX too), and runs gemm-bench on it at
+# 2048³, 4096³, 8192³ and 8192×14336×4096 against cuBLASLt; pools each size's per-round ratios
+# with tools/gpu-bench/ratios.py; times torch.matmul at the same sizes (a second opinion on the
+# cuBLAS figure); profiles one launch of each side at 4096³ with ncu. With PTX and ENTRY: runs
+# gemm-bench on that kernel instead, the further arguments passed on (its --help lists them; the
+# defaults are ref_gemm's layout).
+# Environment: GEMM_BENCH (the binary; default: beside this script, else target/release),
+#   BUILD_DIR (/tmp/gpu-gemm), OUT (where logs go; default $BUILD_DIR/out), NCU=0 skips the
+#   profile, TORCH=0 the torch timing, SIZES (gemm-bench --sizes), ROUNDS, REPS, NVCC_FLAGS
+#   (e.g. -DC_BUFFERS=1 -DGROUP_M_PAIRS=16: ref_gemm.cu's variants).
+# The binary is built on a machine with Rust (the GPU machine has none):
+#   cargo build --release -p phasegate-gemm-bench --features cuda
+# Exit status: non-zero if a build, a check or a launch failed.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+build="${BUILD_DIR:-/tmp/gpu-gemm}"
+out="${OUT:-$build/out}"
+rm -rf "$build/rounds"
+mkdir -p "$build" "$out" "$build/rounds"
+export PATH="/usr/local/cuda/bin:$PATH"
+
+bench="${GEMM_BENCH:-}"
+for b in "$here/gemm-bench" "$repo/target/release/gemm-bench"; do
+    [ -z "$bench" ] && [ -x "$b" ] && bench="$b"
+done
+[ -z "$bench" ] && { echo "FAIL no gemm-bench binary (set GEMM_BENCH)"; exit 2; }
+# A copy beside the script (as carried to the GPU machine) first, else the repository's.
+ratios="$here/ratios.py"
+[ -f "$ratios" ] || ratios="$repo/tools/gpu-bench/ratios.py"
+
+# cuBLASLt 13: the toolkit's, else the one in torch's nvidia-cublas wheel.
+if [ -z "${PG_CUBLASLT:-}" ]; then
+    for f in /usr/local/cuda/lib64/libcublasLt.so.13 \
+        $(ldconfig -p 2>/dev/null | awk '/libcublasLt\.so\.13 /{print $NF}') \
+        /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu13/lib/libcublasLt.so.13 \
+        /opt/torch/.venv/lib/python3*/site-packages/nvidia/cublas/lib/libcublasLt.so.13; do
+        [ -f "$f" ] && { export PG_CUBLASLT="$f"; break; }
+    done
+fi
+
+log="$out/run.log"
+{
+    date -u
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu \
+        --format=csv || echo "nvidia-smi failed"
+    nvcc --version | tail -n 2
+    echo "PG_CUBLASLT=${PG_CUBLASLT:-unset} NVCC_FLAGS=${NVCC_FLAGS:-}"
+} 2>&1 | tee "$log"
+
+sizes="${SIZES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x14336x4096}"
+common=(--sizes "$sizes" --rounds "${ROUNDS:-9}" --reps "${REPS:-20}" --rounds-dir "$build/rounds")
+status=0
+if [ $# -ge 2 ]; then
+    ptx="$1" entry="$2"
+    shift 2
+    kernel=(--ptx "$ptx" --entry "$entry" "$@")
+else
+    ptx="$build/ref_gemm.ptx" entry=ref_gemm
+    # shellcheck disable=SC2086
+    if ! nvcc -ptx -gencode=arch=compute_90a,code=sm_90a -O3 ${NVCC_FLAGS:-} -o "$ptx" "$here/ref_gemm.cu"; then
+        echo "FAIL nvcc -ptx ref_gemm.cu" | tee -a "$log"
+        exit 2
+    fi
+    cp "$ptx" "$out/ref_gemm.ptx"
+    smem=$(sed -n 's/.*ref_gemm_dynamic_smem = \([0-9]*\);/\1/p' "$ptx")
+    # Boxes: A and B 64 (k) x 128 rows, C 64 x 64, 128-byte swizzle (ref_gemm.cu's header).
+    kernel=(--ptx "$ptx" --entry ref_gemm --block 384 --cluster 2 --smem "$smem" --grid persistent
+        --params tmap_a,tmap_b,tmap_c,m,n,k --box-a 64,128 --box-b 64,128 --box-c 64,64
+        --swizzle-ab 128 --swizzle-c 128)
+fi
+
+# The kernel's resources and SASS (ptxas of this machine's toolkit; the driver's JIT, which runs
+# it, reports the same registers in gemm-bench's `jit:` lines).
+name="$(basename "$ptx" .ptx)"
+{
+    ptxas -v -arch=sm_90a "$ptx" -o "$build/$name.cubin" 2>&1 | grep -E "registers|spill|stack|C75|rror"
+    cuobjdump -sass "$build/$name.cubin" > "$out/$name.sass"
+    echo "SASS: $(grep -c HGMMA "$out/$name.sass") HGMMA, $(grep -c UTMALDG "$out/$name.sass") UTMALDG, $(grep -c UTMASTG "$out/$name.sass") UTMASTG, $(grep -cE '\bLDL|\bSTL' "$out/$name.sass") local loads/stores, $(grep -c USETMAXREG "$out/$name.sass") USETMAXREG, $(grep -c MEMBAR "$out/$name.sass") MEMBAR"
+} 2>&1 | tee -a "$log"
+
+set -o pipefail
+"$bench" "${kernel[@]}" "${common[@]}" 2>&1 | tee -a "$log" || { echo "FAIL gemm-bench" | tee -a "$log"; status=1; }
+# Why the clocks moved, if they did (power, thermal, ...), as the driver saw it just after.
+nvidia-smi -q -d PERFORMANCE 2>&1 | grep -vE "^\s*$|^=+|Timestamp|Driver Version|CUDA Version|Attached GPUs" | tee -a "$log"
+for f in "$build"/rounds/rounds_*.log; do
+    [ -f "$f" ] || continue
+    echo "== $(basename "$f" .log)"
+    python3 "$ratios" --sides PTX cuBLAS "$f"
+done 2>&1 | tee -a "$log"
+
+if [ "${TORCH:-1}" != 0 ]; then
+    python3 - "$sizes" <<'EOF' 2>&1 | tee "$out/torch.txt" | tee -a "$log"
+import sys, torch
+print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())
+for s in sys.argv[1].split(","):
+    m, n, k = map(int, s.split("x"))
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.rand(m, k, device="cuda", generator=g, dtype=torch.float32).mul_(2).sub_(1).bfloat16()
+    b = torch.rand(n, k, device="cuda", generator=g, dtype=torch.float32).mul_(2).sub_(1).bfloat16()
+    for _ in range(5):
+        c = torch.matmul(a, b.t())
+    ts = []
+    for _ in range(100):
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record(); torch.matmul(a, b.t(), out=c); e1.record()
+        ts.append((e0, e1))
+    torch.cuda.synchronize()
+    ms = sorted(e0.elapsed_time(e1) for e0, e1 in ts)[len(ts) // 2]
+    print(f"torch.matmul {s}: median {ms:.4f} ms = {2*m*n*k/ms/1e9:.1f} TFLOPS (100 launches)")
+EOF
+fi
+
+if [ "${NCU:-1}" != 0 ] && command -v ncu > /dev/null; then
+    # One launch of each side (the check launches), real clocks.
+    ncu --clock-control none --launch-count 2 \
+        --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+        --section LaunchStats --section Occupancy --section WarpStateStats --section SchedulerStats \
+        "$bench" "${kernel[@]}" --sizes 4096x4096x4096 --rounds 1 --reps 1 --warmup 0 \
+        > "$out/ncu.txt" 2>&1 || echo "ncu exited with $?" | tee -a "$log"
+    grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|SM Frequency|Compute \(SM\) Throughput|Memory Throughput|DRAM Throughput|L2 Hit Rate|Registers Per|Achieved Occupancy|Issued Warp|No Eligible|Stall" "$out/ncu.txt" | head -80 | tee -a "$log"
+fi
+nvidia-smi --query-gpu=clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee -a "$log"
+exit $status

@@ -1,0 +1,541 @@
+//! `gemm-bench`: a GEMM kernel given as PTX against cuBLASLt, side by side on the same device
+//! buffers. For each size: deterministic random bf16 A (`m × k`) and B (`n × k`), both
+//! row-major; C = A·Bᵀ in bf16 from each side, checked against each other and against float64
+//! sums of sampled elements (tolerance: `numeric`'s module comment); then rounds of timed
+//! launches, the sides PTX, cuBLAS and cuBLAS-again taking turns launch by launch (which goes
+//! first rotates with the round), each launch between two CUDA events. One `ROUND r ratio X again Y` line per round (X: the PTX kernel's TFLOPS over
+//! cuBLAS's in that round; Y: cuBLAS-again's over cuBLAS's, the resolution of X) goes to
+//! stdout and to `--rounds-dir`/rounds_MxNxK.log, which `tools/gpu-bench/ratios.py` pools into
+//! a 95 % interval. The SM clock is sampled by `nvidia-smi` every 50 ms while a size is timed.
+
+use clap::Parser;
+use phasegate_gemm_bench::cublaslt::CublasLt;
+use phasegate_gemm_bench::gpu::{self, DeviceBuffer, Geometry, Kernel, Stream, TensorMapBytes};
+use phasegate_gemm_bench::median;
+use phasegate_gemm_bench::numeric::{self, POISON};
+use phasegate_gemm_bench::shape::{self, GridRule, Operand, Param, Problem};
+use phasegate_runtime::cuda::{Gpu, encode_tensor_map};
+use phasegate_runtime::sim::{Swizzle, TensorMap, TmaDataType};
+use std::ffi::c_void;
+use std::io::Write;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(about = "A GEMM kernel given as PTX against cuBLASLt on the same device buffers")]
+struct Args {
+    /// The PTX file.
+    #[arg(long)]
+    ptx: std::path::PathBuf,
+    /// The entry's name.
+    #[arg(long)]
+    entry: String,
+    /// Threads per block: X[,Y[,Z]].
+    #[arg(long, default_value = "384")]
+    block: String,
+    /// Cluster dimensions given at launch, X[,Y[,Z]] (not passed to the driver when the PTX's
+    /// `.reqnctapercluster` fixes them; checked against it).
+    #[arg(long)]
+    cluster: Option<String>,
+    /// Dynamic shared memory per block, bytes.
+    #[arg(long, default_value_t = 0)]
+    smem: u32,
+    /// `persistent` (resident clusters), `tiles:ROWSxCOLS` or X[,Y[,Z]].
+    #[arg(long, default_value = "persistent")]
+    grid: String,
+    /// The entry's parameters in order: tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k.
+    #[arg(long, default_value = "tmap_a,tmap_b,tmap_c,m,n,k")]
+    params: String,
+    /// A's tensor-map box: K elements, rows.
+    #[arg(long, default_value = "64,128")]
+    box_a: String,
+    /// B's tensor-map box: K elements, rows.
+    #[arg(long, default_value = "64,128")]
+    box_b: String,
+    /// C's tensor-map box: columns, rows.
+    #[arg(long, default_value = "64,32")]
+    box_c: String,
+    /// Swizzle of A's and B's maps, bytes: 0, 32, 64 or 128.
+    #[arg(long, default_value_t = 128)]
+    swizzle_ab: u32,
+    /// Swizzle of C's map, bytes.
+    #[arg(long, default_value_t = 128)]
+    swizzle_c: u32,
+    /// Problem sizes MxNxK, comma-separated.
+    #[arg(
+        long,
+        default_value = "2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x14336x4096"
+    )]
+    sizes: String,
+    /// Timed rounds per size (each side once per round, in rotating order).
+    #[arg(long, default_value_t = 9)]
+    rounds: usize,
+    /// Timed launches per side and round.
+    #[arg(long, default_value_t = 20)]
+    reps: usize,
+    /// Untimed launches before each side's timed ones.
+    #[arg(long, default_value_t = 3)]
+    warmup: usize,
+    /// Seed of the inputs and of the sampled elements.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Elements per side checked against float64 sums.
+    #[arg(long, default_value_t = 1024)]
+    samples: usize,
+    /// cuBLASLt workspace, MiB.
+    #[arg(long, default_value_t = 32)]
+    workspace_mib: usize,
+    /// Where rounds_MxNxK.log files go (none if left out).
+    #[arg(long)]
+    rounds_dir: Option<std::path::PathBuf>,
+}
+
+fn main() {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => {}
+        Ok(false) => {
+            println!("SOME CHECKS FAILED");
+            std::process::exit(1);
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn swizzle(bytes: u32) -> Result<Swizzle, String> {
+    match bytes {
+        0 => Ok(Swizzle::None),
+        32 => Ok(Swizzle::B32),
+        64 => Ok(Swizzle::B64),
+        128 => Ok(Swizzle::B128),
+        _ => Err(format!("swizzle {bytes}: expected 0, 32, 64 or 128")),
+    }
+}
+
+fn pair(s: &str) -> Result<[u32; 2], String> {
+    let (x, y, z) = shape::parse_triple(s)?;
+    if z != 1 {
+        return Err(format!("box `{s}`: two dimensions"));
+    }
+    Ok([x, y])
+}
+
+/// One table row.
+struct Row {
+    problem: Problem,
+    ptx_ms: f64,
+    cublas_ms: f64,
+    again_ms: f64,
+    round_ratios: Vec<f64>,
+    clocks: Option<Clocks>,
+    checked: bool,
+}
+
+fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
+    let sizes: Vec<Problem> = args
+        .sizes
+        .split(',')
+        .map(shape::parse_problem)
+        .collect::<Result<_, _>>()?;
+    let params = shape::parse_params(&args.params)?;
+    let grid_rule = shape::parse_grid(&args.grid)?;
+    let ptx =
+        std::fs::read_to_string(&args.ptx).map_err(|e| format!("{}: {e}", args.ptx.display()))?;
+    let entry = shape::entry_shape(&ptx, &args.entry)?;
+    shape::check_params(&params, &entry)?;
+    let launch_cluster = args
+        .cluster
+        .as_deref()
+        .map(shape::parse_triple)
+        .transpose()?;
+    // A `.reqnctapercluster` fixes the cluster: the launch then names none, and a --cluster
+    // that differs is an error. (kernel's cluster, the launch attribute)
+    let (cluster, launch_cluster) = match (entry.cluster, launch_cluster) {
+        (Some(k), Some(l)) if k != l => {
+            return Err(
+                format!("--cluster {l:?} but the entry's .reqnctapercluster is {k:?}").into(),
+            );
+        }
+        (Some(k), _) => (Some(k), None),
+        (None, l) => (l, l),
+    };
+
+    let _gpu = Gpu::new(0)?;
+    let sms = gpu::multiprocessors()?;
+    let kernel = Kernel::load(&ptx, &args.entry)?;
+    if args.smem > 48 * 1024 {
+        kernel.set_dynamic_shared(args.smem)?;
+    }
+    use cudarc::driver::sys::CUfunction_attribute as FA;
+    println!(
+        "device: {}, {sms} SMs; kernel {}: {} registers, {} bytes local, {} bytes static shared, {} dynamic",
+        gpu::device_name()?,
+        args.entry,
+        kernel.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+        kernel.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+        kernel.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        args.smem
+    );
+    for line in kernel.jit_log.lines().filter(|l| !l.trim().is_empty()) {
+        println!("  jit: {line}");
+    }
+    let lt = CublasLt::open()?;
+    println!("cuBLASLt: {} (version {})", lt.library, lt.version);
+    let stream = Stream::new()?;
+    let mut geometry = Geometry {
+        grid: (1, 1, 1),
+        block: shape::parse_triple(&args.block)?,
+        cluster: launch_cluster,
+        dynamic_shared: args.smem,
+    };
+    let cluster_size = cluster.map_or(1, |(x, y, z)| x * y * z);
+    let resident = kernel.max_active_clusters(&geometry, cluster.unwrap_or((1, 1, 1)))?;
+    println!("resident clusters of {cluster_size}: {resident}");
+
+    let ws_bytes = args.workspace_mib << 20;
+    let workspace = DeviceBuffer::new(ws_bytes)?;
+    let mut rows = Vec::new();
+    let mut all_ok = true;
+    for (index, &p) in sizes.iter().enumerate() {
+        geometry.grid = match grid_rule {
+            GridRule::Persistent => (resident * cluster_size, 1, 1),
+            GridRule::Fixed(x, y, z) => (x, y, z),
+            GridRule::Tiles(r, c) => {
+                let tiles = p.m.div_ceil(r as usize) * p.n.div_ceil(c as usize);
+                ((tiles as u32).div_ceil(cluster_size) * cluster_size, 1, 1)
+            }
+        };
+        let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(index as u64);
+        let row = one_size(
+            args, &kernel, &lt, &stream, &geometry, &params, &workspace, p, seed,
+        )?;
+        all_ok &= row.checked;
+        rows.push(row);
+    }
+
+    println!();
+    println!(
+        "sizes MxNxK, C = A·Bᵀ, bf16 in/out, f32 accumulation; TFLOPS from the median of {} launches a side ({} rounds of {}); ratio = PTX / cuBLAS",
+        args.rounds * args.reps,
+        args.rounds,
+        args.reps
+    );
+    println!(
+        "{:<16} | {:>9} | {:>9} | {:>6} | {:>23} | {:>12} | {:>18} | check",
+        "size",
+        "PTX",
+        "cuBLAS",
+        "ratio",
+        "per-round min/med/max",
+        "cuBLAS-again",
+        "SM MHz min/med/max"
+    );
+    for r in &rows {
+        let tf = |ms: f64| r.problem.flops() / (ms * 1e-3) / 1e12;
+        let rr = &r.round_ratios;
+        let lo = rr.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = rr.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let clocks = r.clocks.as_ref().map_or("n/a".to_string(), |c| {
+            format!("{}/{}/{}", c.min, c.median, c.max)
+        });
+        println!(
+            "{:<16} | {:>9.1} | {:>9.1} | {:>6.4} | {:>7.4}/{:.4}/{:.4} | {:>12.4} | {:>18} | {}",
+            r.problem.to_string(),
+            tf(r.ptx_ms),
+            tf(r.cublas_ms),
+            r.cublas_ms / r.ptx_ms,
+            lo,
+            median(rr),
+            hi,
+            r.cublas_ms / r.again_ms,
+            clocks,
+            if r.checked { "pass" } else { "FAIL" }
+        );
+    }
+    Ok(all_ok)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn one_size(
+    args: &Args,
+    kernel: &Kernel,
+    lt: &CublasLt,
+    stream: &Stream,
+    geometry: &Geometry,
+    params: &[Param],
+    workspace: &DeviceBuffer,
+    p: Problem,
+    seed: u64,
+) -> Result<Row, Box<dyn std::error::Error>> {
+    println!(
+        "\n== {p}: grid {:?}, block {:?}, cluster {:?}, {} B dynamic shared",
+        geometry.grid, geometry.block, geometry.cluster, geometry.dynamic_shared
+    );
+    let a = numeric::random_bf16(p.m * p.k, seed);
+    let b = numeric::random_bf16(p.n * p.k, seed ^ 0x5eed_0b0b);
+    let da = DeviceBuffer::upload(&a)?;
+    let db = DeviceBuffer::upload(&b)?;
+    let dc = DeviceBuffer::new(p.m * p.n * 2)?;
+    let dc_ref = DeviceBuffer::new(p.m * p.n * 2)?;
+    // cuBLAS-again writes a C of its own: every launch then writes another buffer than the
+    // launch before it, as the PTX kernel and cuBLAS do (a launch that rewrites the lines its
+    // predecessor left in L2 ran 3.6 % faster at 2048³).
+    let dc_again = DeviceBuffer::new(p.m * p.n * 2)?;
+
+    let map = |buf: &DeviceBuffer,
+               rows: usize,
+               cols: usize,
+               bx: &str,
+               sw: u32|
+     -> Result<TensorMapBytes, Box<dyn std::error::Error>> {
+        let [b0, b1] = pair(bx)?;
+        let m = TensorMap::tiled(
+            TmaDataType::Bf16,
+            buf.ptr,
+            &[cols as u64, rows as u64],
+            &[cols as u64 * 2],
+            &[b0, b1],
+        )?
+        .with_swizzle(swizzle(sw)?)?;
+        // The driver's bytes, refused unless they decode to the map the simulator would use.
+        Ok(TensorMapBytes(encode_tensor_map(
+            &m,
+            "a GEMM operand's tensor map",
+        )?))
+    };
+    let mut tmaps = Vec::new();
+    let mut scalars: Vec<u64> = Vec::new();
+    for param in params {
+        match *param {
+            Param::TensorMap(op) => tmaps.push(match op {
+                Operand::A => map(&da, p.m, p.k, &args.box_a, args.swizzle_ab)?,
+                Operand::B => map(&db, p.n, p.k, &args.box_b, args.swizzle_ab)?,
+                Operand::C => map(&dc, p.m, p.n, &args.box_c, args.swizzle_c)?,
+            }),
+            Param::Pointer(op) => scalars.push(match op {
+                Operand::A => da.ptr,
+                Operand::B => db.ptr,
+                Operand::C => dc.ptr,
+            }),
+            Param::Dim(d) => scalars.push(match d {
+                'm' => p.m,
+                'n' => p.n,
+                _ => p.k,
+            } as u64),
+        }
+    }
+    // Each parameter's bytes: tensor maps by value, pointers as u64, dimensions as u32 (the
+    // low half of the little-endian u64).
+    let mut dims32: Vec<u32> = scalars.iter().map(|&v| v as u32).collect();
+    let mut pointers: Vec<*mut c_void> = Vec::new();
+    let (mut ti, mut si) = (0, 0);
+    for param in params {
+        match param {
+            Param::TensorMap(_) => {
+                pointers.push(&mut tmaps[ti] as *mut TensorMapBytes as *mut c_void);
+                ti += 1;
+            }
+            Param::Pointer(_) => {
+                pointers.push(&mut scalars[si] as *mut u64 as *mut c_void);
+                si += 1;
+            }
+            Param::Dim(_) => {
+                pointers.push(&mut dims32[si] as *mut u32 as *mut c_void);
+                si += 1;
+            }
+        }
+    }
+    let plan = lt.plan(p.m as u64, p.n as u64, p.k as u64, workspace.bytes)?;
+    println!(
+        "cuBLASLt heuristic: workspace {} B, {:.2} waves",
+        plan.workspace_needed, plan.waves
+    );
+    let s = stream.0;
+    let mut launch_ptx = || kernel.launch(geometry, &mut pointers, s);
+    let cublas = |c: &DeviceBuffer| {
+        plan.run(
+            da.ptr,
+            db.ptr,
+            c.ptr,
+            workspace.ptr,
+            workspace.bytes,
+            stream,
+        )
+    };
+
+    // Check: both sides on poisoned outputs.
+    dc.fill_u16(POISON)?;
+    dc_ref.fill_u16(POISON)?;
+    launch_ptx()?;
+    stream.wait(Duration::from_secs(20))?;
+    cublas(&dc_ref)?;
+    stream.synchronize()?;
+    let c = dc.download_u16()?;
+    let c_ref = dc_ref.download_u16()?;
+    let sides = numeric::compare_two_sides(&c, &c_ref, p.n);
+    let exact_ptx = numeric::compare_exact(&c, &a, &b, (p.m, p.n, p.k), args.samples, seed);
+    let exact_cublas = numeric::compare_exact(&c_ref, &a, &b, (p.m, p.n, p.k), args.samples, seed);
+    let say = |what: &str, cmp: &numeric::Comparison| {
+        println!(
+            "{} {what}: {} of {} elements outside, worst {:.3} of the bound, relative Frobenius {:.3e}{}",
+            if cmp.passed() { "PASS" } else { "FAIL" },
+            cmp.outside,
+            cmp.elements,
+            cmp.worst_fraction_of_bound,
+            cmp.relative_frobenius,
+            cmp.first_outside
+                .map_or(String::new(), |(i, j, x, y)| format!(
+                    "; first at ({i},{j}): {x} vs {y}"
+                ))
+        );
+    };
+    say("PTX vs cuBLAS, every element", &sides);
+    say("PTX vs float64, sampled", &exact_ptx);
+    say("cuBLAS vs float64, sampled", &exact_cublas);
+    let mut checked = sides.passed() && exact_ptx.passed() && exact_cublas.passed();
+
+    // Timing.
+    let clock = ClockSampler::start();
+    let mut ms: [Vec<f64>; 3] = Default::default();
+    let mut round_ratios = Vec::new();
+    let mut log = String::new();
+    for round in 0..args.rounds {
+        // The three sides take turns launch by launch (the first side rotating with the
+        // round), so a clock that drifts during the round (the H100 slows under sustained
+        // load) moves all three alike.
+        let order = [round % 3, (round + 1) % 3, (round + 2) % 3];
+        let mut one = |side: usize| match side {
+            0 => launch_ptx(),
+            1 => cublas(&dc_ref),
+            _ => cublas(&dc_again),
+        };
+        for _ in 0..args.warmup {
+            for side in order {
+                one(side)?;
+            }
+        }
+        let t = stream.time_each(3 * args.reps, |i| one(order[i % 3]))?;
+        let mut med = [0.0; 3];
+        for (i, &side) in order.iter().enumerate() {
+            let mine: Vec<f64> = t.iter().skip(i).step_by(3).copied().collect();
+            med[side] = median(&mine);
+            ms[side].extend(mine);
+        }
+        let (ratio, again) = (med[1] / med[0], med[1] / med[2]);
+        round_ratios.push(ratio);
+        let line = format!("ROUND {round} ratio {ratio:.5} again {again:.5}");
+        println!("{line}");
+        log.push_str(&line);
+        log.push('\n');
+    }
+    let clocks = clock.and_then(ClockSampler::stop);
+    // After many launches on the same inputs the output must not have changed (a race shows
+    // as a moving result).
+    let c_after = dc.download_u16()?;
+    let same = c_after == c;
+    println!(
+        "{} PTX output after {} launches is bit-identical to the first launch's",
+        if same { "PASS" } else { "FAIL" },
+        1 + args.rounds * (args.reps + args.warmup)
+    );
+    checked &= same;
+    if let Some(dir) = &args.rounds_dir {
+        std::fs::create_dir_all(dir)?;
+        std::fs::File::create(dir.join(format!("rounds_{p}.log")))?.write_all(log.as_bytes())?;
+    }
+    if let Some(c) = &clocks {
+        println!(
+            "SM clock while timing: min {} median {} max {} MHz ({} samples); power median {:.0} W; memory clock {} MHz",
+            c.min, c.median, c.max, c.samples, c.power_w, c.mem_mhz
+        );
+    }
+    Ok(Row {
+        problem: p,
+        ptx_ms: median(&ms[0]),
+        cublas_ms: median(&ms[1]),
+        again_ms: median(&ms[2]),
+        round_ratios,
+        clocks,
+        checked,
+    })
+}
+
+/// What `nvidia-smi` read while a size was timed.
+struct Clocks {
+    min: u32,
+    median: u32,
+    max: u32,
+    samples: usize,
+    power_w: f64,
+    mem_mhz: u32,
+}
+
+/// `nvidia-smi` sampling the SM clock every 50 ms, as a child process of this one.
+struct ClockSampler {
+    child: std::process::Child,
+    samples: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl ClockSampler {
+    /// Starts sampling and returns once the first sample (taken before the timed launches,
+    /// so left out) has come: the launches that follow are all sampled.
+    fn start() -> Option<ClockSampler> {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("nvidia-smi")
+            .args([
+                "--query-gpu=clocks.sm,clocks.mem,power.draw",
+                "--format=csv,noheader,nounits",
+                "-lms",
+                "50",
+                "-i",
+                "0",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut samples = std::io::BufReader::new(child.stdout.take()?);
+        let mut first = String::new();
+        if samples.read_line(&mut first).ok()? == 0 {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        Some(ClockSampler { child, samples })
+    }
+
+    fn stop(mut self) -> Option<Clocks> {
+        use std::io::Read;
+        // Our own child, by its handle.
+        let _ = self.child.kill();
+        let mut text = String::new();
+        let _ = self.samples.read_to_string(&mut text);
+        let _ = self.child.wait();
+        let mut sm = Vec::new();
+        let (mut power, mut mem) = (Vec::new(), Vec::new());
+        for line in text.lines() {
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            if let [s, m, w] = f[..]
+                && let (Ok(s), Ok(m), Ok(w)) =
+                    (s.parse::<u32>(), m.parse::<u32>(), w.parse::<f64>())
+            {
+                sm.push(s as f64);
+                mem.push(m as f64);
+                power.push(w);
+            }
+        }
+        if sm.is_empty() {
+            return None;
+        }
+        Some(Clocks {
+            min: sm.iter().copied().fold(f64::INFINITY, f64::min) as u32,
+            median: median(&sm) as u32,
+            max: sm.iter().copied().fold(0.0, f64::max) as u32,
+            samples: sm.len(),
+            power_w: median(&power),
+            mem_mhz: median(&mem) as u32,
+        })
+    }
+}
