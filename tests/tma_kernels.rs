@@ -191,7 +191,10 @@ fn multicast_shares_b_between_the_ctas_of_a_cluster() {
     let p = tma_multicast::PTX;
     assert!(p.contains(".multicast::cluster"), "{p}");
     assert!(p.contains("mbarrier.arrive.shared::cluster.b64"));
-    assert!(!p.contains("arrive.release.cluster"), "no GPU-wide fence before each release");
+    assert!(
+        !p.contains("arrive.release.cluster"),
+        "no GPU-wide fence before each release"
+    );
     assert!(p.contains("barrier.cluster.wait.acquire;"), "exit sync");
     let (clusters, steps) = (3u32, 5u32);
     let (a, b, want) = multicast_case(clusters, steps);
