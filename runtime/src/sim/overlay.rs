@@ -201,6 +201,12 @@ impl<'a> Overlay<'a> {
 
     pub(crate) fn read(&mut self, loc: GlobalLoc, out: &mut [u8]) {
         let base = self.base;
+        let buffer = &base.buffers[loc.buffer];
+        if buffer.read_only {
+            // No cluster writes it: nothing to track.
+            out.copy_from_slice(&buffer.bytes[loc.offset..loc.offset + out.len()]);
+            return;
+        }
         Self::chunks(loc, out.len(), |p, o, at, n| {
             let page = self.page(key(loc.buffer, p));
             page.mark_read(o, n);
