@@ -38,6 +38,8 @@ pub enum SyncFn {
     Publish,
     PublishCta,
     Pipeline,
+    /// `accumulator::<f32, 64, N>()`: a zeroed wgmma accumulator.
+    Accumulator,
     ClusterBarrier,
     PeerShared,
     DynamicShared,
@@ -65,7 +67,8 @@ impl SyncFn {
             SyncFn::Named { .. }
             | SyncFn::MBarrier
             | SyncFn::ClusterBarrier
-            | SyncFn::DynamicShared => 0,
+            | SyncFn::DynamicShared
+            | SyncFn::Accumulator => 0,
             SyncFn::BulkCommit
             | SyncFn::FenceProxyAsync
             | SyncFn::FenceMbarrierInit
@@ -85,7 +88,7 @@ impl SyncFn {
     pub fn generic(self) -> bool {
         matches!(
             self,
-            SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared
+            SyncFn::Named { .. } | SyncFn::Pipeline | SyncFn::DynamicShared | SyncFn::Accumulator
         )
     }
 }
@@ -297,6 +300,7 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("publish", Builtin::Sync(SyncFn::Publish)),
     ("publish_cta", Builtin::Sync(SyncFn::PublishCta)),
     ("pipeline", Builtin::Sync(SyncFn::Pipeline)),
+    ("accumulator", Builtin::Sync(SyncFn::Accumulator)),
     ("cluster_barrier", Builtin::Sync(SyncFn::ClusterBarrier)),
     ("peer_shared", Builtin::Sync(SyncFn::PeerShared)),
     ("dynamic_shared", Builtin::Sync(SyncFn::DynamicShared)),
@@ -376,5 +380,5 @@ const CALLABLE: &str = "a kernel calls only the kernel language's functions (by 
     the index and dimension functions (`thread_idx_x()`, `block_dim_y()`, `cluster_cta_rank()`, ...), \
     `lane_id()`, `warp_id()`, `clock64()`, `sync_threads()`, `min`, `max`, `fma`, `abs`, `sqrt`, \
     `shared_array::<T, N>()`, `f32::from_bits`, `f64::from_bits`, and the barrier vocabulary \
-    (`named_barrier`, `mbarrier`, `pipeline`, `cluster_barrier`, `bulk_load`, fences, ...; \
+    (`named_barrier`, `mbarrier`, `pipeline`, `accumulator`, `cluster_barrier`, `bulk_load`, fences, ...; \
     see `phasegate::lang`)";

@@ -8,6 +8,7 @@
 
 mod sync;
 mod tma;
+mod wgmma;
 
 pub use tma::box_alignment;
 
@@ -942,13 +943,17 @@ impl<'d> Checker<'d> {
             );
             return self.fresh(Slot::Free);
         }
+        let recv = self.expr(&m.receiver);
+        if let Some(Ty::Handle(Handle::Acc(acc))) = self.ty(recv) {
+            // `wait::<K>()` takes its count as a generic argument.
+            return self.acc_method(acc, m);
+        }
         if let Some(t) = &m.turbofish {
             self.diag.error(
                 t.span(),
                 "kernel-language methods take no generic arguments",
             );
         }
-        let recv = self.expr(&m.receiver);
         match self.ty(recv) {
             Some(Ty::Handle(h)) => return self.handle_method(h, m),
             Some(Ty::TensorMap(map)) => return self.map_method(map, m),

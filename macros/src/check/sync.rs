@@ -119,6 +119,10 @@ impl Checker<'_> {
                     None => self.fresh(Slot::Free),
                 }
             }
+            SyncFn::Accumulator => match self.accumulator_shape(&call.func) {
+                Some(shape) => self.known(Ty::Handle(Handle::Acc(shape))),
+                None => self.fresh(Slot::Free),
+            },
             SyncFn::PeerShared => {
                 let u = self.known(u32_ty);
                 self.unify(u, args[1], call.args[1].span());
@@ -301,7 +305,7 @@ impl Checker<'_> {
     }
 
     /// The generic arguments of the last segment of a call's path.
-    fn generic_args<'e>(&self, func: &'e Expr) -> Vec<&'e GenericArgument> {
+    pub(super) fn generic_args<'e>(&self, func: &'e Expr) -> Vec<&'e GenericArgument> {
         match func {
             Expr::Path(p) => match p.path.segments.last().map(|s| &s.arguments) {
                 Some(PathArguments::AngleBracketed(a)) => a.args.iter().collect(),
@@ -312,7 +316,7 @@ impl Checker<'_> {
     }
 
     /// A constant generic argument: a literal, `{ expr }` or a kernel `const`.
-    fn const_generic(&mut self, arg: &GenericArgument, what: &str) -> Option<u64> {
+    pub(super) fn const_generic(&mut self, arg: &GenericArgument, what: &str) -> Option<u64> {
         let value = match arg {
             GenericArgument::Const(e) => crate::params::const_value(e, &self.consts),
             GenericArgument::Type(syn::Type::Path(p)) => p
@@ -384,6 +388,9 @@ impl Checker<'_> {
         let name = m.method.to_string();
         if let (Handle::ProducerSlot(shape), "load_tile" | "load_tiles") = (h, name.as_str()) {
             return self.tile_load(shape, m);
+        }
+        if let Handle::Acc(acc) = h {
+            return self.acc_method(acc, m);
         }
         let Some((_, params, out)) = handles::lookup(h, &name) else {
             self.diag.error(

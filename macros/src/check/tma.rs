@@ -37,7 +37,7 @@ impl Checker<'_> {
     }
 
     /// The tensor map an argument names (`&map` or `map`).
-    fn map_arg(&mut self, e: &Expr) -> Option<MapShape> {
+    pub(super) fn map_arg(&mut self, e: &Expr) -> Option<MapShape> {
         let v = self.expr(e);
         match self.ty(v) {
             Some(Ty::TensorMap(m)) => Some(m),

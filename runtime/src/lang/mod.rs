@@ -17,6 +17,7 @@ pub mod mbarrier;
 pub mod named;
 pub mod pipeline;
 pub mod tma;
+pub mod wgmma;
 
 pub use cluster::*;
 pub use copy::*;
@@ -24,6 +25,7 @@ pub use mbarrier::*;
 pub use named::*;
 pub use pipeline::*;
 pub use tma::*;
+pub use wgmma::*;
 
 /// Panics: kernel-language items have no meaning on the host.
 #[cold]
