@@ -32,6 +32,9 @@ mod scale;
 #[path = "../examples/transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
+#[path = "../examples/wgmma_gemm.rs"]
+#[allow(dead_code)]
+mod wgmma_gemm;
 
 use phasegate::ptx::{SmVersion, ptxas};
 
@@ -67,6 +70,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ),
         ("ping_pong_latency", latency::ping_pong_latency::PTX, true),
         ("cluster_latency", latency::cluster_latency::PTX, false),
+        ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);
@@ -98,7 +102,7 @@ fn every_emitted_kernel_assembles_cleanly() {
         failures.join("\n")
     );
     assert!(
-        assembled >= 43,
+        assembled >= 44,
         "expected every kernel to be assembled, got {assembled}"
     );
 }
