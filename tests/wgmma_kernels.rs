@@ -1,8 +1,9 @@
 //! wgmma in the kernel language: `examples/wgmma_gemm.rs` simulated under several schedules
 //! and K lengths against a CPU reference (exact: small integers are exact in tf32 and their
 //! products' sums exact in f32, which the simulator rounds once), the PTX the accumulator's
-//! methods lower to, and a main loop that gives its stage back before the wgmma group reading
-//! it completes, which the simulator reports.
+//! methods lower to, and what the types cannot see and the simulator reports: a main loop that
+//! gives its stage back before the wgmma group reading it completes, and a wgmma that only part
+//! of the warpgroup issues.
 
 #[path = "../examples/wgmma_gemm.rs"]
 #[allow(dead_code)]
@@ -63,7 +64,10 @@ fn the_main_loop_lowers_to_fenced_batches_with_one_group_in_flight() {
     assert_eq!(ptx.matches(mma).count(), 4 * 18, "{ptx}");
     assert_eq!(ptx.matches("wgmma.fence.sync.aligned").count(), 18);
     assert_eq!(ptx.matches("wgmma.commit_group.sync.aligned").count(), 18);
-    assert_eq!(ptx.matches("wgmma.wait_group.sync.aligned \t1;").count(), 17);
+    assert_eq!(
+        ptx.matches("wgmma.wait_group.sync.aligned \t1;").count(),
+        17
+    );
     assert_eq!(ptx.matches("wgmma.wait_group.sync.aligned \t0;").count(), 1);
     // Each batch's fence comes right before its first wgmma.
     let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
@@ -74,7 +78,10 @@ fn the_main_loop_lowers_to_fenced_batches_with_one_group_in_flight() {
     }
     // The descriptors: 128-byte swizzle (bit 62), SBO 1024 bytes (64 << 32), LBO 1 (1 << 16).
     let bits = (1u64 << 62) | (64 << 32) | (1 << 16);
-    assert!(ptx.contains(&format!("or.b64 \t%rd9, %rd8, {bits};")), "{ptx}");
+    assert!(
+        ptx.contains(&format!("or.b64 \t%rd9, %rd8, {bits};")),
+        "{ptx}"
+    );
     assert!(ptx.contains(".extern .shared .align 1024 .b8 wgmma_gemm_dynamic_smem[]"));
 }
 
@@ -137,13 +144,70 @@ fn releasing_a_stage_while_its_wgmma_group_is_in_flight_is_reported() {
             // the wgmma still in flight.
             assert_eq!(report.kind, FindingKind::AsyncReadBeforeWait, "{report}");
             let text = report.to_string();
-            assert!(text.contains("wgmma.mma_async") && text.contains("cp.async.bulk.tensor"), "{text}");
+            assert!(
+                text.contains("wgmma.mma_async") && text.contains("cp.async.bulk.tensor"),
+                "{text}"
+            );
         }
         other => panic!("expected a finding, got {other:?}"),
     }
     // ptxas takes it: the bug is in the protocol, not in the instructions.
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
     let result = ptxas::assemble(&ptxas, early_release::PTX, SmVersion::arch_specific(90))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(result.clean, "{}", result.log);
+}
+
+/// A wgmma issued by half of a warp: `.aligned` needs every thread of the warpgroup.
+#[kernel(target = "sm_90a", block = "256,1,1")]
+fn divergent(
+    a: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
+    b: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
+    c: &mut [f32],
+) {
+    let pipe = pipeline::<f32, 1, 4096>(thread_idx_x() == 0, 1, 128);
+    if warp_id() < 4 {
+        if warp_id() == 0 && elect_one() {
+            pipe.producer().acquire().load_tiles(&a, [0, 0], &b, [0, 0]);
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let slot = consumer.wait();
+        let mut acc = accumulator::<f32, 64, 64>();
+        if lane_id() < 16 {
+            acc = acc.mma(&slot, &a, &b).commit().wait::<0>();
+        }
+        slot.release();
+        acc.store(c, 0, 64);
+    }
+}
+
+#[test]
+fn a_wgmma_under_a_divergent_branch_is_reported() {
+    let map = |name| {
+        divergent::SPEC
+            .map_type(name)
+            .unwrap()
+            .tiled(0, &[32, 64], &[128])
+            .unwrap()
+    };
+    let bytes = |v: Vec<f32>| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let a = TensorMapArg::owning(map("a"), bytes(operand(64, 32, 1)));
+    let b = TensorMapArg::owning(map("b"), bytes(operand(64, 32, 2)));
+    let mut c = vec![0f32; 64 * 64];
+    let launch = Launch {
+        block: (256, 1, 1),
+        ..Launch::default()
+    };
+    match divergent::simulate(&launch, (&a, &b, &mut c)) {
+        Err(RunError::Finding(report)) => {
+            assert_eq!(report.kind, FindingKind::WarpCollective, "{report}");
+            assert!(report.to_string().contains("wgmma"), "{report}");
+        }
+        other => panic!("expected a finding, got {other:?}"),
+    }
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, divergent::PTX, SmVersion::arch_specific(90))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(result.clean, "{}", result.log);
 }

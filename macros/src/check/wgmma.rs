@@ -52,7 +52,9 @@ impl Checker<'_> {
         if !(8..=256).contains(&n_val) || n_val % 8 != 0 {
             self.diag.error(
                 n.span(),
-                format!("wgmma's N is a multiple of 8 from 8 to 256, not {n_val} (PTX ISA §9.7.15.5.2)"),
+                format!(
+                    "wgmma's N is a multiple of 8 from 8 to 256, not {n_val} (PTX ISA §9.7.15.5.2)"
+                ),
             );
             return None;
         }
@@ -261,16 +263,25 @@ impl Checker<'_> {
             };
             self.diag.error(
                 e.span(),
-                format!("the {which} box has {r} rows; this wgmma reads {why} (`Tile2<{k}, {rows}>`)"),
+                format!(
+                    "the {which} box has {r} rows; this wgmma reads {why} (`Tile2<{k}, {rows}>`)"
+                ),
             );
         }
         let row_bytes = k * input.bytes;
         if map.swizzle == 0 {
+            let fix = if matches!(row_bytes, 32 | 64 | 128) {
+                format!("swizzle it by its {row_bytes}-byte rows: `Swizzle{row_bytes}B`")
+            } else {
+                format!(
+                    "make its rows 32, 64 or 128 bytes and swizzle them by that span, e.g. `Tile2<{}, {r}>` with `Swizzle128B`",
+                    128 / input.bytes
+                )
+            };
             self.diag.error(
                 e.span(),
                 format!(
-                    "the {which} box is not swizzled: a wgmma reads K-major tiles in a swizzled layout; use `Swizzle{row_bytes}B` if {row_bytes} is 32, 64 or 128, with rows of exactly the swizzle span (e.g. `Tile2<{}, {r}>, Swizzle128B`)",
-                    128 / input.bytes
+                    "the {which} box is not swizzled; wgmma reads K-major tiles in the swizzled layouts here: {fix}"
                 ),
             );
         } else if row_bytes != map.swizzle {

@@ -109,7 +109,11 @@ impl Lowerer<'_> {
         match name.as_str() {
             "mma" => self.mma(acc, m),
             "commit" => {
-                self.inst(Opcode::from_name("wgmma"), &["commit_group", "sync", "aligned"], vec![]);
+                self.inst(
+                    Opcode::from_name("wgmma"),
+                    &["commit_group", "sync", "aligned"],
+                    vec![],
+                );
                 Val::Handle(Box::new(HVal::Acc(AccVal { open: false, ..acc })))
             }
             "wait" => {
@@ -151,15 +155,30 @@ impl Lowerer<'_> {
     fn wait_count(&mut self, m: &syn::ExprMethodCall) -> Option<u64> {
         let arg = m.turbofish.as_ref()?.args.first()?;
         // The checker evaluated it without typing it: a literal, `{ expr }` or a kernel `const`.
-        let name = match arg {
-            GenericArgument::Const(e) => match crate::check::const_usize(e) {
-                Some(k) => return Some(k),
-                None => map_name(e),
-            },
-            GenericArgument::Type(syn::Type::Path(p)) => p.path.get_ident().map(|i| i.to_string()),
+        match arg {
+            GenericArgument::Const(e) => self.const_generic_value(e),
+            GenericArgument::Type(syn::Type::Path(p)) => {
+                let name = p.path.get_ident()?.to_string();
+                self.const_binding(&name)
+            }
             _ => None,
-        }?;
-        match self.lookup(&name)? {
+        }
+    }
+
+    fn const_generic_value(&mut self, e: &Expr) -> Option<u64> {
+        match e {
+            Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => self.const_generic_value(inner),
+                _ => None,
+            },
+            Expr::Paren(p) => self.const_generic_value(&p.expr),
+            Expr::Path(p) => self.const_binding(&p.path.get_ident()?.to_string()),
+            other => crate::check::const_usize(other),
+        }
+    }
+
+    fn const_binding(&self, name: &str) -> Option<u64> {
+        match self.lookup(name)? {
             super::Binding::Value {
                 val: Val::Imm(_, Imm::Int(k)),
                 ..
@@ -177,7 +196,12 @@ impl Lowerer<'_> {
         if k == 0 {
             return v;
         }
-        self.arith(Arith::Add, Prim::U32, v, Val::Imm(Prim::U32, Imm::Int(k as i64)))
+        self.arith(
+            Arith::Add,
+            Prim::U32,
+            v,
+            Val::Imm(Prim::U32, Imm::Int(k as i64)),
+        )
     }
 
     /// `(16 (warp % 4) + lane / 4, 2 (lane % 4))`: the row and column of the thread's element 0
@@ -268,7 +292,11 @@ impl Lowerer<'_> {
         let a_desc = self.descriptor(&buffer, 0, a);
         let b_desc = self.descriptor(&buffer, a.box_bytes(), b);
         if !acc.open {
-            self.inst(Opcode::from_name("wgmma"), &["fence", "sync", "aligned"], vec![]);
+            self.inst(
+                Opcode::from_name("wgmma"),
+                &["fence", "sync", "aligned"],
+                vec![],
+            );
         }
         let step = (input.k * input.bytes) as i64 >> 4;
         let regs = Operand::Vector(acc.regs.iter().map(Operand::reg).collect());
@@ -276,7 +304,10 @@ impl Lowerer<'_> {
             let (da, db) = if j == 0 {
                 (a_desc.clone(), b_desc.clone())
             } else {
-                (self.advance_desc(&a_desc, j * step), self.advance_desc(&b_desc, j * step))
+                (
+                    self.advance_desc(&a_desc, j * step),
+                    self.advance_desc(&b_desc, j * step),
+                )
             };
             let mut operands = vec![regs.clone(), Operand::reg(&da), Operand::reg(&db)];
             operands.extend(mma_immediates(input));
@@ -307,7 +338,11 @@ impl Lowerer<'_> {
             self.inst(
                 Opcode::Add,
                 &["u32"],
-                vec![Operand::reg(&d), Operand::reg(buffer), Operand::int(offset as i64)],
+                vec![
+                    Operand::reg(&d),
+                    Operand::reg(buffer),
+                    Operand::int(offset as i64),
+                ],
             );
             d
         };
@@ -348,7 +383,8 @@ impl Lowerer<'_> {
         d
     }
 
-    /// `slot.retire()` / `retired.release()`.
+    /// `retired.release()`: the arrive on the stage's empty barrier that `release` would have
+    /// made when the slot was retired.
     pub(super) fn retired_release(&mut self, barrier: &str) -> Val {
         let token = self.reg(RegClass::B64);
         self.inst(
@@ -376,7 +412,10 @@ mod tests {
     #[test]
     fn descriptor_bits_follow_the_isa_fields() {
         // 128-byte swizzle: LBO field 1, SBO 1024 bytes (field 64), mode 1 in bits 62-63.
-        assert_eq!(descriptor_bits(map(128)), (1 << 16) | (64 << 32) | (1 << 62));
+        assert_eq!(
+            descriptor_bits(map(128)),
+            (1 << 16) | (64 << 32) | (1 << 62)
+        );
         assert_eq!(descriptor_bits(map(64)), (1 << 16) | (32 << 32) | (2 << 62));
         assert_eq!(descriptor_bits(map(32)), (1 << 16) | (16 << 32) | (3 << 62));
     }

@@ -46,9 +46,7 @@ impl AccElement for f32 {}
 /// in warp `w` of its warpgroup (`w = warp_id() % 4`) is row `16w + l / 4 + 8 ((i / 2) % 2)`,
 /// column `8 (i / 4) + 2 (l % 4) + i % 2` (the D fragment of §9.7.15.5.1.1).
 #[must_use = "an accumulator's products are lost unless it is read or stored"]
-pub struct Acc<T: AccElement, const M: u32, const N: u32, S: AccState = Idle>(
-    PhantomData<(T, S)>,
-);
+pub struct Acc<T: AccElement, const M: u32, const N: u32, S: AccState = Idle>(PhantomData<(T, S)>);
 
 /// What asynchronous work an accumulator has: [`Idle`], [`Issued`] or [`InFlight`].
 pub trait AccState: sealed::Sealed {}
@@ -93,7 +91,16 @@ macro_rules! counts {
         }
     )*};
 }
-counts!(P0 = 0, P1 = 1, P2 = 2, P3 = 3, P4 = 4, P5 = 5, P6 = 6, P7 = 7);
+counts!(
+    P0 = 0,
+    P1 = 1,
+    P2 = 2,
+    P3 = 3,
+    P4 = 4,
+    P5 = 5,
+    P6 = 6,
+    P7 = 7
+);
 
 macro_rules! next {
     ($($a:ident -> $b:ident),*) => {$(
