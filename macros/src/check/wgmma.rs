@@ -127,7 +127,7 @@ impl Checker<'_> {
         match method {
             M::Mma => self.mma_operands(acc, m),
             M::AccGet | M::AccRow | M::AccCol => {
-                let v = self.expr(&m.args[0]);
+                let v = self.operand(&m.args[0]);
                 self.expect_u32(v, &m.args[0]);
                 match crate::params::const_value(&m.args[0], &self.consts) {
                     Some(i) if i >= acc.n as u64 / 2 => self.diag.error(
@@ -146,23 +146,32 @@ impl Checker<'_> {
                 }
             }
             M::AccStore => {
-                let dst = self.expr(&m.args[0]);
-                match self.ty(dst) {
-                    Some(Ty::Global {
+                let dst = self.operand(&m.args[0]);
+                match self.resolve(dst) {
+                    Slot::Known(Ty::Global {
                         elem,
                         mutable: true,
                     }) if elem.lanes == 1 && elem.prim == acc.elem => {}
-                    None => {}
-                    Some(other) => self.diag.error(
+                    Slot::Free => {}
+                    _ => {
+                        let other = self.describe(dst);
+                        self.diag.error(
+                            m.args[0].span(),
+                            format!(
+                                "an `Acc<{}, 64, {}>` is stored to a `&mut [{}]` parameter, found `{other}`",
+                                acc.elem, acc.n, acc.elem
+                            ),
+                        );
+                    }
+                }
+                if !super::is_name(&m.args[0]) {
+                    self.diag.error(
                         m.args[0].span(),
-                        format!(
-                            "an `Acc<{}, 64, {}>` is stored to a `&mut [{}]` parameter, found `{other}`",
-                            acc.elem, acc.n, acc.elem
-                        ),
-                    ),
+                        "name the slice parameter the accumulator is stored to (`acc.store(c, index, ld)`)",
+                    );
                 }
                 for a in m.args.iter().skip(1) {
-                    let v = self.expr(a);
+                    let v = self.operand(a);
                     self.expect_u32(v, a);
                 }
             }
@@ -174,11 +183,12 @@ impl Checker<'_> {
     /// `acc.mma(&slot, &a, &b)`: the stage holds `a`'s box and then `b`'s, both readable by a
     /// wgmma of the accumulator's shape.
     fn mma_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
-        let slot = self.expr(&m.args[0]);
-        let stage = match self.ty(slot) {
-            Some(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
-            None => None,
-            Some(other) => {
+        let slot = self.operand(&m.args[0]);
+        let stage = match self.resolve(slot) {
+            Slot::Known(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
+            Slot::Free => None,
+            _ => {
+                let other = self.describe(slot);
                 self.diag.error(
                     m.args[0].span(),
                     format!("`mma` reads a full stage: pass the consumer slot (`&slot`), found `{other}`"),
