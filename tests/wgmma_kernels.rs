@@ -1,7 +1,7 @@
 //! wgmma in the kernel language: `examples/wgmma_gemm.rs` simulated under several schedules
 //! and K lengths against a CPU reference (exact: small integers are exact in tf32 and their
 //! products' sums exact in f32, which the simulator rounds once), the PTX the accumulator's
-//! methods lower to, and what the types cannot see and the simulator reports: a main loop that
+//! methods lower to, elements read by `get` at their `row`/`col`, and what the types cannot see and the simulator reports: a main loop that
 //! gives its stage back before the wgmma group reading it completes, and a wgmma that only part
 //! of the warpgroup issues.
 
@@ -208,6 +208,74 @@ fn a_wgmma_under_a_divergent_branch_is_reported() {
     }
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
     let result = ptxas::assemble(&ptxas, divergent::PTX, SmVersion::arch_specific(90))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(result.clean, "{}", result.log);
+}
+
+/// One K-tile multiplied, then elements read one by one with their coordinates.
+#[kernel(target = "sm_90a", block = "256,1,1")]
+fn by_element(
+    a: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
+    b: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
+    c: &mut [f32],
+) {
+    let pipe = pipeline::<f32, 1, 4096>(thread_idx_x() == 0, 1, 128);
+    if warp_id() < 4 {
+        if warp_id() == 0 && elect_one() {
+            pipe.producer().acquire().load_tiles(&a, [0, 0], &b, [0, 0]);
+        }
+    } else {
+        let mut consumer = pipe.consumer();
+        let slot = consumer.wait();
+        let acc = accumulator::<f32, 64, 64>()
+            .mma(&slot, &a, &b)
+            .commit()
+            .wait::<0>();
+        slot.release();
+        c[acc.row(0) * 64 + acc.col(0)] = acc.get(0);
+        c[acc.row(1) * 64 + acc.col(1)] = acc.get(1);
+        c[acc.row(2) * 64 + acc.col(2)] = acc.get(2);
+        c[acc.row(3) * 64 + acc.col(3)] = acc.get(3);
+        c[acc.row(6) * 64 + acc.col(6)] = acc.get(6);
+        c[acc.row(31) * 64 + acc.col(31)] = acc.get(31);
+    }
+}
+
+#[test]
+fn get_row_and_col_follow_the_d_fragment_layout() {
+    let map = |name| {
+        by_element::SPEC
+            .map_type(name)
+            .unwrap()
+            .tiled(0, &[32, 64], &[128])
+            .unwrap()
+    };
+    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (a, b) = (operand(64, 32, 5), operand(64, 32, 6));
+    let (a_arg, b_arg) = (
+        TensorMapArg::owning(map("a"), bytes(&a)),
+        TensorMapArg::owning(map("b"), bytes(&b)),
+    );
+    let mut c = vec![f32::NAN; 64 * 64];
+    let launch = Launch {
+        block: (256, 1, 1),
+        ..Launch::default()
+    };
+    by_element::simulate(&launch, (&a_arg, &b_arg, &mut c)).unwrap_or_else(|e| panic!("{e}"));
+    let want = reference(&a, &b, 64, 64, 32);
+    let mut written = 0;
+    for (i, (got, want)) in c.iter().zip(&want).enumerate() {
+        if !got.is_nan() {
+            assert_eq!(got, want, "C[{}][{}]", i / 64, i % 64);
+            written += 1;
+        }
+    }
+    // Six elements of each of the 128 threads, every one at a place of its own and holding the
+    // product there: the coordinates agree with the simulator's D fragment (§9.7.15.5.1.1,
+    // checked against an H100 in docs/gpu-validation.md).
+    assert_eq!(written, 6 * 128);
+    let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+    let result = ptxas::assemble(&ptxas, by_element::PTX, SmVersion::arch_specific(90))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(result.clean, "{}", result.log);
 }
