@@ -38,6 +38,9 @@ mod tma_tiles;
 #[path = "../examples/transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
+#[path = "../examples/wgmma_gemm.rs"]
+#[allow(dead_code)]
+mod wgmma_gemm;
 
 use phasegate::ptx::{SmVersion, ptxas};
 
@@ -78,6 +81,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_roles", tma_tiles::tma_roles::PTX, false),
         ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
         ("quantize", quantize::quantize::PTX, false),
+        ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);
@@ -109,7 +113,7 @@ fn every_emitted_kernel_assembles_cleanly() {
         failures.join("\n")
     );
     assert!(
-        assembled >= 43,
+        assembled >= 44,
         "expected every kernel to be assembled, got {assembled}"
     );
 }

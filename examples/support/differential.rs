@@ -32,6 +32,9 @@ mod tma_tiles;
 #[path = "../transpose.rs"]
 #[allow(dead_code)]
 mod transpose;
+#[path = "../wgmma_gemm.rs"]
+#[allow(dead_code)]
+mod wgmma_gemm;
 
 use phasegate::runtime::KernelSpec;
 use phasegate::runtime::cuda::Gpu;
@@ -334,6 +337,29 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             mc_map("b", steps * 16, floats(rng, (steps * 256) as usize)),
             ArgValue::zeroed(a_len * 4),
             ArgValue::U32(steps),
+    // wgmma (tf32) on small integers: every product and sum exact, so bit for bit.
+    let (m, n, k) = (128u32, 128u32, 8 * 32u32);
+    let gemm = wgmma_gemm::wgmma_gemm::SPEC;
+    let mut operand = |name: &str, rows: u32, seed: u32| {
+        let map = gemm
+            .map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &[k as u64, rows as u64], &[k as u64 * 4])
+            .expect("a valid map");
+        let data = wgmma_gemm::operand(rows, k, seed ^ rng.below(1 << 16) as u32);
+        ArgValue::from(TensorMapArg::owning(map, bytes(data)))
+    };
+    let (a, b) = (operand("a", m, 1), operand("b", n, 2));
+    cases.push(Case {
+        name: "wgmma_gemm".into(),
+        spec: gemm,
+        launch: launch((n / 64, m / 64, 1), (256, 1, 1)),
+        args: vec![
+            a,
+            b,
+            ArgValue::zeroed((m * n) as usize * 4),
+            ArgValue::U32(n),
+            ArgValue::U32(k / 32),
         ],
     });
     cases

@@ -39,6 +39,8 @@ pub enum SyncFn {
     PublishCta,
     Pipeline,
     PipelineCluster,
+    /// `accumulator::<f32, 64, N>()`: a zeroed wgmma accumulator.
+    Accumulator,
     ClusterBarrier,
     PeerShared,
     DynamicShared,
@@ -68,7 +70,8 @@ impl SyncFn {
             | SyncFn::MBarrier
             | SyncFn::ClusterBarrier
             | SyncFn::DynamicShared
-            | SyncFn::Registers => 0,
+            | SyncFn::Registers
+            | SyncFn::Accumulator => 0,
             SyncFn::BulkCommit
             | SyncFn::FenceProxyAsync
             | SyncFn::FenceMbarrierInit
@@ -93,6 +96,7 @@ impl SyncFn {
                 | SyncFn::PipelineCluster
                 | SyncFn::DynamicShared
                 | SyncFn::Registers
+                | SyncFn::Accumulator
         )
     }
 }
@@ -305,6 +309,7 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("publish_cta", Builtin::Sync(SyncFn::PublishCta)),
     ("pipeline", Builtin::Sync(SyncFn::Pipeline)),
     ("pipeline_cluster", Builtin::Sync(SyncFn::PipelineCluster)),
+    ("accumulator", Builtin::Sync(SyncFn::Accumulator)),
     ("cluster_barrier", Builtin::Sync(SyncFn::ClusterBarrier)),
     ("peer_shared", Builtin::Sync(SyncFn::PeerShared)),
     ("dynamic_shared", Builtin::Sync(SyncFn::DynamicShared)),
@@ -396,5 +401,5 @@ const CALLABLE: &str = "a kernel calls only the kernel language's functions (by 
     the index and dimension functions (`thread_idx_x()`, `block_dim_y()`, `cluster_cta_rank()`, ...), \
     `lane_id()`, `warp_id()`, `clock64()`, `sync_threads()`, `min`, `max`, `fma`, `abs`, `sqrt`, \
     `shared_array::<T, N>()`, `f32::from_bits`, `f64::from_bits`, and the barrier vocabulary \
-    (`named_barrier`, `mbarrier`, `pipeline`, `cluster_barrier`, `bulk_load`, fences, ...; \
+    (`named_barrier`, `mbarrier`, `pipeline`, `accumulator`, `cluster_barrier`, `bulk_load`, fences, ...; \
     see `phasegate::lang`)";

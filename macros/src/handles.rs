@@ -32,6 +32,8 @@ pub enum Out {
     Handle(Kind),
     /// An element of the receiver's pipeline.
     Elem,
+    /// An element of the receiver accumulator.
+    AccElem,
 }
 
 /// Handle kinds a method can return.
@@ -47,6 +49,8 @@ pub enum Kind {
     ProducerSlot,
     Consumer,
     ConsumerSlot,
+    Retired,
+    Acc,
 }
 
 /// Every handle method, by what it lowers to.
@@ -130,6 +134,19 @@ pub enum Method {
     ConsumerWait,
     SlotGet,
     Release,
+    /// `ConsumerSlot::retire`.
+    Retire,
+    /// `Retired::release`.
+    RetiredRelease,
+    // wgmma accumulator
+    Mma,
+    Commit,
+    /// `wait::<K>()`: `K` is the turbofish's.
+    AccWait,
+    AccGet,
+    AccRow,
+    AccCol,
+    AccStore,
 }
 
 /// The operand forms of an mbarrier arrive-on.
@@ -509,6 +526,22 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "get" => (M::SlotGet, &[U32], Out::Elem),
             "address" => (M::SlotAddress, &[U32], Out::U32),
             "release" => (M::Release, &[], Out::Unit),
+            "retire" => (M::Retire, &[], k(Kind::Retired)),
+            _ => return None,
+        },
+        Handle::Retired(_) => match name {
+            "release" => (M::RetiredRelease, &[], Out::Unit),
+            _ => return None,
+        },
+        // Checked by `Checker::acc_method` (operands, the constant index, the turbofish).
+        Handle::Acc(_) => match name {
+            "mma" => (M::Mma, &[], k(Kind::Acc)),
+            "commit" => (M::Commit, &[], k(Kind::Acc)),
+            "wait" => (M::AccWait, &[], k(Kind::Acc)),
+            "get" => (M::AccGet, &[ConstU32], Out::AccElem),
+            "row" => (M::AccRow, &[ConstU32], Out::U32),
+            "col" => (M::AccCol, &[ConstU32], Out::U32),
+            "store" => (M::AccStore, &[Global, U32, U32], Out::Unit),
             _ => return None,
         },
         _ => return None,
@@ -522,7 +555,8 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
         | Handle::Producer(s)
         | Handle::ProducerSlot(s)
         | Handle::Consumer(s)
-        | Handle::ConsumerSlot(s) => Some(s),
+        | Handle::ConsumerSlot(s)
+        | Handle::Retired(s) => Some(s),
         _ => None,
     };
     match out {
@@ -530,6 +564,10 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
         Out::U32 => Ty::Prim(Prim::U32),
         Out::Bool => Ty::Prim(Prim::Bool),
         Out::Elem => shape.map(|s| s.elem.ty()).unwrap_or(Ty::Unit),
+        Out::AccElem => match h {
+            Handle::Acc(a) => Ty::Prim(a.elem),
+            _ => Ty::Unit,
+        },
         Out::Handle(kind) => Ty::Handle(match (kind, shape) {
             (Kind::MBar, _) => Handle::MBar,
             (Kind::Arrival, _) => Handle::Arrival,
@@ -541,6 +579,11 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
             (Kind::ProducerSlot, Some(s)) => Handle::ProducerSlot(s),
             (Kind::Consumer, Some(s)) => Handle::Consumer(s),
             (Kind::ConsumerSlot, Some(s)) => Handle::ConsumerSlot(s),
+            (Kind::Retired, Some(s)) => Handle::Retired(s),
+            (Kind::Acc, _) => match h {
+                Handle::Acc(a) => Handle::Acc(a),
+                _ => return Ty::Unit,
+            },
             _ => return Ty::Unit,
         }),
     }
@@ -567,7 +610,9 @@ pub fn names(h: Handle) -> &'static str {
         Handle::Producer(_) => "acquire",
         Handle::ProducerSlot(_) => "stage, load, load_tile, load_tiles, load_tiles_multicast",
         Handle::Consumer(_) => "wait",
-        Handle::ConsumerSlot(_) => "stage, get, address, release",
+        Handle::ConsumerSlot(_) => "stage, get, address, release, retire",
+        Handle::Retired(_) => "release",
+        Handle::Acc(_) => "mma, commit, wait::<K>, get, row, col, store",
         _ => "none",
     }
 }

@@ -34,6 +34,10 @@ const SEEDS: &[(&str, &str)] = &[
         "fn ex(x: &[f32], out: &mut [f32]) { let mut mine = shared_array::<f32, 32>(); mine[lane_id()] = x[lane_id()]; let c = cluster_barrier().arrive_aligned().wait_aligned(); let peer = peer_shared(&mine, cluster_cta_rank() ^ 1); out[lane_id()] = peer[lane_id()] as f32; let _ = c.arrive().wait(); }",
     ),
     (
+        "target = \"sm_90a\", block = \"256,1,1\"",
+        "fn mm(a: TensorMap<f32, Tile2<32, 64>, Swizzle128B>, b: TensorMap<f32, Tile2<32, 64>, Swizzle128B>, c: &mut [f32], k: u32) { let pipe = pipeline::<f32, 2, 4096>(thread_idx_x() == 0, 1, 128); if warp_id() < 4 { if warp_id() == 0 && elect_one() { let mut p = pipe.producer(); for t in 0..k { p.acquire().load_tiles(&a, [t * 32, 0], &b, [t * 32, 0]); } } } else { let mut q = pipe.consumer(); let s = q.wait(); let mut acc = accumulator::<f32, 64, 64>().mma(&s, &a, &b).commit(); let mut held = s.retire(); for _ in 1..k { let s = q.wait(); acc = acc.mma(&s, &a, &b).commit().wait::<1>(); held.release(); held = s.retire(); } let acc = acc.wait::<0>(); held.release(); c[acc.row(1)] = acc.get(1); acc.store(c, 0, 64); } }",
+    ),
+    (
         "",
         "fn casts(a: &[i64], b: &mut [u32], c: f64, flag: bool) { let i = thread_idx_x(); 'l: loop { if flag { break 'l; } continue; } b[i] = (a[i] as u32) ^ (c as u32) << 3 | (flag as u32) + (-5i32).abs() as u32 + 7u32.count_ones(); }",
     ),
@@ -100,6 +104,10 @@ const POOL: &[&str] = &[
     "wait",
     "observe",
     "pipeline",
+    "accumulator",
+    "mma",
+    "commit",
+    "retire",
     "named_barrier",
     "step_by",
     "(",

@@ -323,6 +323,46 @@ pub struct PipeShape {
     pub ctas: u32,
 }
 
+/// A wgmma accumulator `Acc<T, 64, N>`: `N / 2` registers of `elem` per thread.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct AccShape {
+    pub elem: Prim,
+    pub n: u32,
+}
+
+/// How `wgmma.mma_async` reads operands of one element type from shared memory.
+#[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
+pub struct WgmmaInput {
+    /// The PTX type of A and B (`tf32` for `f32` data).
+    pub ptx: &'static str,
+    /// K of one instruction: 32 bytes of the element (§9.7.15.5.2).
+    pub k: u32,
+    /// Bytes per element in shared memory.
+    pub bytes: u32,
+}
+
+impl WgmmaInput {
+    /// The wgmma input form for operands of `prim` (dense, f32 accumulator). `f32` data is
+    /// read as `.tf32` (its 13 low mantissa bits ignored). The 16-bit floats join here:
+    /// `bf16` → `{ ptx: "bf16", k: 16, bytes: 2 }`, `f16` → `{ ptx: "f16", k: 16, bytes: 2 }`.
+    pub fn of(prim: Prim) -> Option<WgmmaInput> {
+        match prim {
+            Prim::F32 => Some(WgmmaInput {
+                ptx: "tf32",
+                k: 8,
+                bytes: 4,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Whether the instruction takes the `imm-trans-a, imm-trans-b` operands (16-bit inputs
+    /// only; tf32 operands are K-major, §9.7.15.5.2).
+    pub fn has_transpose(self) -> bool {
+        self.bytes == 2
+    }
+}
+
 /// Handles of the barrier vocabulary. rustc checks their typestate (phase parity, tokens);
 /// the checker only needs to know what kind of handle a value is.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
@@ -353,6 +393,10 @@ pub enum Handle {
     ProducerSlot(PipeShape),
     Consumer(PipeShape),
     ConsumerSlot(PipeShape),
+    /// A stage retired from a consumer slot, released later.
+    Retired(PipeShape),
+    /// A wgmma accumulator (its asynchronous state is rustc's to check).
+    Acc(AccShape),
     /// The CTA's dynamic shared memory as elements.
     DynShared(Elem),
     /// A peer CTA's shared array.
@@ -409,6 +453,8 @@ impl fmt::Display for Handle {
             Handle::ProducerSlot(_) => "ProducerSlot",
             Handle::Consumer(_) => "Consumer",
             Handle::ConsumerSlot(_) => "ConsumerSlot",
+            Handle::Retired(_) => "Retired",
+            Handle::Acc(_) => "Acc",
             Handle::DynShared(_) => "DynamicShared",
             Handle::Peer(..) => "PeerShared",
             Handle::Sem(_) => "Sem",

@@ -10,6 +10,7 @@ mod device;
 mod registers;
 mod sync;
 mod tma;
+mod wgmma;
 
 pub use registers::{RegisterBudget, RegisterRole, check_roles};
 pub use tma::box_alignment;
@@ -1089,6 +1090,10 @@ impl<'d> Checker<'d> {
         let recv = self.expr(&m.receiver);
         if let Some(Ty::Handle(Handle::Registers(from))) = self.ty(recv) {
             return self.register_role(from, m);
+        }
+        if let Some(Ty::Handle(Handle::Acc(acc))) = self.ty(recv) {
+            // `wait::<K>()` takes its count as a generic argument.
+            return self.acc_method(acc, m);
         }
         if let Some(t) = &m.turbofish {
             self.diag.error(

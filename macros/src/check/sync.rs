@@ -129,6 +129,10 @@ impl Checker<'_> {
                     None => self.fresh(Slot::Free),
                 }
             }
+            SyncFn::Accumulator => match self.accumulator_shape(&call.func) {
+                Some(shape) => self.known(Ty::Handle(Handle::Acc(shape))),
+                None => self.fresh(Slot::Free),
+            },
             SyncFn::PeerShared => {
                 let u = self.known(u32_ty);
                 self.unify(u, args[1], call.args[1].span());
@@ -444,6 +448,9 @@ impl Checker<'_> {
             (h, name.as_str())
         {
             return self.tile_load(shape, m);
+        }
+        if let Handle::Acc(acc) = h {
+            return self.acc_method(acc, m);
         }
         let Some((_, params, out)) = handles::lookup(h, &name) else {
             self.diag.error(

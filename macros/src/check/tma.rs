@@ -19,6 +19,17 @@ pub fn box_alignment(map: MapShape) -> u64 {
     (8 * map.swizzle as u64).max(128)
 }
 
+/// Whether `e` is a name, or a reference to one (`map`, `&map`), as the lowering finds maps.
+fn names_a_map(e: &Expr) -> bool {
+    match e {
+        Expr::Reference(r) => names_a_map(&r.expr),
+        Expr::Paren(p) => names_a_map(&p.expr),
+        Expr::Group(g) => names_a_map(&g.expr),
+        Expr::Path(p) => p.path.get_ident().is_some(),
+        _ => false,
+    }
+}
+
 impl Checker<'_> {
     /// `map.prefetch()`.
     pub(super) fn map_method(&mut self, _map: MapShape, m: &syn::ExprMethodCall) -> usize {
@@ -40,20 +51,22 @@ impl Checker<'_> {
     }
 
     /// The tensor map an argument names (`&map` or `map`).
-    fn map_arg(&mut self, e: &Expr) -> Option<MapShape> {
-        let v = self.expr(e);
-        match self.ty(v) {
-            Some(Ty::TensorMap(m)) => Some(m),
-            None if self.is_number(v) => {
+    pub(super) fn map_arg(&mut self, e: &Expr) -> Option<MapShape> {
+        let v = self.operand(e);
+        match self.resolve(v) {
+            Slot::Known(Ty::TensorMap(_)) if !names_a_map(e) => {
                 self.diag
-                    .error(e.span(), "expected a tensor map parameter, found a number");
+                    .error(e.span(), "name the tensor map parameter here (`&map`)");
                 None
             }
-            None => None,
-            Some(other) => {
+            Slot::Known(Ty::TensorMap(m)) => Some(m),
+            // An error already reported.
+            Slot::Free => None,
+            _ => {
+                let found = self.describe(v);
                 self.diag.error(
                     e.span(),
-                    format!("expected a tensor map parameter, found `{other}`"),
+                    format!("expected a tensor map parameter, found `{found}`"),
                 );
                 None
             }

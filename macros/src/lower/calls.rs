@@ -34,32 +34,7 @@ impl Lowerer<'_> {
                 ));
                 Val::Reg(Prim::U64, d)
             }
-            Builtin::WarpId if matches!(self.block, Some((_, 1, 1))) => {
-                // A one-dimensional block: tid.x / 32.
-                let tx = self.special(SpecialReg::Tid(Dim::X));
-                self.arith(
-                    super::expr::Arith::Shr,
-                    Prim::U32,
-                    tx,
-                    Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)),
-                )
-            }
-            Builtin::WarpId => {
-                // (tid.x + ntid.x * (tid.y + ntid.y * tid.z)) / 32
-                let tz = self.special(SpecialReg::Tid(Dim::Z));
-                let ny = self.special(SpecialReg::Ntid(Dim::Y));
-                let ty_ = self.special(SpecialReg::Tid(Dim::Y));
-                let yz = self.mad(ny, tz, ty_);
-                let nx = self.special(SpecialReg::Ntid(Dim::X));
-                let tx = self.special(SpecialReg::Tid(Dim::X));
-                let linear = self.mad(nx, yz, tx);
-                self.arith(
-                    super::expr::Arith::Shr,
-                    Prim::U32,
-                    linear,
-                    Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)),
-                )
-            }
+            Builtin::WarpId => self.warp_index(),
             Builtin::SyncThreads => {
                 self.emit(Instruction::new(
                     Opcode::Bar,
@@ -94,6 +69,9 @@ impl Lowerer<'_> {
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall, ty: Ty) -> Val {
         if let Ty::Handle(Handle::Registers(_)) = self.ty(&m.receiver) {
             return self.register_role(m, ty);
+        }
+        if let Ty::Handle(crate::types::Handle::Acc(_)) = self.ty(&m.receiver) {
+            return self.acc_method(m);
         }
         if let Ty::Handle(handle) = self.ty(&m.receiver) {
             let Some((method, _, _)) = crate::handles::lookup(handle, &m.method.to_string()) else {
@@ -166,8 +144,36 @@ impl Lowerer<'_> {
         Val::Reg(result, d)
     }
 
+    /// `warp_id()`: the linear thread index / 32.
+    pub(super) fn warp_index(&mut self) -> Val {
+        if matches!(self.block, Some((_, 1, 1))) {
+            // A one-dimensional block: tid.x / 32.
+            let tx = self.special(SpecialReg::Tid(Dim::X));
+            return self.arith(
+                super::expr::Arith::Shr,
+                Prim::U32,
+                tx,
+                Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)),
+            );
+        }
+        // (tid.x + ntid.x * (tid.y + ntid.y * tid.z)) / 32
+        let tz = self.special(SpecialReg::Tid(Dim::Z));
+        let ny = self.special(SpecialReg::Ntid(Dim::Y));
+        let ty_ = self.special(SpecialReg::Tid(Dim::Y));
+        let yz = self.mad(ny, tz, ty_);
+        let nx = self.special(SpecialReg::Ntid(Dim::X));
+        let tx = self.special(SpecialReg::Tid(Dim::X));
+        let linear = self.mad(nx, yz, tx);
+        self.arith(
+            super::expr::Arith::Shr,
+            Prim::U32,
+            linear,
+            Val::Imm(Prim::U32, phasegate_ptx::Imm::Int(5)),
+        )
+    }
+
     /// `mov.u32 %r, %special`.
-    fn special(&mut self, reg: SpecialReg) -> Val {
+    pub(super) fn special(&mut self, reg: SpecialReg) -> Val {
         if let Some((x, y, z)) = self.block {
             let size = |d: Dim| match d {
                 Dim::X => x,

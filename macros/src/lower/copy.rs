@@ -194,6 +194,7 @@ impl Lowerer<'_> {
                 Val::Handle(Box::new(HVal::MBars(bars)))
             }
             SyncFn::Pipeline | SyncFn::PipelineCluster => self.new_pipeline(call, ty),
+            SyncFn::Accumulator => self.new_accumulator(ty),
             SyncFn::PeerShared => {
                 let (Some(name), Ty::Handle(Handle::Peer(elem, _))) =
                     (call.args.first().and_then(memory_name), ty)

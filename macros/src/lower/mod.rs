@@ -17,6 +17,7 @@ mod pipeline;
 mod registers;
 mod sync;
 mod tma;
+mod wgmma;
 
 pub use inline::CallSite;
 pub use names::{Extent, RegNames, SourceText};
@@ -549,6 +550,24 @@ impl<'a> Lowerer<'a> {
                         &["b64"],
                         vec![Operand::reg(d), Operand::reg(&s)],
                     ));
+                }
+                (sync::HVal::Retired { barrier: d }, sync::HVal::Retired { barrier: s }) => {
+                    self.emit(Instruction::new(
+                        Opcode::Mov,
+                        &["b32"],
+                        vec![Operand::reg(d), Operand::reg(&s)],
+                    ));
+                }
+                // `acc = accumulator::<..>()` again: the binding's registers take the new values
+                // (the types are equal, so are the shapes and whether a batch is open).
+                (sync::HVal::Acc(d), sync::HVal::Acc(s)) if d.regs.len() == s.regs.len() => {
+                    for (d, s) in d.regs.iter().zip(&s.regs) {
+                        self.emit(Instruction::new(
+                            Opcode::Mov,
+                            &["f32"],
+                            vec![Operand::reg(d), Operand::reg(s)],
+                        ));
+                    }
                 }
                 _ => self.internal("assignment of a different handle"),
             },

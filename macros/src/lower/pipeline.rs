@@ -368,6 +368,13 @@ impl Lowerer<'_> {
                 self.advance(&p, &state);
                 Val::Unit
             }
+            (Method::Retire, HVal::ConsumerSlot(p, state, addrs)) => {
+                self.advance(&p, &state);
+                Val::Handle(Box::new(HVal::Retired {
+                    barrier: addrs.barrier,
+                }))
+            }
+            (Method::RetiredRelease, HVal::Retired { barrier }) => self.retired_release(&barrier),
             _ => self.internal_val("handle method on a handle of another kind"),
         }
     }

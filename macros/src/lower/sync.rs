@@ -49,6 +49,12 @@ pub enum HVal {
     Consumer(PipeVal, PipeState),
     /// A full stage, with the addresses of its empty barrier and its buffer.
     ConsumerSlot(PipeVal, PipeState, SlotAddrs),
+    /// A retired stage: the address of its empty barrier.
+    Retired {
+        barrier: String,
+    },
+    /// A wgmma accumulator.
+    Acc(super::wgmma::AccVal),
     /// The dynamic shared memory from byte `offset` on.
     DynShared {
         elem: Elem,

@@ -20,6 +20,7 @@ pub mod narrow;
 pub mod pipeline;
 pub mod registers;
 pub mod tma;
+pub mod wgmma;
 
 pub use cluster::*;
 pub use copy::*;
@@ -30,6 +31,7 @@ pub use narrow::*;
 pub use pipeline::*;
 pub use registers::*;
 pub use tma::*;
+pub use wgmma::*;
 
 /// Panics: kernel-language items have no meaning on the host.
 #[cold]

@@ -1,0 +1,310 @@
+//! Checking wgmma accumulators and the stage operands they read.
+//!
+//! rustc checks the accumulator's asynchronous state on the copy it type-checks (what may be
+//! read, committed, waited for). What needs the sizes of types is checked here, on the user's
+//! tokens: the accumulator's shape (§9.7.15.5.2: M = 64, N a multiple of 8 up to 256), and
+//! that a stage's boxes are operands the instruction can read through a matrix descriptor: of
+//! an element type wgmma takes, `64` rows of A and `N` rows of B, K contiguous in rows of
+//! exactly one swizzle span (the K-major swizzled layouts of §9.7.15.5.1.2.1.3), laid out as
+//! `load_tiles(&a, .., &b, ..)` puts them.
+
+use super::{Checker, Slot};
+use crate::handles;
+use crate::types::{AccShape, Handle, MapShape, PipeShape, Prim, Ty, WgmmaInput};
+use syn::spanned::Spanned;
+use syn::{Expr, GenericArgument};
+
+/// The largest `K` of `wait::<K>()` the accumulator's type tracks.
+const MAX_PENDING: u64 = 6;
+
+impl Checker<'_> {
+    /// `accumulator::<f32, 64, N>()`.
+    pub(super) fn accumulator_shape(&mut self, func: &Expr) -> Option<AccShape> {
+        let generics = self.generic_args(func);
+        let [GenericArgument::Type(t), m, n] = generics.as_slice() else {
+            self.diag.error(
+                func.span(),
+                "`accumulator` takes its element type and shape: `accumulator::<f32, 64, 128>()`",
+            );
+            return None;
+        };
+        let elem = crate::params::scalar_type(t);
+        if elem != Some(Prim::F32) {
+            self.diag.error(
+                t.span(),
+                "wgmma accumulators here are `f32` (`.f32` D of §9.7.15.5.2)",
+            );
+        }
+        let (m_val, n_val) = (
+            self.const_generic(m, "accumulator's M"),
+            self.const_generic(n, "accumulator's N"),
+        );
+        if let Some(mv) = m_val
+            && mv != 64
+        {
+            self.diag.error(
+                m.span(),
+                format!("a warpgroup's wgmma accumulator has M = 64, not {mv} (m64nNkK, PTX ISA §9.7.15.5.2)"),
+            );
+            return None;
+        }
+        let n_val = n_val?;
+        if !(8..=256).contains(&n_val) || n_val % 8 != 0 {
+            self.diag.error(
+                n.span(),
+                format!(
+                    "wgmma's N is a multiple of 8 from 8 to 256, not {n_val} (PTX ISA §9.7.15.5.2)"
+                ),
+            );
+            return None;
+        }
+        (elem == Some(Prim::F32) && m_val.is_some()).then_some(AccShape {
+            elem: Prim::F32,
+            n: n_val as u32,
+        })
+    }
+
+    /// The methods of an accumulator.
+    pub(super) fn acc_method(&mut self, acc: AccShape, m: &syn::ExprMethodCall) -> usize {
+        let name = m.method.to_string();
+        let Some((method, _, out)) = handles::lookup(Handle::Acc(acc), &name) else {
+            self.diag.error(
+                m.method.span(),
+                format!(
+                    "`{name}` is not a method of `Acc`; its methods: {}",
+                    handles::names(Handle::Acc(acc))
+                ),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        };
+        use crate::handles::Method as M;
+        match (method, &m.turbofish) {
+            (M::AccWait, Some(t)) => match t.args.iter().collect::<Vec<_>>().as_slice() {
+                [arg] => {
+                    if let Some(k) = self.const_generic(arg, "number of groups left pending")
+                        && k > MAX_PENDING
+                    {
+                        self.diag.error(
+                            arg.span(),
+                            format!("an accumulator's type tracks at most 7 groups, so `wait::<K>()` has K up to {MAX_PENDING}, not {k}"),
+                        );
+                    }
+                }
+                _ => self.diag.error(
+                    t.span(),
+                    "`wait` takes the number of groups left pending: `wait::<1>()`",
+                ),
+            },
+            (M::AccWait, None) => self.diag.error(
+                m.method.span(),
+                "`wait` takes the number of groups left pending: `wait::<1>()` (`wait::<0>()` for all)",
+            ),
+            (_, Some(t)) => self.diag.error(
+                t.span(),
+                "kernel-language methods take no generic arguments",
+            ),
+            _ => {}
+        }
+        let want = match method {
+            M::Mma => 3,
+            M::AccGet | M::AccRow | M::AccCol => 1,
+            M::AccStore => 3,
+            _ => 0,
+        };
+        if m.args.len() != want {
+            self.diag.error(
+                m.span(),
+                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        }
+        match method {
+            M::Mma => self.mma_operands(acc, m),
+            M::AccGet | M::AccRow | M::AccCol => {
+                let v = self.operand(&m.args[0]);
+                self.expect_u32(v, &m.args[0]);
+                match crate::params::const_value(&m.args[0], &self.consts) {
+                    Some(i) if i >= acc.n as u64 / 2 => self.diag.error(
+                        m.args[0].span(),
+                        format!(
+                            "each thread holds {} elements of an `Acc<_, 64, {}>`; {i} is out of range",
+                            acc.n / 2,
+                            acc.n
+                        ),
+                    ),
+                    Some(_) => {}
+                    None => self.diag.error(
+                        m.args[0].span(),
+                        "an accumulator element is named by a constant (a literal or a kernel `const`): each is a register of its own",
+                    ),
+                }
+            }
+            M::AccStore => {
+                let dst = self.operand(&m.args[0]);
+                match self.resolve(dst) {
+                    Slot::Known(Ty::Global {
+                        elem,
+                        mutable: true,
+                    }) if elem.lanes == 1 && elem.prim == acc.elem => {}
+                    Slot::Free => {}
+                    _ => {
+                        let other = self.describe(dst);
+                        self.diag.error(
+                            m.args[0].span(),
+                            format!(
+                                "an `Acc<{}, 64, {}>` is stored to a `&mut [{}]` parameter, found `{other}`",
+                                acc.elem, acc.n, acc.elem
+                            ),
+                        );
+                    }
+                }
+                if !super::is_name(&m.args[0]) {
+                    self.diag.error(
+                        m.args[0].span(),
+                        "name the slice parameter the accumulator is stored to (`acc.store(c, index, ld)`)",
+                    );
+                }
+                for a in m.args.iter().skip(1) {
+                    let v = self.operand(a);
+                    self.expect_u32(v, a);
+                }
+            }
+            _ => {}
+        }
+        self.known(handles::result_type(Handle::Acc(acc), out))
+    }
+
+    /// `acc.mma(&slot, &a, &b)`: the stage holds `a`'s box and then `b`'s, both readable by a
+    /// wgmma of the accumulator's shape.
+    fn mma_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
+        let slot = self.operand(&m.args[0]);
+        let stage = match self.resolve(slot) {
+            Slot::Known(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
+            Slot::Free => None,
+            _ => {
+                let other = self.describe(slot);
+                self.diag.error(
+                    m.args[0].span(),
+                    format!("`mma` reads a full stage: pass the consumer slot (`&slot`), found `{other}`"),
+                );
+                None
+            }
+        };
+        let a = self.map_arg(&m.args[1]);
+        let b = self.map_arg(&m.args[2]);
+        if let Some(a) = a {
+            self.operand_box(a, 64, "A", &m.args[1], stage);
+        }
+        if let Some(b) = b {
+            self.operand_box(b, acc.n, "B", &m.args[2], stage);
+        }
+        if let (Some(a), Some(b), Some(stage)) = (a, b, stage) {
+            let stage_bytes = stage.tile as u64 * stage.elem.size() as u64;
+            let boxes = a.box_bytes() + b.box_bytes();
+            if boxes != stage_bytes {
+                self.diag.error(
+                    m.method.span(),
+                    format!(
+                        "the two boxes are {boxes} bytes, the stage {stage_bytes}: `mma` reads the stage as `load_tiles(&a, .., &b, ..)` fills it, `a`'s box first and `b`'s right after it"
+                    ),
+                );
+            }
+            if a.dims[0] != b.dims[0] && a.elem == b.elem {
+                self.diag.error(
+                    m.args[2].span(),
+                    format!(
+                        "A's box spans K = {} and B's K = {}: one product needs the same K",
+                        a.dims[0], b.dims[0]
+                    ),
+                );
+            }
+        }
+    }
+
+    /// One operand's box: element, rank, rows, K-major rows of one swizzle span.
+    fn operand_box(
+        &mut self,
+        map: MapShape,
+        rows: u32,
+        which: &str,
+        e: &Expr,
+        stage: Option<PipeShape>,
+    ) {
+        if let Some(stage) = stage
+            && (stage.elem.lanes != 1 || stage.elem.prim != map.elem)
+        {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the map's elements are `{}`, the stage holds `{}`",
+                    map.elem, stage.elem
+                ),
+            );
+        }
+        let Some(input) = WgmmaInput::of(map.elem) else {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "wgmma does not read `{}` operands here: it takes `f32` data as tf32 (PTX ISA §9.7.15.5.2)",
+                    map.elem
+                ),
+            );
+            return;
+        };
+        if map.rank != 2 {
+            self.diag.error(
+                e.span(),
+                format!("a wgmma operand's box is two-dimensional, `Tile2<K, ROWS>` (K contiguous); this map's has rank {}", map.rank),
+            );
+            return;
+        }
+        let (k, r) = (map.dims[0], map.dims[1]);
+        if r != rows {
+            let why = if which == "A" {
+                "M = 64 rows of A".to_string()
+            } else {
+                format!("N = {rows} rows of B, the accumulator's N")
+            };
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the {which} box has {r} rows; this wgmma reads {why} (`Tile2<{k}, {rows}>`)"
+                ),
+            );
+        }
+        let row_bytes = k * input.bytes;
+        if map.swizzle == 0 {
+            let fix = if matches!(row_bytes, 32 | 64 | 128) {
+                format!("swizzle it by its {row_bytes}-byte rows: `Swizzle{row_bytes}B`")
+            } else {
+                format!(
+                    "make its rows 32, 64 or 128 bytes and swizzle them by that span, e.g. `Tile2<{}, {r}>` with `Swizzle128B`",
+                    128 / input.bytes
+                )
+            };
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the {which} box is not swizzled; wgmma reads K-major tiles in the swizzled layouts here: {fix}"
+                ),
+            );
+        } else if row_bytes != map.swizzle {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the {which} box's rows are {row_bytes} bytes ({k} × `{}`), its swizzle span {}: the matrix descriptor's swizzled K-major layout has rows of exactly the span (`Tile2<{}, {r}>` with `{}`)",
+                    map.elem,
+                    map.swizzle,
+                    map.swizzle / input.bytes,
+                    map.swizzle_name()
+                ),
+            );
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! wgmma accumulators (PTX ISA §9.7.15): registers, matrix descriptors, the async groups.
+//!
+//! An accumulator is `N / 2` `.f32` registers per thread. `mma` builds a descriptor for each
+//! box of the stage from its map's type and issues one `wgmma.mma_async` per K step, the
+//! first of a batch behind `wgmma.fence.sync.aligned` (§9.7.15.7.1: before the first wgmma,
+//! and after other instructions accessed the registers; the lowering follows whether a batch
+//! is open in step with the accumulator's type, as it follows an mbarrier's parity).
+
+use super::expr::{Arith, float_imm};
+use super::sync::{HVal, reg_addr};
+use super::{Lowerer, Val};
+use crate::types::{AccShape, Handle, MapShape, Prim, RegClass, Ty, WgmmaInput};
+use phasegate_ptx::{Address, AddressBase, Imm, Opcode, Operand};
+use syn::{Expr, GenericArgument};
+
+/// An accumulator during lowering.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccVal {
+    pub shape: AccShape,
+    /// Element `i` of the thread's fragment is `regs[i]`.
+    pub regs: Vec<String>,
+    /// Whether a batch is open (issued, not committed): the next `mma` needs no fence.
+    pub open: bool,
+}
+
+/// The matrix descriptor's fixed bits for a K-major box of `map` (§9.7.15.5.1.2.2): leading
+/// byte offset 1 (unused by swizzled K-major layouts), stride byte offset 8 rows of one swizzle
+/// span (the distance between 8-row core-matrix groups), base offset 0 (boxes start on the
+/// pattern's 8-span granule), the swizzle mode in bits 62–63.
+pub fn descriptor_bits(map: MapShape) -> u64 {
+    let mode: u64 = match map.swizzle {
+        128 => 1,
+        64 => 2,
+        32 => 3,
+        _ => 0,
+    };
+    let sbo = (8 * map.swizzle as u64) >> 4;
+    (1 << 16) | (sbo << 32) | (mode << 62)
+}
+
+/// The modifiers of `wgmma.mma_async` for an accumulator of `n` columns and inputs `input`.
+pub fn mma_modifiers(n: u32, input: WgmmaInput) -> Vec<String> {
+    [
+        "mma_async".to_string(),
+        "sync".into(),
+        "aligned".into(),
+        format!("m64n{n}k{}", input.k),
+        "f32".into(),
+        input.ptx.into(),
+        input.ptx.into(),
+    ]
+    .to_vec()
+}
+
+/// The immediate operands after the descriptors: scale-d 1 (accumulate), imm-scale-a and
+/// imm-scale-b 1, and for 16-bit inputs imm-trans-a and imm-trans-b 0 (K-major).
+pub fn mma_immediates(input: WgmmaInput) -> Vec<Operand> {
+    let mut ops = vec![Operand::int(1), Operand::int(1), Operand::int(1)];
+    if input.has_transpose() {
+        ops.extend([Operand::int(0), Operand::int(0)]);
+    }
+    ops
+}
+
+fn map_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Reference(r) => map_name(&r.expr),
+        Expr::Paren(p) => map_name(&p.expr),
+        Expr::Group(g) => map_name(&g.expr),
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
+impl Lowerer<'_> {
+    /// `accumulator::<f32, 64, N>()`: `N / 2` registers set to zero.
+    pub(super) fn new_accumulator(&mut self, ty: Ty) -> Val {
+        let Ty::Handle(Handle::Acc(shape)) = ty else {
+            return self.internal_val("accumulator shape");
+        };
+        let regs = (0..shape.n / 2)
+            .map(|_| {
+                let r = self.reg(RegClass::F32);
+                self.inst(
+                    Opcode::Mov,
+                    &["f32"],
+                    vec![Operand::reg(&r), Operand::Imm(float_imm(Prim::F32, 0.0))],
+                );
+                r
+            })
+            .collect();
+        Val::Handle(Box::new(HVal::Acc(AccVal {
+            shape,
+            regs,
+            open: false,
+        })))
+    }
+
+    /// The methods of an accumulator.
+    pub(super) fn acc_method(&mut self, m: &syn::ExprMethodCall) -> Val {
+        let acc = match self.expr(&m.receiver) {
+            Val::Handle(h) => match *h {
+                HVal::Acc(a) => a,
+                _ => return self.internal_val("accumulator receiver"),
+            },
+            _ => return self.internal_val("accumulator receiver"),
+        };
+        let name = m.method.to_string();
+        match name.as_str() {
+            "mma" => self.mma(acc, m),
+            "commit" => {
+                self.inst(
+                    Opcode::from_name("wgmma"),
+                    &["commit_group", "sync", "aligned"],
+                    vec![],
+                );
+                Val::Handle(Box::new(HVal::Acc(AccVal { open: false, ..acc })))
+            }
+            "wait" => {
+                let k = self.wait_count(m).unwrap_or(0);
+                self.inst(
+                    Opcode::from_name("wgmma"),
+                    &["wait_group", "sync", "aligned"],
+                    vec![Operand::int(k as i64)],
+                );
+                Val::Handle(Box::new(HVal::Acc(acc)))
+            }
+            "get" => {
+                let i = self.acc_index(m, &acc);
+                let d = self.reg(RegClass::F32);
+                // A copy: the register is written again by the next wgmma.
+                self.inst(
+                    Opcode::Mov,
+                    &["f32"],
+                    vec![Operand::reg(&d), Operand::reg(&acc.regs[i])],
+                );
+                Val::Reg(Prim::F32, d)
+            }
+            "row" => {
+                let i = self.acc_index(m, &acc) as u32;
+                let (row, _) = self.fragment_origin();
+                self.add_u32(row, 8 * ((i >> 1) & 1))
+            }
+            "col" => {
+                let i = self.acc_index(m, &acc) as u32;
+                let (_, col) = self.fragment_origin();
+                self.add_u32(col, 8 * (i >> 2) + (i & 1))
+            }
+            "store" => self.acc_store(&acc, m),
+            _ => self.internal_val("accumulator method"),
+        }
+    }
+
+    /// The constant `K` of `wait::<K>()`.
+    fn wait_count(&mut self, m: &syn::ExprMethodCall) -> Option<u64> {
+        let arg = m.turbofish.as_ref()?.args.first()?;
+        // The checker evaluated it without typing it: a literal, `{ expr }` or a kernel `const`.
+        match arg {
+            GenericArgument::Const(e) => self.const_generic_value(e),
+            GenericArgument::Type(syn::Type::Path(p)) => {
+                let name = p.path.get_ident()?.to_string();
+                self.const_binding(&name)
+            }
+            _ => None,
+        }
+    }
+
+    fn const_generic_value(&mut self, e: &Expr) -> Option<u64> {
+        match e {
+            Expr::Block(b) => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(inner, None)] => self.const_generic_value(inner),
+                _ => None,
+            },
+            Expr::Paren(p) => self.const_generic_value(&p.expr),
+            Expr::Path(p) => self.const_binding(&p.path.get_ident()?.to_string()),
+            other => crate::check::const_usize(other),
+        }
+    }
+
+    fn const_binding(&self, name: &str) -> Option<u64> {
+        match self.lookup(name)? {
+            super::Binding::Value {
+                val: Val::Imm(_, Imm::Int(k)),
+                ..
+            } => Some(k as u64),
+            _ => None,
+        }
+    }
+
+    fn acc_index(&mut self, m: &syn::ExprMethodCall, acc: &AccVal) -> usize {
+        let i = m.args.first().and_then(|e| self.const_arg(e)).unwrap_or(0) as usize;
+        i.min(acc.regs.len().saturating_sub(1))
+    }
+
+    fn add_u32(&mut self, v: Val, k: u32) -> Val {
+        if k == 0 {
+            return v;
+        }
+        self.arith(
+            Arith::Add,
+            Prim::U32,
+            v,
+            Val::Imm(Prim::U32, Imm::Int(k as i64)),
+        )
+    }
+
+    /// `(16 (warp % 4) + lane / 4, 2 (lane % 4))`: the row and column of the thread's element 0
+    /// in the D fragment of `wgmma.m64nNk*` (§9.7.15.5.1.1); element `i` adds
+    /// `8 ((i / 2) % 2)` to the row and `8 (i / 4) + i % 2` to the column.
+    fn fragment_origin(&mut self) -> (Val, Val) {
+        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
+        let warp = self.warp_index();
+        let q = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
+        let q16 = self.arith(Arith::Shl, Prim::U32, q, u(4));
+        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
+        let g = self.arith(Arith::Shr, Prim::U32, lane.clone(), u(2));
+        let row = self.arith(Arith::Add, Prim::U32, q16, g);
+        let t = self.arith(Arith::BitAnd, Prim::U32, lane, u(3));
+        let col = self.arith(Arith::Shl, Prim::U32, t, u(1));
+        (row, col)
+    }
+
+    /// `acc.store(&mut dst, index, ld)`: element `(r, c)` to `dst[index + r * ld + c]`, each
+    /// thread its `N / 2` elements, two rows 8 apart per 8 columns.
+    fn acc_store(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+        let [dst, index, ld] = [&m.args[0], &m.args[1], &m.args[2]];
+        let index = self.expr(index);
+        let ld = self.expr(ld);
+        let (row, col) = self.fragment_origin();
+        let at = self.arith(Arith::Mul, Prim::U32, row, ld.clone());
+        let at = self.arith(Arith::Add, Prim::U32, at, col);
+        let at = self.arith(Arith::Add, Prim::U32, at, index);
+        let Some((upper, elem)) = self.global_element(dst, at) else {
+            return self.internal_val("accumulator store destination");
+        };
+        let ld = self.in_reg(ld);
+        let eight_rows = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Mul,
+            &["wide", "u32"],
+            vec![
+                Operand::reg(&eight_rows),
+                Operand::reg(&ld),
+                Operand::int(8 * elem.size() as i64),
+            ],
+        );
+        let lower = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Add,
+            &["s64"],
+            vec![
+                Operand::reg(&lower),
+                Operand::reg(&upper),
+                Operand::reg(&eight_rows),
+            ],
+        );
+        let size = elem.size() as i64;
+        for (i, r) in acc.regs.iter().enumerate() {
+            let i = i as i64;
+            let base = if (i >> 1) & 1 == 0 { &upper } else { &lower };
+            let offset = (8 * (i >> 2) + (i & 1)) * size;
+            self.inst(
+                Opcode::St,
+                &["global", "f32"],
+                vec![
+                    Operand::Address(Address {
+                        base: AddressBase::Reg(base.clone()),
+                        offset,
+                    }),
+                    Operand::reg(r),
+                ],
+            );
+        }
+        Val::Unit
+    }
+
+    /// `acc.mma(&slot, &a, &b)`.
+    fn mma(&mut self, acc: AccVal, m: &syn::ExprMethodCall) -> Val {
+        let buffer = match self.expr(&m.args[0]) {
+            Val::Handle(h) => match *h {
+                HVal::ConsumerSlot(_, _, addrs) => addrs.buffer,
+                _ => return self.internal_val("mma slot"),
+            },
+            _ => return self.internal_val("mma slot"),
+        };
+        let (Some(a), Some(b)) = (self.map_shape(&m.args[1]), self.map_shape(&m.args[2])) else {
+            return self.internal_val("mma maps");
+        };
+        let Some(input) = WgmmaInput::of(a.elem) else {
+            return self.internal_val("mma element type");
+        };
+        let a_desc = self.descriptor(&buffer, 0, a);
+        let b_desc = self.descriptor(&buffer, a.box_bytes(), b);
+        if !acc.open {
+            self.inst(
+                Opcode::from_name("wgmma"),
+                &["fence", "sync", "aligned"],
+                vec![],
+            );
+        }
+        let step = (input.k * input.bytes) as i64 >> 4;
+        let regs = Operand::Vector(acc.regs.iter().map(Operand::reg).collect());
+        for j in 0..(a.dims[0] / input.k) as i64 {
+            let (da, db) = if j == 0 {
+                (a_desc.clone(), b_desc.clone())
+            } else {
+                (
+                    self.advance_desc(&a_desc, j * step),
+                    self.advance_desc(&b_desc, j * step),
+                )
+            };
+            let mut operands = vec![regs.clone(), Operand::reg(&da), Operand::reg(&db)];
+            operands.extend(mma_immediates(input));
+            self.emit(phasegate_ptx::Instruction {
+                guard: None,
+                opcode: Opcode::from_name("wgmma"),
+                modifiers: mma_modifiers(acc.shape.n, input),
+                operands,
+            });
+        }
+        Val::Handle(Box::new(HVal::Acc(AccVal { open: true, ..acc })))
+    }
+
+    fn map_shape(&mut self, e: &Expr) -> Option<MapShape> {
+        match self.lookup(&map_name(e)?)? {
+            super::Binding::Map { shape, .. } => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The descriptor of the box at byte `offset` of the stage at `buffer`: the start address
+    /// field is the shared address / 16, the rest [`descriptor_bits`].
+    fn descriptor(&mut self, buffer: &str, offset: u64, map: MapShape) -> String {
+        let at = if offset == 0 {
+            buffer.to_string()
+        } else {
+            let d = self.reg(RegClass::B32);
+            self.inst(
+                Opcode::Add,
+                &["u32"],
+                vec![
+                    Operand::reg(&d),
+                    Operand::reg(buffer),
+                    Operand::int(offset as i64),
+                ],
+            );
+            d
+        };
+        let field = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Shr,
+            &["u32"],
+            vec![Operand::reg(&field), Operand::reg(&at), Operand::int(4)],
+        );
+        let wide = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Cvt,
+            &["u64", "u32"],
+            vec![Operand::reg(&wide), Operand::reg(&field)],
+        );
+        let desc = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Or,
+            &["b64"],
+            vec![
+                Operand::reg(&desc),
+                Operand::reg(&wide),
+                Operand::int(descriptor_bits(map) as i64),
+            ],
+        );
+        desc
+    }
+
+    /// The descriptor `fields` 16-byte units further along K (within the swizzled rows the
+    /// hardware applies the swizzle to the address, so a K step is a plain add).
+    fn advance_desc(&mut self, desc: &str, fields: i64) -> String {
+        let d = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Add,
+            &["s64"],
+            vec![Operand::reg(&d), Operand::reg(desc), Operand::int(fields)],
+        );
+        d
+    }
+
+    /// `retired.release()`: the arrive on the stage's empty barrier that `release` would have
+    /// made when the slot was retired.
+    pub(super) fn retired_release(&mut self, barrier: &str) -> Val {
+        let token = self.reg(RegClass::B64);
+        self.inst(
+            Opcode::Mbarrier,
+            &["arrive", "shared::cta", "b64"],
+            vec![Operand::reg(&token), reg_addr(barrier)],
+        );
+        Val::Unit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(swizzle: u32) -> MapShape {
+        MapShape {
+            elem: Prim::F32,
+            rank: 2,
+            dims: [swizzle / 4, 64, 1, 1, 1],
+            swizzle,
+        }
+    }
+
+    #[test]
+    fn descriptor_bits_follow_the_isa_fields() {
+        // 128-byte swizzle: LBO field 1, SBO 1024 bytes (field 64), mode 1 in bits 62-63.
+        assert_eq!(
+            descriptor_bits(map(128)),
+            (1 << 16) | (64 << 32) | (1 << 62)
+        );
+        assert_eq!(descriptor_bits(map(64)), (1 << 16) | (32 << 32) | (2 << 62));
+        assert_eq!(descriptor_bits(map(32)), (1 << 16) | (16 << 32) | (3 << 62));
+    }
+
+    #[test]
+    fn tf32_and_16_bit_inputs_take_their_instruction_forms() {
+        let tf32 = WgmmaInput::of(Prim::F32).unwrap();
+        assert_eq!(
+            mma_modifiers(64, tf32).join("."),
+            "mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"
+        );
+        assert_eq!(mma_immediates(tf32).len(), 3);
+        // The form a 16-bit element gets once its Prim maps to it (see `WgmmaInput::of`): K 16,
+        // the same 32 bytes per K step, and the two transpose immediates (0: K-major).
+        let bf16 = WgmmaInput {
+            ptx: "bf16",
+            k: 16,
+            bytes: 2,
+        };
+        assert_eq!(
+            mma_modifiers(256, bf16).join("."),
+            "mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
+        );
+        assert_eq!(mma_immediates(bf16).len(), 5);
+        assert_eq!(tf32.k * tf32.bytes, bf16.k * bf16.bytes);
+    }
+}

@@ -1,0 +1,284 @@
+//! Warpgroup matrix multiply-accumulate (`wgmma`, PTX ISA §9.7.15) with its asynchrony in the
+//! accumulator's type.
+//!
+//! A `wgmma.mma_async` runs after the instruction issues: it writes its accumulator registers
+//! and reads its shared-memory operands until a `wgmma.wait_group` retires the group it was
+//! committed in (§9.7.15.7). Touching the registers before that is undefined. Here the
+//! accumulator [`Acc`] carries the state of its asynchronous work in its type, so what the ISA
+//! leaves undefined is a rustc error on the user's tokens:
+//!
+//! | state | what it means | allowed |
+//! |---|---|---|
+//! | [`Idle`] | no wgmma on it is in flight | `get`, `store`, `mma` |
+//! | [`Issued<P>`] | wgmmas issued into the open batch, `P` committed groups before it | `mma`, `commit` |
+//! | [`InFlight<P>`] | `P` (≥ 1) committed groups may still write it | `mma`, `wait::<K>()` for `K < P` |
+//!
+//! `wait::<0>()` gives back an [`Idle`] accumulator, `wait::<K>()` an `InFlight<PK>`. The count
+//! is per accumulator: `wgmma.wait_group K` leaves at most the `K` newest groups of the whole
+//! warpgroup pending, so at most `K` of this accumulator's, whatever other accumulators
+//! committed in between; and an accumulator whose wgmmas another accumulator's `commit` put in
+//! an earlier group only completes sooner than its type says. The canonical main loop keeps
+//! one group in flight and its type is the same at every iteration: `acc = acc.mma(..).commit()
+//! .wait::<1>()` goes `InFlight<P1>` → `Issued<P1>` → `InFlight<P2>` → `InFlight<P1>`.
+//!
+//! `wgmma.fence` (§9.7.15.7.1) is placed by construction: the first `mma` of a batch (on a
+//! `Idle` or `InFlight` accumulator) emits it before its wgmma, which covers the registers'
+//! initialisation, reads by `get`/`store`, and every earlier instruction; later `mma`s of the
+//! batch accumulate into the same registers with the same shape, which the ISA orders without a
+//! fence.
+
+use super::pipeline::ConsumerSlot;
+use super::tma::{BoxShape, Swizzling, TensorMap};
+use super::{Element, Global, outside_kernel};
+use core::marker::PhantomData;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Element types a wgmma accumulates in (`f32`).
+pub trait AccElement: Element + sealed::Sealed {}
+impl sealed::Sealed for f32 {}
+impl AccElement for f32 {}
+
+/// A warpgroup's `M × N` accumulator of `wgmma.mma_async.m64nNkK`, in registers: each of the
+/// 128 threads holds `N / 2` elements (for `M = 64`). Element `i` of the thread with lane `l`
+/// in warp `w` of its warpgroup (`w = warp_id() % 4`) is row `16w + l / 4 + 8 ((i / 2) % 2)`,
+/// column `8 (i / 4) + 2 (l % 4) + i % 2` (the D fragment of §9.7.15.5.1.1).
+#[must_use = "an accumulator's products are lost unless it is read or stored"]
+pub struct Acc<T: AccElement, const M: u32, const N: u32, S: AccState = Idle>(PhantomData<(T, S)>);
+
+/// What asynchronous work an accumulator has: [`Idle`], [`Issued`] or [`InFlight`].
+pub trait AccState: sealed::Sealed {}
+
+/// No wgmma writing the accumulator is in flight: its registers can be read.
+pub struct Idle;
+/// wgmmas issued into the open (not yet committed) batch, `P` committed groups before it.
+pub struct Issued<P: Groups>(PhantomData<P>);
+/// `P` committed groups may still write the accumulator.
+pub struct InFlight<P: Groups>(PhantomData<P>);
+
+impl sealed::Sealed for Idle {}
+impl AccState for Idle {}
+impl<P: Groups> sealed::Sealed for Issued<P> {}
+impl<P: Groups> AccState for Issued<P> {}
+impl<P: Groups> sealed::Sealed for InFlight<P> {}
+impl<P: Groups> AccState for InFlight<P> {}
+
+/// A count of committed wgmma groups, `P0` to `P7`.
+pub trait Groups: sealed::Sealed {
+    /// The count.
+    const COUNT: u32;
+}
+
+/// A count that one more commit can raise.
+#[diagnostic::on_unimplemented(
+    message = "a wgmma batch committed on top of `{Self}` groups: at most 7 are tracked",
+    note = "wait for earlier groups (`wait::<K>()`) before committing more"
+)]
+pub trait MoreGroups: Groups {
+    /// The count plus one.
+    type Next: Groups;
+}
+
+macro_rules! counts {
+    ($($name:ident = $n:literal),*) => {$(
+        #[doc = concat!("Type-level count: ", stringify!($n), " committed groups.")]
+        pub struct $name;
+        impl sealed::Sealed for $name {}
+        impl Groups for $name {
+            const COUNT: u32 = $n;
+        }
+    )*};
+}
+counts!(
+    P0 = 0,
+    P1 = 1,
+    P2 = 2,
+    P3 = 3,
+    P4 = 4,
+    P5 = 5,
+    P6 = 6,
+    P7 = 7
+);
+
+macro_rules! next {
+    ($($a:ident -> $b:ident),*) => {$(
+        impl MoreGroups for $a {
+            type Next = $b;
+        }
+    )*};
+}
+next!(P0 -> P1, P1 -> P2, P2 -> P3, P3 -> P4, P4 -> P5, P5 -> P6, P6 -> P7);
+
+/// States whose registers the threads may read: no wgmma writing them is in flight.
+#[diagnostic::on_unimplemented(
+    message = "the accumulator is read while wgmma work on it is `{Self}`",
+    label = "its registers are written asynchronously until the group completes (PTX ISA §9.7.15.7.3)",
+    note = "`commit()` the batch and `wait::<0>()` for it first: the result is an `Acc<.., Idle>`"
+)]
+pub trait Readable: AccState {}
+impl Readable for Idle {}
+
+/// States from which a wgmma can be issued, and the state after it.
+pub trait Issue: AccState {
+    /// The state after one more `mma`.
+    type Out: AccState;
+}
+impl Issue for Idle {
+    type Out = Issued<P0>;
+}
+impl<P: Groups> Issue for Issued<P> {
+    type Out = Issued<P>;
+}
+impl<P: Groups> Issue for InFlight<P> {
+    type Out = Issued<P>;
+}
+
+/// States with an open batch to commit.
+#[diagnostic::on_unimplemented(
+    message = "`commit()` on an accumulator in state `{Self}`: no wgmma was issued since the last commit",
+    label = "nothing to commit",
+    note = "a commit closes the batch of `mma`s issued since the last one; committing none makes an empty group"
+)]
+pub trait Commit: AccState {
+    /// The state after the commit.
+    type Out: AccState;
+}
+impl<P: MoreGroups> Commit for Issued<P> {
+    type Out = InFlight<P::Next>;
+}
+
+/// States `wait::<K>()` applies to: `K` less than the groups in flight, no batch open.
+#[diagnostic::on_unimplemented(
+    message = "`wait::<{K}>()` on an accumulator in state `{Self}`",
+    label = "a wait applies to committed groups, and `K` must be fewer than the groups in flight",
+    note = "`commit()` an open batch before waiting; `wait::<0>()` waits for all of them"
+)]
+pub trait WaitTo<const K: u32>: AccState {
+    /// The state after the wait.
+    type Out: AccState;
+}
+
+macro_rules! waits {
+    ($($p:ident: $($k:literal => $out:ty),*);*) => {$($(
+        impl WaitTo<$k> for InFlight<$p> {
+            type Out = $out;
+        }
+    )*)*};
+}
+waits! {
+    P1: 0 => Idle;
+    P2: 0 => Idle, 1 => InFlight<P1>;
+    P3: 0 => Idle, 1 => InFlight<P1>, 2 => InFlight<P2>;
+    P4: 0 => Idle, 1 => InFlight<P1>, 2 => InFlight<P2>, 3 => InFlight<P3>;
+    P5: 0 => Idle, 1 => InFlight<P1>, 2 => InFlight<P2>, 3 => InFlight<P3>, 4 => InFlight<P4>;
+    P6: 0 => Idle, 1 => InFlight<P1>, 2 => InFlight<P2>, 3 => InFlight<P3>, 4 => InFlight<P4>,
+        5 => InFlight<P5>;
+    P7: 0 => Idle, 1 => InFlight<P1>, 2 => InFlight<P2>, 3 => InFlight<P3>, 4 => InFlight<P4>,
+        5 => InFlight<P5>, 6 => InFlight<P6>
+}
+
+/// Element types a wgmma reads from shared memory: `f32` (read as `.tf32`, `k8`).
+pub trait WgmmaInput: Element {}
+impl WgmmaInput for f32 {}
+
+/// A zeroed `M × N` accumulator of `T` for the warpgroup (`mov.f32` of 0 into its `N / 2`
+/// registers per thread). `M` is 64; `N` a multiple of 8 from 8 to 256 (PTX ISA §9.7.15.5.2):
+/// `#[kernel]` checks both.
+pub fn accumulator<T: AccElement, const M: u32, const N: u32>() -> Acc<T, M, N, Idle> {
+    outside_kernel("accumulator")
+}
+
+impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
+    /// `acc += A · Bᵀ` over the whole K of a stage that `load_tiles(&a, .., &b, ..)` filled:
+    /// `a`'s box (`Tile2<K, 64>`, K contiguous) at the start of the stage, `b`'s (`Tile2<K, N>`)
+    /// right after it, both in the swizzled layout their maps' types name. One
+    /// `wgmma.mma_async.sync.aligned.m64nNkK` per K step, with the matrix descriptors built from
+    /// the boxes' types (swizzle mode, stride byte offset of 8 rows); the first `mma` of a
+    /// batch is preceded by `wgmma.fence.sync.aligned`. Every thread of the warpgroup calls it.
+    #[allow(clippy::type_complexity)]
+    pub fn mma<E, const STAGES: usize, const TILE: usize, BA, SA, BB, SB>(
+        self,
+        _slot: &ConsumerSlot<'_, E, STAGES, TILE>,
+        _a: &TensorMap<E, BA, SA>,
+        _b: &TensorMap<E, BB, SB>,
+    ) -> Acc<T, M, N, S::Out>
+    where
+        S: Issue,
+        E: WgmmaInput,
+        BA: BoxShape,
+        SA: Swizzling,
+        BB: BoxShape,
+        SB: Swizzling,
+    {
+        outside_kernel("Acc::mma")
+    }
+
+    /// `wgmma.commit_group.sync.aligned`: closes the open batch into a group.
+    pub fn commit(self) -> Acc<T, M, N, S::Out>
+    where
+        S: Commit,
+    {
+        outside_kernel("Acc::commit")
+    }
+
+    /// `wgmma.wait_group.sync.aligned K`: waits until at most `K` groups are pending.
+    pub fn wait<const K: u32>(self) -> Acc<T, M, N, <S as WaitTo<K>>::Out>
+    where
+        S: WaitTo<K>,
+    {
+        outside_kernel("Acc::wait")
+    }
+
+    /// This thread's element `i` (`0..N / 2`, a constant): a copy of its register.
+    pub fn get(&self, _i: u32) -> T
+    where
+        S: Readable,
+    {
+        outside_kernel("Acc::get")
+    }
+
+    /// The row of this thread's element `i` in the accumulator (`0..M`).
+    pub fn row(&self, _i: u32) -> u32 {
+        outside_kernel("Acc::row")
+    }
+
+    /// The column of this thread's element `i` in the accumulator (`0..N`).
+    pub fn col(&self, _i: u32) -> u32 {
+        outside_kernel("Acc::col")
+    }
+
+    /// Stores the accumulator into a row-major matrix: element `(r, c)` to
+    /// `dst[index + r * ld + c]`; each thread stores its `N / 2` elements.
+    pub fn store(&self, _dst: &mut Global<T>, _index: u32, _ld: u32)
+    where
+        S: Readable,
+    {
+        outside_kernel("Acc::store")
+    }
+}
+
+/// A stage the consumer has finished reading with its own instructions but that asynchronous
+/// readers (the wgmmas of a group still in flight) may still use: it goes back to the producer
+/// only at [`Retired::release`]. Made by [`ConsumerSlot::retire`], it holds no borrow of the
+/// consumer, so the next stage can be waited for while this one is kept: the main loop that
+/// keeps one wgmma group in flight releases stage `i - 1` after `wait::<1>()` at stage `i`.
+#[must_use = "a retired stage must be released, or the producer waits forever"]
+pub struct Retired<T: Element, const STAGES: usize, const TILE: usize>(PhantomData<T>);
+
+impl<T: Element, const STAGES: usize, const TILE: usize> Retired<T, STAGES, TILE> {
+    /// Arrives on the stage's empty barrier (each of the `consumer_arrivals` threads does).
+    pub fn release(self) {
+        outside_kernel("Retired::release")
+    }
+}
+
+impl<T: Element, const STAGES: usize, const TILE: usize> ConsumerSlot<'_, T, STAGES, TILE> {
+    /// Ends this slot's reads and moves the consumer to the next stage, keeping the stage from
+    /// the producer until the [`Retired`] token is released (after the wgmma group that reads
+    /// it has completed).
+    pub fn retire(self) -> Retired<T, STAGES, TILE> {
+        outside_kernel("ConsumerSlot::retire")
+    }
+}
