@@ -11,6 +11,9 @@ mod cluster_exchange;
 #[path = "../examples/dot.rs"]
 #[allow(dead_code)]
 mod dot;
+#[path = "../examples/gemm_hopper.rs"]
+#[allow(dead_code)]
+mod gemm_hopper;
 #[path = "../examples/latency.rs"]
 #[allow(dead_code)]
 mod latency;
@@ -80,6 +83,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_add", tma_tiles::tma_add::PTX, false),
         ("tma_roles", tma_tiles::tma_roles::PTX, false),
         ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
+        ("gemm_hopper", gemm_hopper::gemm_hopper::PTX, false),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

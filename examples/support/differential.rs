@@ -337,6 +337,8 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             mc_map("b", steps * 16, floats(rng, (steps * 256) as usize)),
             ArgValue::zeroed(a_len * 4),
             ArgValue::U32(steps),
+        ],
+    });
     // wgmma (tf32) on small integers: every product and sum exact, so bit for bit.
     let (m, n, k) = (128u32, 128u32, 8 * 32u32);
     let gemm = wgmma_gemm::wgmma_gemm::SPEC;

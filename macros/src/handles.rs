@@ -140,6 +140,10 @@ pub enum Method {
     RetiredRelease,
     // wgmma accumulator
     Mma,
+    /// `mma_block`: `mma` on one 64-row block of a taller A box.
+    MmaBlock,
+    /// `stage_columns`: 64 columns rounded to bf16 into a swizzled shared tile.
+    AccStage,
     Commit,
     /// `wait::<K>()`: `K` is the turbofish's.
     AccWait,
@@ -536,6 +540,8 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         // Checked by `Checker::acc_method` (operands, the constant index, the turbofish).
         Handle::Acc(_) => match name {
             "mma" => (M::Mma, &[], k(Kind::Acc)),
+            "mma_block" => (M::MmaBlock, &[], k(Kind::Acc)),
+            "stage_columns" => (M::AccStage, &[], Out::Unit),
             "commit" => (M::Commit, &[], k(Kind::Acc)),
             "wait" => (M::AccWait, &[], k(Kind::Acc)),
             "get" => (M::AccGet, &[ConstU32], Out::AccElem),

@@ -352,6 +352,16 @@ impl WgmmaInput {
                 k: 8,
                 bytes: 4,
             }),
+            Prim::Bf16 => Some(WgmmaInput {
+                ptx: "bf16",
+                k: 16,
+                bytes: 2,
+            }),
+            Prim::F16 => Some(WgmmaInput {
+                ptx: "f16",
+                k: 16,
+                bytes: 2,
+            }),
             _ => None,
         }
     }

@@ -110,6 +110,8 @@ impl Checker<'_> {
         }
         let want = match method {
             M::Mma => 3,
+            M::MmaBlock => 4,
+            M::AccStage => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             _ => 0,
@@ -125,7 +127,13 @@ impl Checker<'_> {
             return self.fresh(Slot::Free);
         }
         match method {
-            M::Mma => self.mma_operands(acc, m),
+            M::Mma => self.mma_operands(acc, m, false),
+            M::MmaBlock => {
+                self.mma_operands(acc, m, true);
+                let v = self.operand(&m.args[3]);
+                self.expect_u32(v, &m.args[3]);
+            }
+            M::AccStage => self.stage_operands(acc, m),
             M::AccGet | M::AccRow | M::AccCol => {
                 let v = self.operand(&m.args[0]);
                 self.expect_u32(v, &m.args[0]);
@@ -182,7 +190,7 @@ impl Checker<'_> {
 
     /// `acc.mma(&slot, &a, &b)`: the stage holds `a`'s box and then `b`'s, both readable by a
     /// wgmma of the accumulator's shape.
-    fn mma_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
+    fn mma_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, block: bool) {
         let slot = self.operand(&m.args[0]);
         let stage = match self.resolve(slot) {
             Slot::Known(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
@@ -198,15 +206,26 @@ impl Checker<'_> {
         };
         let a = self.map_arg(&m.args[1]);
         let b = self.map_arg(&m.args[2]);
+        // `mma_block`: A's box holds 64 rows per warpgroup; on a cluster pipeline B's rows may
+        // be the slices of `load_tiles_multicast`, one box per CTA.
+        let a_rows = match a {
+            Some(a) if block && a.dims[1] % 64 == 0 && a.dims[1] > 0 => a.dims[1],
+            _ => 64,
+        };
+        let ctas = stage.map_or(1, |s| s.ctas);
+        let b_rows = match b {
+            Some(b) if block && ctas > 1 && b.dims[1] * ctas == acc.n => b.dims[1],
+            _ => acc.n,
+        };
         if let Some(a) = a {
-            self.operand_box(a, 64, "A", &m.args[1], stage);
+            self.operand_box(a, a_rows, "A", &m.args[1], stage);
         }
         if let Some(b) = b {
-            self.operand_box(b, acc.n, "B", &m.args[2], stage);
+            self.operand_box(b, b_rows, "B", &m.args[2], stage);
         }
         if let (Some(a), Some(b), Some(stage)) = (a, b, stage) {
             let stage_bytes = stage.tile as u64 * stage.elem.size() as u64;
-            let boxes = a.box_bytes() + b.box_bytes();
+            let boxes = a.box_bytes() + b.box_bytes() * (acc.n / b_rows.max(1)) as u64;
             if boxes != stage_bytes {
                 self.diag.error(
                     m.method.span(),
@@ -224,6 +243,48 @@ impl Checker<'_> {
                     ),
                 );
             }
+        }
+    }
+
+    /// `acc.stage_columns(&mut tile, block)`: a shared tile of 64 × 64 bf16 (as 2048 pairs) and
+    /// a constant column block of the accumulator.
+    fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
+        let tile = self.operand(&m.args[0]);
+        match self.resolve(tile) {
+            Slot::Known(Ty::Shared { elem, len })
+                if elem.prim == Prim::Bf16 && elem.lanes == 2 && len % 2048 == 0 => {}
+            Slot::Free => {}
+            _ => {
+                let found = self.describe(tile);
+                self.diag.error(
+                    m.args[0].span(),
+                    format!("`stage_columns` writes 64 × 64 bf16 tiles of 2048 pairs: a `shared_array::<[bf16; 2], N>()` with N a multiple of 2048, found `{found}`"),
+                );
+            }
+        }
+        let index = self.operand(&m.args[1]);
+        self.expect_u32(index, &m.args[1]);
+        if let Some(i) = crate::params::const_value(&m.args[1], &self.consts)
+            && i % 512 != 0
+        {
+            self.diag.error(m.args[1].span(), format!("a tile starts where its 128-byte swizzle pattern does, at a multiple of 512 pairs (1024 bytes); {i} is not"));
+        }
+        let v = self.operand(&m.args[2]);
+        self.expect_u32(v, &m.args[2]);
+        match crate::params::const_value(&m.args[2], &self.consts) {
+            Some(cb) if acc.n % 64 != 0 || cb >= acc.n as u64 / 64 => self.diag.error(
+                m.args[2].span(),
+                format!(
+                    "an `Acc<_, 64, {}>` has {} blocks of 64 columns; {cb} is not one of them",
+                    acc.n,
+                    acc.n / 64
+                ),
+            ),
+            Some(_) => {}
+            None => self.diag.error(
+                m.args[2].span(),
+                "the column block is a constant (a literal or a kernel `const`): it names registers",
+            ),
         }
     }
 
@@ -251,7 +312,7 @@ impl Checker<'_> {
             self.diag.error(
                 e.span(),
                 format!(
-                    "wgmma does not read `{}` operands here: it takes `f32` data as tf32 (PTX ISA §9.7.15.5.2)",
+                    "wgmma does not read `{}` operands here: it takes `bf16` and `f16`, and `f32` data as tf32 (PTX ISA §9.7.15.5.2)",
                     map.elem
                 ),
             );

@@ -551,7 +551,10 @@ impl<'a> Lowerer<'a> {
                         vec![Operand::reg(d), Operand::reg(&s)],
                     ));
                 }
-                (sync::HVal::Retired { barrier: d }, sync::HVal::Retired { barrier: s }) => {
+                (
+                    sync::HVal::Retired { barrier: d, .. },
+                    sync::HVal::Retired { barrier: s, .. },
+                ) => {
                     self.emit(Instruction::new(
                         Opcode::Mov,
                         &["b32"],

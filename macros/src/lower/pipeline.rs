@@ -88,6 +88,42 @@ impl Lowerer<'_> {
         })))
     }
 
+    /// Arrives on a stage's empty barrier. On a cluster pipeline the stage is free in every CTA's
+    /// eyes only when every CTA's consumers released it: this arrives on the empty barrier of
+    /// each CTA of the cluster (a remote arrive sinks its state, PTX ISA §9.7.13.15.13). The
+    /// arrive keeps the default `.release.cta` semantics, as CUTLASS's cluster barrier does:
+    /// what it orders is this thread's reads of its own CTA's stage. `.release.cluster` makes
+    /// ptxas put `MEMBAR.ALL.GPU` before every arrive, which cost a GEMM 40 % on an H100
+    /// (docs/performance.md).
+    pub(super) fn release_stage(&mut self, barrier: &str, ctas: u32) {
+        if ctas <= 1 {
+            let token = self.reg(RegClass::B64);
+            self.inst(
+                Opcode::Mbarrier,
+                &["arrive", "shared::cta", "b64"],
+                vec![Operand::reg(&token), reg_addr(barrier)],
+            );
+            return;
+        }
+        for rank in 0..ctas {
+            let remote = self.reg(RegClass::B32);
+            self.inst(
+                Opcode::Mapa,
+                &["shared::cluster", "u32"],
+                vec![
+                    Operand::reg(&remote),
+                    Operand::reg(barrier),
+                    Operand::int(rank as i64),
+                ],
+            );
+            self.inst(
+                Opcode::Mbarrier,
+                &["arrive", "shared::cluster", "b64"],
+                vec![Operand::Sink, reg_addr(&remote)],
+            );
+        }
+    }
+
     /// `barrier.cluster.arrive.release` + `barrier.cluster.wait.acquire`, `.aligned` where every
     /// thread of each warp executes it together.
     pub(super) fn cluster_sync(&mut self, aligned: bool) {
@@ -330,41 +366,8 @@ impl Lowerer<'_> {
                 );
                 self.load_elem("shared", false, elem, reg_addr(&at))
             }
-            (Method::Release, HVal::ConsumerSlot(p, state, addrs)) if p.shape.ctas > 1 => {
-                // The stage is free in every CTA's eyes only when every CTA's consumers released
-                // it: arrive on the empty barrier of each CTA of the cluster (a remote arrive sinks
-                // its state, PTX ISA §9.7.13.15.13). The arrive keeps the default `.release.cta`
-                // semantics, as CUTLASS's cluster barrier does: what it orders is this thread's
-                // reads of its own CTA's stage. `.release.cluster` makes ptxas put
-                // `MEMBAR.ALL.GPU` before every arrive, which cost a GEMM 40 % on an H100
-                // (docs/performance.md).
-                for rank in 0..p.shape.ctas {
-                    let remote = self.reg(RegClass::B32);
-                    self.inst(
-                        Opcode::Mapa,
-                        &["shared::cluster", "u32"],
-                        vec![
-                            Operand::reg(&remote),
-                            Operand::reg(&addrs.barrier),
-                            Operand::int(rank as i64),
-                        ],
-                    );
-                    self.inst(
-                        Opcode::Mbarrier,
-                        &["arrive", "shared::cluster", "b64"],
-                        vec![Operand::Sink, reg_addr(&remote)],
-                    );
-                }
-                self.advance(&p, &state);
-                Val::Unit
-            }
             (Method::Release, HVal::ConsumerSlot(p, state, addrs)) => {
-                let token = self.reg(RegClass::B64);
-                self.inst(
-                    Opcode::Mbarrier,
-                    &["arrive", "shared::cta", "b64"],
-                    vec![Operand::reg(&token), reg_addr(&addrs.barrier)],
-                );
+                self.release_stage(&addrs.barrier, p.shape.ctas);
                 self.advance(&p, &state);
                 Val::Unit
             }
@@ -372,9 +375,13 @@ impl Lowerer<'_> {
                 self.advance(&p, &state);
                 Val::Handle(Box::new(HVal::Retired {
                     barrier: addrs.barrier,
+                    ctas: p.shape.ctas,
                 }))
             }
-            (Method::RetiredRelease, HVal::Retired { barrier }) => self.retired_release(&barrier),
+            (Method::RetiredRelease, HVal::Retired { barrier, ctas }) => {
+                self.release_stage(&barrier, ctas);
+                Val::Unit
+            }
             _ => self.internal_val("handle method on a handle of another kind"),
         }
     }

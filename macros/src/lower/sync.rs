@@ -52,6 +52,8 @@ pub enum HVal {
     /// A retired stage: the address of its empty barrier.
     Retired {
         barrier: String,
+        /// The CTAs whose empty barriers the release arrives on.
+        ctas: u32,
     },
     /// A wgmma accumulator.
     Acc(super::wgmma::AccVal),

@@ -7,8 +7,8 @@
 //! is open in step with the accumulator's type, as it follows an mbarrier's parity).
 
 use super::expr::{Arith, float_imm};
-use super::sync::{HVal, reg_addr};
-use super::{Lowerer, Val};
+use super::sync::HVal;
+use super::{Binding, Lowerer, Val};
 use crate::types::{AccShape, Handle, MapShape, Prim, RegClass, Ty, WgmmaInput};
 use phasegate_ptx::{Address, AddressBase, Imm, Opcode, Operand};
 use syn::{Expr, GenericArgument};
@@ -107,7 +107,8 @@ impl Lowerer<'_> {
         };
         let name = m.method.to_string();
         match name.as_str() {
-            "mma" => self.mma(acc, m),
+            "mma" | "mma_block" => self.mma(acc, m),
+            "stage_columns" => self.stage_columns(&acc, m),
             "commit" => {
                 self.inst(
                     Opcode::from_name("wgmma"),
@@ -274,6 +275,136 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
+    /// `acc.stage_columns(&mut tile, block)`: each pair of neighbouring columns of the block
+    /// (registers `i`, `i + 1` with `i = 32 block + 4 q + 2 h`: row `16 w + l / 4 + 8 h`, columns
+    /// `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word, stored
+    /// where the 128-byte swizzle puts it: row `r` at byte `128 r`, its 16-byte chunk `q` at
+    /// chunk `q ^ (r % 8)` — and `r % 8` is `l / 4`.
+    fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+        let Some(block) =
+            crate::check::const_usize(&m.args[2]).or_else(|| self.const_generic_value(&m.args[2]))
+        else {
+            return self.internal_val("stage_columns block");
+        };
+        let Some(Binding::Shared { base, .. }) = map_name(&m.args[0]).and_then(|n| self.lookup(&n))
+        else {
+            return self.internal_val("stage_columns tile");
+        };
+        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
+        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
+        let lane = self.in_reg(lane);
+        let warp = self.warp_index();
+        let warp = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
+        let warp = self.in_reg(warp);
+        // The thread's byte in the tile for h = 0, q = 0, before the chunk: 128 (16 w + l / 4)
+        // + 4 (l % 4); and x = l / 4, the row's swizzle.
+        let x = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Shr,
+            &["u32"],
+            vec![Operand::reg(&x), Operand::reg(&lane), Operand::int(2)],
+        );
+        let row = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&row),
+                Operand::reg(&warp),
+                Operand::int(16),
+                Operand::reg(&x),
+            ],
+        );
+        let index = self.expr(&m.args[1]);
+        let index = self.in_reg(index);
+        let tile = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&tile),
+                Operand::reg(&index),
+                Operand::int(4),
+                Operand::reg(&base),
+            ],
+        );
+        let quad = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::And,
+            &["b32"],
+            vec![Operand::reg(&quad), Operand::reg(&lane), Operand::int(3)],
+        );
+        let at = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&at),
+                Operand::reg(&row),
+                Operand::int(128),
+                Operand::reg(&tile),
+            ],
+        );
+        let at2 = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&at2),
+                Operand::reg(&quad),
+                Operand::int(4),
+                Operand::reg(&at),
+            ],
+        );
+        for q in 0..8u64 {
+            let chunk = self.reg(RegClass::B32);
+            self.inst(
+                Opcode::Xor,
+                &["b32"],
+                vec![
+                    Operand::reg(&chunk),
+                    Operand::reg(&x),
+                    Operand::int(q as i64),
+                ],
+            );
+            let addr = self.reg(RegClass::B32);
+            self.inst(
+                Opcode::Mad,
+                &["lo", "u32"],
+                vec![
+                    Operand::reg(&addr),
+                    Operand::reg(&chunk),
+                    Operand::int(16),
+                    Operand::reg(&at2),
+                ],
+            );
+            for h in 0..2u64 {
+                let i = (32 * block + 4 * q + 2 * h) as usize;
+                let (Some(lo), Some(hi)) = (acc.regs.get(i), acc.regs.get(i + 1)) else {
+                    return self.internal_val("stage_columns register");
+                };
+                let word = self.reg(RegClass::B32);
+                self.inst(
+                    Opcode::Cvt,
+                    &["rn", "bf16x2", "f32"],
+                    vec![Operand::reg(&word), Operand::reg(hi), Operand::reg(lo)],
+                );
+                self.inst(
+                    Opcode::St,
+                    &["shared", "b32"],
+                    vec![
+                        Operand::Address(Address {
+                            base: AddressBase::Reg(addr.clone()),
+                            offset: (8 * 128 * h) as i64,
+                        }),
+                        Operand::reg(&word),
+                    ],
+                );
+            }
+        }
+        Val::Unit
+    }
+
     /// `acc.mma(&slot, &a, &b)`.
     fn mma(&mut self, acc: AccVal, m: &syn::ExprMethodCall) -> Val {
         let buffer = match self.expr(&m.args[0]) {
@@ -289,7 +420,28 @@ impl Lowerer<'_> {
         let Some(input) = WgmmaInput::of(a.elem) else {
             return self.internal_val("mma element type");
         };
-        let a_desc = self.descriptor(&buffer, 0, a);
+        // `mma_block`: this warpgroup's 64 rows of a taller A box (rows of one swizzle span,
+        // whole 8-row swizzle atoms, so the block starts where the pattern does).
+        let a_start = if m.method == "mma_block" {
+            let block = self.expr(&m.args[3]);
+            let row_bytes = (a.dims[0] * input.bytes) as i64;
+            let block = self.in_reg(block);
+            let at = self.reg(RegClass::B32);
+            self.inst(
+                Opcode::Mad,
+                &["lo", "u32"],
+                vec![
+                    Operand::reg(&at),
+                    Operand::reg(&block),
+                    Operand::int(64 * row_bytes),
+                    Operand::reg(&buffer),
+                ],
+            );
+            at
+        } else {
+            buffer.clone()
+        };
+        let a_desc = self.descriptor(&a_start, 0, a);
         let b_desc = self.descriptor(&buffer, a.box_bytes(), b);
         if !acc.open {
             self.inst(
@@ -381,18 +533,6 @@ impl Lowerer<'_> {
             vec![Operand::reg(&d), Operand::reg(desc), Operand::int(fields)],
         );
         d
-    }
-
-    /// `retired.release()`: the arrive on the stage's empty barrier that `release` would have
-    /// made when the slot was retired.
-    pub(super) fn retired_release(&mut self, barrier: &str) -> Val {
-        let token = self.reg(RegClass::B64);
-        self.inst(
-            Opcode::Mbarrier,
-            &["arrive", "shared::cta", "b64"],
-            vec![Operand::reg(&token), reg_addr(barrier)],
-        );
-        Val::Unit
     }
 }
 

@@ -88,15 +88,21 @@ swizzles! {
     Swizzle128B = 128;
 }
 
+/// Shared memory of `T` or of vectors `[T; N]` (a packed pair of bf16, say): what a tensor copy
+/// of `T` elements reads, the index counting the array's own elements.
+pub trait Lanes<T: Element>: Element {}
+impl<T: Element> Lanes<T> for T {}
+impl<T: Element, const N: usize> Lanes<T> for [T; N] where [T; N]: Element {}
+
 /// `cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group [map, {coords}], [src]` (PTX ISA
 /// §9.7.9.25.5.2): stores the
 /// box at `src[src_index..]` (the box's bytes, laid out as the map's swizzle says) into the
 /// tensor at `coords`, tracked by this thread's bulk async-group. Write the shared data, then
 /// `fence_proxy_async()`, then store; [`super::bulk_commit`] and [`super::bulk_wait`] finish it.
-pub fn tma_store<T: Element, B: BoxShape, S: Swizzling>(
+pub fn tma_store<T: Element, B: BoxShape, S: Swizzling, E: Lanes<T>>(
     _map: &TensorMap<T, B, S>,
     _coords: B::Coords,
-    _src: &impl SharedDst<T>,
+    _src: &impl SharedDst<E>,
     _src_index: u32,
 ) {
     outside_kernel("tma_store")

@@ -182,6 +182,8 @@ waits! {
 /// Element types a wgmma reads from shared memory: `f32` (read as `.tf32`, `k8`).
 pub trait WgmmaInput: Element {}
 impl WgmmaInput for f32 {}
+impl WgmmaInput for half::bf16 {}
+impl WgmmaInput for half::f16 {}
 
 /// A zeroed `M × N` accumulator of `T` for the warpgroup (`mov.f32` of 0 into its `N / 2`
 /// registers per thread). `M` is 64; `N` a multiple of 8 from 8 to 256 (PTX ISA §9.7.15.5.2):
@@ -215,6 +217,28 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::mma")
     }
 
+    /// `mma` on row block `block` of a taller A box: the stage holds `a`'s box of `64 × R` rows
+    /// (the CTA's rows, shared by `R` consumer warpgroups) and then `N` rows of B — `b`'s box,
+    /// or on a [`super::pipeline_cluster`] the `CTAS` slices `load_tiles_multicast` put there;
+    /// this warpgroup multiplies rows `64 · block .. 64 · block + 64` of A.
+    pub fn mma_block<E, const STAGES: usize, const TILE: usize, BA, SA, BB, SB>(
+        self,
+        _slot: &ConsumerSlot<'_, E, STAGES, TILE>,
+        _a: &TensorMap<E, BA, SA>,
+        _b: &TensorMap<E, BB, SB>,
+        _block: u32,
+    ) -> Acc<T, M, N, S::Out>
+    where
+        S: Issue,
+        E: WgmmaInput,
+        BA: BoxShape,
+        SA: Swizzling,
+        BB: BoxShape,
+        SB: Swizzling,
+    {
+        outside_kernel("Acc::mma_block")
+    }
+
     /// `wgmma.commit_group.sync.aligned`: closes the open batch into a group.
     pub fn commit(self) -> Acc<T, M, N, S::Out>
     where
@@ -229,6 +253,23 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         S: WaitTo<K>,
     {
         outside_kernel("Acc::wait")
+    }
+
+    /// Columns `64 · block .. 64 · block + 64` of the accumulator (`block` a constant), rounded
+    /// to `bf16` (`cvt.rn.bf16x2.f32`, a pair of neighbouring columns in one 32-bit word), into
+    /// `tiles[index..index + 2048]`: a 64 × 64 tile in the 128-byte-swizzled layout a
+    /// `Tile2<64, 64>` box of a `Swizzle128B` map has in shared memory (`index` a multiple of
+    /// 512 pairs, so the tile starts where the swizzle pattern does), ready for `tma_store`
+    /// after `fence_proxy_async()` and a barrier over the warpgroup.
+    pub fn stage_columns<const LEN: usize>(
+        &self,
+        _tiles: &mut super::SharedArray<[half::bf16; 2], LEN>,
+        _index: u32,
+        _block: u32,
+    ) where
+        S: Readable,
+    {
+        outside_kernel("Acc::stage_columns")
     }
 
     /// This thread's element `i` (`0..N / 2`, a constant): a copy of its register.

@@ -1,0 +1,50 @@
+//! The Hopper GEMM of `examples/gemm_hopper.rs`: simulated against a CPU reference (exact: the
+//! inputs are small integers, whose products and sums f32 holds exactly, so the one rounding
+//! is the final one to bf16), with the structure its PTX must have.
+
+#[path = "../examples/gemm_hopper.rs"]
+#[allow(dead_code)]
+mod gemm_hopper;
+
+use gemm_hopper::{gemm_hopper as kernel, operand, reference, simulate};
+
+#[test]
+fn one_cluster_computes_the_exact_product() {
+    let (m, n, k) = (256u32, 256u32, 128u32);
+    let (a, b) = (operand(m, k, 3), operand(n, k, 4));
+    let c = simulate(m, n, k, &a, &b, 2);
+    assert_eq!(c, reference(&a, &b, m as usize, n as usize, k as usize));
+}
+
+#[test]
+fn two_clusters_share_the_work_units_and_ragged_edges_are_clipped() {
+    // 3 units for 2 clusters (one takes two, the ring wraps), K not a multiple of the 64 of a
+    // stage, M and N not multiples of the tile: the loads fill zeros, the stores clip.
+    let (m, n, k) = (384u32, 320u32, 200u32);
+    let (a, b) = (operand(m, k, 5), operand(n, k, 6));
+    let c = simulate(m, n, k, &a, &b, 4);
+    assert_eq!(c, reference(&a, &b, m as usize, n as usize, k as usize));
+}
+
+#[test]
+fn the_ptx_has_the_blueprint_structure() {
+    let p = kernel::PTX;
+    let count = |s: &str| p.matches(s).count();
+    assert!(p.contains(".maxnreg 168"));
+    assert!(p.contains(".reqnctapercluster 2, 1, 1"));
+    assert!(p.contains("setmaxnreg.dec.sync.aligned.u32 \t40;"));
+    assert!(p.contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
+    assert!(p.contains("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"));
+    assert!(count(".multicast::cluster") >= 1);
+    assert!(
+        count("mbarrier.arrive.shared::cluster.b64") >= 2,
+        "releases on both CTAs"
+    );
+    assert!(
+        !p.contains("release.cluster.shared::cluster"),
+        "no GPU-wide fence per release"
+    );
+    assert!(p.contains("cvt.rn.bf16x2.f32"));
+    assert!(p.contains("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"));
+    assert_eq!(kernel::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
+}
