@@ -206,7 +206,15 @@ fn same_e5m2(a: f8e5m2, b: f8e5m2) -> bool {
 /// format's infinity would sit if the exponent went on; `inf` is its code.
 fn round_once(v: f64, near: u16, decode: fn(u16) -> f64, above_max: f64, inf: u16) -> u16 {
     if v.is_nan() {
-        return 0x7fff;
+        // The NaN keeps its sign and its payload's top bits, quieted (f32::NAN gives 0x7e00 and
+        // 0x7fc0 on an H100).
+        let bits = v.to_bits();
+        let (sign, payload) = (((bits >> 63) as u16) << 15, bits & ((1 << 52) - 1));
+        return if inf == 0x7c00 {
+            sign | 0x7e00 | (payload >> 42) as u16
+        } else {
+            sign | 0x7fc0 | (payload >> 45) as u16
+        };
     }
     let sign = if v.is_sign_negative() { 0x8000 } else { 0 };
     let a = v.abs();

@@ -8,6 +8,9 @@ mod cluster_exchange;
 #[path = "../dot.rs"]
 #[allow(dead_code)]
 mod dot;
+#[path = "../gemm_hopper.rs"]
+#[allow(dead_code)]
+mod gemm_hopper;
 #[path = "../multicast.rs"]
 #[allow(dead_code)]
 mod multicast;
@@ -362,6 +365,45 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             ArgValue::zeroed((m * n) as usize * 4),
             ArgValue::U32(n),
             ArgValue::U32(k / 32),
+        ],
+    });
+    // The Hopper GEMM of the kernel language, launched through the runtime's GPU path on one
+    // cluster (small integers: the only rounding, the final one to bf16, is the same anywhere).
+    let hopper = gemm_hopper::gemm_hopper::SPEC;
+    let (m, n, k) = (256u32, 512u32, 192u32);
+    let bf16_map = |name: &str, dims: [u64; 2], data: Vec<u8>| {
+        let map = hopper
+            .map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &dims, &[dims[0] * 2])
+            .expect("a valid map");
+        ArgValue::from(TensorMapArg::owning(map, data))
+    };
+    let halves = |v: Vec<phasegate::prelude::bf16>| {
+        v.into_iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    let seed = rng.below(1 << 16) as u32;
+    cases.push(Case {
+        name: "gemm_hopper".into(),
+        spec: hopper,
+        launch: launch((2, 1, 1), (384, 1, 1)),
+        args: vec![
+            bf16_map(
+                "a",
+                [k as u64, m as u64],
+                halves(gemm_hopper::operand(m, k, seed)),
+            ),
+            bf16_map(
+                "b",
+                [k as u64, n as u64],
+                halves(gemm_hopper::operand(n, k, seed + 1)),
+            ),
+            bf16_map("c", [n as u64, m as u64], vec![0; (m * n * 2) as usize]),
+            ArgValue::U32(m),
+            ArgValue::U32(n),
+            ArgValue::U32(k),
         ],
     });
     cases

@@ -252,7 +252,7 @@ impl Checker<'_> {
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
             Slot::Known(Ty::Shared { elem, len })
-                if elem.prim == Prim::Bf16 && elem.lanes == 2 && len % 2048 == 0 => {}
+                if elem.prim == Prim::Bf16 && elem.lanes == 2 && len.is_multiple_of(2048) => {}
             Slot::Free => {}
             _ => {
                 let found = self.describe(tile);
@@ -265,14 +265,14 @@ impl Checker<'_> {
         let index = self.operand(&m.args[1]);
         self.expect_u32(index, &m.args[1]);
         if let Some(i) = crate::params::const_value(&m.args[1], &self.consts)
-            && i % 512 != 0
+            && !i.is_multiple_of(512)
         {
             self.diag.error(m.args[1].span(), format!("a tile starts where its 128-byte swizzle pattern does, at a multiple of 512 pairs (1024 bytes); {i} is not"));
         }
         let v = self.operand(&m.args[2]);
         self.expect_u32(v, &m.args[2]);
         match crate::params::const_value(&m.args[2], &self.consts) {
-            Some(cb) if acc.n % 64 != 0 || cb >= acc.n as u64 / 64 => self.diag.error(
+            Some(cb) if !acc.n.is_multiple_of(64) || cb >= acc.n as u64 / 64 => self.diag.error(
                 m.args[2].span(),
                 format!(
                     "an `Acc<_, 64, {}>` has {} blocks of 64 columns; {cb} is not one of them",

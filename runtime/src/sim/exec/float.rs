@@ -349,14 +349,17 @@ fn f16_to_f32(h: u16) -> f32 {
 }
 
 /// A value (exact in f64: every f32, f64, f16, bf16 and integer of at most 53 bits) to f16 or
-/// bf16, rounded to nearest even once (no double rounding through f32); NaN gives the
-/// canonical NaN 0x7fff.
+/// bf16, rounded to nearest even once (no double rounding through f32); a NaN keeps its sign and
+/// quieted payload ([`super::half::converted_nan`]).
 fn float_to_half(v: f64, to: CvtTy) -> u64 {
     let fmt = if to == CvtTy::Bf16 {
         crate::sim::decode::half::Fmt::Bf16
     } else {
         crate::sim::decode::half::Fmt::F16
     };
+    if v.is_nan() {
+        return super::half::converted_nan(v, fmt) as u64;
+    }
     super::half::encode(v, 0.0, fmt, false) as u64
 }
 

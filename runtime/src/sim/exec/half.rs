@@ -8,7 +8,25 @@
 //! does. So sums and fused multiply-adds of half-precision values round exactly once, as the
 //! PTX ISA requires of `.rn`.
 //!
-//! NaN results are the canonical NaNs `0x7fff` (f16, bf16) and `0x7f` (e4m3, e5m2).
+//! NaN results of arithmetic and of the packed conversions (`cvt.rn.f16x2.f32`, ...) are the
+//! canonical NaNs `0x7fff` (f16, bf16) and `0x7f` (e4m3, e5m2). The scalar conversion of an
+//! f32 or f64 NaN to f16 or bf16 (`cvt.rn.f16.f32`) is another instruction on an H100 and gives
+//! another NaN: for `f32::NAN` (`0x7fc00000`) `0x7e00` and `0x7fc0` (`examples/quantize.rs` in
+//! the GPU differential) — the quiet bit with the NaN's sign and payload's top bits, measured
+//! for that one NaN, assumed for the others ([`converted_nan`]).
+
+/// The f16 or bf16 an f32/f64 NaN converts to: its sign, the quiet bit, and the payload's top
+/// bits (the fp8 formats keep their one NaN).
+pub(crate) fn converted_nan(v: f64, f: Fmt) -> u32 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u32) << 15;
+    let payload = bits & ((1 << 52) - 1);
+    match f {
+        Fmt::F16 => sign | 0x7e00 | (payload >> 42) as u32,
+        Fmt::Bf16 => sign | 0x7fc0 | (payload >> 45) as u32,
+        Fmt::E4m3 | Fmt::E5m2 => nan_bits(f),
+    }
+}
 
 use super::alu::{map1, map2, map3};
 use crate::sim::decode::half::{Fmt, HArith, HalfOp};
