@@ -272,7 +272,9 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
             };
             finish_float(r, t, sat, ftz)
         }
-        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, CvtTy::Int(f)), to),
+        (CvtTy::Int(f), CvtTy::F16 | CvtTy::Bf16) => {
+            float_to_half(to_f64(x, CvtTy::Int(f)), to, false)
+        }
         (_, CvtTy::Int(t)) => {
             let v = to_f64(x, from);
             let v = if ftz
@@ -319,7 +321,9 @@ pub(super) fn cvt(x: u64, from: CvtTy, to: CvtTy, rnd: Rnd, sat: bool, ftz: bool
             };
             finish_float(r, t, sat, ftz)
         }
-        (_, CvtTy::F16 | CvtTy::Bf16) => float_to_half(to_f64(x, from), to),
+        (_, CvtTy::F16 | CvtTy::Bf16) => {
+            float_to_half(to_f64(x, from), to, from == CvtTy::Float(FTy::F64))
+        }
     }
 }
 
@@ -349,15 +353,16 @@ fn f16_to_f32(h: u16) -> f32 {
 }
 
 /// A value (exact in f64: every f32, f64, f16, bf16 and integer of at most 53 bits) to f16 or
-/// bf16, rounded to nearest even once (no double rounding through f32); a NaN keeps its sign and
-/// quieted payload ([`super::half::converted_nan`]).
-fn float_to_half(v: f64, to: CvtTy) -> u64 {
+/// bf16, rounded to nearest even once (no double rounding through f32). A NaN gives the
+/// canonical NaN 0x7fff from an f32, as an H100 does (`docs/gpu-validation.md`), and from an
+/// f64 the NaN an H100's f64 conversion gives ([`super::half::converted_nan`]).
+fn float_to_half(v: f64, to: CvtTy, from_f64: bool) -> u64 {
     let fmt = if to == CvtTy::Bf16 {
         crate::sim::decode::half::Fmt::Bf16
     } else {
         crate::sim::decode::half::Fmt::F16
     };
-    if v.is_nan() {
+    if v.is_nan() && from_f64 {
         return super::half::converted_nan(v, fmt) as u64;
     }
     super::half::encode(v, 0.0, fmt, false) as u64

@@ -8,12 +8,12 @@
 //! does. So sums and fused multiply-adds of half-precision values round exactly once, as the
 //! PTX ISA requires of `.rn`.
 //!
-//! NaN results of arithmetic and of the packed conversions (`cvt.rn.f16x2.f32`, ...) are the
-//! canonical NaNs `0x7fff` (f16, bf16) and `0x7f` (e4m3, e5m2). The scalar conversion of an
-//! f32 or f64 NaN to f16 or bf16 (`cvt.rn.f16.f32`) is another instruction on an H100 and gives
-//! another NaN: for `f32::NAN` (`0x7fc00000`) `0x7e00` and `0x7fc0` (`examples/quantize.rs` in
-//! the GPU differential) — the quiet bit with the NaN's sign and payload's top bits, measured
-//! for that one NaN, assumed for the others ([`converted_nan`]).
+//! NaN results of arithmetic and of conversions from f32 are the canonical NaNs `0x7fff` (f16,
+//! bf16) and `0x7f` (e4m3, e5m2). The conversion of an f64 NaN to f16 or bf16
+//! (`cvt.rn.f16.f64`) is another instruction on an H100 and gives another NaN: for the f64 of
+//! `f32::NAN` `0x7e00` and `0x7fc0` (`examples/quantize.rs` in the GPU differential) — the quiet
+//! bit with the NaN's sign and payload's top bits, measured for that one NaN, assumed for the
+//! others ([`converted_nan`]).
 
 /// The f16 or bf16 an f32/f64 NaN converts to: its sign, the quiet bit, and the payload's top
 /// bits (the fp8 formats keep their one NaN).
