@@ -157,6 +157,18 @@ impl MapType {
         .with_swizzle(swizzle)
     }
 
+    /// Whether a tensor-map argument fits a parameter of this type: passed by value (as the
+    /// parameter is) and [`MapType::check`]ed; the message says which field differs.
+    pub fn check_arg(self, arg: &crate::sim::TensorMapArg) -> Result<(), String> {
+        if arg.in_global {
+            return Err(
+                "the parameter takes its tensor map by value; the argument asks for a copy in global memory"
+                    .into(),
+            );
+        }
+        self.check(&arg.map)
+    }
+
     /// Whether `map` is a map of this type (element, rank, box, swizzle, no interleave), or
     /// which field differs.
     pub fn check(self, map: &TensorMap) -> Result<(), String> {

@@ -10,7 +10,9 @@ use phasegate_ptx::{Linkage, Opcode, Operand, ScalarType, StateSpace, VarDecl};
 use syn::Expr;
 
 /// The name a memory argument refers to: `x`, `&x`, `&mut x`.
-fn memory_name(e: &Expr) -> Option<String> {
+/// The name an argument that takes memory, a map or a handle by name refers to: `x`, `&x`,
+/// `&mut x`, `(x)`.
+pub(super) fn memory_name(e: &Expr) -> Option<String> {
     match e {
         Expr::Reference(r) => memory_name(&r.expr),
         Expr::Paren(p) => memory_name(&p.expr),
@@ -49,17 +51,7 @@ impl Lowerer<'_> {
             _ => return None,
         };
         let index = self.in_reg(index);
-        let d = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&d),
-                Operand::reg(&index),
-                Operand::int(elem.size() as i64),
-                Operand::reg(&base),
-            ],
-        );
+        let d = self.mad_u32(&index, elem.size() as i64, &base);
         Some((d, elem))
     }
 
@@ -412,32 +404,12 @@ impl Lowerer<'_> {
             HVal::DynShared { elem, offset } => {
                 let base = self.dynamic_base(*offset);
                 let index = self.in_reg(index);
-                let d = self.reg(RegClass::B32);
-                self.inst(
-                    Opcode::Mad,
-                    &["lo", "u32"],
-                    vec![
-                        Operand::reg(&d),
-                        Operand::reg(&index),
-                        Operand::int(elem.size() as i64),
-                        Operand::reg(&base),
-                    ],
-                );
+                let d = self.mad_u32(&index, elem.size() as i64, &base);
                 Some((d, *elem, "shared"))
             }
             HVal::Peer { elem, base } => {
                 let index = self.in_reg(index);
-                let d = self.reg(RegClass::B32);
-                self.inst(
-                    Opcode::Mad,
-                    &["lo", "u32"],
-                    vec![
-                        Operand::reg(&d),
-                        Operand::reg(&index),
-                        Operand::int(elem.size() as i64),
-                        Operand::reg(base),
-                    ],
-                );
+                let d = self.mad_u32(&index, elem.size() as i64, base);
                 Some((d, *elem, "shared::cluster"))
             }
             _ => None,

@@ -169,36 +169,14 @@ impl Lowerer<'_> {
             &["u32"],
             vec![Operand::reg(&base), Operand::sym(barriers)],
         );
-        let d = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&d),
-                Operand::reg(&state.stage),
-                Operand::int(8),
-                Operand::reg(&base),
-            ],
-        );
-        d
+        self.mad_u32(&state.stage, 8, &base)
     }
 
     /// The address of the current stage's buffer.
     fn stage_buffer(&mut self, pipe: &PipeVal, state: &PipeState) -> String {
         let base = self.dynamic_base(pipe.data_offset);
         let tile_bytes = pipe.shape.tile as i64 * pipe.shape.elem.size() as i64;
-        let d = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&d),
-                Operand::reg(&state.stage),
-                Operand::int(tile_bytes),
-                Operand::reg(&base),
-            ],
-        );
-        d
+        self.mad_u32(&state.stage, tile_bytes, &base)
     }
 
     /// Next stage; the phase parity flips when the stage wraps around.
@@ -323,17 +301,7 @@ impl Lowerer<'_> {
             (Method::SlotAddress, HVal::ConsumerSlot(p, _, addrs)) => {
                 let index = self.take(&mut it);
                 let index = self.in_reg(index);
-                let at = self.reg(RegClass::B32);
-                self.inst(
-                    Opcode::Mad,
-                    &["lo", "u32"],
-                    vec![
-                        Operand::reg(&at),
-                        Operand::reg(&index),
-                        Operand::int(p.shape.elem.size() as i64),
-                        Operand::reg(&addrs.buffer),
-                    ],
-                );
+                let at = self.mad_u32(&index, p.shape.elem.size() as i64, &addrs.buffer);
                 Val::Reg(Prim::U32, at)
             }
             (Method::ConsumerWait, HVal::Consumer(p, state)) => {
@@ -353,17 +321,7 @@ impl Lowerer<'_> {
                 let index = self.take(&mut it);
                 let elem = p.shape.elem;
                 let index = self.in_reg(index);
-                let at = self.reg(RegClass::B32);
-                self.inst(
-                    Opcode::Mad,
-                    &["lo", "u32"],
-                    vec![
-                        Operand::reg(&at),
-                        Operand::reg(&index),
-                        Operand::int(elem.size() as i64),
-                        Operand::reg(&addrs.buffer),
-                    ],
-                );
+                let at = self.mad_u32(&index, elem.size() as i64, &addrs.buffer);
                 self.load_elem("shared", false, elem, reg_addr(&at))
             }
             (Method::Release, HVal::ConsumerSlot(p, state, addrs)) => {

@@ -133,6 +133,23 @@ fn mods(list: &[&str]) -> Vec<String> {
 }
 
 impl Lowerer<'_> {
+    /// `mad.lo.u32 d, a, k, b` into a fresh register: the address arithmetic of stages,
+    /// slots and tiles (`a * k + b`).
+    pub(super) fn mad_u32(&mut self, a: &str, k: impl Into<i64>, b: &str) -> String {
+        let d = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Mad,
+            &["lo", "u32"],
+            vec![
+                Operand::reg(&d),
+                Operand::reg(a),
+                Operand::int(k.into()),
+                Operand::reg(b),
+            ],
+        );
+        d
+    }
+
     pub(super) fn inst(&mut self, opcode: Opcode, modifiers: &[&str], operands: Vec<Operand>) {
         self.emit(Instruction {
             guard: None,

@@ -5,22 +5,13 @@
 //! `__grid_constant__` map), and every copy names the map through that register. The sizes
 //! of copies come from the map's type: the checker has made sure each box fits its stage.
 
+use super::copy::memory_name;
 use super::sync::{PipeState, PipeVal, SlotAddrs, reg_addr};
 use super::{Binding, Lowerer, Val};
 use crate::check::box_alignment;
 use crate::types::{MapShape, RegClass};
 use phasegate_ptx::{Address, AddressBase, Opcode, Operand};
 use syn::Expr;
-
-fn map_name(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Reference(r) => map_name(&r.expr),
-        Expr::Paren(p) => map_name(&p.expr),
-        Expr::Group(g) => map_name(&g.expr),
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    }
-}
 
 impl Lowerer<'_> {
     /// The generic address of map parameter `symbol`.
@@ -41,7 +32,7 @@ impl Lowerer<'_> {
     }
 
     fn map_of(&mut self, e: &Expr) -> Option<(MapShape, String)> {
-        match self.lookup(&map_name(e)?)? {
+        match self.lookup(&memory_name(e)?)? {
             Binding::Map { shape, addr } => Some((shape, addr)),
             _ => None,
         }
@@ -82,7 +73,8 @@ impl Lowerer<'_> {
     /// A shared array a tensor copy reads starts on the copy's granule (the checker has made
     /// sure a constant index keeps it there).
     fn align_shared_array(&mut self, e: &Expr, map: MapShape) {
-        let Some(Binding::Shared { symbol, .. }) = map_name(e).and_then(|n| self.lookup(&n)) else {
+        let Some(Binding::Shared { symbol, .. }) = memory_name(e).and_then(|n| self.lookup(&n))
+        else {
             return;
         };
         let want = box_alignment(map) as u32;
@@ -228,17 +220,7 @@ impl Lowerer<'_> {
                 Operand::reg(phasegate_ptx::SpecialReg::ClusterCtaRank.name()),
             ],
         );
-        let dst = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&dst),
-                Operand::reg(&rank),
-                Operand::int(shape.box_bytes() as i64),
-                Operand::reg(buffer),
-            ],
-        );
+        let dst = self.mad_u32(&rank, shape.box_bytes() as i64, buffer);
         if offset > 0 {
             self.inst(
                 Opcode::Add,

@@ -6,6 +6,7 @@
 //! and after other instructions accessed the registers; the lowering follows whether a batch
 //! is open in step with the accumulator's type, as it follows an mbarrier's parity).
 
+use super::copy::memory_name;
 use super::expr::{Arith, float_imm};
 use super::sync::HVal;
 use super::{Binding, Lowerer, Val};
@@ -60,16 +61,6 @@ pub fn mma_immediates(input: WgmmaInput) -> Vec<Operand> {
         ops.extend([Operand::int(0), Operand::int(0)]);
     }
     ops
-}
-
-fn map_name(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Reference(r) => map_name(&r.expr),
-        Expr::Paren(p) => map_name(&p.expr),
-        Expr::Group(g) => map_name(&g.expr),
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    }
 }
 
 impl Lowerer<'_> {
@@ -286,7 +277,8 @@ impl Lowerer<'_> {
         else {
             return self.internal_val("stage_columns block");
         };
-        let Some(Binding::Shared { base, .. }) = map_name(&m.args[0]).and_then(|n| self.lookup(&n))
+        let Some(Binding::Shared { base, .. }) =
+            memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
         else {
             return self.internal_val("stage_columns tile");
         };
@@ -304,58 +296,18 @@ impl Lowerer<'_> {
             &["u32"],
             vec![Operand::reg(&x), Operand::reg(&lane), Operand::int(2)],
         );
-        let row = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&row),
-                Operand::reg(&warp),
-                Operand::int(16),
-                Operand::reg(&x),
-            ],
-        );
+        let row = self.mad_u32(&warp, 16, &x);
         let index = self.expr(&m.args[1]);
         let index = self.in_reg(index);
-        let tile = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&tile),
-                Operand::reg(&index),
-                Operand::int(4),
-                Operand::reg(&base),
-            ],
-        );
+        let tile = self.mad_u32(&index, 4, &base);
         let quad = self.reg(RegClass::B32);
         self.inst(
             Opcode::And,
             &["b32"],
             vec![Operand::reg(&quad), Operand::reg(&lane), Operand::int(3)],
         );
-        let at = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&at),
-                Operand::reg(&row),
-                Operand::int(128),
-                Operand::reg(&tile),
-            ],
-        );
-        let at2 = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Mad,
-            &["lo", "u32"],
-            vec![
-                Operand::reg(&at2),
-                Operand::reg(&quad),
-                Operand::int(4),
-                Operand::reg(&at),
-            ],
-        );
+        let at = self.mad_u32(&row, 128, &tile);
+        let at2 = self.mad_u32(&quad, 4, &at);
         for q in 0..8u64 {
             let chunk = self.reg(RegClass::B32);
             self.inst(
@@ -367,17 +319,7 @@ impl Lowerer<'_> {
                     Operand::int(q as i64),
                 ],
             );
-            let addr = self.reg(RegClass::B32);
-            self.inst(
-                Opcode::Mad,
-                &["lo", "u32"],
-                vec![
-                    Operand::reg(&addr),
-                    Operand::reg(&chunk),
-                    Operand::int(16),
-                    Operand::reg(&at2),
-                ],
-            );
+            let addr = self.mad_u32(&chunk, 16, &at2);
             for h in 0..2u64 {
                 let i = (32 * block + 4 * q + 2 * h) as usize;
                 let (Some(lo), Some(hi)) = (acc.regs.get(i), acc.regs.get(i + 1)) else {
@@ -426,18 +368,7 @@ impl Lowerer<'_> {
             let block = self.expr(&m.args[3]);
             let row_bytes = (a.dims[0] * input.bytes) as i64;
             let block = self.in_reg(block);
-            let at = self.reg(RegClass::B32);
-            self.inst(
-                Opcode::Mad,
-                &["lo", "u32"],
-                vec![
-                    Operand::reg(&at),
-                    Operand::reg(&block),
-                    Operand::int(64 * row_bytes),
-                    Operand::reg(&buffer),
-                ],
-            );
-            at
+            self.mad_u32(&block, 64 * row_bytes, &buffer)
         } else {
             buffer.clone()
         };
@@ -474,7 +405,7 @@ impl Lowerer<'_> {
     }
 
     fn map_shape(&mut self, e: &Expr) -> Option<MapShape> {
-        match self.lookup(&map_name(e)?)? {
+        match self.lookup(&memory_name(e)?)? {
             super::Binding::Map { shape, .. } => Some(shape),
             _ => None,
         }

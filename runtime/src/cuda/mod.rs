@@ -57,7 +57,9 @@ impl std::fmt::Display for CudaError {
 
 impl std::error::Error for CudaError {}
 
-fn check(call: &'static str, result: sys::CUresult) -> Result<(), CudaError> {
+/// `Ok` for `CUDA_SUCCESS`, else [`CudaError::Driver`] with the call and the driver's name for
+/// the error (for tools that make driver calls of their own, such as the GEMM benchmark).
+pub fn check(call: &'static str, result: sys::CUresult) -> Result<(), CudaError> {
     if result == sys::CUresult::CUDA_SUCCESS {
         return Ok(());
     }
@@ -276,13 +278,7 @@ fn check_args(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), CudaError> {
                 && !matches!(a, ArgValue::Buffer(_) | ArgValue::TensorMap(_))
                 && !matches!(a, ArgValue::Bytes(b) if b.len() != p.ty.size() as usize);
         if let (ParamType::TensorMap(want), ArgValue::TensorMap(t)) = (p.ty, a) {
-            if t.in_global {
-                return Err(CudaError::Args(format!(
-                    "parameter `{}` takes its tensor map by value; the argument asks for a copy in global memory",
-                    p.name
-                )));
-            }
-            want.check(&t.map).map_err(|e| {
+            want.check_arg(t).map_err(|e| {
                 CudaError::Args(format!("tensor map for parameter `{}`: {e}", p.name))
             })?;
             continue;

@@ -353,13 +353,7 @@ pub(crate) fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), Sim
             | (ParamType::Scalar(ScalarKind::F64), ArgValue::F64(_))
             | (ParamType::Scalar(ScalarKind::Bool), ArgValue::Bool(_)) => true,
             (ParamType::TensorMap(want), ArgValue::TensorMap(arg)) => {
-                if arg.in_global {
-                    return Err(SimError::Args(format!(
-                        "parameter `{}` of `{}` takes its tensor map by value; the argument asks for a copy in global memory",
-                        p.name, spec.entry
-                    )));
-                }
-                if let Err(e) = want.check(&arg.map) {
+                if let Err(e) = want.check_arg(arg) {
                     return Err(SimError::Args(format!(
                         "tensor map for parameter `{}` of `{}`: {e}",
                         p.name, spec.entry

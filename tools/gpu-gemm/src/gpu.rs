@@ -10,25 +10,7 @@ use cudarc::driver::sys;
 use phasegate_runtime::cuda::CudaError;
 use std::ffi::{CString, c_void};
 
-/// `Ok` for `CUDA_SUCCESS`, else the call and the driver's name for the error.
-pub fn check(call: &'static str, result: sys::CUresult) -> Result<(), CudaError> {
-    if result == sys::CUresult::CUDA_SUCCESS {
-        return Ok(());
-    }
-    let mut name: *const std::ffi::c_char = std::ptr::null();
-    // SAFETY: cuGetErrorName writes a pointer to a static string or leaves it null.
-    let error = unsafe {
-        if sys::cuGetErrorName(result, &mut name) == sys::CUresult::CUDA_SUCCESS && !name.is_null()
-        {
-            std::ffi::CStr::from_ptr(name)
-                .to_string_lossy()
-                .into_owned()
-        } else {
-            format!("{result:?}")
-        }
-    };
-    Err(CudaError::Driver { call, error })
-}
+pub use phasegate_runtime::cuda::check;
 
 /// A device allocation, freed when dropped.
 pub struct DeviceBuffer {
