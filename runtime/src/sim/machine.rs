@@ -11,7 +11,7 @@ use super::barrier::mbarrier::MBarrier;
 use super::barrier::named::NamedBarrier;
 use super::decode::Program;
 use super::memory::{Global, SHARED_BASE};
-use super::report::Stop;
+pub(crate) use super::state::{Block, Res, lanes};
 use phasegate_ptx::{Dim, SpecialReg};
 use std::collections::BTreeMap;
 
@@ -32,27 +32,6 @@ pub(crate) fn volume(d: Dim3) -> u64 {
 /// The coordinates of linear index `i` in a box of shape `d` (x fastest).
 pub(crate) fn unflatten(i: u32, d: Dim3) -> Dim3 {
     (i % d.0, (i / d.0) % d.1, i / (d.0 * d.1))
-}
-
-/// Why a blocked thread waits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Block {
-    None,
-    /// At a named barrier (`bar.sync`/`bar.red`), until its phase completes.
-    Named {
-        id: u8,
-    },
-    /// At `barrier.cluster.wait`.
-    Cluster,
-    /// At an aligned barrier or warp collective, until the rest of its warp gets there.
-    Gather,
-    /// In a wait loop on an mbarrier whose state has not changed since the last try.
-    Parked {
-        cta: u32,
-        offset: u32,
-    },
-    /// At `cp.async.bulk.wait_group` / `cp.async.wait_group`.
-    AsyncWait,
 }
 
 /// The launch geometry every cluster shares.
@@ -185,20 +164,6 @@ impl Warp {
             self.regs[slot as usize * 32 + lane] = v;
         }
     }
-}
-
-/// Iterates the set bits of a lane mask.
-#[inline]
-pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            None
-        } else {
-            let i = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            Some(i)
-        }
-    })
 }
 
 /// Builds the CTAs and warps of cluster number `cluster` (linear over the grid's clusters).
@@ -349,8 +314,6 @@ pub(crate) struct ClusterMem<'a> {
     /// Tensor maps modified and not fenced, `setmaxnreg` per warpgroup.
     pub tma: super::exec::TmaState,
 }
-
-pub(crate) type Res<T> = Result<T, Stop>;
 
 /// One cluster in flight and everything an instruction may touch. It owns its state (CTAs,
 /// warps, barriers, the race detector, stats): clusters share only what [`ClusterMem`]

@@ -37,6 +37,7 @@ mod race;
 mod report;
 mod run;
 mod sched;
+mod state;
 mod struct_arg;
 mod tensormap;
 mod trace;

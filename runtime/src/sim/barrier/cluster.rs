@@ -5,9 +5,10 @@
 //! phase and waits only after arriving: both are checked. `.release` arrivals (the default)
 //! and `.acquire` waits order memory; a `.relaxed` arrive releases only after a fence.
 
-use crate::sim::machine::{Block, Machine, Res, lanes};
-use crate::sim::race::Clock;
-use crate::sim::report::{FindingKind, Report};
+use super::{At, Violation};
+use crate::sim::race::{Clock, Race};
+use crate::sim::report::FindingKind;
+use crate::sim::state::lanes;
 
 pub(crate) const SPEC: &str = "§9.7.13.3";
 
@@ -29,99 +30,95 @@ impl ClusterBarrier {
     }
 }
 
-impl Machine<'_> {
-    pub(crate) fn cluster_live(&self) -> u32 {
-        self.ctas.iter().map(|c| c.live).sum()
-    }
+/// A warp's own part of the cluster barrier's state: which lanes arrived and have not waited
+/// yet, and in which phase each arrived.
+pub(crate) struct Lanes<'a> {
+    pub arrived: &'a mut u32,
+    pub phase: &'a mut [u64; 32],
+}
 
-    pub(crate) fn cluster_arrive(&mut self, w: usize, eff: u32, pc: u32, relaxed: bool) -> Res<()> {
-        self.warps[w].effects += 1;
-        let again = self.warps[w].cluster_arrived & eff;
+impl ClusterBarrier {
+    /// Arrives lanes `at` of a warp whose arrival state is `own`, in a cluster of `live`
+    /// non-exited threads. Arrivals release their clocks, a `.relaxed` one only after a fence.
+    pub(crate) fn arrive(
+        &mut self,
+        at: At,
+        own: Lanes<'_>,
+        relaxed: bool,
+        live: u32,
+        race: &mut Race,
+    ) -> Result<(), Violation> {
+        let again = *own.arrived & at.lanes;
         if again != 0 {
-            let live = self.cluster_live();
-            return Err(Report::new(
+            return Err(Violation::new(
                 FindingKind::ClusterArriveTwice,
                 SPEC,
                 "barrier.cluster.arrive twice without a barrier.cluster.wait in between",
             )
-            .site(self.site(w, again, pc, "arrives again"))
-            .state(self.cluster.describe(live))
+            .site(At { lanes: again, ..at }, "arrives again")
+            .state(self.describe(live))
             .note(
                 "\"each thread must arrive at the barrier only once before the barrier completes\"",
-            )
-            .into());
+            ));
         }
-        let mut vc = std::mem::take(&mut self.cluster.vc);
-        for lane in lanes(eff) {
-            let t = w as u32 * 32 + lane as u32;
-            if !relaxed || self.race.fenced[t as usize] {
-                self.race.release(t, &mut vc);
+        for lane in lanes(at.lanes) {
+            let t = at.warp * 32 + lane as u32;
+            if !relaxed || race.fenced[t as usize] {
+                race.release(t, &mut self.vc);
             }
-            self.warps[w].cluster_phase[lane] = self.cluster.phase;
+            own.phase[lane] = self.phase;
         }
-        self.cluster.vc = vc;
-        self.warps[w].cluster_arrived |= eff;
-        self.cluster.arrived += eff.count_ones();
-        self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.arrive", false);
-        self.check_cluster_completion();
+        *own.arrived |= at.lanes;
+        self.arrived += at.lanes.count_ones();
         Ok(())
     }
 
-    /// Returns the lanes that blocked.
-    pub(crate) fn cluster_wait(&mut self, w: usize, eff: u32, pc: u32) -> Res<u32> {
-        let not_arrived = eff & !self.warps[w].cluster_arrived;
+    /// Waits lanes `at`: those whose phase completed acquire it and go on; the others become
+    /// waiters. Returns the lanes that wait.
+    pub(crate) fn wait(
+        &mut self,
+        at: At,
+        own: Lanes<'_>,
+        live: u32,
+        race: &mut Race,
+    ) -> Result<u32, Violation> {
+        let not_arrived = at.lanes & !*own.arrived;
         if not_arrived != 0 {
-            let live = self.cluster_live();
-            return Err(Report::new(FindingKind::ClusterWaitWithoutArrive, SPEC, "barrier.cluster.wait by a thread that has not arrived at the cluster barrier")
-                .site(self.site(w, not_arrived, pc, "waits without arriving"))
-                .state(self.cluster.describe(live))
-                .note("\"barrier.cluster.wait causes the executing thread to wait for all non-exited threads of the cluster to perform barrier.cluster.arrive\": a thread must arrive before it waits")
-                .into());
+            return Err(Violation::new(FindingKind::ClusterWaitWithoutArrive, SPEC, "barrier.cluster.wait by a thread that has not arrived at the cluster barrier")
+                .site(At { lanes: not_arrived, ..at }, "waits without arriving")
+                .state(self.describe(live))
+                .note("\"barrier.cluster.wait causes the executing thread to wait for all non-exited threads of the cluster to perform barrier.cluster.arrive\": a thread must arrive before it waits"));
         }
         let mut blocked = 0;
-        for lane in lanes(eff) {
-            if self.warps[w].cluster_phase[lane] < self.cluster.phase {
-                let t = w as u32 * 32 + lane as u32;
-                let vc = std::mem::take(&mut self.cluster.done_vc);
-                self.race.acquire(t, &vc);
-                self.cluster.done_vc = vc;
-                self.warps[w].cluster_arrived &= !(1 << lane);
+        for lane in lanes(at.lanes) {
+            if own.phase[lane] < self.phase {
+                race.acquire(at.warp * 32 + lane as u32, &self.done_vc);
+                *own.arrived &= !(1 << lane);
             } else {
                 blocked |= 1 << lane;
             }
         }
-        self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.wait", false);
         if blocked != 0 {
-            self.warps[w].block(blocked, Block::Cluster, pc, pc + 1);
-            self.cluster.waiters.push((w as u32, blocked));
+            self.waiters.push((at.warp, blocked));
         }
         Ok(blocked)
     }
 
-    pub(crate) fn check_cluster_completion(&mut self) {
-        let live = self.cluster_live();
-        if self.cluster.arrived == 0 || self.cluster.arrived < live {
-            return;
+    /// Completes the phase once all `live` threads of the cluster arrived; returns the
+    /// (warp, lanes) that waited, which have acquired the phase.
+    pub(crate) fn complete(&mut self, live: u32, race: &mut Race) -> Option<Vec<(u32, u32)>> {
+        if self.arrived == 0 || self.arrived < live {
+            return None;
         }
-        self.cluster.phase += 1;
-        self.cluster.arrived = 0;
-        self.cluster.done_vc = std::mem::take(&mut self.cluster.vc);
-        self.stats.cluster_phases += 1;
-        let waiters = std::mem::take(&mut self.cluster.waiters);
-        let at = waiters
-            .iter()
-            .map(|&(w, _)| self.warps[w as usize].clock)
-            .max()
-            .unwrap_or(0);
-        for (w, mask) in waiters {
-            self.warps[w as usize].cluster_arrived &= !mask;
-            self.wake_lanes(w as usize, mask, at);
+        self.phase += 1;
+        self.arrived = 0;
+        self.done_vc = std::mem::take(&mut self.vc);
+        let waiters = std::mem::take(&mut self.waiters);
+        for &(w, mask) in &waiters {
             for lane in lanes(mask) {
-                let vc = std::mem::take(&mut self.cluster.done_vc);
-                self.race.acquire(w * 32 + lane as u32, &vc);
-                self.cluster.done_vc = vc;
+                race.acquire(w * 32 + lane as u32, &self.done_vc);
             }
         }
-        self.trace_phase(u32::MAX, "barrier.cluster", at);
+        Some(waiters)
     }
 }

@@ -9,10 +9,11 @@
 //! `.arrive` (nor `.red` of another operation), an aligned count-less barrier executed at one
 //! instruction by the whole CTA, and no thread arriving twice in a phase.
 
-use crate::sim::decode::{BarAction, Src};
-use crate::sim::machine::{Block, Machine, Res, lanes};
-use crate::sim::race::Clock;
-use crate::sim::report::{FindingKind, Report};
+use super::{At, Violation};
+use crate::sim::decode::BarAction;
+use crate::sim::race::{Clock, Race};
+use crate::sim::report::FindingKind;
+use crate::sim::state::lanes;
 
 pub(crate) const SPEC: &str = "§9.7.13.1";
 
@@ -55,240 +56,208 @@ impl NamedBarrier {
     }
 }
 
-impl Machine<'_> {
-    /// Executes a `bar`/`barrier` instruction for `eff` lanes of warp `w` at `pc`; returns
-    /// whether the lanes blocked.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn named_barrier(
-        &mut self,
-        w: usize,
-        eff: u32,
-        pc: u32,
-        action: BarAction,
-        id: Src,
-        count: Option<Src>,
-        aligned: bool,
-        d: u32,
-        pred: Option<(Src, bool)>,
-    ) -> Res<bool> {
-        let first = eff.trailing_zeros() as usize;
-        let warp = &self.warps[w];
-        let cta = warp.cta as usize;
-        let read = |s: Src, lane: usize| match s {
-            Src::Reg(r) => warp.reg(r, lane) as u32,
-            Src::Imm(v) => v as u32,
+/// The arrival of lanes of one warp at a named barrier, operands read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Arrival {
+    pub at: At,
+    /// The warp's index within its CTA: the CTA numbers its threads `index * 32 + lane`.
+    pub index: u32,
+    pub action: BarAction,
+    /// The thread count operand; `None`: all non-exited threads of the CTA.
+    pub count: Option<u32>,
+    pub aligned: bool,
+    /// The arriving lanes' predicates folded for `.red`: count of true, and, or.
+    pub pred: (u32, bool, bool),
+    /// Where a waiting lane of `.red` receives the reduction (a register slot), if anywhere.
+    pub red_dest: Option<u32>,
+}
+
+/// A completed phase: the lanes to restart and the `.red` result for each destination.
+#[derive(Debug)]
+pub(crate) struct Completed {
+    /// (warp, lanes) blocked in the phase; their clocks have acquired the phase's releases.
+    pub waiters: Vec<(u32, u32)>,
+    /// (warp, lanes, destination) of `.red` waiters, and the value each receives.
+    pub reds: Vec<(u32, u32, u32)>,
+    pub value: u64,
+}
+
+/// Checks a barrier id and thread count of the CTA's `threads` threads.
+pub(crate) fn check_operands(
+    at: At,
+    id: u32,
+    count: Option<u32>,
+    threads: u32,
+) -> Result<(), Violation> {
+    if id > 15 {
+        return Err(Violation::new(
+            FindingKind::BarrierId,
+            SPEC,
+            format!("barrier id {id} is outside 0..15"),
+        )
+        .site(at, "names the barrier")
+        .note("each CTA has sixteen barriers numbered 0..15"));
+    }
+    if let Some(c) = count
+        && (c == 0 || c % 32 != 0 || c > threads.div_ceil(32) * 32)
+    {
+        let why = if c == 0 || c % 32 != 0 {
+            "is not a positive multiple of the warp size (32)".to_string()
+        } else {
+            format!("exceeds the {threads} threads of the CTA")
         };
-        let id_v = read(id, first);
-        let count_v = count.map(|c| read(c, first));
-        if lanes(eff).any(|l| read(id, l) != id_v)
-            || count.is_some_and(|c| lanes(eff).any(|l| Some(read(c, l)) != count_v))
-        {
-            return Err(Report::new(
-                FindingKind::BarrierId,
-                SPEC,
-                "threads of one warp name different barriers or counts at one barrier instruction",
-            )
-            .site(self.site(w, eff, pc, "executes the barrier"))
-            .into());
-        }
-        if id_v > 15 {
-            return Err(Report::new(
-                FindingKind::BarrierId,
-                SPEC,
-                format!("barrier id {id_v} is outside 0..15"),
-            )
-            .site(self.site(w, eff, pc, "names the barrier"))
-            .note("each CTA has sixteen barriers numbered 0..15")
-            .into());
-        }
-        let threads = self.shape.threads_per_cta;
-        if let Some(c) = count_v
-            && (c == 0 || c % 32 != 0 || c > threads.div_ceil(32) * 32)
-        {
-            let why = if c == 0 || c % 32 != 0 {
-                "is not a positive multiple of the warp size (32)".to_string()
-            } else {
-                format!("exceeds the {threads} threads of the CTA")
+        return Err(Violation::new(
+            FindingKind::BarrierThreadCount,
+            SPEC,
+            format!("thread count {c} of barrier {id} {why}"),
+        )
+        .site(at, "arrives with this count"));
+    }
+    Ok(())
+}
+
+impl NamedBarrier {
+    /// Arrives `a` at this barrier, number `id` of a CTA with `live` non-exited threads;
+    /// each arriving thread releases its clock into the phase. Returns whether the lanes
+    /// wait (every action but `.arrive`); they are then among the phase's waiters.
+    pub(crate) fn arrive(
+        &mut self,
+        id: u32,
+        a: &Arrival,
+        live: u32,
+        race: &mut Race,
+    ) -> Result<bool, Violation> {
+        let (at, action, count_v, pc) = (a.at, a.action, a.count, a.at.pc);
+        let state = self.describe(id, live);
+        if let Some((first_action, first_pc, fw, fl)) = self.first {
+            let first_at = At {
+                warp: fw,
+                lanes: 1 << fl,
+                pc: first_pc,
             };
-            return Err(Report::new(
-                FindingKind::BarrierThreadCount,
-                SPEC,
-                format!("thread count {c} of barrier {id_v} {why}"),
-            )
-            .site(self.site(w, eff, pc, "arrives with this count"))
-            .into());
-        }
-        let live = self.ctas[cta].live;
-        let bar = &self.ctas[cta].named[id_v as usize];
-        let state = bar.describe(id_v, live);
-        if let Some((first_action, first_pc, fw, fl)) = bar.first {
-            if bar.count.is_some_and(|c| c != count_v) {
-                let r = Report::new(
+            if self.count.is_some_and(|c| c != count_v) {
+                return Err(Violation::new(
                     FindingKind::BarrierThreadCount,
                     SPEC,
-                    format!("barrier {id_v} is used with different thread counts in one phase"),
+                    format!("barrier {id} is used with different thread counts in one phase"),
                 )
-                .site(self.site(
-                    w,
-                    eff,
-                    pc,
-                    &format!(
+                .site(
+                    at,
+                    format!(
                         "arrives with count {}",
                         count_v.map_or("all".to_string(), |c| c.to_string())
                     ),
-                ))
-                .site(self.site(
-                    fw as usize,
-                    1 << fl,
-                    first_pc,
-                    "arrived first in this phase",
-                ))
-                .state(state);
-                return Err(r.into());
+                )
+                .site(first_at, "arrived first in this phase")
+                .state(state));
             }
             if first_action.is_red() != action.is_red()
                 || (action.is_red() && first_action != action)
             {
-                let r = Report::new(FindingKind::BarrierRedMixed, SPEC, format!("bar.{} mixed with bar.{} on active barrier {id_v}", action.name(), first_action.name()))
-                    .site(self.site(w, eff, pc, &format!("executes bar.{}", action.name())))
-                    .site(self.site(fw as usize, 1 << fl, first_pc, &format!("executed bar.{} in the same phase", first_action.name())))
+                return Err(Violation::new(FindingKind::BarrierRedMixed, SPEC, format!("bar.{} mixed with bar.{} on active barrier {id}", action.name(), first_action.name()))
+                    .site(at, format!("executes bar.{}", action.name()))
+                    .site(first_at, format!("executed bar.{} in the same phase", first_action.name()))
                     .state(state)
-                    .note("\"barrier.red should not be intermixed with barrier.sync or barrier.arrive using the same active barrier\"");
-                return Err(r.into());
+                    .note("\"barrier.red should not be intermixed with barrier.sync or barrier.arrive using the same active barrier\""));
             }
-            if aligned && count_v.is_none() && first_pc != pc {
-                let r = Report::new(FindingKind::PartialCtaAlignedBarrier, SPEC, format!("aligned barrier {id_v} without a thread count is reached at different instructions by threads of the CTA"))
-                    .site(self.site(w, eff, pc, "arrives here"))
-                    .site(self.site(fw as usize, 1 << fl, first_pc, "arrived at a different instruction in the same phase"))
+            if a.aligned && count_v.is_none() && first_pc != pc {
+                return Err(Violation::new(FindingKind::PartialCtaAlignedBarrier, SPEC, format!("aligned barrier {id} without a thread count is reached at different instructions by threads of the CTA"))
+                    .site(at, "arrives here")
+                    .site(first_at, "arrived at a different instruction in the same phase")
                     .state(state)
-                    .note("an aligned barrier without a thread count must be executed by every non-exited thread of the CTA at the same instruction");
-                return Err(r.into());
+                    .note("an aligned barrier without a thread count must be executed by every non-exited thread of the CTA at the same instruction"));
             }
         }
         // Per-thread double arrival.
-        let base = (self.warps[w].index * 32) as usize;
-        let bar = &self.ctas[cta].named[id_v as usize];
-        if let Some(lane) = lanes(eff).find(|&l| {
-            bar.arrivals
+        let base = (a.index * 32) as usize;
+        if let Some(lane) = lanes(at.lanes).find(|&l| {
+            self.arrivals
                 .get((base + l) / 64)
                 .is_some_and(|b| b >> ((base + l) % 64) & 1 == 1)
         }) {
-            let r = Report::new(FindingKind::BarrierArriveTwice, SPEC, format!("a thread arrives twice at barrier {id_v} before the barrier completes"))
-                .site(self.site(w, 1 << lane, pc, "arrives again"))
+            return Err(Violation::new(FindingKind::BarrierArriveTwice, SPEC, format!("a thread arrives twice at barrier {id} before the barrier completes"))
+                .site(At { lanes: 1 << lane, ..at }, "arrives again")
                 .state(state)
-                .note("\"care must be taken to keep a warp from executing more barrier instructions than intended (barrier.arrive followed by any other barrier instruction to the same barrier) prior to the reset of the barrier\"");
-            return Err(r.into());
+                .note("\"care must be taken to keep a warp from executing more barrier instructions than intended (barrier.arrive followed by any other barrier instruction to the same barrier) prior to the reset of the barrier\""));
         }
-        let n = eff.count_ones();
+        let n = at.lanes.count_ones();
         let expected = count_v.unwrap_or(live);
-        if bar.arrived + n > expected && count_v.is_some() {
-            let r = Report::new(FindingKind::BarrierThreadCount, SPEC, format!("{} threads arrive at barrier {id_v} whose count is {expected}", bar.arrived + n))
-                .site(self.site(w, eff, pc, "arrives beyond the count"))
+        if self.arrived + n > expected && count_v.is_some() {
+            return Err(Violation::new(FindingKind::BarrierThreadCount, SPEC, format!("{} threads arrive at barrier {id} whose count is {expected}", self.arrived + n))
+                .site(at, "arrives beyond the count")
                 .state(state)
-                .note("more threads participate than the thread count: the barrier completes before all of them arrive");
-            return Err(r.into());
+                .note("more threads participate than the thread count: the barrier completes before all of them arrive"));
         }
         // Arrive: release each thread's clock into the barrier, fold the reduction operands.
-        let (wi, cta_id) = (w as u32, self.warps[w].cta);
-        let mut vc = std::mem::take(&mut self.ctas[cta].named[id_v as usize].vc);
-        let (mut popc, mut all, mut any) = (0u32, true, false);
-        for lane in lanes(eff) {
-            let t = wi * 32 + lane as u32;
-            self.race.release(t, &mut vc);
-            if let Some((p, neg)) = pred {
-                let v = match p {
-                    Src::Reg(r) => self.warps[w].reg(r, lane) != 0,
-                    Src::Imm(v) => v != 0,
-                } ^ neg;
-                popc += v as u32;
-                all &= v;
-                any |= v;
-            }
+        for lane in lanes(at.lanes) {
+            race.release(at.warp * 32 + lane as u32, &mut self.vc);
         }
-        let bar = &mut self.ctas[cta].named[id_v as usize];
-        bar.vc = vc;
-        if bar.arrived == 0 {
-            bar.first = Some((action, pc, wi, first as u32));
-            bar.count = Some(count_v);
-            bar.popc = 0;
-            bar.all = true;
-            bar.any = false;
+        if self.arrived == 0 {
+            self.first = Some((action, pc, at.warp, at.lanes.trailing_zeros()));
+            self.count = Some(count_v);
+            self.popc = 0;
+            self.all = true;
+            self.any = false;
         }
-        bar.arrived += n;
-        bar.popc += popc;
-        bar.all &= all;
-        bar.any |= any;
-        for lane in lanes(eff) {
+        let (popc, all, any) = a.pred;
+        self.arrived += n;
+        self.popc += popc;
+        self.all &= all;
+        self.any |= any;
+        for lane in lanes(at.lanes) {
             let i = base + lane;
-            if bar.arrivals.len() <= i / 64 {
-                bar.arrivals.resize(i / 64 + 1, 0);
+            if self.arrivals.len() <= i / 64 {
+                self.arrivals.resize(i / 64 + 1, 0);
             }
-            bar.arrivals[i / 64] |= 1 << (i % 64);
+            self.arrivals[i / 64] |= 1 << (i % 64);
         }
         let blocks = action != BarAction::Arrive;
         if blocks {
-            bar.waiters.push((wi, eff));
-            self.warps[w].block(eff, Block::Named { id: id_v as u8 }, pc, pc + 1);
-            if action.is_red() && d != crate::sim::decode::SINK {
-                self.ctas[cta].named[id_v as usize].reds.push((wi, eff, d));
+            self.waiters.push((at.warp, at.lanes));
+            if let Some(d) = a.red_dest {
+                self.reds.push((at.warp, at.lanes, d));
             }
         }
-        self.trace_barrier(w, cta_id, &format!("bar.{} {id_v}", action.name()), false);
-        self.check_named_completion(cta, id_v as usize)?;
         Ok(blocks)
     }
 
-    /// Completes the phase of barrier `id` of CTA `cta` if enough threads arrived.
-    pub(crate) fn check_named_completion(&mut self, cta: usize, id: usize) -> Res<()> {
-        let live = self.ctas[cta].live;
-        let bar = &self.ctas[cta].named[id];
-        if bar.arrived == 0 {
-            return Ok(());
+    /// Completes the phase if enough of the CTA's `live` threads arrived: the barrier is
+    /// reinitialised at once and its waiters acquire the phase's releases.
+    pub(crate) fn complete(&mut self, live: u32, race: &mut Race) -> Option<Completed> {
+        if self.arrived == 0 {
+            return None;
         }
-        let expected = match bar.count {
+        let expected = match self.count {
             Some(Some(c)) => c,
             _ => live,
         };
-        if bar.arrived < expected {
-            return Ok(());
+        if self.arrived < expected {
+            return None;
         }
-        let bar = &mut self.ctas[cta].named[id];
-        let waiters = std::mem::take(&mut bar.waiters);
-        let vc = std::mem::take(&mut bar.vc);
-        let (popc, all, any) = (bar.popc, bar.all, bar.any);
-        let action = bar.first.map(|f| f.0);
-        let reds = std::mem::take(&mut bar.reds);
-        bar.phase += 1;
-        bar.completed += 1;
-        bar.arrived = 0;
-        bar.first = None;
-        bar.count = None;
-        bar.arrivals.iter_mut().for_each(|b| *b = 0);
-        self.stats.barrier_phases += 1;
-        let done_at = waiters
-            .iter()
-            .map(|&(w, _)| self.warps[w as usize].clock)
-            .max()
-            .unwrap_or(0);
-        for (w, mask) in waiters {
-            self.wake_lanes(w as usize, mask, done_at);
-            for lane in lanes(mask) {
-                self.race.acquire(w * 32 + lane as u32, &vc);
-            }
-        }
+        let waiters = std::mem::take(&mut self.waiters);
+        let vc = std::mem::take(&mut self.vc);
         // Reductions reach every waiting thread.
-        let value = match action {
-            Some(BarAction::RedPopc) => popc as u64,
-            Some(BarAction::RedAnd) => all as u64,
-            _ => any as u64,
+        let value = match self.first.map(|f| f.0) {
+            Some(BarAction::RedPopc) => self.popc as u64,
+            Some(BarAction::RedAnd) => self.all as u64,
+            _ => self.any as u64,
         };
-        for (w, mask, d) in reds {
+        let reds = std::mem::take(&mut self.reds);
+        self.phase += 1;
+        self.completed += 1;
+        self.arrived = 0;
+        self.first = None;
+        self.count = None;
+        self.arrivals.iter_mut().for_each(|b| *b = 0);
+        for &(w, mask) in &waiters {
             for lane in lanes(mask) {
-                self.warps[w as usize].set_reg(d, lane, value);
+                race.acquire(w * 32 + lane as u32, &vc);
             }
         }
-        let cta_id = cta as u32;
-        self.trace_phase(cta_id, &format!("bar {id}"), done_at);
-        Ok(())
+        Some(Completed {
+            waiters,
+            reds,
+            value,
+        })
     }
 }

@@ -6,6 +6,7 @@
 //! it): the reconvergence a GPU's convergence optimiser achieves for structured code.
 
 mod alu;
+mod barrier;
 mod collective;
 mod fast;
 mod float;

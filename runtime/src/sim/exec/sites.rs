@@ -2,6 +2,7 @@
 //! name, and the report of a data race with both accesses.
 
 use crate::sim::barrier::mbarrier::Actor;
+use crate::sim::barrier::{Violation, Who};
 use crate::sim::machine::{Machine, unflatten};
 use crate::sim::memory::SHARED_BASE;
 use crate::sim::race::Conflict;
@@ -113,6 +114,19 @@ impl Machine<'_> {
             r = r.note("the writer must execute fence.proxy.async after its stores and before the barrier that orders them before the copy");
         } else if kind == FindingKind::AsyncReadBeforeWait {
             r = r.note("a bulk copy's writes are visible after a test_wait/try_wait on its mbarrier returns true for the phase it completes; a buffer may be refilled only after its readers release it");
+        }
+        r.into()
+    }
+}
+
+impl Machine<'_> {
+    /// The report of a rule a barrier operation broke, its sites named.
+    pub(crate) fn violation(&self, v: Violation) -> Stop {
+        let mut r = v.report;
+        for (who, what) in v.sites {
+            r = r.site(match who {
+                Who::Lanes(at) => self.site(at.warp as usize, at.lanes, at.pc, &what),
+            });
         }
         r.into()
     }
