@@ -8,10 +8,11 @@
 
 use crate::sim::barrier::mbarrier::Actor;
 use crate::sim::decode::{AtomOp, MbarOp, MemTy};
-use crate::sim::machine::{Machine, Res, lanes};
+use crate::sim::machine::Machine;
 use crate::sim::memory::{GlobalLoc, SHARED_BASE, load_le, store_le};
 use crate::sim::race::{Clock, join_into};
 use crate::sim::report::{FindingKind, Report};
+use crate::sim::state::{Block, Res, lanes};
 
 /// The source of a copy into shared memory.
 #[derive(Clone, Copy, Debug)]
@@ -368,7 +369,7 @@ impl Machine<'_> {
     pub(crate) fn wake_async_waiters(&mut self, w: usize, at: u64) {
         let warp = &self.warps[w];
         let waiting: Vec<usize> = lanes(warp.blocked)
-            .filter(|&l| warp.why[l] == crate::sim::machine::Block::AsyncWait)
+            .filter(|&l| warp.why[l] == Block::AsyncWait)
             .collect();
         for lane in waiting {
             let pc = self.warps[w].wait_pc[lane];

@@ -1,7 +1,8 @@
 //! Reports for runs that cannot go on: every live thread blocked, or the step budget spent.
 
-use super::machine::{Block, Machine, lanes};
+use super::machine::Machine;
 use super::report::{FindingKind, Report};
+use super::state::{Block, lanes};
 
 impl Machine<'_> {
     pub(crate) fn describe_block(&self, w: usize, why: Block) -> String {

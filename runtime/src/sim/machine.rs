@@ -11,7 +11,9 @@ use super::barrier::mbarrier::MBarrier;
 use super::barrier::named::NamedBarrier;
 use super::decode::Program;
 use super::memory::{Global, SHARED_BASE};
-pub(crate) use super::state::{Block, Res, lanes};
+/// Kept for `exec::tensor`, which names it from here.
+pub(crate) use super::state::Res;
+use super::state::{Block, lanes};
 use phasegate_ptx::{Dim, SpecialReg};
 use std::collections::BTreeMap;
 

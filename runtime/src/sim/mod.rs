@@ -7,6 +7,19 @@
 //!                                               \--scheduler (policy, seed, cluster)
 //! ```
 //!
+//! Dependencies run one way. `machine` holds one cluster's state (CTAs, warps, the barrier
+//! objects, the race detector); `exec` (with `async_copy`, `deadlock`, `trace`) implements
+//! instructions as methods of the machine. The barrier families in `barrier` are state
+//! machines with the spec's semantics that know nothing of the machine: they take thread ids,
+//! lane masks and counts and return the lanes to wake, a completed phase, or the rule broken
+//! (`barrier::Violation`), and the machine's side (`exec::barrier`, `exec::mbar`) reads
+//! operands, blocks and wakes warps and names report sites. The little types both sides use
+//! (`Block`, `Res`, lane masks) live in `state`:
+//!
+//! ```text
+//! exec, async_copy, deadlock, trace --> machine --> barrier --> state, race, report, decode
+//! ```
+//!
 //! A launch's clusters run in order, each on global memory as the ones before it left it, or
 //! in parallel on the current rayon pool with exactly that result (see `parallel`): the
 //! outcome, buffers, stats and reports of a schedule do not depend on the number of threads.

@@ -4,7 +4,7 @@
 //! Each is a state machine with the spec's semantics and no knowledge of the machine: its
 //! operations take thread ids, lane masks and counts and return what happened (threads to
 //! wake, a completed phase) or the rule broken as a [`Violation`]. Reading operands,
-//! blocking and waking warps and naming sites are the machine's (`exec::barrier`), so the
+//! blocking and waking warps and naming sites are the machine's (`exec::barrier`, `exec::mbar`), so the
 //! dependency runs one way: machine → barrier.
 
 use super::report::{FindingKind, Report};
@@ -34,6 +34,7 @@ pub(crate) struct Violation {
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Who {
     Lanes(At),
+    Actor(mbarrier::Actor),
 }
 
 impl Violation {
@@ -45,6 +46,10 @@ impl Violation {
     }
     pub(crate) fn site(mut self, at: At, what: impl Into<String>) -> Violation {
         self.sites.push((Who::Lanes(at), what.into()));
+        self
+    }
+    pub(crate) fn actor(mut self, actor: mbarrier::Actor, what: impl Into<String>) -> Violation {
+        self.sites.push((Who::Actor(actor), what.into()));
         self
     }
     pub(crate) fn state(mut self, line: impl Into<String>) -> Violation {

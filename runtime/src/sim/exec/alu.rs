@@ -6,7 +6,7 @@
 
 use super::float;
 use crate::sim::decode::*;
-use crate::sim::machine::lanes;
+use crate::sim::state::lanes;
 
 #[inline(always)]
 pub(super) fn fetch(regs: &[u64], s: Src) -> [u64; 32] {

@@ -3,8 +3,9 @@
 //! `eff` is the set of participating lanes.
 
 use crate::sim::decode::*;
-use crate::sim::machine::{Machine, Res, lanes};
+use crate::sim::machine::Machine;
 use crate::sim::report::{FindingKind, Report};
+use crate::sim::state::{Res, lanes};
 
 impl Machine<'_> {
     pub(super) fn collective(&mut self, w: usize, eff: u32, pc: u32, kind: &Kind) -> Res<()> {

@@ -2,8 +2,9 @@
 //! one global buffer, in bounds and aligned, checked once per group.
 
 use crate::sim::decode::{Addr, Space, Src};
-use crate::sim::machine::{Machine, lanes};
+use crate::sim::machine::Machine;
 use crate::sim::memory::{LOCAL_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW};
+use crate::sim::state::lanes;
 
 /// Where a whole group's accesses land (see [`Machine::fast_targets`]).
 #[derive(Clone, Copy, Debug)]

@@ -7,7 +7,7 @@
 
 use super::alu::{map1, map2, map3};
 use crate::sim::decode::*;
-use crate::sim::machine::lanes;
+use crate::sim::state::lanes;
 
 #[inline(always)]
 fn ftz32(x: f32, on: bool) -> f32 {

@@ -3,13 +3,14 @@
 
 use super::fast::FastTarget;
 use crate::sim::decode::*;
-use crate::sim::machine::{Machine, Res, lanes};
+use crate::sim::machine::Machine;
 use crate::sim::memory::{
     GlobalLoc, LOCAL_GENERIC, PARAM_GENERIC, SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address,
     cluster_rank, cta_offset, load_le, store_le,
 };
 use crate::sim::overlay::GlobalMem;
 use crate::sim::report::{FindingKind, Report, Stop};
+use crate::sim::state::{Res, lanes};
 
 pub(crate) const OOB_SPEC: &str = "§5.1 (state spaces)";
 

@@ -11,6 +11,7 @@ mod collective;
 mod fast;
 mod float;
 pub(crate) mod half;
+mod mbar;
 mod mem;
 pub(crate) use mem::atomic_value;
 mod sites;
@@ -21,9 +22,10 @@ pub(crate) mod tensor;
 
 use super::SimError;
 use super::decode::{Kind, Op};
-use super::machine::{Block, Machine, Res, lanes};
+use super::machine::Machine;
 use super::report::{FindingKind, Report};
 use super::sched::{Action, Scheduler};
+use super::state::{Block, Res, lanes};
 
 /// How a group's run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 
 use crate::sim::barrier::mbarrier::Actor;
 use crate::sim::barrier::{Violation, Who};
+use crate::sim::decode::Program;
 use crate::sim::machine::{Machine, unflatten};
 use crate::sim::memory::SHARED_BASE;
 use crate::sim::race::Conflict;
@@ -37,21 +38,7 @@ impl Machine<'_> {
 
     /// `tile+16`, or the raw offset when no variable covers it.
     pub(crate) fn shared_name(&self, off: u32) -> String {
-        let dynamic = self.prog.dynamic_shared_offset();
-        for (name, o, size) in &self.prog.shared_vars {
-            if *o == u32::MAX {
-                if off as u64 >= dynamic {
-                    return format!("`{name}`+{}", off as u64 - dynamic);
-                }
-            } else if off >= *o && off < o + size {
-                return if off == *o {
-                    format!("`{name}`")
-                } else {
-                    format!("`{name}`+{}", off - o)
-                };
-            }
-        }
-        format!("at shared offset {off}")
+        shared_name(self.prog, off)
     }
 
     pub(crate) fn race_report(
@@ -126,8 +113,28 @@ impl Machine<'_> {
         for (who, what) in v.sites {
             r = r.site(match who {
                 Who::Lanes(at) => self.site(at.warp as usize, at.lanes, at.pc, &what),
+                Who::Actor(actor) => self.actor_site(actor, &what),
             });
         }
         r.into()
     }
+}
+
+/// `tile+16`, or the raw offset when no variable covers it.
+pub(crate) fn shared_name(prog: &Program, off: u32) -> String {
+    let dynamic = prog.dynamic_shared_offset();
+    for (name, o, size) in &prog.shared_vars {
+        if *o == u32::MAX {
+            if off as u64 >= dynamic {
+                return format!("`{name}`+{}", off as u64 - dynamic);
+            }
+        } else if off >= *o && off < o + size {
+            return if off == *o {
+                format!("`{name}`")
+            } else {
+                format!("`{name}`+{}", off - o)
+            };
+        }
+    }
+    format!("at shared offset {off}")
 }

@@ -4,11 +4,12 @@
 use super::Step;
 use crate::sim::async_copy::{AsyncKind, From};
 use crate::sim::decode::*;
-use crate::sim::machine::{Block, Machine, Res, lanes};
+use crate::sim::machine::Machine;
 use crate::sim::memory::{
     SHARED_BASE, SHARED_GENERIC, WINDOW, cluster_address, cluster_rank, cta_offset,
 };
 use crate::sim::report::{FindingKind, Report};
+use crate::sim::state::{Block, Res, lanes};
 
 const BULK_SPEC: &str = "cp.async.bulk (PTX ISA data movement instructions)";
 

@@ -12,6 +12,7 @@ mod svg;
 
 use crate::sim::async_copy::AsyncKind;
 use crate::sim::machine::Machine;
+use crate::sim::state::Block;
 
 /// One row of the timeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -229,14 +230,14 @@ impl Machine<'_> {
             return;
         }
         let label = match why {
-            crate::sim::machine::Block::Named { id } => format!("wait bar {id}"),
-            crate::sim::machine::Block::Cluster => "wait barrier.cluster".to_string(),
-            crate::sim::machine::Block::Parked { cta, offset } => {
+            Block::Named { id } => format!("wait bar {id}"),
+            Block::Cluster => "wait barrier.cluster".to_string(),
+            Block::Parked { cta, offset } => {
                 format!("wait {}", self.mbar_name(cta, offset))
             }
-            crate::sim::machine::Block::AsyncWait => "wait_group".to_string(),
-            crate::sim::machine::Block::Gather => "wait for the warp".to_string(),
-            crate::sim::machine::Block::None => "wait".to_string(),
+            Block::AsyncWait => "wait_group".to_string(),
+            Block::Gather => "wait for the warp".to_string(),
+            Block::None => "wait".to_string(),
         };
         let label = format!("{label} (line {})", self.prog.sites[pc as usize].line);
         let Some(trace) = self.trace.as_deref_mut() else {
