@@ -26,7 +26,8 @@ pub(crate) struct At {
 /// sites the machine turns into [`Site`](super::report::Site)s, in order.
 #[derive(Debug)]
 pub(crate) struct Violation {
-    pub report: Report,
+    /// Boxed: a `Result` with a violation stays as small as the success it usually is.
+    pub report: Box<Report>,
     pub sites: Vec<(Who, String)>,
 }
 
@@ -40,7 +41,7 @@ pub(crate) enum Who {
 impl Violation {
     pub(crate) fn new(kind: FindingKind, spec: &str, message: impl Into<String>) -> Violation {
         Violation {
-            report: Report::new(kind, spec, message),
+            report: Box::new(Report::new(kind, spec, message)),
             sites: Vec::new(),
         }
     }
@@ -53,11 +54,11 @@ impl Violation {
         self
     }
     pub(crate) fn state(mut self, line: impl Into<String>) -> Violation {
-        self.report = self.report.state(line);
+        self.report.state.push(line.into());
         self
     }
     pub(crate) fn note(mut self, line: impl Into<String>) -> Violation {
-        self.report = self.report.note(line);
+        self.report.notes.push(line.into());
         self
     }
 }

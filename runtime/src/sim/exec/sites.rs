@@ -109,7 +109,7 @@ impl Machine<'_> {
 impl Machine<'_> {
     /// The report of a rule a barrier operation broke, its sites named.
     pub(crate) fn violation(&self, v: Violation) -> Stop {
-        let mut r = v.report;
+        let mut r = *v.report;
         for (who, what) in v.sites {
             r = r.site(match who {
                 Who::Lanes(at) => self.site(at.warp as usize, at.lanes, at.pc, &what),
