@@ -52,6 +52,7 @@ mod run;
 mod sched;
 mod state;
 mod struct_arg;
+mod tensor_copy;
 mod tensormap;
 mod trace;
 

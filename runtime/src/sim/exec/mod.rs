@@ -6,6 +6,7 @@
 //! it): the reconvergence a GPU's convergence optimiser achieves for structured code.
 
 mod alu;
+mod asyncs;
 mod barrier;
 mod collective;
 mod fast;
@@ -17,7 +18,7 @@ pub(crate) use mem::atomic_value;
 mod sites;
 mod sync;
 mod tma;
-pub(crate) use tma::{TensorCopy, TmaState};
+pub(crate) use tma::TmaState;
 pub(crate) mod tensor;
 
 use super::SimError;
