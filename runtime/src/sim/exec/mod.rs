@@ -20,6 +20,7 @@ mod sync;
 mod tma;
 pub(crate) use tma::TmaState;
 pub(crate) mod tensor;
+mod timeline;
 
 use super::SimError;
 use super::decode::{Kind, Op};
