@@ -7,18 +7,28 @@
 //!                                               \--scheduler (policy, seed, cluster)
 //! ```
 //!
-//! Dependencies run one way. `machine` holds one cluster's state (CTAs, warps, the barrier
-//! objects, the race detector); `exec` (with `async_copy`, `deadlock`, `trace`) implements
-//! instructions as methods of the machine. The barrier families in `barrier` are state
-//! machines with the spec's semantics that know nothing of the machine: they take thread ids,
-//! lane masks and counts and return the lanes to wake, a completed phase, or the rule broken
-//! (`barrier::Violation`), and the machine's side (`exec::barrier`, `exec::mbar`) reads
-//! operands, blocks and wakes warps and names report sites. The little types both sides use
-//! (`Block`, `Res`, lane masks) live in `state`:
+//! Dependencies run one way: the code of instructions depends on the state it works on,
+//! never the reverse. `machine` holds one cluster's state (CTAs, warps, the barrier
+//! objects, the async-operation queue, the race detector); `exec` implements instructions
+//! as methods of the machine, `deadlock` and `run`/`parallel` drive it. The state it holds
+//! knows nothing of it:
+//!
+//! - `barrier`: the three barrier families as state machines with the spec's semantics.
+//!   They take thread ids, lane masks and counts and return the lanes to wake, a completed
+//!   phase, or the rule broken (`barrier::Violation`); `exec::barrier` and `exec::mbar` read
+//!   operands, block and wake warps and name report sites;
+//! - `async_copy`: the queue of asynchronous operations and their groups (`exec::asyncs`
+//!   completes them), with `tensor_copy`, the box of one tensor copy;
+//! - `trace`: the timeline as data (`exec::timeline` records into it);
+//! - `state`: the little types both sides use (`Block`, `Res`, lane masks).
 //!
 //! ```text
-//! exec, async_copy, deadlock, trace --> machine --> barrier --> state, race, report, decode
+//! exec/*, deadlock, run, parallel --> machine --> barrier, async_copy, trace
+//!                                           \--> state, race, report, decode, memory
 //! ```
+//!
+//! Two state types still live beside their instructions in `exec` (`TmaState` in
+//! `exec::tma`, `TensorState` in `exec::tensor`), so `machine` names those two modules.
 //!
 //! A launch's clusters run in order, each on global memory as the ones before it left it, or
 //! in parallel on the current rayon pool with exactly that result (see `parallel`): the
