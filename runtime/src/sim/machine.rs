@@ -314,7 +314,7 @@ pub(crate) struct ClusterMem<'a> {
     pub global: super::overlay::GlobalMem<'a>,
     pub kernel_params: &'a [u8],
     /// Tensor maps modified and not fenced, `setmaxnreg` per warpgroup.
-    pub tma: super::exec::TmaState,
+    pub tma: super::tma_state::TmaState,
 }
 
 /// One cluster in flight and everything an instruction may touch. It owns its state (CTAs,

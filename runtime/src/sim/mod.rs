@@ -20,6 +20,7 @@
 //! - `async_copy`: the queue of asynchronous operations and their groups (`exec::asyncs`
 //!   completes them), with `tensor_copy`, the box of one tensor copy;
 //! - `trace`: the timeline as data (`exec::timeline` records into it);
+//! - `tma_state`: tensor maps modified and not fenced, `setmaxnreg` per warpgroup;
 //! - `state`: the little types both sides use (`Block`, `Res`, lane masks).
 //!
 //! ```text
@@ -27,8 +28,8 @@
 //!                                           \--> state, race, report, decode, memory
 //! ```
 //!
-//! Two state types still live beside their instructions in `exec` (`TmaState` in
-//! `exec::tma`, `TensorState` in `exec::tensor`), so `machine` names those two modules.
+//! One state type still lives beside its instructions: `TensorState` in `exec::tensor` (the
+//! warpgroup MMAs in flight), so `machine` names that module.
 //!
 //! A launch's clusters run in order, each on global memory as the ones before it left it, or
 //! in parallel on the current rayon pool with exactly that result (see `parallel`): the
@@ -64,6 +65,7 @@ mod state;
 mod struct_arg;
 mod tensor_copy;
 mod tensormap;
+mod tma_state;
 mod trace;
 
 pub use args::{ArgValue, Element, KernelArg, KernelArgs, TensorMapArg, TensorSource};

@@ -29,11 +29,11 @@
 //! stats, warnings, findings (with their instruction counts and replay schedule) are those of
 //! the sequential run, for 1 thread or 16. Only the time taken changes.
 
-use super::exec::TmaState;
 use super::machine::{ClusterMem, LaunchMem, Shape, volume};
 use super::overlay::{Footprint, GlobalMem, Overlay, PageMap};
 use super::report::Stop;
 use super::run::{ClusterRun, Totals, run_cluster, run_rest_in_order};
+use super::tma_state::TmaState;
 use super::{Launch, Outcome, SimError};
 use crate::sim::decode::Program;
 use rayon::prelude::*;

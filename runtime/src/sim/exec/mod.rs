@@ -17,10 +17,9 @@ mod mem;
 pub(crate) use mem::atomic_value;
 mod sites;
 mod sync;
-mod tma;
-pub(crate) use tma::TmaState;
 pub(crate) mod tensor;
 mod timeline;
+mod tma;
 
 use super::SimError;
 use super::decode::{Kind, Op};

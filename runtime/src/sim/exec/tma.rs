@@ -21,12 +21,12 @@ use crate::sim::machine::Machine;
 use crate::sim::memory::{GlobalLoc, SHARED_BASE};
 use crate::sim::memory::{load_le, store_le};
 use crate::sim::race::join_into;
-use crate::sim::report::{FindingKind, Report, Site, Stop};
+use crate::sim::report::{FindingKind, Report, Stop};
 use crate::sim::state::{Res, lanes};
 use crate::sim::tensor_copy::TensorCopy;
 use crate::sim::tensormap::{self, Interleave, TensorMap, TmaDataType};
+use crate::sim::tma_state::Unfenced;
 use crate::sim::{SimError, decode::TmaOp};
-use std::collections::HashMap;
 
 const COPY_SPEC: &str = "§9.7.9.25.5.2 (cp.async.bulk.tensor)";
 const REDUCE_SPEC: &str = "§9.7.9.25.5.3 (cp.reduce.async.bulk.tensor)";
@@ -34,57 +34,6 @@ const MAP_SPEC: &str = "§5.5.8 (tensor-map)";
 const REPLACE_SPEC: &str = "§9.7.9.26 (tensormap.replace)";
 const FENCE_SPEC: &str = "§9.7.13.4 (fence.proxy.tensormap::generic)";
 const SETMAXNREG_SPEC: &str = "§9.7.19.5 (setmaxnreg)";
-
-/// Tensor-map state of the cluster in flight.
-#[derive(Default)]
-pub(crate) struct TmaState {
-    /// Tensor maps in global memory that `tensormap.replace` modified through the generic
-    /// proxy with no `fence.proxy.tensormap::generic` (or `tensormap.cp_fenceproxy`) on them
-    /// since: their address and where they were written. This outlives a cluster: it starts
-    /// as the clusters before it left it.
-    pub unfenced: Vec<(u64, Site)>,
-    /// The cluster's changes to `unfenced`, in order: a cluster run in parallel replays them
-    /// onto the list its predecessors left (its own copy started from an older one).
-    pub log: Vec<Unfenced>,
-    /// Whether the cluster read a tensor map from global memory (and so looked at
-    /// `unfenced`): a parallel run that did, beside a predecessor that changed the list, is
-    /// not the sequential run.
-    pub map_reads: bool,
-    /// Per (cluster, CTA, warpgroup): the `setmaxnreg` each of its warps executed, in order.
-    pub setmaxnreg: HashMap<(u32, u32, u32), [Vec<SetMaxNReg>; 4]>,
-}
-
-/// A change to the list of unfenced tensor maps.
-#[derive(Clone, Debug)]
-pub(crate) enum Unfenced {
-    /// `tensormap.replace` modified the map at this address.
-    Modified(u64, Site),
-    /// A fence on the map at this address (`None`: on every map).
-    Fenced(Option<u64>),
-}
-
-impl Unfenced {
-    pub(crate) fn apply(&self, list: &mut Vec<(u64, Site)>) {
-        match self {
-            Unfenced::Modified(a, site) => {
-                list.retain(|(m, _)| m != a);
-                list.push((*a, site.clone()));
-            }
-            Unfenced::Fenced(Some(a)) => list.retain(|(m, _)| m + 128 <= *a || a + 128 <= *m),
-            Unfenced::Fenced(None) => list.clear(),
-        }
-    }
-}
-
-impl TmaState {
-    fn change(&mut self, op: Unfenced) {
-        op.apply(&mut self.unfenced);
-        self.log.push(op);
-    }
-}
-
-/// One `setmaxnreg` a warp executed: increase?, count, warp, pc.
-type SetMaxNReg = (bool, u32, usize, u32);
 
 /// Whether an H100 ran `cp.reduce.async.bulk.tensor` with `op` on a map of `t` (the others
 /// it tried raised illegal-instruction errors: add on s64, u8, u16; min/max on f32, f64;
