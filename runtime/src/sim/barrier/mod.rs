@@ -4,8 +4,8 @@
 //! Each is a state machine with the spec's semantics and no knowledge of the machine: its
 //! operations take thread ids, lane masks and counts and return what happened (threads to
 //! wake, a completed phase) or the rule broken as a [`Violation`]. Reading operands,
-//! blocking and waking warps and naming sites are the machine's (`exec::barrier`, `exec::mbar`), so the
-//! dependency runs one way: machine → barrier.
+//! blocking and waking warps and naming sites are the machine's (`exec::barrier`,
+//! `exec::mbar`), so the dependency runs one way: machine → barrier.
 
 use super::report::{FindingKind, Report};
 
