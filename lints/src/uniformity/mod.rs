@@ -227,6 +227,13 @@ pub struct Uniformity {
     cd: Vec<ControlDeps>,
     /// Blocks that only exit (`ret`, or a jump to such a block).
     exit_only: Vec<bool>,
+    /// Per write of a variable (its slot: `slot_base` of the statement plus the destination's
+    /// number): its value and why, so that a read joins only the writes that reach it.
+    dvals: Vec<Option<UVal>>,
+    dwhy: Vec<Option<Why>>,
+    /// Per statement: the slot of its first write (one more entry: the number of slots).
+    slot_base: Vec<u32>,
+    reach: Reach,
 }
 
 /// The variables that hold the linear thread index
@@ -440,6 +447,13 @@ impl Uniformity {
             }
         }
         let params: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
+        let mut slot_base = Vec::with_capacity(body.len() + 1);
+        let mut slots = 0u32;
+        for i in 0..body.len() {
+            slot_base.push(slots);
+            slots += vars.defs(StmtId(i as u32)).len() as u32;
+        }
+        slot_base.push(slots);
         let mut u = Uniformity {
             vals: vec![None; vars.len()],
             why: vec![None; vars.len()],
@@ -447,6 +461,10 @@ impl Uniformity {
             branch: vec![None; n],
             cd,
             exit_only,
+            dvals: vec![None; slots as usize],
+            dwhy: vec![None; slots as usize],
+            slot_base,
+            reach: Reach::new(body, cfg, vars),
         };
         let mut instrs: Vec<StmtId> = Vec::new();
         for (id, _) in body.instructions() {
@@ -465,7 +483,8 @@ impl Uniformity {
                         _ => None,
                     };
                     let mut level = match vars.resolve(stmt, &guard.pred) {
-                        Some(Src::Var(v)) => u.vals[v as usize]
+                        Some(Src::Var(v)) => u
+                            .use_val(stmt, v, vars)
                             .map(|x| x.level)
                             .unwrap_or(Level::Cluster),
                         Some(Src::Special(_)) | None => Level::Thread,
@@ -550,7 +569,7 @@ impl Uniformity {
                     // A guarded definition, or one under divergent control, merges values.
                     if let Some(g) = &inst.guard {
                         let gl = match vars.resolve(id, &g.pred) {
-                            Some(Src::Var(p)) => u.vals[p as usize].unwrap_or(UVal::CLUSTER),
+                            Some(Src::Var(p)) => u.use_val(id, p, vars).unwrap_or(UVal::CLUSTER),
                             _ => UVal::THREAD,
                         };
                         let gl = UVal::of_level(gl.level);
@@ -580,16 +599,24 @@ impl Uniformity {
                     if cl > Level::Cluster && !(cl <= Level::Warp && val.level >= Level::Warp) {
                         val = val.join(UVal::of_level(cl));
                     }
-                    let old = u.vals[var as usize];
+                    let slot = u.slot_base[id.index()] as usize + di;
+                    let old = u.dvals[slot];
                     let new = match old {
                         None => val,
                         Some(o) => o.join(val),
                     };
                     if old != Some(new) {
                         if old.is_none_or(|o| new.level > o.level) && new.level > Level::Cluster {
+                            u.dwhy[slot] = Some(why.clone());
+                        }
+                        u.dvals[slot] = Some(new);
+                        let vold = u.vals[var as usize];
+                        let vnew = vold.map_or(new, |o| o.join(new));
+                        if vold.is_none_or(|o| vnew.level > o.level) && vnew.level > Level::Cluster
+                        {
                             u.why[var as usize] = Some(why);
                         }
-                        u.vals[var as usize] = Some(new);
+                        u.vals[var as usize] = Some(vnew);
                         changed = true;
                         for &s in vars.use_sites(var) {
                             if !queued[s.index()] && !vars.defs(s).is_empty() {
@@ -605,7 +632,7 @@ impl Uniformity {
             for b in 0..n {
                 if let Some((lvl, stmt, pred)) = u.branch[b] {
                     let now = pred
-                        .and_then(|p| u.vals[p as usize])
+                        .and_then(|p| u.use_val(stmt, p, vars))
                         .map(|x| x.level)
                         .unwrap_or(lvl);
                     let now = if let Statement::Instruction(inst) = body.get(stmt)
@@ -652,6 +679,55 @@ impl Uniformity {
             .unwrap_or(Level::Cluster)
     }
 
+    /// The uniformity of `var` as read at `stmt`: the join of the writes that reach it.
+    pub fn level_at(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Level {
+        self.use_val(stmt, var, vars)
+            .map(|v| v.level)
+            .unwrap_or(Level::Cluster)
+    }
+
+    /// The value of `var` as read at `stmt`: the join of the writes that reach it (`None`: none
+    /// computed yet).
+    fn use_val(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Option<UVal> {
+        let Some(writes) = self.reach.at(stmt, var) else {
+            return self.vals.get(var as usize).copied().flatten();
+        };
+        let mut acc: Option<UVal> = None;
+        for &d in writes {
+            if let Some(x) = self.slot(d, var, vars).and_then(|s| self.dvals[s]) {
+                acc = Some(acc.map_or(x, |a| a.join(x)));
+            }
+        }
+        acc
+    }
+
+    /// Why `var` as read at `stmt` is less than cluster-uniform: the reason of its least uniform
+    /// reaching write, with that write's level.
+    fn why_at(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Option<(Level, &Why)> {
+        let Some(writes) = self.reach.at(stmt, var) else {
+            return self.why(var).map(|w| (self.level(var), w));
+        };
+        let mut best: Option<(Level, &Why)> = None;
+        for &d in writes {
+            let Some(s) = self.slot(d, var, vars) else {
+                continue;
+            };
+            if let (Some(v), Some(w)) = (self.dvals[s], self.dwhy[s].as_ref())
+                && best.is_none_or(|(l, _)| v.level > l)
+                && v.level > Level::Cluster
+            {
+                best = Some((v.level, w));
+            }
+        }
+        best
+    }
+
+    /// The value slot of the write of `var` at `stmt`.
+    fn slot(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Option<usize> {
+        let di = vars.defs(stmt).iter().position(|&v| v == var)?;
+        Some(*self.slot_base.get(stmt.index())? as usize + di)
+    }
+
     /// Why `var` is less than cluster-uniform; `None` when it is cluster-uniform.
     pub fn why(&self, var: VarId) -> Option<&Why> {
         self.why.get(var as usize).and_then(Option::as_ref)
@@ -692,7 +768,7 @@ impl Uniformity {
         match &inst.guard {
             None => (Level::Cluster, None),
             Some(g) => match vars.resolve(stmt, &g.pred) {
-                Some(Src::Var(v)) => (self.level(v), Some(v)),
+                Some(Src::Var(v)) => (self.level_at(stmt, v, vars), Some(v)),
                 _ => (Level::Thread, None),
             },
         }
@@ -709,6 +785,9 @@ pub fn is_conditional(cfg: &Cfg, b: BlockId) -> bool {
 }
 
 mod explain;
+mod reach;
 mod transfer;
+
+use reach::Reach;
 
 pub use explain::{Offending, exit_branches, offending_branch};
