@@ -22,6 +22,11 @@
 //! body depends on the exit branch). Branches that only let threads leave the kernel
 //! (`if (i >= n) return;`) are not counted: exited threads take no part in what follows.
 //!
+//! Values belong to writes, not registers: a read joins the values of the writes that reach it
+//! (reaching definitions, [`reach`]), so a register that nvcc reuses in two roles no path joins
+//! is as uniform in each as that role makes it. [`Uniformity::level`] still answers for the
+//! register as a whole (the join of all its writes).
+//!
 //! Every level above `Cluster` has a recorded reason ([`Why`]), so a finding can say
 //! "`%p2` depends on `%tid.x` at line 12" (naga's uniformity analysis does the same).
 
