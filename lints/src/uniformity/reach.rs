@@ -9,8 +9,10 @@
 //! A register written once needs nothing: every read sees that write (or none). For the others,
 //! each block that reads one is searched backwards until unguarded writes stop the search; a
 //! guarded write does not replace the value on the threads whose guard is false, so it does
-//! not stop it. A search that grows past [`BUDGET`] blocks gives up, and its reads see every
-//! write, as the register-wide merge did.
+//! not stop it. A search that grows past [`BUDGET`] blocks, or finds more than [`MAX_WRITES`]
+//! writes, gives up, and its reads see every write, as the register-wide merge did: that keeps
+//! a register written at thousands of places that can all reach (a counter bumped in each arm
+//! of a long chain of branches) linear rather than quadratic.
 
 use crate::cfg::{BlockId, Cfg};
 use crate::regs::{FastMap, VarId, Vars};
@@ -18,6 +20,9 @@ use phasegate_ptx::{Body, Statement, StmtId};
 
 /// Blocks one backward search may visit before it gives up.
 const BUDGET: usize = 4096;
+
+/// Writes one read may see before the search gives up.
+const MAX_WRITES: usize = 32;
 
 /// The writes that reach each read of a register written more than once.
 #[derive(Clone, Debug, Default)]
@@ -53,10 +58,13 @@ impl Reach {
                         continue;
                     }
                     local.push(d);
-                    if !guarded(d) {
+                    if !guarded(d) || local.len() > MAX_WRITES {
                         killed = true;
                         break;
                     }
+                }
+                if local.len() > MAX_WRITES {
+                    continue;
                 }
                 if !killed {
                     let entry = entry_sets.entry(b).or_insert_with(|| {
@@ -74,6 +82,9 @@ impl Reach {
                 }
                 local.sort_unstable();
                 local.dedup();
+                if local.len() > MAX_WRITES {
+                    continue;
+                }
                 map.insert((u.index() as u32, var), local.into_boxed_slice());
             }
         }
@@ -90,7 +101,7 @@ impl Reach {
 }
 
 /// The writes of one register that reach the entry of block `b`; `None` when the search ran
-/// past [`BUDGET`].
+/// past [`BUDGET`] blocks or [`MAX_WRITES`] writes.
 fn entry_set(
     cfg: &Cfg,
     b: BlockId,
@@ -118,6 +129,9 @@ fn entry_set(
                 killed = true;
                 break;
             }
+        }
+        if out.len() > MAX_WRITES {
+            return None;
         }
         if !killed {
             stack.extend_from_slice(cfg.preds(p));
