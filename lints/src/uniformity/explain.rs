@@ -51,7 +51,7 @@ impl Uniformity {
         };
         for _ in 0..12 {
             let found = match at {
-                Some(s) => self.why_at(s, cur, vars),
+                Some(s) => self.why_at(s, cur),
                 None => self.why(cur).map(|w| (self.level(cur), w)),
             };
             let Some((level, why)) = found else { break };
@@ -86,7 +86,7 @@ impl Uniformity {
                 }
                 Why::Control { branch, pred } => {
                     let branch_level = pred
-                        .map(|p| self.level_at(*branch, p, vars))
+                        .map(|p| self.level_at(*branch, p))
                         .unwrap_or(level);
                     out.push(step(*branch, WhyCause::Control(branch_level)));
                     match pred {

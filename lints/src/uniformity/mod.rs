@@ -70,6 +70,9 @@ impl fmt::Display for Level {
 
 const GRAN_NONE: u8 = 63;
 
+/// No write slot.
+const NO_SLOT: u32 = u32::MAX;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Affine {
     No,
@@ -223,8 +226,10 @@ pub struct ControlDeps {
 /// The result of the analysis for one function.
 #[derive(Clone, Debug)]
 pub struct Uniformity {
+    /// Per variable: the join of the values of all its writes.
     vals: Vec<Option<UVal>>,
-    why: Vec<Option<Why>>,
+    /// Per variable: the slot whose reason made it less uniform (`NO_SLOT`: none).
+    why_slot: Vec<u32>,
     /// Per block: the level of the control it runs under, and the branch that sets it.
     ctrl: Vec<(Level, Option<StmtId>)>,
     /// Per block: the level of the branch predicate it ends with (if it ends in one).
@@ -461,7 +466,7 @@ impl Uniformity {
         slot_base.push(slots);
         let mut u = Uniformity {
             vals: vec![None; vars.len()],
-            why: vec![None; vars.len()],
+            why_slot: vec![NO_SLOT; vars.len()],
             ctrl: vec![(Level::Cluster, None); n],
             branch: vec![None; n],
             cd,
@@ -469,8 +474,9 @@ impl Uniformity {
             dvals: vec![None; slots as usize],
             dwhy: vec![None; slots as usize],
             slot_base,
-            reach: Reach::new(body, cfg, vars),
+            reach: Reach::default(),
         };
+        u.reach = Reach::new(body, cfg, vars, &u.slot_base);
         let mut instrs: Vec<StmtId> = Vec::new();
         for (id, _) in body.instructions() {
             if !vars.defs(id).is_empty() {
@@ -489,7 +495,7 @@ impl Uniformity {
                     };
                     let mut level = match vars.resolve(stmt, &guard.pred) {
                         Some(Src::Var(v)) => u
-                            .use_val(stmt, v, vars)
+                            .use_val(stmt, v)
                             .map(|x| x.level)
                             .unwrap_or(Level::Cluster),
                         Some(Src::Special(_)) | None => Level::Thread,
@@ -574,7 +580,7 @@ impl Uniformity {
                     // A guarded definition, or one under divergent control, merges values.
                     if let Some(g) = &inst.guard {
                         let gl = match vars.resolve(id, &g.pred) {
-                            Some(Src::Var(p)) => u.use_val(id, p, vars).unwrap_or(UVal::CLUSTER),
+                            Some(Src::Var(p)) => u.use_val(id, p).unwrap_or(UVal::CLUSTER),
                             _ => UVal::THREAD,
                         };
                         let gl = UVal::of_level(gl.level);
@@ -612,14 +618,14 @@ impl Uniformity {
                     };
                     if old != Some(new) {
                         if old.is_none_or(|o| new.level > o.level) && new.level > Level::Cluster {
-                            u.dwhy[slot] = Some(why.clone());
+                            u.dwhy[slot] = Some(why);
                         }
                         u.dvals[slot] = Some(new);
                         let vold = u.vals[var as usize];
                         let vnew = vold.map_or(new, |o| o.join(new));
                         if vold.is_none_or(|o| vnew.level > o.level) && vnew.level > Level::Cluster
                         {
-                            u.why[var as usize] = Some(why);
+                            u.why_slot[var as usize] = slot as u32;
                         }
                         u.vals[var as usize] = Some(vnew);
                         changed = true;
@@ -637,7 +643,7 @@ impl Uniformity {
             for b in 0..n {
                 if let Some((lvl, stmt, pred)) = u.branch[b] {
                     let now = pred
-                        .and_then(|p| u.use_val(stmt, p, vars))
+                        .and_then(|p| u.use_val(stmt, p))
                         .map(|x| x.level)
                         .unwrap_or(lvl);
                     let now = if let Statement::Instruction(inst) = body.get(stmt)
@@ -685,21 +691,22 @@ impl Uniformity {
     }
 
     /// The uniformity of `var` as read at `stmt`: the join of the writes that reach it.
-    pub fn level_at(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Level {
-        self.use_val(stmt, var, vars)
+    pub fn level_at(&self, stmt: StmtId, var: VarId) -> Level {
+        self.use_val(stmt, var)
             .map(|v| v.level)
             .unwrap_or(Level::Cluster)
     }
 
     /// The value of `var` as read at `stmt`: the join of the writes that reach it (`None`: none
     /// computed yet).
-    fn use_val(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Option<UVal> {
+    #[inline]
+    fn use_val(&self, stmt: StmtId, var: VarId) -> Option<UVal> {
         let Some(writes) = self.reach.at(stmt, var) else {
             return self.vals.get(var as usize).copied().flatten();
         };
         let mut acc: Option<UVal> = None;
-        for &d in writes {
-            if let Some(x) = self.slot(d, var, vars).and_then(|s| self.dvals[s]) {
+        for &s in writes {
+            if let Some(x) = self.dvals[s as usize] {
                 acc = Some(acc.map_or(x, |a| a.join(x)));
             }
         }
@@ -708,15 +715,13 @@ impl Uniformity {
 
     /// Why `var` as read at `stmt` is less than cluster-uniform: the reason of its least uniform
     /// reaching write, with that write's level.
-    fn why_at(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Option<(Level, &Why)> {
+    fn why_at(&self, stmt: StmtId, var: VarId) -> Option<(Level, &Why)> {
         let Some(writes) = self.reach.at(stmt, var) else {
             return self.why(var).map(|w| (self.level(var), w));
         };
         let mut best: Option<(Level, &Why)> = None;
-        for &d in writes {
-            let Some(s) = self.slot(d, var, vars) else {
-                continue;
-            };
+        for &s in writes {
+            let s = s as usize;
             if let (Some(v), Some(w)) = (self.dvals[s], self.dwhy[s].as_ref())
                 && best.is_none_or(|(l, _)| v.level > l)
                 && v.level > Level::Cluster
@@ -727,15 +732,10 @@ impl Uniformity {
         best
     }
 
-    /// The value slot of the write of `var` at `stmt`.
-    fn slot(&self, stmt: StmtId, var: VarId, vars: &Vars) -> Option<usize> {
-        let di = vars.defs(stmt).iter().position(|&v| v == var)?;
-        Some(*self.slot_base.get(stmt.index())? as usize + di)
-    }
-
     /// Why `var` is less than cluster-uniform; `None` when it is cluster-uniform.
     pub fn why(&self, var: VarId) -> Option<&Why> {
-        self.why.get(var as usize).and_then(Option::as_ref)
+        let slot = *self.why_slot.get(var as usize)?;
+        self.dwhy.get(slot as usize).and_then(Option::as_ref)
     }
 
     /// The level of control a block runs under, and the branch that makes it so.
@@ -773,7 +773,7 @@ impl Uniformity {
         match &inst.guard {
             None => (Level::Cluster, None),
             Some(g) => match vars.resolve(stmt, &g.pred) {
-                Some(Src::Var(v)) => (self.level_at(stmt, v, vars), Some(v)),
+                Some(Src::Var(v)) => (self.level_at(stmt, v), Some(v)),
                 _ => (Level::Thread, None),
             },
         }

@@ -27,33 +27,56 @@ const MAX_WRITES: usize = 32;
 /// The writes that reach each read of a register written more than once.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Reach {
-    /// `(read, register)` → the writes that reach it. Absent: every write of the register.
-    map: FastMap<(u32, VarId), Box<[StmtId]>>,
+    /// Per statement, the range of `reads` that belong to it (`index[s]..index[s + 1]`); empty
+    /// when no read of a register written more than once was resolved.
+    index: Vec<u32>,
+    /// `(register, start, end)`: the reaching writes of the register read there, as value
+    /// slots `slots[start..end]`. A read that is not listed sees every write.
+    reads: Vec<(VarId, u32, u32)>,
+    slots: Vec<u32>,
 }
 
 impl Reach {
-    pub(super) fn new(body: &Body, cfg: &Cfg, vars: &Vars) -> Reach {
-        let mut map = FastMap::default();
-        let guarded = |s: StmtId| matches!(body.get(s), Statement::Instruction(i) if i.guard.is_some());
+    /// `slot_base`: per statement, the value slot of its first write (see `Uniformity`).
+    pub(super) fn new(body: &Body, cfg: &Cfg, vars: &Vars, slot_base: &[u32]) -> Reach {
+        let guarded =
+            |s: StmtId| matches!(body.get(s), Statement::Instruction(i) if i.guard.is_some());
+        // (read statement, register, its writes as `flat[start..end]`), in no order.
+        let mut found: Vec<(u32, VarId, u32, u32)> = Vec::new();
+        let mut flat: Vec<StmtId> = Vec::new();
+        let mut local: Vec<StmtId> = Vec::new();
         let mut mark = vec![0u32; cfg.len()];
         let mut epoch = 0u32;
+        let mut in_block: Vec<(BlockId, u32, u32)> = Vec::new();
+        let mut entry_sets: FastMap<BlockId, Option<Vec<StmtId>>> = FastMap::default();
         for var in 0..vars.len() as VarId {
             let sites = vars.def_sites(var);
             if sites.len() < 2 || vars.use_sites(var).is_empty() {
                 continue;
             }
-            // The writes of `var` in each block, in text order.
-            let mut in_block: FastMap<BlockId, Vec<StmtId>> = FastMap::default();
-            for &s in sites {
-                in_block.entry(cfg.block_of(s)).or_default().push(s);
+            // The writes of `var` per block: blocks are in text order, so each block's writes
+            // are one run of `sites`.
+            in_block.clear();
+            for (i, &s) in sites.iter().enumerate() {
+                let b = cfg.block_of(s);
+                match in_block.last_mut() {
+                    Some((lb, _, end)) if *lb == b => *end = i as u32 + 1,
+                    _ => in_block.push((b, i as u32, i as u32 + 1)),
+                }
             }
-            let mut entry_sets: FastMap<BlockId, Option<Vec<StmtId>>> = FastMap::default();
+            let writes_of = |b: BlockId| -> &[StmtId] {
+                match in_block.binary_search_by_key(&b, |x| x.0) {
+                    Ok(i) => &sites[in_block[i].1 as usize..in_block[i].2 as usize],
+                    Err(_) => &[],
+                }
+            };
+            entry_sets.clear();
             for &u in vars.use_sites(var) {
                 let b = cfg.block_of(u);
                 // Writes before `u` in its block, the last unguarded one first.
-                let mut local: Vec<StmtId> = Vec::new();
+                local.clear();
                 let mut killed = false;
-                for &d in in_block.get(&b).map(Vec::as_slice).unwrap_or(&[]).iter().rev() {
+                for &d in writes_of(b).iter().rev() {
                     if d.index() >= u.index() {
                         continue;
                     }
@@ -69,43 +92,75 @@ impl Reach {
                 if !killed {
                     let entry = entry_sets.entry(b).or_insert_with(|| {
                         epoch += 1;
-                        entry_set(cfg, b, &in_block, &guarded, &mut mark, epoch)
+                        entry_set(cfg, b, &writes_of, &guarded, &mut mark, epoch)
                     });
                     match entry {
                         Some(e) => local.extend_from_slice(e),
                         None => continue,
                     }
                 }
-                // No write reaches (a read of an unset register): leave it to the merge.
-                if local.is_empty() {
-                    continue;
-                }
                 local.sort_unstable();
                 local.dedup();
-                if local.len() > MAX_WRITES {
+                // No write reaches (a read of an unset register), or too many: the merge.
+                if local.is_empty() || local.len() > MAX_WRITES {
                     continue;
                 }
-                map.insert((u.index() as u32, var), local.into_boxed_slice());
+                let start = flat.len() as u32;
+                flat.extend_from_slice(&local);
+                found.push((u.index() as u32, var, start, flat.len() as u32));
             }
         }
-        Reach { map }
+        found.sort_unstable_by_key(|x| (x.0, x.1));
+        found.dedup_by_key(|x| (x.0, x.1));
+        let mut reach = Reach {
+            index: Vec::new(),
+            reads: Vec::with_capacity(found.len()),
+            slots: Vec::new(),
+        };
+        if found.is_empty() {
+            return reach;
+        }
+        reach.index = vec![0; body.len() + 1];
+        let mut next = 0usize;
+        for s in 0..body.len() {
+            reach.index[s] = reach.reads.len() as u32;
+            while next < found.len() && found[next].0 as usize == s {
+                let (_, var, a, b) = found[next];
+                let start = reach.slots.len() as u32;
+                for &d in &flat[a as usize..b as usize] {
+                    let di = vars.defs(d).iter().position(|&v| v == var).unwrap_or(0);
+                    reach.slots.push(slot_base[d.index()] + di as u32);
+                }
+                reach.reads.push((var, start, reach.slots.len() as u32));
+                next += 1;
+            }
+        }
+        reach.index[body.len()] = reach.reads.len() as u32;
+        reach
     }
 
-    /// The writes of `var` that reach its read at `stmt`; `None`: every write of it.
-    pub(super) fn at(&self, stmt: StmtId, var: VarId) -> Option<&[StmtId]> {
-        if self.map.is_empty() {
+    /// The value slots of the writes of `var` that reach its read at `stmt`; `None`: every
+    /// write of it.
+    #[inline]
+    pub(super) fn at(&self, stmt: StmtId, var: VarId) -> Option<&[u32]> {
+        let i = stmt.index();
+        let (&lo, &hi) = (self.index.get(i)?, self.index.get(i + 1)?);
+        if lo == hi {
             return None;
         }
-        self.map.get(&(stmt.index() as u32, var)).map(|b| &**b)
+        self.reads[lo as usize..hi as usize]
+            .iter()
+            .find(|r| r.0 == var)
+            .map(|&(_, a, b)| &self.slots[a as usize..b as usize])
     }
 }
 
 /// The writes of one register that reach the entry of block `b`; `None` when the search ran
 /// past [`BUDGET`] blocks or [`MAX_WRITES`] writes.
-fn entry_set(
+fn entry_set<'a>(
     cfg: &Cfg,
     b: BlockId,
-    in_block: &FastMap<BlockId, Vec<StmtId>>,
+    writes_of: &impl Fn(BlockId) -> &'a [StmtId],
     guarded: &impl Fn(StmtId) -> bool,
     mark: &mut [u32],
     epoch: u32,
@@ -123,7 +178,7 @@ fn entry_set(
             return None;
         }
         let mut killed = false;
-        for &d in in_block.get(&p).map(Vec::as_slice).unwrap_or(&[]).iter().rev() {
+        for &d in writes_of(p).iter().rev() {
             out.push(d);
             if !guarded(d) {
                 killed = true;
