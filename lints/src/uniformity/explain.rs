@@ -85,9 +85,7 @@ impl Uniformity {
                     at = Some(*stmt);
                 }
                 Why::Control { branch, pred } => {
-                    let branch_level = pred
-                        .map(|p| self.level_at(*branch, p))
-                        .unwrap_or(level);
+                    let branch_level = pred.map(|p| self.level_at(*branch, p)).unwrap_or(level);
                     out.push(step(*branch, WhyCause::Control(branch_level)));
                     match pred {
                         Some(p) if !seen.contains(p) => {
