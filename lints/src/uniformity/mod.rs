@@ -629,7 +629,12 @@ impl Uniformity {
                         }
                         u.vals[var as usize] = Some(vnew);
                         changed = true;
-                        for &s in vars.use_sites(var) {
+                        // The reads this write reaches (all reads of a register written once).
+                        let (reached, merged) = match u.reach.readers(var, slot) {
+                            Some(r) => r,
+                            None => (vars.use_sites(var), &[][..]),
+                        };
+                        for &s in reached.iter().chain(merged) {
                             if !queued[s.index()] && !vars.defs(s).is_empty() {
                                 queued[s.index()] = true;
                                 work.push_back(s);

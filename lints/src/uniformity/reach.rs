@@ -34,7 +34,17 @@ pub(super) struct Reach {
     /// slots `slots[start..end]`. A read that is not listed sees every write.
     reads: Vec<(VarId, u32, u32)>,
     slots: Vec<u32>,
+    /// Per slot, the reads it reaches: `readers[reader_index[slot]..reader_index[slot + 1]]`.
+    readers: Vec<StmtId>,
+    reader_index: Vec<u32>,
+    /// Per register, `(start, end)` of its reads in `merged` that see every write; `NONE`
+    /// when the register was not analysed (written once, or never read).
+    merged: Vec<StmtId>,
+    merged_index: Vec<(u32, u32)>,
 }
+
+/// No range: see [`Reach::merged_index`].
+const NONE: u32 = u32::MAX;
 
 impl Reach {
     /// `slot_base`: per statement, the value slot of its first write (see `Uniformity`).
@@ -45,6 +55,9 @@ impl Reach {
         let mut found: Vec<(u32, VarId, u32, u32)> = Vec::new();
         let mut flat: Vec<StmtId> = Vec::new();
         let mut local: Vec<StmtId> = Vec::new();
+        // Reads of analysed registers left to the merge: (register, read).
+        let mut merged: Vec<(VarId, StmtId)> = Vec::new();
+        let mut analysed = vec![false; vars.len()];
         let mut mark = vec![0u32; cfg.len()];
         let mut epoch = 0u32;
         let mut in_block: Vec<(BlockId, u32, u32)> = Vec::new();
@@ -54,6 +67,7 @@ impl Reach {
             if sites.len() < 2 || vars.use_sites(var).is_empty() {
                 continue;
             }
+            analysed[var as usize] = true;
             // The writes of `var` per block: blocks are in text order, so each block's writes
             // are one run of `sites`.
             in_block.clear();
@@ -76,10 +90,11 @@ impl Reach {
                 // Writes before `u` in its block, the last unguarded one first.
                 local.clear();
                 let mut killed = false;
-                for &d in writes_of(b).iter().rev() {
-                    if d.index() >= u.index() {
-                        continue;
-                    }
+                let here = writes_of(b);
+                // The writes before `u` (in text order, so found by bisection: a block may
+                // write one register 100,000 times).
+                let before = &here[..here.partition_point(|d| d.index() < u.index())];
+                for &d in before.iter().rev() {
                     local.push(d);
                     if !guarded(d) || local.len() > MAX_WRITES {
                         killed = true;
@@ -87,6 +102,7 @@ impl Reach {
                     }
                 }
                 if local.len() > MAX_WRITES {
+                    merged.push((var, u));
                     continue;
                 }
                 if !killed {
@@ -96,13 +112,17 @@ impl Reach {
                     });
                     match entry {
                         Some(e) => local.extend_from_slice(e),
-                        None => continue,
+                        None => {
+                            merged.push((var, u));
+                            continue;
+                        }
                     }
                 }
                 local.sort_unstable();
                 local.dedup();
                 // No write reaches (a read of an unset register), or too many: the merge.
                 if local.is_empty() || local.len() > MAX_WRITES {
+                    merged.push((var, u));
                     continue;
                 }
                 let start = flat.len() as u32;
@@ -116,9 +136,33 @@ impl Reach {
             index: Vec::new(),
             reads: Vec::with_capacity(found.len()),
             slots: Vec::new(),
+            readers: Vec::new(),
+            reader_index: Vec::new(),
+            merged: Vec::new(),
+            merged_index: Vec::new(),
         };
         if found.is_empty() {
             return reach;
+        }
+        // Per analysed register, its reads left to the merge (CSR by register; a register not
+        // analysed has the range `NONE`).
+        merged.sort_unstable();
+        merged.dedup();
+        reach.merged_index = vec![(NONE, NONE); vars.len()];
+        for (v, a) in analysed.iter().enumerate() {
+            if *a {
+                reach.merged_index[v] = (0, 0);
+            }
+        }
+        let mut i = 0;
+        while i < merged.len() {
+            let v = merged[i].0;
+            let start = reach.merged.len() as u32;
+            while i < merged.len() && merged[i].0 == v {
+                reach.merged.push(merged[i].1);
+                i += 1;
+            }
+            reach.merged_index[v as usize] = (start, reach.merged.len() as u32);
         }
         reach.index = vec![0; body.len() + 1];
         let mut next = 0usize;
@@ -136,7 +180,45 @@ impl Reach {
             }
         }
         reach.index[body.len()] = reach.reads.len() as u32;
+        // Per slot, the reads it reaches (CSR by slot).
+        let nslots = *slot_base.last().unwrap_or(&0) as usize;
+        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(reach.slots.len());
+        for s in 0..body.len() {
+            let (lo, hi) = (reach.index[s] as usize, reach.index[s + 1] as usize);
+            for &(_, a, b) in &reach.reads[lo..hi] {
+                for &slot in &reach.slots[a as usize..b as usize] {
+                    pairs.push((slot, s as u32));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        reach.reader_index = vec![0; nslots + 1];
+        let mut next = 0usize;
+        for slot in 0..nslots {
+            reach.reader_index[slot] = reach.readers.len() as u32;
+            while next < pairs.len() && pairs[next].0 as usize == slot {
+                reach.readers.push(StmtId(pairs[next].1));
+                next += 1;
+            }
+        }
+        reach.reader_index[nslots] = reach.readers.len() as u32;
         reach
+    }
+
+    /// The reads that the write in `slot` of `var` may change: those it reaches and those left
+    /// to the merge; `None`: every read of `var` (a register not analysed).
+    pub(super) fn readers(&self, var: VarId, slot: usize) -> Option<(&[StmtId], &[StmtId])> {
+        let &(a, b) = self.merged_index.get(var as usize)?;
+        if a == NONE {
+            return None;
+        }
+        let merged = &self.merged[a as usize..b as usize];
+        let reached = match (self.reader_index.get(slot), self.reader_index.get(slot + 1)) {
+            (Some(&lo), Some(&hi)) => &self.readers[lo as usize..hi as usize],
+            _ => &[],
+        };
+        Some((reached, merged))
     }
 
     /// The value slots of the writes of `var` that reach its read at `stmt`; `None`: every
