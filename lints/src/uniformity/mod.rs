@@ -704,7 +704,7 @@ impl Uniformity {
 
     /// The value of `var` as read at `stmt`: the join of the writes that reach it (`None`: none
     /// computed yet).
-    #[inline]
+    #[inline(always)]
     fn use_val(&self, stmt: StmtId, var: VarId) -> Option<UVal> {
         let Some(writes) = self.reach.at(stmt, var) else {
             return self.vals.get(var as usize).copied().flatten();

@@ -15,7 +15,7 @@
 //! of a long chain of branches) linear rather than quadratic.
 
 use crate::cfg::{BlockId, Cfg};
-use crate::regs::{FastMap, VarId, Vars};
+use crate::regs::{VarId, Vars};
 use phasegate_ptx::{Body, Statement, StmtId};
 
 /// Blocks one backward search may visit before it gives up.
@@ -61,7 +61,10 @@ impl Reach {
         let mut mark = vec![0u32; cfg.len()];
         let mut epoch = 0u32;
         let mut in_block: Vec<(BlockId, u32, u32)> = Vec::new();
-        let mut entry_sets: FastMap<BlockId, Option<Vec<StmtId>>> = FastMap::default();
+        // Per block, the writes reaching its entry for the register `entry_stamp` names (its id
+        // plus one): a cache that needs no clearing between registers.
+        let mut entry_stamp = vec![0u32; cfg.len()];
+        let mut entry_sets: Vec<Option<Vec<StmtId>>> = vec![None; cfg.len()];
         for var in 0..vars.len() as VarId {
             let sites = vars.def_sites(var);
             if sites.len() < 2 || vars.use_sites(var).is_empty() {
@@ -84,7 +87,6 @@ impl Reach {
                     Err(_) => &[],
                 }
             };
-            entry_sets.clear();
             for &u in vars.use_sites(var) {
                 let b = cfg.block_of(u);
                 // Writes before `u` in its block, the last unguarded one first.
@@ -106,11 +108,16 @@ impl Reach {
                     continue;
                 }
                 if !killed {
-                    let entry = entry_sets.entry(b).or_insert_with(|| {
+                    if b >= entry_stamp.len() {
+                        merged.push((var, u));
+                        continue;
+                    }
+                    if entry_stamp[b] != var + 1 {
+                        entry_stamp[b] = var + 1;
                         epoch += 1;
-                        entry_set(cfg, b, &writes_of, &guarded, &mut mark, epoch)
-                    });
-                    match entry {
+                        entry_sets[b] = entry_set(cfg, b, &writes_of, &guarded, &mut mark, epoch);
+                    }
+                    match &entry_sets[b] {
                         Some(e) => local.extend_from_slice(e),
                         None => {
                             merged.push((var, u));
@@ -223,7 +230,7 @@ impl Reach {
 
     /// The value slots of the writes of `var` that reach its read at `stmt`; `None`: every
     /// write of it.
-    #[inline]
+    #[inline(always)]
     pub(super) fn at(&self, stmt: StmtId, var: VarId) -> Option<&[u32]> {
         let i = stmt.index();
         let (&lo, &hi) = (self.index.get(i)?, self.index.get(i + 1)?);
