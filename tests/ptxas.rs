@@ -184,6 +184,16 @@ fn hand_written_reader_fixtures_assemble_cleanly() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The buggy twins of hand-written fixtures (`tests/fixtures/lint_twins`), which the lint
+/// tests expect findings in, are valid PTX too: a finding there is about a kernel ptxas takes.
+#[test]
+fn lint_twin_fixtures_assemble_cleanly() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lint_twins");
+    let (files, failures) = assemble_folder(dir, |_| true);
+    assert!(files >= 1, "fixtures found: {files}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The simulator's PTX fixtures (`tests/sim/*.ptx`) are valid PTX too, so a behaviour the
 /// simulator shows on them is one a GPU could show: multicast and reduction bulk copies,
 /// prefetches, and every barrier form they use.

@@ -1,7 +1,8 @@
 //! The real-world corpus (`tests/realworld/`, how each file was made is in its `SOURCES.md`):
-//! PTX that Triton 3.9 and nvcc 13.0 (CUTLASS 4.2) wrote for sm_80 and sm_90a. Every file must
-//! read, survive `parse(write(parse(text))) == parse(text)`, lint with no deny finding and pass
-//! `check_features` (the feature table against the `.version` and `.target` the tools chose):
+//! PTX that Triton 3.9 and nvcc 13.0 (CUTLASS 4.2, and hand-written CUDA) wrote for sm_80 and
+//! sm_90a. Every file must read, survive `parse(write(parse(text))) == parse(text)`, lint with
+//! no deny finding and pass `check_features` (the feature table against the `.version` and
+//! `.target` the tools chose):
 //! these kernels are correct, so a deny finding on one is a bug in phasegate.
 
 use phasegate::lints::{Level, LintConfig, lint_module};
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 fn corpus() -> Vec<PathBuf> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/realworld");
     let mut files = Vec::new();
-    for generator in ["triton", "cutlass"] {
+    for generator in ["triton", "cutlass", "handwritten"] {
         let dir = format!("{root}/{generator}");
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
         files.extend(

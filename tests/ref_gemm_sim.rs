@@ -1,5 +1,5 @@
-//! The hand-written Hopper GEMM (`tools/gpu-gemm/ref_gemm.cu`, PTX in `tests/gemm/`, how it was
-//! made in `tests/gemm/SOURCES.md`): ptxas assembles it, and the simulator runs it with race
+//! The hand-written Hopper GEMM (`tools/gpu-gemm/ref_gemm.cu`, PTX in
+//! `tests/realworld/handwritten/`, how it was made in its `SOURCES.md`): ptxas assembles it, and the simulator runs it with race
 //! checking on — a cluster of two CTAs, TMA loads with 128-byte swizzle and a B tile multicast
 //! to both, a 4-stage mbarrier ring that wraps, producer and consumer warpgroups with
 //! `setmaxnreg`, `wgmma` m64n256k16, the TMA-store epilogue — and must give C = A·Bᵀ bit for
@@ -11,7 +11,7 @@ use phasegate::runtime::sim::{
     self, ArgValue, Launch, Outcome, Swizzle, TensorMap, TensorMapArg, TmaDataType,
 };
 
-const PTX: &str = include_str!("gemm/ref_gemm_sm90a.ptx");
+const PTX: &str = include_str!("realworld/handwritten/ref_gemm_sm90a.ptx");
 
 /// The dynamic shared memory the kernel asks for, from the PTX itself.
 fn dynamic_shared() -> u32 {

@@ -364,3 +364,97 @@ DONE:
         f[0].related
     );
 }
+
+fn twin(path: &str) -> Vec<phasegate_lints::Diagnostic> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/").to_string() + path;
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    lint_text(&text)
+}
+
+#[test]
+fn counter_shared_by_roles_no_path_joins_is_fine() {
+    // nvcc's warp-specialised GEMM keeps the producer's and the consumers' tile counters in one
+    // register; the producer's write (one thread, so divergent) reaches no consumer read.
+    let f = twin("ptx/hand_shared_counter_roles.ptx");
+    assert!(f.is_empty(), "{f:#?}");
+}
+
+#[test]
+fn counter_shared_by_roles_read_after_they_join_is_divergent() {
+    // The buggy twin: after the roles join, both loops' writes reach the test before `bar.sync 0`.
+    let f: Vec<_> = twin("lint_twins/shared_counter_reaches_barrier.ptx")
+        .into_iter()
+        .filter(|d| d.lint == LINT)
+        .collect();
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].span.line, 65);
+    // The chain goes through the producer's write of the counter (line 56).
+    assert!(
+        f[0].related
+            .iter()
+            .any(|r| r.span.line == 56 && r.message.contains("%r1")),
+        "{:?}",
+        f[0].related
+    );
+}
+
+#[test]
+fn overwritten_divergent_value_does_not_reach_the_branch() {
+    // `%r1` holds `%tid.x`, then `%ctaid.x`: only the second write reaches the test.
+    clean(
+        "
+	mov.u32 %r1, %tid.x;
+	st.global.u32 [%rd1], %r1;
+	mov.u32 %r1, %ctaid.x;
+	ld.param.u32 %r2, [k_param_1];
+	setp.lt.u32 %p1, %r1, %r2;
+	@%p1 bra SKIP;
+	bar.sync 0;
+SKIP:
+	st.global.u32 [%rd1], %r2;
+	ret;",
+    );
+}
+
+#[test]
+fn guarded_divergent_write_still_reaches_the_branch() {
+    // A guarded write replaces the value only where its guard holds: both writes reach.
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r3, %tid.x;
+	setp.eq.u32 %p2, %r3, 0;
+	@%p2 mov.u32 %r1, 7;
+	ld.param.u32 %r2, [k_param_1];
+	setp.lt.u32 %p1, %r1, %r2;
+	@%p1 bra SKIP;
+	bar.sync 0;
+SKIP:
+	st.global.u32 [%rd1], %r2;
+	ret;",
+        1,
+    );
+}
+
+#[test]
+fn loop_carried_divergent_write_reaches_the_loop_test() {
+    // The write at the loop's end reaches the test at its head through the back edge.
+    expect(
+        LINT,
+        "
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r3, %tid.x;
+	ld.param.u32 %r2, [k_param_1];
+HEAD:
+	setp.ge.u32 %p1, %r1, %r2;
+	@%p1 bra DONE;
+	bar.sync 0;
+	add.s32 %r1, %r1, %r3;
+	bra.uni HEAD;
+DONE:
+	st.global.u32 [%rd1], %r2;
+	ret;",
+        1,
+    );
+}

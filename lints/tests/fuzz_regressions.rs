@@ -29,18 +29,21 @@ fn scoped_register_ranges_cost_nothing_until_used() {
 /// The names past the first 4096 of a scoped range were resolved to the function's register
 /// of the same name: here `%q4500` in the inner scope, which is uniform, was read as the outer
 /// `%q4500`, which depends on `%tid.x`, and the threads that branch past the `bar.sync` to `ret`
-/// were reported as a divergent exit.
+/// were reported as a divergent exit. The inner write is guarded (by a CTA-uniform `%q1`) so
+/// that it does not replace the outer value: the outer write still reaches the branch when the
+/// inner scope declares nothing.
 #[test]
 fn scoped_register_ranges_shadow_past_4096() {
     let program = |inner_decl: &str| {
         format!(
             ".reg .pred %q<5000>;\n.reg .b32 %r<4>;\nmov.u32 %r1, %tid.x;\nsetp.eq.u32 %q4500, %r1, 0;\n\
-             mov.u32 %r2, %ctaid.x;\n{{\n{inner_decl}setp.eq.u32 %q4500, %r2, 0;\n@%q4500 bra L;\n}}\nbar.sync 0;\nL:\n"
+             mov.u32 %r2, %ctaid.x;\nsetp.eq.u32 %q1, %r2, 1;\n\
+             {{\n{inner_decl}@%q1 setp.eq.u32 %q4500, %r2, 0;\n@%q4500 bra L;\n}}\nbar.sync 0;\nL:\n"
         )
     };
     assert_eq!(lint(&program(".reg .pred %q<5000>;\n")), Vec::new());
-    // Without the inner declaration the branch is on the outer, divergent `%q4500`: threads
-    // skip the barrier and exit.
+    // Without the inner declaration the branch is on the outer `%q4500`, whose divergent write
+    // the guarded one does not replace: threads skip the barrier and exit.
     let found = lint(&program(""));
     assert!(
         found

@@ -119,7 +119,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             let mut related = Vec::new();
             let mut notes = Vec::new();
             if let Some(v) = gvar {
-                for (s, why) in fa.uni.explain(v, fa.body, &fa.vars, &fa.cfg) {
+                for (s, why) in fa.uni.explain_at(stmt, v, fa.body, &fa.vars, &fa.cfg) {
                     related.push((s, why));
                 }
             }

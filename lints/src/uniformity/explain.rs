@@ -14,9 +14,34 @@ impl Uniformity {
         vars: &Vars,
         cfg: &Cfg,
     ) -> Vec<(StmtId, String)> {
+        self.explain_chain(var, None, body, vars, cfg)
+    }
+
+    /// [`Self::explain`] for `var` as read at `stmt`: each step follows the writes that reach
+    /// the read it explains, not every write of the register.
+    pub fn explain_at(
+        &self,
+        stmt: StmtId,
+        var: VarId,
+        body: &Body,
+        vars: &Vars,
+        cfg: &Cfg,
+    ) -> Vec<(StmtId, String)> {
+        self.explain_chain(var, Some(stmt), body, vars, cfg)
+    }
+
+    fn explain_chain(
+        &self,
+        var: VarId,
+        at: Option<StmtId>,
+        body: &Body,
+        vars: &Vars,
+        cfg: &Cfg,
+    ) -> Vec<(StmtId, String)> {
         let mut out = Vec::new();
         let mut seen = vec![var];
         let mut cur = var;
+        let mut at = at;
         let line = |s: StmtId| {
             if s.index() < body.len() {
                 body.span(s).line
@@ -25,8 +50,11 @@ impl Uniformity {
             }
         };
         for _ in 0..12 {
-            let level = self.level(cur);
-            let Some(why) = self.why(cur) else { break };
+            let found = match at {
+                Some(s) => self.why_at(s, cur),
+                None => self.why(cur).map(|w| (self.level(cur), w)),
+            };
+            let Some((level, why)) = found else { break };
             // Written as a `WhyStep`, which callers can read back (and name the registers in
             // their own words: `#[kernel]` says which Rust variable a register holds).
             let step = |stmt: StmtId, cause: WhyCause| {
@@ -54,14 +82,16 @@ impl Uniformity {
                     }
                     seen.push(*src);
                     cur = *src;
+                    at = Some(*stmt);
                 }
                 Why::Control { branch, pred } => {
-                    let branch_level = pred.map(|p| self.level(p)).unwrap_or(level);
+                    let branch_level = pred.map(|p| self.level_at(*branch, p)).unwrap_or(level);
                     out.push(step(*branch, WhyCause::Control(branch_level)));
                     match pred {
                         Some(p) if !seen.contains(p) => {
                             seen.push(*p);
                             cur = *p;
+                            at = Some(*branch);
                         }
                         _ => break,
                     }
@@ -81,7 +111,7 @@ impl Uniformity {
         cfg: &Cfg,
     ) -> Vec<(StmtId, String)> {
         match self.branch(b) {
-            Some((_, _, Some(p))) => self.explain(p, body, vars, cfg),
+            Some((_, stmt, Some(p))) => self.explain_at(stmt, p, body, vars, cfg),
             Some((_, stmt, None)) => vec![(stmt, "the guard is a special register".to_string())],
             None => Vec::new(),
         }

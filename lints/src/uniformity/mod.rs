@@ -22,6 +22,11 @@
 //! body depends on the exit branch). Branches that only let threads leave the kernel
 //! (`if (i >= n) return;`) are not counted: exited threads take no part in what follows.
 //!
+//! Values belong to writes, not registers: a read joins the values of the writes that reach it
+//! (reaching definitions, [`reach`]), so a register that nvcc reuses in two roles no path joins
+//! is as uniform in each as that role makes it. [`Uniformity::level`] still answers for the
+//! register as a whole (the join of all its writes).
+//!
 //! Every level above `Cluster` has a recorded reason ([`Why`]), so a finding can say
 //! "`%p2` depends on `%tid.x` at line 12" (naga's uniformity analysis does the same).
 
@@ -64,6 +69,9 @@ impl fmt::Display for Level {
 }
 
 const GRAN_NONE: u8 = 63;
+
+/// No write slot.
+const NO_SLOT: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Affine {
@@ -218,8 +226,10 @@ pub struct ControlDeps {
 /// The result of the analysis for one function.
 #[derive(Clone, Debug)]
 pub struct Uniformity {
+    /// Per variable: the join of the values of all its writes.
     vals: Vec<Option<UVal>>,
-    why: Vec<Option<Why>>,
+    /// Per variable: the slot whose reason made it less uniform (`NO_SLOT`: none).
+    why_slot: Vec<u32>,
     /// Per block: the level of the control it runs under, and the branch that sets it.
     ctrl: Vec<(Level, Option<StmtId>)>,
     /// Per block: the level of the branch predicate it ends with (if it ends in one).
@@ -227,6 +237,13 @@ pub struct Uniformity {
     cd: Vec<ControlDeps>,
     /// Blocks that only exit (`ret`, or a jump to such a block).
     exit_only: Vec<bool>,
+    /// Per write of a variable (its slot: `slot_base` of the statement plus the destination's
+    /// number): its value and why, so that a read joins only the writes that reach it.
+    dvals: Vec<Option<UVal>>,
+    dwhy: Vec<Option<Why>>,
+    /// Per statement: the slot of its first write (one more entry: the number of slots).
+    slot_base: Vec<u32>,
+    reach: Reach,
 }
 
 /// The variables that hold the linear thread index
@@ -440,14 +457,26 @@ impl Uniformity {
             }
         }
         let params: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
+        let mut slot_base = Vec::with_capacity(body.len() + 1);
+        let mut slots = 0u32;
+        for i in 0..body.len() {
+            slot_base.push(slots);
+            slots += vars.defs(StmtId(i as u32)).len() as u32;
+        }
+        slot_base.push(slots);
         let mut u = Uniformity {
             vals: vec![None; vars.len()],
-            why: vec![None; vars.len()],
+            why_slot: vec![NO_SLOT; vars.len()],
             ctrl: vec![(Level::Cluster, None); n],
             branch: vec![None; n],
             cd,
             exit_only,
+            dvals: vec![None; slots as usize],
+            dwhy: vec![None; slots as usize],
+            slot_base,
+            reach: Reach::default(),
         };
+        u.reach = Reach::new(body, cfg, vars, &u.slot_base);
         let mut instrs: Vec<StmtId> = Vec::new();
         for (id, _) in body.instructions() {
             if !vars.defs(id).is_empty() {
@@ -465,7 +494,8 @@ impl Uniformity {
                         _ => None,
                     };
                     let mut level = match vars.resolve(stmt, &guard.pred) {
-                        Some(Src::Var(v)) => u.vals[v as usize]
+                        Some(Src::Var(v)) => u
+                            .use_val(stmt, v)
                             .map(|x| x.level)
                             .unwrap_or(Level::Cluster),
                         Some(Src::Special(_)) | None => Level::Thread,
@@ -550,7 +580,7 @@ impl Uniformity {
                     // A guarded definition, or one under divergent control, merges values.
                     if let Some(g) = &inst.guard {
                         let gl = match vars.resolve(id, &g.pred) {
-                            Some(Src::Var(p)) => u.vals[p as usize].unwrap_or(UVal::CLUSTER),
+                            Some(Src::Var(p)) => u.use_val(id, p).unwrap_or(UVal::CLUSTER),
                             _ => UVal::THREAD,
                         };
                         let gl = UVal::of_level(gl.level);
@@ -580,18 +610,31 @@ impl Uniformity {
                     if cl > Level::Cluster && !(cl <= Level::Warp && val.level >= Level::Warp) {
                         val = val.join(UVal::of_level(cl));
                     }
-                    let old = u.vals[var as usize];
+                    let slot = u.slot_base[id.index()] as usize + di;
+                    let old = u.dvals[slot];
                     let new = match old {
                         None => val,
                         Some(o) => o.join(val),
                     };
                     if old != Some(new) {
                         if old.is_none_or(|o| new.level > o.level) && new.level > Level::Cluster {
-                            u.why[var as usize] = Some(why);
+                            u.dwhy[slot] = Some(why);
                         }
-                        u.vals[var as usize] = Some(new);
+                        u.dvals[slot] = Some(new);
+                        let vold = u.vals[var as usize];
+                        let vnew = vold.map_or(new, |o| o.join(new));
+                        if vold.is_none_or(|o| vnew.level > o.level) && vnew.level > Level::Cluster
+                        {
+                            u.why_slot[var as usize] = slot as u32;
+                        }
+                        u.vals[var as usize] = Some(vnew);
                         changed = true;
-                        for &s in vars.use_sites(var) {
+                        // The reads this write reaches (all reads of a register written once).
+                        let (reached, merged) = match u.reach.readers(var, slot) {
+                            Some(r) => r,
+                            None => (vars.use_sites(var), &[][..]),
+                        };
+                        for &s in reached.iter().chain(merged) {
                             if !queued[s.index()] && !vars.defs(s).is_empty() {
                                 queued[s.index()] = true;
                                 work.push_back(s);
@@ -605,7 +648,7 @@ impl Uniformity {
             for b in 0..n {
                 if let Some((lvl, stmt, pred)) = u.branch[b] {
                     let now = pred
-                        .and_then(|p| u.vals[p as usize])
+                        .and_then(|p| u.use_val(stmt, p))
                         .map(|x| x.level)
                         .unwrap_or(lvl);
                     let now = if let Statement::Instruction(inst) = body.get(stmt)
@@ -652,9 +695,52 @@ impl Uniformity {
             .unwrap_or(Level::Cluster)
     }
 
+    /// The uniformity of `var` as read at `stmt`: the join of the writes that reach it.
+    pub fn level_at(&self, stmt: StmtId, var: VarId) -> Level {
+        self.use_val(stmt, var)
+            .map(|v| v.level)
+            .unwrap_or(Level::Cluster)
+    }
+
+    /// The value of `var` as read at `stmt`: the join of the writes that reach it (`None`: none
+    /// computed yet).
+    #[inline(always)]
+    fn use_val(&self, stmt: StmtId, var: VarId) -> Option<UVal> {
+        let Some(writes) = self.reach.at(stmt, var) else {
+            return self.vals.get(var as usize).copied().flatten();
+        };
+        let mut acc: Option<UVal> = None;
+        for &s in writes {
+            if let Some(x) = self.dvals[s as usize] {
+                acc = Some(acc.map_or(x, |a| a.join(x)));
+            }
+        }
+        acc
+    }
+
+    /// Why `var` as read at `stmt` is less than cluster-uniform: the reason of its least uniform
+    /// reaching write, with that write's level.
+    fn why_at(&self, stmt: StmtId, var: VarId) -> Option<(Level, &Why)> {
+        let Some(writes) = self.reach.at(stmt, var) else {
+            return self.why(var).map(|w| (self.level(var), w));
+        };
+        let mut best: Option<(Level, &Why)> = None;
+        for &s in writes {
+            let s = s as usize;
+            if let (Some(v), Some(w)) = (self.dvals[s], self.dwhy[s].as_ref())
+                && best.is_none_or(|(l, _)| v.level > l)
+                && v.level > Level::Cluster
+            {
+                best = Some((v.level, w));
+            }
+        }
+        best
+    }
+
     /// Why `var` is less than cluster-uniform; `None` when it is cluster-uniform.
     pub fn why(&self, var: VarId) -> Option<&Why> {
-        self.why.get(var as usize).and_then(Option::as_ref)
+        let slot = *self.why_slot.get(var as usize)?;
+        self.dwhy.get(slot as usize).and_then(Option::as_ref)
     }
 
     /// The level of control a block runs under, and the branch that makes it so.
@@ -692,7 +778,7 @@ impl Uniformity {
         match &inst.guard {
             None => (Level::Cluster, None),
             Some(g) => match vars.resolve(stmt, &g.pred) {
-                Some(Src::Var(v)) => (self.level(v), Some(v)),
+                Some(Src::Var(v)) => (self.level_at(stmt, v), Some(v)),
                 _ => (Level::Thread, None),
             },
         }
@@ -709,6 +795,9 @@ pub fn is_conditional(cfg: &Cfg, b: BlockId) -> bool {
 }
 
 mod explain;
+mod reach;
 mod transfer;
+
+use reach::Reach;
 
 pub use explain::{Offending, exit_branches, offending_branch};

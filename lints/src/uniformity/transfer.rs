@@ -14,7 +14,7 @@ impl Uniformity {
         match op {
             Operand::Reg(name) => match vars.resolve(stmt, name) {
                 Some(Src::Var(v)) => {
-                    let val = self.vals[v as usize]?;
+                    let val = self.use_val(stmt, v)?;
                     Some((val, Some(Why::From { var: v, stmt })))
                 }
                 Some(Src::Special(s)) => Some((

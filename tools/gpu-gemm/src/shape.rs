@@ -276,7 +276,7 @@ mod tests {
     /// ref_gemm's PTX (nvcc's, as run.sh builds it) matches the default `--params`.
     #[test]
     fn the_reference_gemm_takes_the_default_layout() {
-        let ptx = include_str!("../../../tests/gemm/ref_gemm_sm90a.ptx");
+        let ptx = include_str!("../../../tests/realworld/handwritten/ref_gemm_sm90a.ptx");
         let shape = entry_shape(ptx, "ref_gemm").unwrap();
         assert_eq!(shape.param_bytes, [128, 128, 128, 4, 4, 4]);
         assert_eq!(shape.cluster, None);
