@@ -339,5 +339,5 @@ pub(crate) struct Machine<'a> {
     /// Warps with lanes waiting for the rest of their warp at an aligned instruction.
     pub gathering: u32,
     /// Warpgroup MMAs in flight and the register accesses around them.
-    pub tensor: super::exec::tensor::TensorState,
+    pub tensor: super::tensor_state::TensorState,
 }

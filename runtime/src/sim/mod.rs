@@ -21,15 +21,14 @@
 //!   completes them), with `tensor_copy`, the box of one tensor copy;
 //! - `trace`: the timeline as data (`exec::timeline` records into it);
 //! - `tma_state`: tensor maps modified and not fenced, `setmaxnreg` per warpgroup;
+//! - `tensor_state`: the wgmma operations in flight per warp and each warpgroup's issue log;
 //! - `state`: the little types both sides use (`Block`, `Res`, lane masks).
 //!
 //! ```text
-//! exec/*, deadlock, run, parallel --> machine --> barrier, async_copy, trace
+//! exec/*, deadlock, run, parallel --> machine --> barrier, async_copy, trace, tma_state,
+//!                                           |    tensor_state
 //!                                           \--> state, race, report, decode, memory
 //! ```
-//!
-//! One state type still lives beside its instructions: `TensorState` in `exec::tensor` (the
-//! warpgroup MMAs in flight), so `machine` names that module.
 //!
 //! A launch's clusters run in order, each on global memory as the ones before it left it, or
 //! in parallel on the current rayon pool with exactly that result (see `parallel`): the
@@ -64,6 +63,7 @@ mod sched;
 mod state;
 mod struct_arg;
 mod tensor_copy;
+mod tensor_state;
 mod tensormap;
 mod tma_state;
 mod trace;

@@ -33,117 +33,15 @@ use crate::sim::decode::half::Fmt;
 use crate::sim::decode::tensor::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
 use crate::sim::decode::*;
 use crate::sim::machine::{Machine, Res};
-use crate::sim::race::{Clock, join_into};
+use crate::sim::race::join_into;
 use crate::sim::report::{FindingKind, Report, Stop};
-use std::collections::{HashMap, VecDeque};
+use crate::sim::tensor_state::{Pending, Role, TensorState, WarpMma};
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
 const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
 const WGMMA_SPEC: &str = "§9.7.15.5.2 (wgmma.mma_async)";
 const FENCE_SPEC: &str = "§9.7.15.7.1 (wgmma.fence)";
 const WAIT_SPEC: &str = "§9.7.15.7.3 (wgmma.wait_group)";
-
-/// How a pending `wgmma.mma_async` uses a register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    Accumulator,
-    A,
-}
-
-/// A `wgmma.mma_async` issued and not yet complete.
-#[derive(Clone, Debug)]
-struct Pending {
-    pc: u32,
-    /// (n, k, dtype, atype, btype): accumulator accesses across wgmma of one shape are ordered.
-    shape: (u32, u32, Elem, Elem, Elem),
-    d: Vec<u32>,
-    a_regs: Vec<u32>,
-    /// The result: `d.len()` rows of 32 lanes.
-    values: Vec<u64>,
-    vc: Clock,
-}
-
-/// The wgmma state of one warp.
-#[derive(Default)]
-pub(crate) struct WarpMma {
-    /// The warp executed a `wgmma.fence`: its register accesses are tracked from then on.
-    fenced: bool,
-    /// Registers accessed by other instructions since the last `wgmma.fence` (a bit per slot).
-    touched: Vec<u64>,
-    open: Vec<Pending>,
-    groups: VecDeque<Vec<Pending>>,
-    /// Registers of pending operations: the role and the op's program counter.
-    in_flight: HashMap<u32, (Role, u32)>,
-}
-
-impl WarpMma {
-    fn pending(&self) -> impl Iterator<Item = &Pending> {
-        self.groups.iter().flatten().chain(self.open.iter())
-    }
-    fn rebuild(&mut self) {
-        let mut m = HashMap::new();
-        for p in self.groups.iter().flatten().chain(self.open.iter()) {
-            for &r in &p.d {
-                m.insert(r, (Role::Accumulator, p.pc));
-            }
-            for &r in &p.a_regs {
-                m.entry(r).or_insert((Role::A, p.pc));
-            }
-        }
-        self.in_flight = m;
-    }
-    /// The values an op issued now reads from accumulator register `r` (32 lanes): the newest
-    /// pending result for it, if any.
-    fn pending_values(&self, r: u32) -> Option<&[u64]> {
-        fn newest(ops: &[Pending], r: u32) -> Option<&[u64]> {
-            ops.iter().rev().find_map(|p| {
-                p.d.iter()
-                    .position(|&x| x == r)
-                    .map(|i| &p.values[i * 32..i * 32 + 32])
-            })
-        }
-        newest(&self.open, r).or_else(|| self.groups.iter().rev().find_map(|g| newest(g, r)))
-    }
-    fn touch(&mut self, r: u32) {
-        let (i, b) = (r as usize / 64, r % 64);
-        if i >= self.touched.len() {
-            self.touched.resize(i + 1, 0);
-        }
-        self.touched[i] |= 1 << b;
-    }
-    fn touched(&self, r: u32) -> bool {
-        self.touched
-            .get(r as usize / 64)
-            .is_some_and(|w| w >> (r % 64) & 1 == 1)
-    }
-}
-
-/// Tensor-core state of the cluster in flight.
-#[derive(Default)]
-pub(crate) struct TensorState {
-    /// Some warp executed `wgmma.fence`: the executing loop reports register accesses.
-    pub active: bool,
-    warps: Vec<WarpMma>,
-    /// The registers each op accesses, by program counter, computed when first needed.
-    regs_of: Vec<Option<Box<[u32]>>>,
-    /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
-    warpgroups: HashMap<(u32, u32), WarpgroupLog>,
-}
-
-/// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the
-/// others' k-th (the same instruction, descriptors and scale-d: §9.7.15.5.2 "the contents of a
-/// matrix descriptor must be same across all the warps in the warpgroup").
-#[derive(Default)]
-struct WarpgroupLog {
-    /// The number of entries dropped from the front (all four warps are past them).
-    base: u64,
-    /// (pc, a-desc, b-desc, scale-d, the warp that issued it first).
-    entries: VecDeque<(u32, Option<u64>, u64, bool, usize)>,
-    /// How many each warp of the warpgroup issued.
-    counts: [u64; 4],
-    /// Some warp ran 65536 wgmma ahead of another: no more checks for this warpgroup.
-    given_up: bool,
-}
 
 /// The value of an element's bit pattern.
 fn elem_value(t: Elem, bits: u64) -> f64 {
