@@ -319,3 +319,21 @@ proptest! {
         prop_assert!(expand_checked("", &item).is_ok(), "{}", expand_checked("", &item).unwrap_err());
     }
 }
+
+/// Mutants the property test found reaching the lowering: `break`, `continue` and `return`
+/// where a method's receiver or an index is expected are errors of their own.
+#[test]
+fn control_flow_as_a_receiver_or_index_is_an_error() {
+    for item in [
+        "fn k(b: &mut [u32], c: f64) { let i = thread_idx_x(); b[i] = 1 + return.count_ones(); }",
+        "fn k(b: &mut [u32]) { let mut cache = shared_array::<u32, 32>(); b[0] = cache[return]; }",
+        "fn k(b: &mut [u32]) { loop { b[break] = 1; } }",
+        "fn k(b: &mut [u32]) { b[0] = (continue)[0]; }",
+    ] {
+        match expand_checked("", item) {
+            Ok(None) => {}
+            Ok(Some(_)) => panic!("no error for {item}"),
+            Err(e) => panic!("{item}: {e}"),
+        }
+    }
+}

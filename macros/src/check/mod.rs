@@ -851,7 +851,7 @@ impl<'d> Checker<'d> {
     }
 
     fn index(&mut self, ix: &syn::ExprIndex) -> usize {
-        let base = self.expr(&ix.expr);
+        let base = self.operand(&ix.expr);
         match self.ty(base) {
             Some(Ty::Global { elem, .. })
             | Some(Ty::Shared { elem, .. })
@@ -861,7 +861,7 @@ impl<'d> Checker<'d> {
                     self.diag
                         .error(ix.expr.span(), "index memory through its name (`x[i]`)");
                 }
-                let index = self.expr(&ix.index);
+                let index = self.operand(&ix.index);
                 let u = self.known(Ty::Prim(Prim::U32));
                 self.unify(u, index, ix.index.span());
                 self.known(elem.ty())
@@ -881,7 +881,7 @@ impl<'d> Checker<'d> {
                         "cannot index a number; index slices, shared arrays and vectors",
                     );
                 }
-                self.expr(&ix.index);
+                self.operand(&ix.index);
                 self.fresh(Slot::Free)
             }
             Some(other) => {
@@ -1087,7 +1087,7 @@ impl<'d> Checker<'d> {
             );
             return self.fresh(Slot::Free);
         }
-        let recv = self.expr(&m.receiver);
+        let recv = self.operand(&m.receiver);
         if let Some(Ty::Handle(Handle::Registers(from))) = self.ty(recv) {
             return self.register_role(from, m);
         }
