@@ -321,14 +321,19 @@ proptest! {
 }
 
 /// Mutants the property test found reaching the lowering: `break`, `continue` and `return`
-/// where a method's receiver or an index is expected are errors of their own.
+/// as a method's receiver, an index, a handle method's argument, behind `&`, as a range bound
+/// or as a condition are errors of their own.
 #[test]
-fn control_flow_as_a_receiver_or_index_is_an_error() {
+fn control_flow_where_a_value_is_expected_is_an_error() {
     for item in [
         "fn k(b: &mut [u32], c: f64) { let i = thread_idx_x(); b[i] = 1 + return.count_ones(); }",
         "fn k(b: &mut [u32]) { let mut cache = shared_array::<u32, 32>(); b[0] = cache[return]; }",
         "fn k(b: &mut [u32]) { loop { b[break] = 1; } }",
         "fn k(b: &mut [u32]) { b[0] = (continue)[0]; }",
+        "fn k(n: u32) { let bar = mbarrier().init(thread_idx_x() == 0, return).publish(); }",
+        "fn k(x: &[f32]) { let mut s = 0.0f32; for i in (0..return).step_by(2) { s += x[i]; } }",
+        "fn k(x: &[f32], out: &mut [f32]) { let mine = shared_array::<f32, 32>(); let p = peer_shared(&return, 1); }",
+        "fn k(b: &mut [u32], flag: bool) { loop { if continue { break; } } }",
     ] {
         match expand_checked("", item) {
             Ok(None) => {}

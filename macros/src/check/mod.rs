@@ -589,7 +589,7 @@ impl<'d> Checker<'d> {
             }
             // `&bar`, `&mut tiles`: how the vocabulary's functions take handles and memory.
             Expr::Reference(r) => {
-                let v = self.expr(&r.expr);
+                let v = self.operand(&r.expr);
                 if let Some(Ty::Prim(_) | Ty::Vector(..)) = self.ty(v) {
                     self.diag.error(
                         r.span(),
@@ -918,7 +918,7 @@ impl<'d> Checker<'d> {
                 "`if let` is not in the kernel language; use a condition",
             );
         } else {
-            let c = self.expr(&i.cond);
+            let c = self.operand(&i.cond);
             let b = self.known(Ty::Prim(Prim::Bool));
             self.unify(b, c, i.cond.span());
         }
@@ -969,14 +969,14 @@ impl<'d> Checker<'d> {
         match range_parts(&f.expr) {
             Some(parts) => {
                 for bound in [parts.start, parts.end].into_iter().flatten() {
-                    let v = self.expr(bound);
+                    let v = self.operand(bound);
                     self.unify(elem, v, bound.span());
                 }
                 if parts.start.is_none() || parts.end.is_none() {
                     self.diag.error(f.expr.span(), "a kernel `for` runs over a bounded range `a..b` or `a..=b`");
                 }
                 if let Some(step) = parts.step {
-                    let v = self.expr(step);
+                    let v = self.operand(step);
                     self.unify(elem, v, step.span());
                     if const_usize(step) == Some(0) {
                         self.diag.error(step.span(), "`step_by(0)` never advances; the step must be positive");

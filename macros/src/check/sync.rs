@@ -477,7 +477,7 @@ impl Checker<'_> {
             return self.fresh(Slot::Free);
         }
         for (arg, param) in m.args.iter().zip(params.iter()) {
-            let v = self.expr(arg);
+            let v = self.operand(arg);
             match param {
                 Arg::U32 => self.expect_u32(v, arg),
                 Arg::ConstU32 => {
