@@ -69,6 +69,10 @@ pub struct Block {
     pub succs: Vec<BlockId>,
     /// The blocks that may come before this one.
     pub preds: Vec<BlockId>,
+    /// The block ends in `trap` (guarded or not): its edge to the virtual exit aborts the whole
+    /// grid rather than letting threads leave while others go on, so analyses that ask what
+    /// every thread still does (post-dominance) leave that edge out.
+    pub traps: bool,
 }
 
 impl Block {
@@ -146,6 +150,7 @@ impl Cfg {
                         term: Terminator::End,
                         succs: Vec::new(),
                         preds: Vec::new(),
+                        traps: false,
                     });
                 }
                 start = i as u32;
@@ -271,6 +276,7 @@ impl Cfg {
                 },
             };
             succs.dedup();
+            blocks[b].traps = last.is_some_and(|(_, inst)| inst.opcode == Opcode::Trap);
             if succs.contains(&exit) {
                 exit_preds.push(b);
             }

@@ -4,6 +4,12 @@
 //! Post-dominators are computed on the reversed graph rooted at the virtual exit. Blocks from
 //! which the exit cannot be reached (an endless spin loop) get an edge to the exit for this
 //! purpose only, so every reachable block has an immediate post-dominator.
+//!
+//! A path that ends in `trap` aborts the grid (PTX ISA §9.7.19.4, `trap`: "abort execution
+//! and generate an interrupt to the host CPU"): no thread waits at a barrier for it, so it does
+//! not keep a barrier from post-dominating the branch before it. `if (step == 0) trap;` ahead of
+//! a loop leaves the `bar.sync` after the loop post-dominating everything above, as it does when
+//! the trap is not there.
 
 use crate::cfg::{BlockId, Cfg, reverse_post_order};
 
@@ -155,11 +161,18 @@ pub fn dominators(cfg: &Cfg) -> DomTree {
 pub fn post_dominators(cfg: &Cfg) -> DomTree {
     let n = cfg.len() + 1;
     let exit = cfg.exit();
-    // Reverse edges: preds of the reversed graph are the succs of the CFG.
+    let aborts = abort_only(cfg);
+    // Reverse edges: preds of the reversed graph are the succs of the CFG. A block that can go
+    // on without aborting keeps only those successors.
     let mut rsuccs: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut rpreds: Vec<Vec<usize>> = vec![Vec::new(); n];
     for b in 0..cfg.len() {
+        let aborting = |s: usize| aborts[s] || (s == exit && cfg.blocks[b].traps);
+        let goes_on = cfg.succs(b).iter().any(|&s| !aborting(s));
         for &s in cfg.succs(b) {
+            if goes_on && aborting(s) {
+                continue;
+            }
             rsuccs[s].push(b);
             rpreds[b].push(s);
         }
@@ -195,6 +208,32 @@ pub fn post_dominators(cfg: &Cfg) -> DomTree {
         }
     }
     DomTree::build(n, exit, &|b| rsuccs[b].clone(), &|b| rpreds[b].clone())
+}
+
+/// The blocks every path from which ends in a `trap` (not counting the virtual exit).
+fn abort_only(cfg: &Cfg) -> Vec<bool> {
+    let n = cfg.len();
+    let mut aborts = vec![false; n + 1];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            if aborts[b] {
+                continue;
+            }
+            let blk = &cfg.blocks[b];
+            let all = !blk.succs.is_empty()
+                && blk
+                    .succs
+                    .iter()
+                    .all(|&s| if s == n { blk.traps } else { aborts[s] });
+            if all {
+                aborts[b] = true;
+                changed = true;
+            }
+        }
+    }
+    aborts
 }
 
 /// Control dependence: `deps[b]` lists `(a, i)`: block `b` runs or not depending on which

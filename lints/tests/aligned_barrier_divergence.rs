@@ -458,3 +458,70 @@ DONE:
         1,
     );
 }
+
+/// A path that ends in `trap` aborts the grid (PTX ISA §9.7.19.4), so it keeps no thread from
+/// the barrier: a warp role that checks a uniform step with a trap before its loop leaves the
+/// barrier after the role branch uniform, as the kernel language's `step_by` lowers it.
+#[test]
+fn trap_in_a_warp_role_does_not_make_the_barrier_after_it_divergent() {
+    clean(
+        "
+	ld.param.u32 %r5, [k_param_1];
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.ge.u32 %p1, %r2, 2;
+	@%p1 bra CONSUMER;
+	setp.eq.u32 %p2, %r5, 0;
+	@!%p2 bra LOOP;
+	trap;
+LOOP:
+	add.u32 %r3, %r3, %r5;
+	setp.lt.u32 %p3, %r3, 100;
+	@%p3 bra LOOP;
+	bra.uni JOIN;
+CONSUMER:
+	st.global.u32 [%rd1], %r1;
+JOIN:
+	barrier.cluster.arrive.aligned;
+	barrier.cluster.wait.aligned;
+	ret;",
+    );
+    // A guarded trap is the same abort.
+    clean(
+        "
+	ld.param.u32 %r5, [k_param_1];
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 64;
+	@%p1 bra WORK;
+	bra.uni JOIN;
+WORK:
+	setp.eq.u32 %p2, %r5, 0;
+	@%p2 trap;
+	st.global.u32 [%rd1], %r1;
+JOIN:
+	bar.sync 0;
+	ret;",
+    );
+}
+
+/// An exit on the other side is not an abort: the barrier still follows a divergent branch
+/// when one side leaves without trapping and the other reaches it through a trap check.
+#[test]
+fn trap_does_not_hide_a_divergent_branch_around_the_barrier() {
+    let f = expect(
+        LINT,
+        "
+	ld.param.u32 %r5, [k_param_1];
+	mov.u32 %r1, %tid.x;
+	setp.lt.u32 %p1, %r1, 16;
+	@%p1 bra SKIP;
+	setp.eq.u32 %p2, %r5, 0;
+	@%p2 trap;
+	bar.sync 0;
+SKIP:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+        1,
+    );
+    assert!(f[0].message.contains("divergent"), "{}", f[0].message);
+}
