@@ -87,6 +87,43 @@ impl Builder {
         };
         Operand::Address(Address { base, offset })
     }
+    /// `mad.lo.u32 dst, index, 4, base`: the address of word `index` of a shared array.
+    fn word_addr(&mut self, dst: &str, index: &str, base: &str) {
+        self.i(
+            "mad",
+            &["lo", "u32"],
+            vec![
+                Self::reg(dst),
+                Self::reg(index),
+                Operand::int(4),
+                Operand::reg(base),
+            ],
+        );
+    }
+    /// `st.shared.u32 [addr], v`.
+    fn st_shared(&mut self, addr: &str, v: &str) {
+        self.i(
+            "st",
+            &["shared", "u32"],
+            vec![Self::addr(addr, 0), Self::reg(v)],
+        );
+    }
+    /// `ld.shared.u32 dst, [addr]`.
+    fn ld_shared(&mut self, dst: &str, addr: &str) {
+        self.i(
+            "ld",
+            &["shared", "u32"],
+            vec![Self::reg(dst), Self::addr(addr, 0)],
+        );
+    }
+    /// `OP.TY d, a, b` over registers.
+    fn binary(&mut self, opcode: &str, ty: &str, d: &str, a: &str, b: &str) {
+        self.i(
+            opcode,
+            &[ty],
+            vec![Self::reg(d), Self::reg(a), Self::reg(b)],
+        );
+    }
     /// `loop: <wait> %p; @!%p bra loop;`
     fn spin(&mut self, mods: &[&str], ops: Vec<Operand>) {
         let l = self.label();
@@ -251,31 +288,14 @@ pub fn kernel(seed: u64) -> Generated {
                     &["red", "popc", "u32"],
                     vec![Builder::reg(&c), Operand::int(15), Operand::reg(&pbit)],
                 );
-                b.i(
-                    "add",
-                    &["u32"],
-                    vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&c)],
-                );
+                b.binary("add", "u32", &v, &v, &c);
                 "red.popc"
             }
             3 => {
                 // Everyone arrives and waits; the barrier orders the shared writes before it.
                 let slot = b.r();
-                b.i(
-                    "mad",
-                    &["lo", "u32"],
-                    vec![
-                        Builder::reg(&slot),
-                        Builder::reg(&tid),
-                        Operand::int(4),
-                        Operand::reg("%rs_buf"),
-                    ],
-                );
-                b.i(
-                    "st",
-                    &["shared", "u32"],
-                    vec![Builder::addr(&slot, 0), Builder::reg(&v)],
-                );
+                b.word_addr(&slot, &tid, "%rs_buf");
+                b.st_shared(&slot, &v);
                 b.i(
                     "mbarrier",
                     &["arrive", "shared::cta", "b64"],
@@ -292,26 +312,9 @@ pub fn kernel(seed: u64) -> Generated {
                     &["b32"],
                     vec![Builder::reg(&other), Builder::reg(&tid), Operand::int(1)],
                 );
-                b.i(
-                    "mad",
-                    &["lo", "u32"],
-                    vec![
-                        Builder::reg(&other),
-                        Builder::reg(&other),
-                        Operand::int(4),
-                        Operand::reg("%rs_buf"),
-                    ],
-                );
-                b.i(
-                    "ld",
-                    &["shared", "u32"],
-                    vec![Builder::reg(&w), Builder::addr(&other, 0)],
-                );
-                b.i(
-                    "xor",
-                    &["b32"],
-                    vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&w)],
-                );
+                b.word_addr(&other, &other, "%rs_buf");
+                b.ld_shared(&w, &other);
+                b.binary("xor", "b32", &v, &v, &w);
                 // Nobody overwrites sbuf before everyone has read it.
                 b.i("bar", &["sync"], vec![Operand::int(0)]);
                 "mbarrier"
@@ -376,31 +379,10 @@ pub fn kernel(seed: u64) -> Generated {
                     &["u32"],
                     vec![Builder::reg(&at), Builder::reg(&tid), Operand::int(r)],
                 );
-                b.i(
-                    "rem",
-                    &["u32"],
-                    vec![Builder::reg(&at), Builder::reg(&at), Builder::reg(&ntid)],
-                );
-                b.i(
-                    "mad",
-                    &["lo", "u32"],
-                    vec![
-                        Builder::reg(&at),
-                        Builder::reg(&at),
-                        Operand::int(4),
-                        Builder::reg(dst),
-                    ],
-                );
-                b.i(
-                    "ld",
-                    &["shared", "u32"],
-                    vec![Builder::reg(&w), Builder::addr(&at, 0)],
-                );
-                b.i(
-                    "add",
-                    &["u32"],
-                    vec![Builder::reg(&v), Builder::reg(&v), Builder::reg(&w)],
-                );
+                b.binary("rem", "u32", &at, &at, &ntid);
+                b.word_addr(&at, &at, dst);
+                b.ld_shared(&w, &at);
+                b.binary("add", "u32", &v, &v, &w);
                 // The next bulk copy overwrites the tile: everyone has read it first.
                 b.i("bar", &["sync"], vec![Operand::int(0)]);
                 "bulk"
@@ -459,21 +441,8 @@ fn arithmetic(b: &mut Builder, rng: &mut Rng, v: &str) {
 /// Every thread stores, `bar.sync 0`, reads another thread's value, `bar.sync 0`.
 fn exchange(b: &mut Builder, rng: &mut Rng, tid: &str, ntid: &str, v: &str) {
     let (slot, at, w) = (b.r(), b.r(), b.r());
-    b.i(
-        "mad",
-        &["lo", "u32"],
-        vec![
-            Builder::reg(&slot),
-            Builder::reg(tid),
-            Operand::int(4),
-            Operand::reg("%rs_buf"),
-        ],
-    );
-    b.i(
-        "st",
-        &["shared", "u32"],
-        vec![Builder::addr(&slot, 0), Builder::reg(v)],
-    );
+    b.word_addr(&slot, tid, "%rs_buf");
+    b.st_shared(&slot, v);
     b.i("bar", &["sync"], vec![Operand::int(0)]);
     b.i(
         "add",
@@ -484,31 +453,10 @@ fn exchange(b: &mut Builder, rng: &mut Rng, tid: &str, ntid: &str, v: &str) {
             Operand::int(1 + rng.below(63) as i64),
         ],
     );
-    b.i(
-        "rem",
-        &["u32"],
-        vec![Builder::reg(&at), Builder::reg(&at), Builder::reg(ntid)],
-    );
-    b.i(
-        "mad",
-        &["lo", "u32"],
-        vec![
-            Builder::reg(&at),
-            Builder::reg(&at),
-            Operand::int(4),
-            Operand::reg("%rs_buf"),
-        ],
-    );
-    b.i(
-        "ld",
-        &["shared", "u32"],
-        vec![Builder::reg(&w), Builder::addr(&at, 0)],
-    );
-    b.i(
-        "add",
-        &["u32"],
-        vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)],
-    );
+    b.binary("rem", "u32", &at, &at, ntid);
+    b.word_addr(&at, &at, "%rs_buf");
+    b.ld_shared(&w, &at);
+    b.binary("add", "u32", v, v, &w);
     b.i("bar", &["sync"], vec![Operand::int(0)]);
 }
 
@@ -529,21 +477,8 @@ fn named_subset(b: &mut Builder, rng: &mut Rng, tid: &str, block: u32, v: &str) 
     );
     b.guarded(&inside, true, "bra", &[], vec![Operand::sym(&skip)]);
     let (slot, at, w) = (b.r(), b.r(), b.r());
-    b.i(
-        "mad",
-        &["lo", "u32"],
-        vec![
-            Builder::reg(&slot),
-            Builder::reg(tid),
-            Operand::int(4),
-            Operand::reg("%rs_buf"),
-        ],
-    );
-    b.i(
-        "st",
-        &["shared", "u32"],
-        vec![Builder::addr(&slot, 0), Builder::reg(v)],
-    );
+    b.word_addr(&slot, tid, "%rs_buf");
+    b.st_shared(&slot, v);
     // One barrier id per thread count (ids 1..=8): one id never serves two counts.
     b.i(
         "bar",
@@ -559,26 +494,9 @@ fn named_subset(b: &mut Builder, rng: &mut Rng, tid: &str, block: u32, v: &str) 
             Operand::int((k * 32 - 1).min(31) as i64),
         ],
     );
-    b.i(
-        "mad",
-        &["lo", "u32"],
-        vec![
-            Builder::reg(&at),
-            Builder::reg(&at),
-            Operand::int(4),
-            Operand::reg("%rs_buf"),
-        ],
-    );
-    b.i(
-        "ld",
-        &["shared", "u32"],
-        vec![Builder::reg(&w), Builder::addr(&at, 0)],
-    );
-    b.i(
-        "sub",
-        &["u32"],
-        vec![Builder::reg(v), Builder::reg(v), Builder::reg(&w)],
-    );
+    b.word_addr(&at, &at, "%rs_buf");
+    b.ld_shared(&w, &at);
+    b.binary("sub", "u32", v, v, &w);
     b.i(
         "bar",
         &["sync"],
