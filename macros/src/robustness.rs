@@ -342,3 +342,21 @@ fn control_flow_where_a_value_is_expected_is_an_error() {
         }
     }
 }
+
+/// Array literals whose length no vector has are errors of their own, whatever their elements
+/// (a 20,000-case run of the mutation property test reached the lowering with `a * []`).
+#[test]
+fn array_literals_of_no_vector_length_are_errors() {
+    for item in [
+        "fn k(y: &mut [f32], a: f32) { let i = thread_idx_x(); y[i] = a * []; }",
+        "fn k(y: &mut [f32]) { let v = []; y[0] = v[0]; }",
+        "fn k(y: &mut [u32]) { let v = [1u32, 2, 3]; y[0] = v[0]; }",
+        "fn k(y: &mut [f32], a: f32) { y[0] = a + [a]; }",
+    ] {
+        match expand_checked("", item) {
+            Ok(None) => {}
+            Ok(Some(_)) => panic!("no error for {item}"),
+            Err(e) => panic!("{item}: {e}"),
+        }
+    }
+}

@@ -25,6 +25,9 @@ use std::rc::Rc;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, Pat, Stmt, UnOp};
 
+/// What an array literal may be: a vector moved in one access.
+const ARRAY_SHAPES: &str = "array values are vectors moved in one access: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T, [T; 2], [T; 4] or [T; 8] of f16 or bf16, [T; 2], [T; 4], [T; 8] or [T; 16] of fp8; annotate the element type if needed (`[1.0f32, ...]`)";
+
 /// The resolved type of every checked expression, keyed by the expression's address in the
 /// syntax tree (which lives, unmoved, for the whole expansion).
 #[derive(Default)]
@@ -621,6 +624,11 @@ impl<'d> Checker<'d> {
             self.unify(elem, v, item.span());
         }
         let n = arr.elems.len() as u64;
+        if !matches!(n, 2 | 4 | 8 | 16) {
+            // No vector has this many lanes, whatever the elements are (`[]` has none to type).
+            self.diag.error(arr.span(), ARRAY_SHAPES);
+            return self.fresh(Slot::Free);
+        }
         match self.ty(elem) {
             Some(Ty::Prim(p)) if Elem::vector_ok(p, n) => self.known(Ty::Vector(p, n as u8)),
             _ => match self.resolve(elem) {
@@ -630,7 +638,7 @@ impl<'d> Checker<'d> {
                 // results of device functions not yet collected (see `lenient`).
                 Slot::Free => self.fresh(Slot::Free),
                 _ => {
-                    self.diag.error(arr.span(), "array values are vectors moved in one access: [T; 2] or [T; 4] of 32-bit T, [T; 2] of 64-bit T, [T; 2], [T; 4] or [T; 8] of f16 or bf16, [T; 2], [T; 4], [T; 8] or [T; 16] of fp8; annotate the element type if needed (`[1.0f32, ...]`)");
+                    self.diag.error(arr.span(), ARRAY_SHAPES);
                     self.fresh(Slot::Free)
                 }
             },
