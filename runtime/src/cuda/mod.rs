@@ -57,6 +57,41 @@ impl std::fmt::Display for CudaError {
 
 impl std::error::Error for CudaError {}
 
+/// The launch attribute that gives a launch its cluster shape
+/// (`CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION`), for a kernel without `.reqnctapercluster`.
+pub fn cluster_attribute((x, y, z): (u32, u32, u32)) -> sys::CUlaunchAttribute {
+    // SAFETY: the attribute is plain data; all-zero is a valid value of its union.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attr.value.clusterDim.x = x;
+    attr.value.clusterDim.y = y;
+    attr.value.clusterDim.z = z;
+    attr
+}
+
+/// The configuration of one `cuLaunchKernelEx` (or occupancy query): grid and block shapes,
+/// dynamic shared bytes, stream, and `attrs`, which must outlive every use of the result.
+pub fn launch_config(
+    grid: (u32, u32, u32),
+    block: (u32, u32, u32),
+    shared_bytes: u32,
+    stream: sys::CUstream,
+    attrs: &mut [sys::CUlaunchAttribute],
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: grid.0,
+        gridDimY: grid.1,
+        gridDimZ: grid.2,
+        blockDimX: block.0,
+        blockDimY: block.1,
+        blockDimZ: block.2,
+        sharedMemBytes: shared_bytes,
+        hStream: stream,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: attrs.len() as u32,
+    }
+}
+
 /// `Ok` for `CUDA_SUCCESS`, else [`CudaError::Driver`] with the call and the driver's name for
 /// the error (for tools that make driver calls of their own, such as the GEMM benchmark).
 pub fn check(call: &'static str, result: sys::CUresult) -> Result<(), CudaError> {
@@ -211,26 +246,16 @@ impl Gpu {
                 )?;
             }
             let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
-            if let (Some((x, y, z)), None) = (launch.cluster, spec.cluster_dims) {
-                let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
-                attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                attr.value.clusterDim.x = x;
-                attr.value.clusterDim.y = y;
-                attr.value.clusterDim.z = z;
-                attrs.push(attr);
+            if let (Some(cluster), None) = (launch.cluster, spec.cluster_dims) {
+                attrs.push(cluster_attribute(cluster));
             }
-            let config = sys::CUlaunchConfig {
-                gridDimX: launch.grid.0,
-                gridDimY: launch.grid.1,
-                gridDimZ: launch.grid.2,
-                blockDimX: launch.block.0,
-                blockDimY: launch.block.1,
-                blockDimZ: launch.block.2,
-                sharedMemBytes: shared,
-                hStream: std::ptr::null_mut(),
-                attrs: attrs.as_mut_ptr(),
-                numAttrs: attrs.len() as u32,
-            };
+            let config = launch_config(
+                launch.grid,
+                launch.block,
+                shared,
+                std::ptr::null_mut(),
+                &mut attrs,
+            );
             check(
                 "cuLaunchKernelEx",
                 sys::cuLaunchKernelEx(

@@ -11,6 +11,7 @@ use phasegate_runtime::cuda::CudaError;
 use std::ffi::{CString, c_void};
 
 pub use phasegate_runtime::cuda::check;
+use phasegate_runtime::cuda::{cluster_attribute, launch_config};
 
 /// A device allocation, freed when dropped.
 pub struct DeviceBuffer {
@@ -183,27 +184,19 @@ impl Kernel {
         geometry: &Geometry,
         cluster: (u32, u32, u32),
     ) -> Result<u32, CudaError> {
-        let (x, y, z) = cluster;
         let mut count = 0;
         // SAFETY: the config and its attribute are plain values alive across the call.
         unsafe {
-            let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
-            attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-            attr.value.clusterDim.x = x;
-            attr.value.clusterDim.y = y;
-            attr.value.clusterDim.z = z;
-            let config = sys::CUlaunchConfig {
-                gridDimX: x,
-                gridDimY: y,
-                gridDimZ: z,
-                blockDimX: geometry.block.0,
-                blockDimY: geometry.block.1,
-                blockDimZ: geometry.block.2,
-                sharedMemBytes: geometry.dynamic_shared,
-                hStream: std::ptr::null_mut(),
-                attrs: &mut attr,
-                numAttrs: geometry.cluster.is_some() as u32,
-            };
+            let mut attrs = [cluster_attribute(cluster)];
+            // Without a launch shape the attribute is not passed: the kernel's own applies.
+            let given = geometry.cluster.is_some() as usize;
+            let config = launch_config(
+                cluster,
+                geometry.block,
+                geometry.dynamic_shared,
+                std::ptr::null_mut(),
+                &mut attrs[..given],
+            );
             check(
                 "cuOccupancyMaxActiveClusters",
                 sys::cuOccupancyMaxActiveClusters(&mut count, self.function, &config),
@@ -222,27 +215,18 @@ impl Kernel {
         // SAFETY: the config and attributes are plain values alive across the call; `params`
         // point at live parameter bytes of the sizes the entry declares (the caller's layout).
         unsafe {
-            let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
-            if let Some((x, y, z)) = geometry.cluster {
-                let mut attr: sys::CUlaunchAttribute = std::mem::zeroed();
-                attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-                attr.value.clusterDim.x = x;
-                attr.value.clusterDim.y = y;
-                attr.value.clusterDim.z = z;
-                attrs.push(attr);
-            }
-            let config = sys::CUlaunchConfig {
-                gridDimX: geometry.grid.0,
-                gridDimY: geometry.grid.1,
-                gridDimZ: geometry.grid.2,
-                blockDimX: geometry.block.0,
-                blockDimY: geometry.block.1,
-                blockDimZ: geometry.block.2,
-                sharedMemBytes: geometry.dynamic_shared,
-                hStream: stream,
-                attrs: attrs.as_mut_ptr(),
-                numAttrs: attrs.len() as u32,
-            };
+            let mut attrs: Vec<sys::CUlaunchAttribute> = geometry
+                .cluster
+                .map(cluster_attribute)
+                .into_iter()
+                .collect();
+            let config = launch_config(
+                geometry.grid,
+                geometry.block,
+                geometry.dynamic_shared,
+                stream,
+                &mut attrs,
+            );
             check(
                 "cuLaunchKernelEx",
                 sys::cuLaunchKernelEx(
