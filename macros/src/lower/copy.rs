@@ -64,8 +64,13 @@ impl Lowerer<'_> {
             &["u32"],
             vec![Operand::reg(&base), Operand::sym(&sym)],
         );
+        self.offset_address(&base, offset)
+    }
+
+    /// The shared address `offset` bytes past `base` (`base` itself when `offset` is 0).
+    pub(super) fn offset_address(&mut self, base: &str, offset: u64) -> String {
         if offset == 0 {
-            return base;
+            return base.to_string();
         }
         let d = self.reg(RegClass::B32);
         self.inst(
@@ -73,7 +78,7 @@ impl Lowerer<'_> {
             &["u32"],
             vec![
                 Operand::reg(&d),
-                Operand::reg(&base),
+                Operand::reg(base),
                 Operand::int(offset as i64),
             ],
         );

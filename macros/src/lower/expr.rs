@@ -292,11 +292,7 @@ impl Lowerer<'_> {
         }
         let src = self.in_reg(v);
         let d = self.reg(prim.class());
-        let ty = if prim == Prim::Bool {
-            "pred"
-        } else {
-            prim.bits().name()
-        };
+        let ty = prim.bits().name();
         self.emit(Instruction::new(
             Opcode::Not,
             &[ty],

@@ -488,11 +488,7 @@ impl<'a> Lowerer<'a> {
             Val::Reg(_, r) => r,
             Val::Imm(prim, imm) => {
                 let r = self.reg(prim.class());
-                let ty = if prim == Prim::Bool {
-                    "pred"
-                } else {
-                    prim.bits().name()
-                };
+                let ty = prim.bits().name();
                 self.emit(Instruction::new(
                     Opcode::Mov,
                     &[ty],
@@ -513,11 +509,7 @@ impl<'a> Lowerer<'a> {
         match v {
             Val::Reg(prim, r) => {
                 let d = self.reg(prim.class());
-                let ty = if prim == Prim::Bool {
-                    "pred"
-                } else {
-                    prim.bits().name()
-                };
+                let ty = prim.bits().name();
                 self.emit(Instruction::new(
                     Opcode::Mov,
                     &[ty],
@@ -575,11 +567,7 @@ impl<'a> Lowerer<'a> {
                 _ => self.internal("assignment of a different handle"),
             },
             (Val::Reg(prim, d), src) => {
-                let ty = if *prim == Prim::Bool {
-                    "pred"
-                } else {
-                    prim.bits().name()
-                };
+                let ty = prim.bits().name();
                 let src = self.operand(&src);
                 self.emit(Instruction::new(
                     Opcode::Mov,

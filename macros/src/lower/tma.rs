@@ -163,21 +163,7 @@ impl Lowerer<'_> {
                 offset += shape.box_bytes() * copies(i);
                 continue;
             }
-            let dst = if offset == 0 {
-                addrs.buffer.clone()
-            } else {
-                let d = self.reg(RegClass::B32);
-                self.inst(
-                    Opcode::Add,
-                    &["u32"],
-                    vec![
-                        Operand::reg(&d),
-                        Operand::reg(&addrs.buffer),
-                        Operand::int(offset as i64),
-                    ],
-                );
-                d
-            };
+            let dst = self.offset_address(&addrs.buffer, offset);
             self.inst(
                 Opcode::Cp,
                 &[

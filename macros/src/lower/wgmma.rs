@@ -414,21 +414,7 @@ impl Lowerer<'_> {
     /// The descriptor of the box at byte `offset` of the stage at `buffer`: the start address
     /// field is the shared address / 16, the rest [`descriptor_bits`].
     fn descriptor(&mut self, buffer: &str, offset: u64, map: MapShape) -> String {
-        let at = if offset == 0 {
-            buffer.to_string()
-        } else {
-            let d = self.reg(RegClass::B32);
-            self.inst(
-                Opcode::Add,
-                &["u32"],
-                vec![
-                    Operand::reg(&d),
-                    Operand::reg(buffer),
-                    Operand::int(offset as i64),
-                ],
-            );
-            d
-        };
+        let at = self.offset_address(buffer, offset);
         let field = self.reg(RegClass::B32);
         self.inst(
             Opcode::Shr,
