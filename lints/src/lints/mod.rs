@@ -12,6 +12,7 @@ pub mod mbarrier_tx_mismatch;
 pub mod mbarrier_uninit;
 pub mod missing_proxy_fence;
 pub mod named_barrier_deadlock;
+pub mod warp_collective_divergence;
 
 use crate::analysis::FunctionAnalysis;
 use crate::diagnostic::{Diagnostic, Level, Related};
@@ -32,8 +33,9 @@ pub struct LintInfo {
 }
 
 /// Every lint, in the order they run.
-pub const ALL: [&LintInfo; 11] = [
+pub const ALL: [&LintInfo; 12] = [
     &aligned_barrier_divergence::LINT,
+    &warp_collective_divergence::LINT,
     &divergent_exit_before_barrier::LINT,
     &barrier_count::LINT,
     &barrier_red_sync_mix::LINT,
@@ -268,10 +270,14 @@ type Check = fn(&Context, &mut Sink);
 
 /// Runs every enabled lint on one function.
 pub fn run_all(cx: &Context, sink: &mut Sink) {
-    let checks: [(&LintInfo, Check); 11] = [
+    let checks: [(&LintInfo, Check); 12] = [
         (
             &aligned_barrier_divergence::LINT,
             aligned_barrier_divergence::check,
+        ),
+        (
+            &warp_collective_divergence::LINT,
+            warp_collective_divergence::check,
         ),
         (
             &divergent_exit_before_barrier::LINT,

@@ -1,0 +1,103 @@
+//! ### What it does
+//! Finds the warp-collective `.sync.aligned` tensor-core and register instructions executed
+//! under control that differs between the threads of a warp: `mma.sync.aligned`,
+//! `ldmatrix`/`stmatrix`/`movmatrix .sync.aligned`, the `wgmma` family (`fence`, `mma_async`,
+//! `commit_group`, `wait_group`) and `setmaxnreg`. A guard, a branch and a loop whose trip count
+//! differs between lanes count alike.
+//!
+//! ### Why is this bad
+//! `.aligned` means every thread of the warp (of the warp group, for `wgmma` and `setmaxnreg`)
+//! executes the same instruction: PTX ISA §9.7.14.5.14 (`mma`), §9.7.14.5.15 (`ldmatrix`),
+//! §9.7.15.5.2 (`wgmma.mma_async`), §9.7.15.7 (`wgmma.fence`, `commit_group`, `wait_group`),
+//! §9.7.19.5 (`setmaxnreg`): "in conditionally executed code, [it] should only be used if it is
+//! known that all threads in the warp evaluate the condition identically, otherwise behavior is
+//! undefined." A tensor-core operation issued by part of a warp computes from registers the other
+//! lanes never filled, or hangs the warp group.
+//!
+//! The analysis knows warps but not warp groups, so for `wgmma` and `setmaxnreg` it checks the
+//! warp half of the rule: lane-divergent control (`if lane == 0`, `elect.sync`) is reported; a
+//! condition that splits a warp group between whole warps is not.
+//!
+//! ### Example
+//! ```ptx
+//! mov.u32 %r1, %tid.x;
+//! and.b32 %r2, %r1, 31;
+//! setp.ne.u32 %p1, %r2, 0;
+//! @%p1 bra SKIP;
+//! wgmma.commit_group.sync.aligned;
+//! SKIP:
+//! ```
+//!
+//! ### Use instead
+//! Issue the instruction from every lane, under a condition on the warp (`%tid.x / 32`) or the
+//! warp group (`%tid.x / 128`); guard only what one lane must do alone.
+
+use super::aligned_barrier_divergence::{Requirement, Rule, divergence, report};
+use super::{Context, LintInfo, Sink};
+use crate::diagnostic::Level;
+use crate::uniformity::Level as U;
+use phasegate_ptx::{Instruction, Opcode, StmtId};
+
+/// `warp_collective_divergence`: its name, default level (deny) and summary, as
+/// [`crate::LINTS`] lists it.
+pub const LINT: LintInfo = LintInfo {
+    name: "warp_collective_divergence",
+    default: Level::Deny,
+    summary: "a warp-collective .sync.aligned instruction (mma, ldmatrix, wgmma, setmaxnreg) under lane-divergent control",
+};
+
+/// The spec section of a warp-collective aligned instruction, and who must execute it; `None`
+/// for every other instruction.
+fn collective(inst: &Instruction) -> Option<(&'static str, &'static str)> {
+    let Opcode::Other(name) = &inst.opcode else {
+        return None;
+    };
+    if !(inst.has("sync") && inst.has("aligned")) {
+        return None;
+    }
+    let warp = "every thread of the warp";
+    let group = "every thread of the warp group";
+    Some(match name.as_str() {
+        "mma" => ("PTX ISA §9.7.14.5.14", warp),
+        "ldmatrix" | "stmatrix" | "movmatrix" => ("PTX ISA §9.7.14.5.15", warp),
+        "wgmma" if inst.has("mma_async") => ("PTX ISA §9.7.15.5.2", group),
+        "wgmma" => ("PTX ISA §9.7.15.7", group),
+        "setmaxnreg" => ("PTX ISA §9.7.19.5", group),
+        _ => return None,
+    })
+}
+
+/// Reports to `sink` the warp-collective aligned instructions under lane-divergent control, in
+/// the function that `cx` analyzes.
+pub fn check(cx: &Context, sink: &mut Sink) {
+    let fa = cx.fa;
+    // One finding per deciding branch or guard: the first instruction it keeps from some lanes
+    // (a wgmma sequence under one branch is one mistake, not four).
+    let mut decided: Vec<StmtId> = Vec::new();
+    for (stmt, inst) in fa.instructions() {
+        let Some((spec, who)) = collective(inst) else {
+            continue;
+        };
+        let name = inst.full_name();
+        let short = name.split(".sync").next().unwrap_or(name.as_str());
+        let req = Requirement {
+            allowed: U::Warp,
+            what: format!("`{short}`"),
+            who,
+        };
+        let Some(why) = divergence(cx, stmt, inst, &req) else {
+            continue;
+        };
+        let at = why.decided_at(stmt);
+        if decided.contains(&at) {
+            continue;
+        }
+        decided.push(at);
+        let rule = Rule {
+            spec,
+            noun: "instruction",
+            advice: "issue it from every lane, under a condition on the warp (`%tid.x / 32`) or the warp group (`%tid.x / 128`), and guard only what one lane does alone".into(),
+        };
+        report(cx, sink, &LINT, (stmt, inst), &req, &rule, why);
+    }
+}

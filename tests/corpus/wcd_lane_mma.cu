@@ -1,0 +1,29 @@
+// Half of each warp issues a tensor-core mma.sync.aligned (the lanes with lane < 16): every lane
+// of the warp must execute it (PTX ISA §9.7.14.5.14); the others' fragments are never supplied.
+// expect: warp_collective_divergence
+#define KERNEL wcd_lane_mma
+#include "corpus.h"
+
+__device__ __forceinline__ void mma_bf16_16x8x16(float (&d)[4], const unsigned (&a)[4],
+                                                 const unsigned (&b)[2])
+{
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+extern "C" __global__ void wcd_lane_mma(float* out, const float* in, unsigned n)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned bits = __float_as_uint(in[threadIdx.x]) >> 16;
+    const unsigned a[4] = {bits * 0x10001u, bits, bits << 16, 0x3f803f80u};
+    const unsigned b[2] = {0x3f803f80u, bits * 0x10001u};
+    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (lane < 16) {
+        mma_bf16_16x8x16(d, a, b);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = d[0] + d[1] + d[2] + d[3];
+}
+#include "corpus_main.h"
