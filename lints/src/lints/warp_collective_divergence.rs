@@ -16,7 +16,11 @@
 //!
 //! The analysis knows warps but not warp groups, so for `wgmma` and `setmaxnreg` it checks the
 //! warp half of the rule: lane-divergent control (`if lane == 0`, `elect.sync`) is reported; a
-//! condition that splits a warp group between whole warps is not.
+//! condition that splits a warp group between whole warps is not. Requiring warp-group
+//! uniformity from the `%tid.x` granule alone was tried and flagged correct production kernels:
+//! Triton's warp-specialised kernels branch on `shfl(%tid.x >> 5, 0) < 4` (the granule of a
+//! compared warp index is not tracked) and on per-warp flags loaded from shared memory, and
+//! CUTLASS's grouped GEMMs on per-warp loaded values.
 //!
 //! ### Example
 //! ```ptx
