@@ -165,3 +165,42 @@ SKIP:
 	ret;",
     );
 }
+
+/// `if (lane >= 16) return;` before an `mma.sync`: the exited lanes cannot execute it. Exiting
+/// whole warps first is fine.
+#[test]
+fn lanes_that_exit_before_a_collective() {
+    let f = expect(
+        LINT,
+        "
+	.reg .f32 %f<16>;
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 31;
+	setp.ge.u32 %p1, %r2, 16;
+	@%p1 bra DONE;
+	mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5}, {%r6}, {%f5, %f6, %f7, %f8};
+	st.global.f32 [%rd1], %f1;
+DONE:
+	ret;",
+        1,
+    );
+    assert!(
+        f[0].message
+            .starts_with("lanes exit at line 19 under a condition that is divergent before `mma`"),
+        "{}",
+        f[0].message
+    );
+    assert_eq!(f[0].span.line, 20);
+    clean(
+        "
+	.reg .f32 %f<16>;
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.ge.u32 %p1, %r2, 2;
+	@%p1 bra DONE;
+	mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5}, {%r6}, {%f5, %f6, %f7, %f8};
+	st.global.f32 [%rd1], %f1;
+DONE:
+	ret;",
+    );
+}

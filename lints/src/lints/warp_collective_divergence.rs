@@ -3,7 +3,8 @@
 //! under control that differs between the threads of a warp: `mma.sync.aligned`,
 //! `ldmatrix`/`stmatrix`/`movmatrix .sync.aligned`, the `wgmma` family (`fence`, `mma_async`,
 //! `commit_group`, `wait_group`) and `setmaxnreg`. A guard, a branch and a loop whose trip count
-//! differs between lanes count alike.
+//! differs between lanes count alike, and so do lanes that exit under lane-divergent control
+//! before the instruction (an exited lane cannot take part).
 //!
 //! ### Why is this bad
 //! `.aligned` means every thread of the warp (of the warp group, for `wgmma` and `setmaxnreg`)
@@ -39,7 +40,7 @@
 use super::aligned_barrier_divergence::{Requirement, Rule, divergence, report};
 use super::{Context, LintInfo, Sink};
 use crate::diagnostic::Level;
-use crate::uniformity::Level as U;
+use crate::uniformity::{Level as U, exit_branches};
 use phasegate_ptx::{Instruction, Opcode, StmtId};
 
 /// `warp_collective_divergence`: its name, default level (deny) and summary, as
@@ -90,6 +91,7 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             who,
         };
         let Some(why) = divergence(cx, stmt, inst, &req) else {
+            early_exits(cx, sink, stmt, &req, spec, &mut decided);
             continue;
         };
         let at = why.decided_at(stmt);
@@ -103,5 +105,50 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             advice: "issue it from every lane, under a condition on the warp (`%tid.x / 32`) or the warp group (`%tid.x / 128`), and guard only what one lane does alone".into(),
         };
         report(cx, sink, &LINT, (stmt, inst), &req, &rule, why);
+    }
+}
+
+/// Lanes that leave the kernel under lane-divergent control before `stmt`: an exited lane
+/// cannot execute the instruction the rest of its warp executes (barriers, by contrast, stop
+/// waiting for exited threads, which is why `divergent_exit_before_barrier` only warns).
+fn early_exits(
+    cx: &Context,
+    sink: &mut Sink,
+    stmt: StmtId,
+    req: &Requirement,
+    spec: &str,
+    decided: &mut Vec<StmtId>,
+) {
+    let fa = cx.fa;
+    if !fa.dom.is_reached(fa.block(stmt)) {
+        return;
+    }
+    for off in exit_branches(fa, stmt, req.allowed) {
+        if decided.contains(&off.stmt) {
+            continue;
+        }
+        decided.push(off.stmt);
+        let mut related = vec![(off.stmt, "lanes leave here".to_string())];
+        related.extend(fa.uni.explain_branch(off.block, fa.body, &fa.vars, &fa.cfg));
+        sink.report(
+            cx,
+            &LINT,
+            stmt,
+            format!(
+                "lanes exit at line {} under a condition that is {} before {}",
+                fa.line(off.stmt),
+                off.level.describe(),
+                req.what
+            ),
+            related,
+            vec![
+                format!(
+                    "{spec}: {} must execute it; a lane that has exited cannot",
+                    req.who
+                ),
+                "keep every lane of the warp alive to the instruction and guard only the work"
+                    .into(),
+            ],
+        );
     }
 }
