@@ -38,9 +38,10 @@
 //! warp group (`%tid.x / 128`); guard only what one lane must do alone.
 
 use super::aligned_barrier_divergence::{Requirement, Rule, divergence, report};
+use super::divergent_exit_before_barrier::{Leaving, report_exits};
 use super::{Context, LintInfo, Sink};
 use crate::diagnostic::Level;
-use crate::uniformity::{Level as U, exit_branches};
+use crate::uniformity::Level as U;
 use phasegate_ptx::{Instruction, Opcode, StmtId};
 
 /// `warp_collective_divergence`: its name, default level (deny) and summary, as
@@ -119,36 +120,23 @@ fn early_exits(
     spec: &str,
     decided: &mut Vec<StmtId>,
 ) {
-    let fa = cx.fa;
-    if !fa.dom.is_reached(fa.block(stmt)) {
-        return;
-    }
-    for off in exit_branches(fa, stmt, req.allowed) {
-        if decided.contains(&off.stmt) {
-            continue;
-        }
-        decided.push(off.stmt);
-        let mut related = vec![(off.stmt, "lanes leave here".to_string())];
-        related.extend(fa.uni.explain_branch(off.block, fa.body, &fa.vars, &fa.cfg));
-        sink.report(
-            cx,
-            &LINT,
-            stmt,
+    let leaving = Leaving {
+        who: "lanes",
+        notes: [
             format!(
-                "lanes exit at line {} under a condition that is {} before {}",
-                fa.line(off.stmt),
-                off.level.describe(),
-                req.what
+                "{spec}: {} must execute it; a lane that has exited cannot",
+                req.who
             ),
-            related,
-            vec![
-                format!(
-                    "{spec}: {} must execute it; a lane that has exited cannot",
-                    req.who
-                ),
-                "keep every lane of the warp alive to the instruction and guard only the work"
-                    .into(),
-            ],
-        );
-    }
+            "keep every lane of the warp alive to the instruction and guard only the work".into(),
+        ],
+    };
+    report_exits(
+        cx,
+        sink,
+        &LINT,
+        (stmt, &req.what),
+        req.allowed,
+        leaving,
+        decided,
+    );
 }
