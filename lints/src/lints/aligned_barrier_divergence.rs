@@ -32,12 +32,12 @@
 //! Hoist the barrier out of the branch, give it a thread count and make the condition
 //! warp-uniform (`tid.x / 32 < k`), or use the non-aligned `barrier.sync`.
 
+use super::control::{Requirement, Rule, divergence, report};
 use super::{Context, LintInfo, Sink};
 use crate::barriers::{BarKind, ClusterKind, cluster_barrier, cta_barrier};
 use crate::diagnostic::Level;
-use crate::regs::VarId;
-use crate::uniformity::{Level as U, Offending, offending_branch};
-use phasegate_ptx::{Instruction, StmtId};
+use crate::uniformity::Level as U;
+use phasegate_ptx::StmtId;
 
 /// `aligned_barrier_divergence`: its name, default level (deny) and summary, as [`crate::LINTS`]
 /// lists it.
@@ -46,13 +46,6 @@ pub const LINT: LintInfo = LintInfo {
     default: Level::Deny,
     summary: "an aligned barrier under control that is not uniform enough for its form",
 };
-
-/// What a barrier instruction needs of its control, and how to say it.
-pub(crate) struct Requirement {
-    pub allowed: U,
-    pub what: String,
-    pub who: &'static str,
-}
 
 /// The requirement of a barrier instruction, if it has one.
 pub(crate) fn requirement(cx: &Context, stmt: StmtId) -> Option<Requirement> {
@@ -118,143 +111,6 @@ pub fn check(cx: &Context, sink: &mut Sink) {
             };
             report(cx, sink, &LINT, (stmt, inst), &req, &rule, why);
         }
-    }
-}
-
-/// How a finding of [`report`] cites the rule and what it advises.
-pub(crate) struct Rule<'a> {
-    /// The spec section: `PTX ISA §9.7.13.1`.
-    pub spec: &'a str,
-    /// What must be executed alike: `barrier instruction`.
-    pub noun: &'a str,
-    /// What to do instead.
-    pub advice: String,
-}
-
-/// Why an instruction's control is less uniform than its requirement allows.
-pub(crate) enum Divergence {
-    /// Its guard predicate, of this level, with the variable it reads.
-    Guard(U, Option<VarId>),
-    /// A branch (or a loop's exit branch) around it.
-    Branch(Offending),
-}
-
-impl Divergence {
-    /// The statement that decides: the instruction itself for a guard, else the branch.
-    pub(crate) fn decided_at(&self, stmt: StmtId) -> StmtId {
-        match self {
-            Divergence::Guard(..) => stmt,
-            Divergence::Branch(off) => off.stmt,
-        }
-    }
-}
-
-/// Whether `stmt`'s guard, a branch around it or its loop's trip count is less uniform than
-/// `req` allows (the guard first: it is the nearest condition); `None` for unreached code.
-pub(crate) fn divergence(
-    cx: &Context,
-    stmt: StmtId,
-    inst: &Instruction,
-    req: &Requirement,
-) -> Option<Divergence> {
-    let fa = cx.fa;
-    if !fa.dom.is_reached(fa.block(stmt)) {
-        return None;
-    }
-    let (glevel, gvar) = fa.uni.guard_level(stmt, inst, &fa.vars);
-    if glevel > req.allowed {
-        return Some(Divergence::Guard(glevel, gvar));
-    }
-    offending_branch(fa, stmt, req.allowed).map(Divergence::Branch)
-}
-
-/// Reports `stmt` as `lint`, with the chain of why its control is `why`.
-pub(crate) fn report(
-    cx: &Context,
-    sink: &mut Sink,
-    lint: &LintInfo,
-    (stmt, inst): (StmtId, &Instruction),
-    req: &Requirement,
-    rule: &Rule,
-    why: Divergence,
-) {
-    let fa = cx.fa;
-    let spec = rule.spec;
-    let off = match why {
-        Divergence::Guard(glevel, gvar) => {
-            let mut related = Vec::new();
-            if let Some(v) = gvar {
-                for (s, why) in fa.uni.explain_at(stmt, v, fa.body, &fa.vars, &fa.cfg) {
-                    related.push((s, why));
-                }
-            }
-            let notes = vec![
-                format!(
-                    "{spec}: {} must execute it, so its guard must be {}",
-                    req.who,
-                    needed(req.allowed)
-                ),
-                rule.advice.clone(),
-            ];
-            let guard = inst
-                .guard
-                .as_ref()
-                .map(|g| g.pred.clone())
-                .unwrap_or_default();
-            let message = format!(
-                "{} is guarded by `{guard}`, which is {}",
-                req.what,
-                glevel.describe()
-            );
-            sink.report(cx, lint, stmt, message, related, notes);
-            return;
-        }
-        Divergence::Branch(off) => off,
-    };
-    let mut related = vec![(
-        off.stmt,
-        if off.loop_exit {
-            "the loop's exit branch is here".to_string()
-        } else {
-            "the branch is here".to_string()
-        },
-    )];
-    for (s, why) in fa.uni.explain_branch(off.block, fa.body, &fa.vars, &fa.cfg) {
-        related.push((s, why));
-    }
-    let message = if off.loop_exit {
-        format!(
-            "{} is in a loop whose trip count is {} (exit branch at line {})",
-            req.what,
-            off.level.describe(),
-            fa.line(off.stmt)
-        )
-    } else {
-        format!(
-            "{} is under a branch at line {} whose condition is {}",
-            req.what,
-            fa.line(off.stmt),
-            off.level.describe()
-        )
-    };
-    let notes = vec![
-        format!(
-            "{spec}: {} must execute the same {}, so its control must be {}",
-            req.who,
-            rule.noun,
-            needed(req.allowed)
-        ),
-        rule.advice.clone(),
-    ];
-    sink.report(cx, lint, stmt, message, related, notes);
-}
-
-fn needed(level: U) -> &'static str {
-    match level {
-        U::Cluster => "uniform across the cluster",
-        U::Cta => "CTA-uniform",
-        U::Warp => "warp-uniform",
-        U::Thread => "anything",
     }
 }
 

@@ -24,9 +24,9 @@
 //! `if (i < n) { ... } __syncthreads();`.
 
 use super::aligned_barrier_divergence::requirement;
+use super::control::{Leaving, report_exits};
 use super::{Context, LintInfo, Sink};
 use crate::diagnostic::Level;
-use crate::uniformity::{Level as U, exit_branches};
 use phasegate_ptx::StmtId;
 
 /// `divergent_exit_before_barrier`: its name, default level (warn) and summary, as [`crate::LINTS`]
@@ -61,53 +61,6 @@ pub fn check(cx: &Context, sink: &mut Sink) {
                 ],
             },
             &mut reported,
-        );
-    }
-}
-
-/// How [`report_exits`] names those who leave and what it notes.
-pub(crate) struct Leaving {
-    /// `threads` or `lanes`.
-    pub who: &'static str,
-    /// The rule and the advice.
-    pub notes: [String; 2],
-}
-
-/// Reports to `sink`, as `lint` at `stmt` (described as `what`), every branch that lets threads
-/// leave the kernel before it under a condition less uniform than `allowed`, once per branch
-/// (`reported` holds the branches already reported).
-pub(crate) fn report_exits(
-    cx: &Context,
-    sink: &mut Sink,
-    lint: &LintInfo,
-    (stmt, what): (StmtId, &str),
-    allowed: U,
-    leaving: Leaving,
-    reported: &mut Vec<StmtId>,
-) {
-    let fa = cx.fa;
-    if !fa.dom.is_reached(fa.block(stmt)) {
-        return;
-    }
-    for off in exit_branches(fa, stmt, allowed) {
-        if reported.contains(&off.stmt) {
-            continue;
-        }
-        reported.push(off.stmt);
-        let mut related = vec![(off.stmt, format!("{} leave here", leaving.who))];
-        related.extend(fa.uni.explain_branch(off.block, fa.body, &fa.vars, &fa.cfg));
-        sink.report(
-            cx,
-            lint,
-            stmt,
-            format!(
-                "{} exit at line {} under a condition that is {} before {what}",
-                leaving.who,
-                fa.line(off.stmt),
-                off.level.describe()
-            ),
-            related,
-            leaving.notes.to_vec(),
         );
     }
 }

@@ -5,6 +5,7 @@ pub mod aligned_barrier_divergence;
 pub mod barrier_count;
 pub mod barrier_red_sync_mix;
 pub mod cluster_barrier_double_arrive;
+mod control;
 pub mod divergent_exit_before_barrier;
 pub mod mbarrier_missing_wait;
 pub mod mbarrier_parity_mismatch;

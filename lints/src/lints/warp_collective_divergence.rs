@@ -37,8 +37,7 @@
 //! Issue the instruction from every lane, under a condition on the warp (`%tid.x / 32`) or the
 //! warp group (`%tid.x / 128`); guard only what one lane must do alone.
 
-use super::aligned_barrier_divergence::{Requirement, Rule, divergence, report};
-use super::divergent_exit_before_barrier::{Leaving, report_exits};
+use super::control::{Leaving, Requirement, Rule, divergence, report, report_exits};
 use super::{Context, LintInfo, Sink};
 use crate::diagnostic::Level;
 use crate::uniformity::Level as U;
