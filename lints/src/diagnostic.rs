@@ -196,6 +196,57 @@ impl fmt::Display for WhyStep {
     }
 }
 
+/// A counterexample: one run of the kernel, under the launch it names, that breaks the rule of
+/// a finding. The analyzer found it by running the kernel in the simulator (the one executable
+/// definition of the barrier semantics), so it is an execution the PTX ISA allows, not a
+/// guess; a `deny` finding carries one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Witness {
+    /// The launch of the run, one line: block, cluster, the CTA it follows, the parameter
+    /// values it chose (`block 160, cluster 1, CTA (0, 0, 0); n = 65536`).
+    pub launch: String,
+    /// What replays the run in the simulator: `phasegate sim FILE --witness REPLAY`.
+    pub replay: String,
+    /// The events of the run that lead to the broken rule, in order; the last breaks it.
+    pub steps: Vec<WitnessStep>,
+    /// What the run takes for granted that the PTX does not say (the bytes of a tensor copy,
+    /// whose box is in a tensor map the PTX does not hold).
+    pub assumptions: Vec<String>,
+}
+
+/// One event of a [`Witness`]: which threads did what, where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WitnessStep {
+    /// The statement, in the function the step is in.
+    pub stmt: StmtId,
+    /// The function (entry or `.func`) the statement is in.
+    pub function: String,
+    /// Its position in PTX text (none when the module was not read from text).
+    pub span: Span,
+    /// Its source position from `.loc`, when the PTX has one.
+    pub source: Option<SourceLoc>,
+    /// The threads, lowercase: `thread 0 (warp 0)`, `warps 1-4 (128 threads)`.
+    pub who: String,
+    /// What happened, lowercase: ``arrive on `full[0]`: phase 0 completes``.
+    pub event: String,
+}
+
+impl fmt::Display for Witness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "witness: {}", self.launch)?;
+        for (i, s) in self.steps.iter().enumerate() {
+            write!(f, "\n  {:>2}. line {}: {}: {}", i + 1, s.span.line, s.who, s.event)?;
+        }
+        for a in &self.assumptions {
+            write!(f, "\n  assuming {a}")?;
+        }
+        if !self.replay.is_empty() {
+            write!(f, "\n  replay: phasegate sim --witness {}", self.replay)?;
+        }
+        Ok(())
+    }
+}
+
 /// One finding, located at a statement of a function of the module.
 ///
 /// `Display` writes it as `phasegate lint` does without source excerpts: the level, the lint,
@@ -249,6 +300,9 @@ pub struct Diagnostic {
     pub related: Vec<Related>,
     /// The source position from `.loc`, when the PTX has it.
     pub source: Option<SourceLoc>,
+    /// The run that proves the finding (every `deny` finding of a protocol rule has one); a
+    /// finding without one is at most a warning, and its notes say why it is unproven.
+    pub witness: Option<Witness>,
 }
 
 impl Default for Diagnostic {
@@ -263,6 +317,7 @@ impl Default for Diagnostic {
             notes: Vec::new(),
             related: Vec::new(),
             source: None,
+            witness: None,
         }
     }
 }
@@ -282,6 +337,9 @@ impl fmt::Display for Diagnostic {
         }
         for note in &self.notes {
             write!(f, "\n  = note: {note}")?;
+        }
+        if let Some(w) = &self.witness {
+            write!(f, "\n  = {}", w.to_string().replace('\n', "\n    "))?;
         }
         Ok(())
     }

@@ -173,6 +173,7 @@ fn check(paths: &[String], out: &mut String) -> u8 {
                 )],
                 related: Vec::new(),
                 source: None,
+                witness: None,
             })
             .collect();
         for d in &findings {

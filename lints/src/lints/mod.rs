@@ -262,6 +262,7 @@ impl<'a> Sink<'a> {
             notes,
             related,
             source,
+            witness: None,
         });
     }
 }
