@@ -22,12 +22,7 @@ fn lcg(n: usize, seed: u32, f: impl Fn(u32) -> f32) -> Vec<f32> {
         .collect()
 }
 
-fn run(
-    name: &str,
-    entry: &str,
-    launch: &Launch,
-    args: &mut [ArgValue],
-) -> phasegate_sim::Stats {
+fn run(name: &str, entry: &str, launch: &Launch, args: &mut [ArgValue]) -> phasegate_sim::Stats {
     match simulate_ptx(&fixture(name), entry, launch, args) {
         Ok(Outcome::Completed(stats)) => stats,
         Ok(Outcome::Finding(r)) => panic!("{name}: unexpected finding:\n{r}"),

@@ -6,8 +6,8 @@
 //! different copies, so it is an error rather than a silent difference.
 
 use super::{CudaError, check};
-use phasegate_sim::{Interleave, L2Promotion, OobFill, Swizzle, TensorMap};
 use cudarc::driver::sys;
+use phasegate_sim::{Interleave, L2Promotion, OobFill, Swizzle, TensorMap};
 use std::ffi::c_void;
 
 /// The driver's encoding of `map` (whose address is a device address), checked against ours.
