@@ -1,7 +1,7 @@
 //! Kernel arguments: the values a launch passes, and typed conversions from Rust values.
 
 use crate::struct_arg::StructArg;
-use crate::tensormap::{TensorMap, TensorMapSpec};
+use crate::tensormap::{TensorMap, TensorMapSpec, TensorSource};
 
 /// One kernel argument. A [`ArgValue::Buffer`] becomes a global allocation whose address is
 /// passed; the simulator copies its final contents back into the value.
@@ -46,16 +46,6 @@ pub struct TensorMapArg {
     /// Pass the 64-bit address of a 128-byte copy of the map in global memory (as a kernel
     /// that takes `const CUtensorMap*` wants) instead of the 128 bytes by value.
     pub in_global: bool,
-}
-
-/// The memory a tensor-map argument describes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TensorSource {
-    /// Buffer argument `i` of the same launch (`ArgValue::Buffer`).
-    Arg(usize),
-    /// A global buffer of its own (not a kernel parameter), whose final contents the run
-    /// copies back here.
-    Own(Vec<u8>),
 }
 
 impl TensorMapArg {
@@ -208,6 +198,12 @@ impl ArgValue {
 impl From<TensorMapArg> for ArgValue {
     fn from(a: TensorMapArg) -> ArgValue {
         ArgValue::TensorMap(Box::new(a))
+    }
+}
+
+impl From<StructArg> for ArgValue {
+    fn from(s: StructArg) -> ArgValue {
+        ArgValue::Struct(Box::new(s))
     }
 }
 

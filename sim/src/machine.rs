@@ -330,7 +330,7 @@ pub(crate) struct Machine<'a> {
     pub race: super::race::Race,
     pub asyncs: super::async_copy::AsyncState,
     /// This cluster's counts; the launch adds them up in cluster order.
-    pub stats: super::Stats,
+    pub stats: crate::outcome::Stats,
     pub trace: Option<&'a mut super::trace::Trace>,
     pub max_steps: u64,
     /// Thread-instructions of the clusters before this one: the step budget is the launch's.

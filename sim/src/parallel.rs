@@ -34,8 +34,10 @@ use super::overlay::{Footprint, GlobalMem, Overlay, PageMap};
 use super::report::Stop;
 use super::run::{ClusterRun, Totals, run_cluster, run_rest_in_order};
 use super::tma_state::TmaState;
-use super::{Launch, Outcome, SimError};
 use crate::decode::Program;
+use crate::error::SimError;
+use crate::launch::Launch;
+use crate::outcome::Outcome;
 use rayon::prelude::*;
 
 /// Whether a launch of `clusters` clusters runs in parallel: more than one cluster and more

@@ -1,7 +1,8 @@
 //! Findings: what a kernel did wrong, where (threads, PTX line, instruction), the state of the
 //! barriers involved, and the rule of the PTX ISA it broke.
 
-use super::Schedule;
+use crate::error::SimError;
+use crate::sched::Schedule;
 use std::fmt;
 
 /// The kind of a kernel fault. Each names one rule of the spec (see [`FindingKind::code`]).
@@ -287,7 +288,7 @@ impl fmt::Display for Report {
 #[derive(Debug)]
 pub(crate) enum Stop {
     Finding(Box<Report>),
-    Error(super::SimError),
+    Error(SimError),
     /// A speculative run of a cluster gave up: it polls global memory that a cluster it does
     /// not see may write (see `parallel`). The cluster runs again, in order.
     Abandon,
@@ -299,8 +300,8 @@ impl From<Report> for Stop {
     }
 }
 
-impl From<super::SimError> for Stop {
-    fn from(e: super::SimError) -> Stop {
+impl From<SimError> for Stop {
+    fn from(e: SimError) -> Stop {
         Stop::Error(e)
     }
 }

@@ -17,7 +17,10 @@ use super::sched::Schedule;
 use super::sched::Scheduler;
 use super::tma_state::TmaState;
 use super::trace::Trace;
-use super::{Launch, Outcome, SimError, Stats};
+use crate::error::SimError;
+use crate::launch::{Launch, check_block};
+use crate::outcome::{Outcome, Stats};
+use crate::tensormap::TensorSource;
 use phasegate_ptx::Module;
 
 /// Most threads in one cluster: vector clocks are quadratic in it.
@@ -248,7 +251,7 @@ fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
             "a block of {threads} threads; at most 1024"
         )));
     }
-    super::check_block(
+    check_block(
         "the kernel",
         prog.shape.reqntid,
         prog.shape.maxntid.map(volume),
@@ -371,12 +374,19 @@ fn place_args(
             )));
         }
         if let ArgValue::Struct(st) = a {
-            st.check(i, args)?;
+            let view: Vec<Result<usize, &'static str>> = args
+                .iter()
+                .map(|a| match a {
+                    ArgValue::Buffer(b) => Ok(b.len()),
+                    other => Err(other.kind_name()),
+                })
+                .collect();
+            st.check(i, &view)?;
         }
         // Tensor maps are checked before any buffer moves (buffers are 256-byte aligned: the
         // offset stands for the address).
         if let ArgValue::TensorMap(t) = a {
-            if let super::args::TensorSource::Arg(j) = t.tensor
+            if let TensorSource::Arg(j) = t.tensor
                 && !matches!(args.get(j), Some(ArgValue::Buffer(_)))
             {
                 return Err(SimError::Args(format!(
@@ -409,8 +419,8 @@ fn place_args(
         let data = match a {
             ArgValue::Buffer(data) => std::mem::take(data),
             ArgValue::TensorMap(t) => match &mut t.tensor {
-                super::args::TensorSource::Own(data) => std::mem::take(data),
-                super::args::TensorSource::Arg(_) => continue,
+                TensorSource::Own(data) => std::mem::take(data),
+                TensorSource::Arg(_) => continue,
             },
             _ => continue,
         };
@@ -427,8 +437,8 @@ fn place_args(
             ArgValue::Buffer(_) => base_of[i].expect("allocated").to_le_bytes().to_vec(),
             ArgValue::TensorMap(t) => {
                 let base = match t.tensor {
-                    super::args::TensorSource::Own(_) => base_of[i],
-                    super::args::TensorSource::Arg(j) => base_of[j],
+                    TensorSource::Own(_) => base_of[i],
+                    TensorSource::Arg(j) => base_of[j],
                 };
                 let mut map = t.map.clone();
                 map.address = base.expect("checked: a buffer") + t.offset;
@@ -462,7 +472,7 @@ fn return_buffers(
         let data = std::mem::take(&mut mem.global.buffers[b].bytes);
         match &mut args[i] {
             ArgValue::Struct(st) => st.buffers[k.expect("a struct's buffer")].data = data,
-            ArgValue::TensorMap(t) => t.tensor = super::args::TensorSource::Own(data),
+            ArgValue::TensorMap(t) => t.tensor = TensorSource::Own(data),
             other => *other = ArgValue::Buffer(data),
         }
     }

@@ -8,8 +8,8 @@
 //! "the 8 bytes at offset X are the address of buffer K (+ D)" or "the `CUtensorMap` at offset
 //! Y is over buffer K (+ D)" (decoded, its global address rebased, re-encoded).
 
+use crate::error::SimError;
 use crate::tensormap::TensorMap;
-use crate::{ArgValue, SimError};
 use std::path::Path;
 
 /// A by-value struct parameter: its bytes, the buffers it addresses and where it holds their
@@ -61,7 +61,7 @@ pub enum RelocKind {
 pub enum RelocTarget {
     /// The struct's own buffer `k` ([`StructArg::buffers`]).
     Own(usize),
-    /// Buffer argument `i` of the same launch ([`ArgValue::Buffer`]).
+    /// Buffer argument `i` of the same launch ([`ArgValue::Buffer`](crate::ArgValue::Buffer)).
     Arg(usize),
 }
 
@@ -229,8 +229,14 @@ impl StructArg {
 
     /// Checks the relocations against the bytes and the launch's arguments (this is argument
     /// `index`): in bounds, tensor maps 64-byte aligned and decodable, none overlapping,
-    /// targets that exist and are buffers, offsets into them in bounds.
-    pub(crate) fn check(&self, index: usize, args: &[ArgValue]) -> Result<(), SimError> {
+    /// targets that exist and are buffers, offsets into them in bounds. `args` are the launch's
+    /// arguments as a struct sees them: a buffer's length, or the kind of a value that is not a
+    /// buffer ([`ArgValue::kind_name`](crate::ArgValue::kind_name)).
+    pub(crate) fn check(
+        &self,
+        index: usize,
+        args: &[Result<usize, &'static str>],
+    ) -> Result<(), SimError> {
         let fail = |e: String| Err(SimError::Args(format!("argument {index} (struct): {e}")));
         let mut spans: Vec<(usize, usize, &Reloc)> = Vec::new();
         for r in &self.relocs {
@@ -264,12 +270,9 @@ impl StructArg {
                     }
                 },
                 RelocTarget::Arg(j) => match args.get(j) {
-                    Some(ArgValue::Buffer(b)) => b.len(),
-                    Some(other) => {
-                        return fail(format!(
-                            "{what}: argument {j} is a {}, not a buffer",
-                            other.kind_name()
-                        ));
+                    Some(Ok(len)) => *len,
+                    Some(Err(kind)) => {
+                        return fail(format!("{what}: argument {j} is a {kind}, not a buffer"));
                     }
                     None => {
                         return fail(format!(
@@ -349,10 +352,4 @@ fn number(text: &str) -> Result<u64, String> {
         None => text.parse(),
     };
     parsed.map_err(|_| format!("`{text}` is not a number (decimal or 0x...)"))
-}
-
-impl From<StructArg> for ArgValue {
-    fn from(s: StructArg) -> ArgValue {
-        ArgValue::Struct(Box::new(s))
-    }
 }

@@ -647,6 +647,16 @@ impl TensorMap {
 }
 
 /// A tensor map and its tensor, as the command line gives them:
+/// The memory a tensor-map argument describes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorSource {
+    /// Buffer argument `i` of the same launch ([`ArgValue::Buffer`](crate::ArgValue::Buffer)).
+    Arg(usize),
+    /// A global buffer of its own (not a kernel parameter), whose final contents the run
+    /// copies back here.
+    Own(Vec<u8>),
+}
+
 /// `TENSOR:TYPE:DIMS:STRIDES:BOX[:OPTION]...` (after `tmap:`), e.g.
 /// `1:f16:100x50:-:64x8:swizzle=128`.
 ///
@@ -664,7 +674,7 @@ impl TensorMap {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorMapSpec {
     /// `TENSOR`: a buffer argument, or a buffer of its own.
-    pub tensor: crate::TensorSource,
+    pub tensor: TensorSource,
     /// `offset=`: bytes into the tensor's buffer where the map's tensor starts.
     pub offset: u64,
     /// The map, with address 0 until the launch.
@@ -693,17 +703,17 @@ impl TensorMapSpec {
             ));
         }
         let tensor = match parts[0].split_once('=') {
-            Some(("zero", n)) => crate::TensorSource::Own(vec![
+            Some(("zero", n)) => TensorSource::Own(vec![
                 0;
                 n.parse().map_err(|_| {
                     TensorMapError(format!("zero=`{n}` is not a byte count"))
                 })?
             ]),
-            Some(("file", path)) => crate::TensorSource::Own(
+            Some(("file", path)) => TensorSource::Own(
                 std::fs::read(path)
                     .map_err(|e| TensorMapError(format!("cannot read `{path}`: {e}")))?,
             ),
-            _ => crate::TensorSource::Arg(parts[0].parse().map_err(|_| {
+            _ => TensorSource::Arg(parts[0].parse().map_err(|_| {
                 TensorMapError(format!(
                     "`{}` is neither a buffer argument index, zero=N nor file=PATH",
                     parts[0]
@@ -1044,13 +1054,13 @@ mod tests {
     #[test]
     fn specs() {
         let s = TensorMapSpec::parse("1:f16:100x50:-:64x8:swizzle=128:oob=nan").unwrap();
-        assert_eq!(s.tensor, crate::TensorSource::Arg(1));
+        assert_eq!(s.tensor, TensorSource::Arg(1));
         assert_eq!(s.map.strides[0], 208);
         assert_eq!(s.map.swizzle, Swizzle::B128);
         assert!(TensorMapSpec::parse("1:f16:100x50:-:65x8").is_err());
         assert!(TensorMapSpec::parse("1:u32:100x50:-:64x8:oob=nan").is_err());
         let s = TensorMapSpec::parse("zero=4800:f32:40x30:160:16x8:estride=1x2:global").unwrap();
-        assert_eq!(s.tensor, crate::TensorSource::Own(vec![0; 4800]));
+        assert_eq!(s.tensor, TensorSource::Own(vec![0; 4800]));
         assert_eq!(s.map.element_strides[..2], [1, 2]);
         assert!(s.in_global);
     }

@@ -23,7 +23,7 @@ pub(crate) mod tensor;
 use names::{FnCx, Sym};
 pub(crate) use ops::*;
 
-use crate::SimError;
+use crate::error::SimError;
 use crate::memory::{self, Global, SHARED_BASE};
 use phasegate_ptx::{
     Directive, Function, Initializer, Instruction, Item, Labels, Module, Operand, SpecialReg,

@@ -481,7 +481,7 @@ mod tests {
             files.sort();
             for path in files {
                 let text = std::fs::read_to_string(&path).expect("ptx");
-                let module = crate::parse(&text).expect("parses");
+                let module = phasegate_ptx::parse(&text).expect("parses");
                 for f in module.entries() {
                     let prog = decode(&module, &f.name).expect("decodes");
                     for (op, site) in prog.ops.iter().zip(&prog.sites) {

@@ -21,8 +21,8 @@ pub(crate) mod tensor;
 mod timeline;
 mod tma;
 
-use super::SimError;
 use super::decode::{Kind, Op};
+use super::error::SimError;
 use super::machine::Machine;
 use super::report::{FindingKind, Report};
 use super::sched::{Action, Scheduler};

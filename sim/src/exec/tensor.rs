@@ -862,7 +862,7 @@ impl Machine<'_> {
             let d = Desc::parse(m.uniform(w, pc, s, what, WGMMA_SPEC)?);
             if d.base_offset != 0 && d.swizzle != 0 {
                 let site = &m.prog.sites[pc as usize];
-                return Err(crate::SimError::Unsupported {
+                return Err(crate::error::SimError::Unsupported {
                     function: m.prog.funcs[site.func as usize].name.clone(),
                     line: site.line,
                     instruction: site.text.to_string(),

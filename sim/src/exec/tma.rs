@@ -16,7 +16,9 @@ use super::Step;
 use super::float::cvt;
 use crate::async_copy::AsyncKind;
 use crate::barrier::mbarrier::Actor;
+use crate::decode::TmaOp;
 use crate::decode::*;
+use crate::error::SimError;
 use crate::machine::Machine;
 use crate::memory::{GlobalLoc, SHARED_BASE};
 use crate::memory::{load_le, store_le};
@@ -26,7 +28,6 @@ use crate::state::{Res, lanes};
 use crate::tensor_copy::TensorCopy;
 use crate::tensormap::{self, Interleave, TensorMap, TmaDataType};
 use crate::tma_state::Unfenced;
-use crate::{SimError, decode::TmaOp};
 
 const COPY_SPEC: &str = "§9.7.9.25.5.2 (cp.async.bulk.tensor)";
 const REDUCE_SPEC: &str = "§9.7.9.25.5.3 (cp.reduce.async.bulk.tensor)";
