@@ -49,6 +49,7 @@
 mod args;
 mod async_copy;
 pub mod barrier;
+mod cluster;
 mod deadlock;
 mod decode;
 mod error;

@@ -29,10 +29,10 @@
 //! stats, warnings, findings (with their instruction counts and replay schedule) are those of
 //! the sequential run, for 1 thread or 16. Only the time taken changes.
 
+use super::cluster::{ClusterRun, Totals, run_cluster, run_rest_in_order};
 use super::machine::{ClusterMem, LaunchMem, Shape, volume};
 use super::overlay::{Footprint, GlobalMem, Overlay, PageMap};
 use super::report::Stop;
-use super::run::{ClusterRun, Totals, run_cluster, run_rest_in_order};
 use super::tma_state::TmaState;
 use crate::decode::Program;
 use crate::error::SimError;
