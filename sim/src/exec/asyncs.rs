@@ -237,7 +237,7 @@ fn combine(dst: &mut [u8], data: &[u8], reduce: Option<(AtomOp, MemTy)>) {
     };
     let n = ty.bytes() as usize;
     for (d, x) in dst.chunks_exact_mut(n).zip(data.chunks_exact(n)) {
-        let new = crate::exec::atomic_value(op, ty, load_le(d), load_le(x), 0);
+        let new = super::mem::atomic_value(op, ty, load_le(d), load_le(x), 0);
         store_le(d, new);
     }
 }

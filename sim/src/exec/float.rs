@@ -5,7 +5,7 @@
 //! `.ftz` flushes subnormal inputs and results to sign-preserving zero; `.sat` clamps to
 //! [0, 1] with NaN → 0.
 
-use super::alu::{map1, map2, map3};
+use super::map::{map1, map2, map3};
 use crate::decode::*;
 use crate::state::lanes;
 

@@ -28,7 +28,7 @@ pub(crate) fn converted_nan(v: f64, f: Fmt) -> u32 {
     }
 }
 
-use super::alu::{map1, map2, map3};
+use super::map::{map1, map2, map3};
 use crate::decode::half::{Fmt, HArith, HalfOp};
 
 struct Params {

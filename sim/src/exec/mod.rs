@@ -12,10 +12,11 @@ mod collective;
 mod fast;
 mod float;
 pub(crate) mod half;
+mod map;
 mod mbar;
 mod mem;
-pub(crate) use mem::atomic_value;
 mod sites;
+mod step;
 mod sync;
 pub(crate) mod tensor;
 mod timeline;
@@ -27,6 +28,7 @@ use super::machine::Machine;
 use super::report::{FindingKind, Report};
 use super::sched::{Action, Scheduler};
 use super::state::{Block, Res, lanes};
+use step::Step;
 
 /// How a group's run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -485,13 +487,6 @@ impl Machine<'_> {
         }
         r.into()
     }
-}
-
-/// What an op did to its group.
-pub(crate) enum Step {
-    Next,
-    /// End the slice; the given lanes blocked (the rest continue at the next op).
-    Yield(u32),
 }
 
 /// The lowest-pc group of a warp's ready threads, and the next higher program counter.

@@ -1,7 +1,7 @@
 //! Dispatch of everything that is not register arithmetic or control flow: memory, barriers,
 //! mbarriers, fences and the issue of asynchronous copies.
 
-use super::Step;
+use super::step::Step;
 use crate::async_copy::{AsyncKind, From};
 use crate::decode::*;
 use crate::machine::Machine;

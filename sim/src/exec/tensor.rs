@@ -28,7 +28,7 @@
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
-use super::Step;
+use super::step::Step;
 use crate::decode::half::Fmt;
 use crate::decode::tensor::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
 use crate::decode::*;

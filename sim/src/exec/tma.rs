@@ -12,8 +12,8 @@
 //! coordinates must not be negative (both raise an illegal-instruction error), and the
 //! shared-memory box must be 128-byte aligned (a misaligned-address error).
 
-use super::Step;
 use super::float::cvt;
+use super::step::Step;
 use crate::async_copy::AsyncKind;
 use crate::barrier::mbarrier::Actor;
 use crate::decode::TmaOp;
@@ -92,10 +92,10 @@ fn reduce_element(op: AtomOp, t: TmaDataType, old: u64, x: u64) -> u64 {
             cvt(r.to_bits() as u64, f32t, half, Rnd::Rn, false, false)
         }
         TmaDataType::F32 | TmaDataType::F32Ftz | TmaDataType::Tf32 | TmaDataType::Tf32Ftz => {
-            super::atomic_value(op, MemTy::F32, old, x, 0)
+            super::mem::atomic_value(op, MemTy::F32, old, x, 0)
         }
-        TmaDataType::F64 => super::atomic_value(op, MemTy::F64, old, x, 0),
-        int => super::atomic_value(
+        TmaDataType::F64 => super::mem::atomic_value(op, MemTy::F64, old, x, 0),
+        int => super::mem::atomic_value(
             op,
             MemTy::Int(IntTy {
                 bits: (int.bytes() * 8) as u8,
