@@ -5,7 +5,7 @@
 //! phase and waits only after arriving: both are checked. `.release` arrivals (the default)
 //! and `.acquire` waits order memory; a `.relaxed` arrive releases only after a fence.
 
-use super::{At, Violation};
+use super::violation::{At, Violation};
 use crate::race::{Clock, Race};
 use crate::report::FindingKind;
 use crate::state::lanes;

@@ -9,7 +9,8 @@
 //! before an arrive-on of the subsequent phase" (§9.7.13.15.4) as a happens-before rule: a
 //! successful wait by *any* thread that happens before the arrive counts.
 
-use super::{At, Violation};
+pub(crate) use super::violation::Actor;
+use super::violation::{At, Violation};
 use crate::decode::MbarOp;
 use crate::race::{Clock, Race, join_into};
 use crate::report::FindingKind;
@@ -83,18 +84,6 @@ pub(crate) fn op_name(op: MbarOp) -> &'static str {
         MbarOp::TestWait { .. } => "mbarrier.test_wait",
         MbarOp::TryWait { .. } => "mbarrier.try_wait",
     }
-}
-
-/// Who performs an arrive-on or complete-tx: a thread, or an async operation issued by one.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Actor {
-    pub warp: u32,
-    pub lane: u32,
-    pub pc: u32,
-    /// Whether the actor is the async proxy (an operation the thread issued).
-    pub async_op: bool,
-    /// Simulated time of the operation.
-    pub time: u64,
 }
 
 /// How reports name an mbarrier (`mbarrier `full` of cta (0, 0, 0)`); made only for a report.

@@ -9,7 +9,7 @@
 //! `.arrive` (nor `.red` of another operation), an aligned count-less barrier executed at one
 //! instruction by the whole CTA, and no thread arriving twice in a phase.
 
-use super::{At, Violation};
+use super::violation::{At, Violation};
 use crate::decode::BarAction;
 use crate::race::{Clock, Race};
 use crate::report::FindingKind;
