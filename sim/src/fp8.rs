@@ -8,7 +8,7 @@
 //! (The `float8` crate was the candidate; its `is_nan`/`is_infinite` misclassify finite
 //! codes — 448 is "infinite" — so these small types stand in.)
 
-use crate::decode::half::Fmt as NarrowFormat;
+use crate::decode::Fmt as NarrowFormat;
 use crate::exec::half::{decode as narrow_decode, encode as narrow_encode};
 use std::cmp::Ordering;
 use std::fmt;

@@ -2,7 +2,7 @@
 //! yet complete, which registers they hold, and each warpgroup's log of issued wgmma (kept as
 //! data here, so `machine` owns it without naming the instructions in `exec::tensor`).
 
-use crate::decode::tensor::Elem;
+use crate::decode::Elem;
 use crate::race::Clock;
 use std::collections::{HashMap, VecDeque};
 

@@ -4,20 +4,11 @@
 //! variables have fixed offsets in the thread's parameter frame. That is only sound without
 //! recursion, so a call on a cycle of the call graph is [`Kind::Unsupported`].
 
-use super::ModCx;
-use super::names::{FnCx, Sym};
+use super::context::{FrameLayout, ModCx, Sym, var_bytes};
+use super::names::FnCx;
 use super::ops::*;
 use phasegate_ptx::{Function, Instruction, Module, Opcode, Operand};
 use std::collections::HashMap;
-
-/// A function's formal parameters in the frame.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct FrameLayout {
-    /// Parameter and return-parameter names with their frame offsets.
-    pub names: Vec<(String, Sym)>,
-    pub params: Vec<(u32, u32)>,
-    pub rets: Vec<(u32, u32)>,
-}
 
 fn callee_name(inst: &Instruction) -> Option<&str> {
     inst.operands.iter().find_map(|op| match op {
@@ -101,9 +92,7 @@ pub(crate) fn layout_frames(cx: &mut ModCx) {
                 for d in decls {
                     let align = d.align.unwrap_or(d.ty.size()).max(1);
                     let offset = cx.prog.frame_bytes.div_ceil(align).saturating_mul(align);
-                    let size = super::var_bytes(d)
-                        .unwrap_or(u64::MAX)
-                        .min(u32::MAX as u64 / 2) as u32;
+                    let size = var_bytes(d).unwrap_or(u64::MAX).min(u32::MAX as u64 / 2) as u32;
                     cx.prog.frame_bytes = offset.saturating_add(size);
                     layout.names.push((
                         d.name.clone(),

@@ -8,116 +8,37 @@
 //! becomes [`Kind::Unsupported`]: the run stops with its name and line only if a thread
 //! reaches it, so that a kernel with, say, a `printf` on a path the launch never takes still
 //! runs.
+//!
+//! Each file imports only files below it: `ops` (the op types: their `parts`, the op families
+//! `tma`, `tensor` and `half`, then [`Kind`]); `program` (what decoding produces); `context`
+//! (module-wide state, what a name denotes, variable sizes); `names` (a function's scopes and
+//! immediates); the decoders of instruction families (`alu`, `mem` over it, `tma` over `mem`,
+//! `sync` over both, `tensor`, `half`, and `calls`); and this file, which drives them.
 
 mod alu;
 mod calls;
-pub(crate) mod half;
+mod context;
+mod half;
 mod mem;
 mod names;
-pub(crate) mod ops;
+mod ops;
+mod program;
 mod sync;
+mod tensor;
 mod tma;
-pub(crate) use tma::TmaOp;
-pub(crate) mod tensor;
 
-use names::{FnCx, Sym};
 pub(crate) use ops::*;
+pub(crate) use program::{EntryShape, FuncInfo, KernelParam, Program, Site};
+
+use context::{ModCx, Sym, place_shared, var_bytes};
+use names::{FnCx, init_bytes};
 
 use crate::error::SimError;
-use crate::memory::{self, Global, SHARED_BASE};
+use crate::memory::{Global, SHARED_BASE};
 use phasegate_ptx::{
-    Directive, Function, Initializer, Instruction, Item, Labels, Module, Operand, SpecialReg,
-    StateSpace, Statement, StmtId, VarDecl,
+    Directive, Function, Instruction, Item, Labels, Module, Operand, StateSpace, Statement, StmtId,
 };
 use std::collections::HashMap;
-
-/// Where an op came from, for reports.
-#[derive(Clone, Debug)]
-pub(crate) struct Site {
-    pub func: u32,
-    /// 1-based PTX line, 0 when the module was not read from text.
-    pub line: u32,
-    pub text: Box<str>,
-}
-
-#[derive(Clone, Debug)]
-pub(crate) struct FuncInfo {
-    pub name: String,
-    pub first_op: u32,
-}
-
-/// One parameter of the entry.
-#[derive(Clone, Debug)]
-pub(crate) struct KernelParam {
-    pub name: String,
-    pub offset: u32,
-    pub size: u32,
-    /// The declared type (`u64` for pointers, `b8` for byte arrays).
-    pub ty: phasegate_ptx::ScalarType,
-}
-
-/// Launch-shape directives of the entry.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct EntryShape {
-    pub reqntid: Option<(u32, u32, u32)>,
-    pub maxntid: Option<(u32, u32, u32)>,
-    pub reqnctapercluster: Option<(u32, u32, u32)>,
-    pub explicit_cluster: bool,
-}
-
-/// A decoded module, ready to launch one entry.
-#[derive(Clone, Debug)]
-pub(crate) struct Program {
-    pub ops: Vec<Op>,
-    pub sites: Vec<Site>,
-    /// Ops that some branch targets: warps re-merge diverged threads there.
-    pub is_target: Vec<bool>,
-    pub funcs: Vec<FuncInfo>,
-    pub entry_pc: u32,
-    pub reg_bits: Vec<u8>,
-    pub reg_names: Vec<String>,
-    /// Special registers that have a slot, filled per thread at launch.
-    pub sregs: Vec<(SpecialReg, u32)>,
-    pub kernel_params: Vec<KernelParam>,
-    pub kernel_param_bytes: u32,
-    /// Bytes of each thread's `.param` frame (`.func` parameters, call-sequence variables).
-    pub frame_bytes: u32,
-    pub local_bytes: u32,
-    /// Static shared bytes (from [`SHARED_BASE`]) and where dynamic shared memory begins.
-    pub shared_static_end: u32,
-    pub dynamic_shared_align: u32,
-    /// Module `.global` / `.const` variables, already placed.
-    pub global: Global,
-    pub shape: EntryShape,
-    /// The slot of the carry flag (`add.cc`, `addc`, ...).
-    pub carry: u32,
-    /// Shared variables with their offsets and sizes, for reports.
-    pub shared_vars: Vec<(String, u32, u32)>,
-}
-
-impl Program {
-    pub(crate) fn nregs(&self) -> usize {
-        self.reg_bits.len()
-    }
-    /// Where dynamic shared memory starts (`extern .shared` arrays). In 64 bits: static
-    /// shared memory near 4 GiB (which the launch then rejects) must not wrap around.
-    pub(crate) fn dynamic_shared_offset(&self) -> u64 {
-        let align = self.dynamic_shared_align.max(1) as u64;
-        (self.shared_static_end as u64).div_ceil(align) * align
-    }
-}
-
-/// Module-wide decoding state.
-pub(crate) struct ModCx<'m> {
-    pub module: &'m Module,
-    pub globals: HashMap<String, Sym>,
-    pub func_index: HashMap<String, u32>,
-    /// Per function: its formal parameters and return parameters in the frame.
-    pub frames: Vec<calls::FrameLayout>,
-    pub reachable: Vec<&'m Function>,
-    pub recursive: Vec<String>,
-    pub prog: Program,
-}
 
 /// Decodes `entry` of `module` and every function it calls.
 pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> {
@@ -208,45 +129,6 @@ fn entry_shape(directives: &[Directive]) -> EntryShape {
     shape
 }
 
-/// The largest variable the simulator allocates (1 GiB).
-const MAX_VAR_BYTES: u64 = 1 << 30;
-
-/// Bytes of a declared variable; `[]` counts as zero; `None` when the size overflows.
-pub(crate) fn var_bytes(decl: &VarDecl) -> Option<u64> {
-    let elem = decl.ty.size() as u64 * decl.vector.unwrap_or(1) as u64;
-    decl.array
-        .iter()
-        .try_fold(elem, |acc, d| acc.checked_mul(d.unwrap_or(0)))
-}
-
-/// Bytes of a variable's initializer, when it has one the simulator can evaluate.
-fn init_bytes(decl: &VarDecl) -> Option<Vec<u8>> {
-    let size = var_bytes(decl).filter(|&s| s <= MAX_VAR_BYTES)? as usize;
-    let mut bytes = vec![0u8; size];
-    let Some(init) = &decl.init else {
-        return Some(bytes);
-    };
-    let mut values = Vec::new();
-    fn flatten<'a>(i: &'a Initializer, out: &mut Vec<&'a Operand>) {
-        match i {
-            Initializer::Scalar(op) => out.push(op),
-            Initializer::List(items) => items.iter().for_each(|x| flatten(x, out)),
-        }
-    }
-    flatten(init, &mut values);
-    let elem = (decl.ty.size() as usize).max(1);
-    for (i, v) in values.into_iter().enumerate() {
-        let Operand::Imm(imm) = v else { return None };
-        let bits = names::imm_bits(*imm, names::ValTy::of_scalar(decl.ty));
-        let at = i * elem;
-        if at + elem > size {
-            return None;
-        }
-        memory::store_le(&mut bytes[at..at + elem], bits);
-    }
-    Some(bytes)
-}
-
 /// Places module-scope `.global`, `.const` and `.shared` variables.
 fn module_vars(cx: &mut ModCx) -> Result<(), SimError> {
     for item in &cx.module.items {
@@ -288,28 +170,6 @@ fn module_vars(cx: &mut ModCx) -> Result<(), SimError> {
         }
     }
     Ok(())
-}
-
-/// Gives a `.shared` variable its offset in every CTA's shared window; `extern` arrays
-/// without a size are the dynamic shared memory.
-pub(crate) fn place_shared(prog: &mut Program, decl: &VarDecl) -> Sym {
-    let align = decl.align.unwrap_or(decl.ty.size()).max(1);
-    let size = var_bytes(decl).unwrap_or(u64::MAX).min(u32::MAX as u64);
-    let dynamic = decl.array.iter().any(|d| d.is_none());
-    if dynamic {
-        prog.dynamic_shared_align = prog.dynamic_shared_align.max(align);
-        prog.shared_vars.push((decl.name.clone(), u32::MAX, 0));
-        return Sym::DynamicShared;
-    }
-    let offset = prog.shared_static_end.div_ceil(align).saturating_mul(align);
-    prog.shared_static_end = offset.saturating_add(size as u32);
-    prog.shared_vars
-        .push((decl.name.clone(), offset, size as u32));
-    Sym::Var {
-        space: Space::Shared,
-        addr: offset as u64,
-        size,
-    }
 }
 
 fn kernel_params(cx: &mut ModCx, func: &Function) -> Result<(), SimError> {
@@ -477,5 +337,58 @@ fn dispatch(
         O::Other(name) if tensor::claims(name) => tensor::decode(fcx, inst),
         _ if half::claims(inst) => half::decode(fcx, inst),
         _ => alu::decode(fcx, inst),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kind, decode};
+
+    /// Every instruction of the real-world corpus (Triton 3.9 and nvcc/CUTLASS, sm_80 and
+    /// sm_90a) that is a tensor-core instruction or a half-precision conversion or arithmetic
+    /// decodes: none is left for a run to stop at.
+    #[test]
+    fn the_corpus_tensor_and_half_instructions_decode() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/realworld");
+        let mut unsupported = Vec::new();
+        let mut seen = 0;
+        for dir in ["triton", "cutlass"] {
+            let mut files: Vec<_> = std::fs::read_dir(format!("{root}/{dir}"))
+                .expect("corpus")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
+                .collect();
+            files.sort();
+            for path in files {
+                let text = std::fs::read_to_string(&path).expect("ptx");
+                let module = phasegate_ptx::parse(&text).expect("parses");
+                for f in module.entries() {
+                    let prog = decode(&module, &f.name).expect("decodes");
+                    for (op, site) in prog.ops.iter().zip(&prog.sites) {
+                        let name = site
+                            .text
+                            .split_whitespace()
+                            .find(|t| !t.starts_with('@'))
+                            .unwrap_or("");
+                        let tensor = ["ldmatrix", "stmatrix", "mma", "wgmma"]
+                            .contains(&name.split('.').next().unwrap_or(""));
+                        let half = name.split('.').any(|m| {
+                            ["f16", "f16x2", "bf16", "bf16x2", "e4m3x2", "e5m2x2"].contains(&m)
+                        });
+                        if !(tensor || half) {
+                            continue;
+                        }
+                        seen += 1;
+                        if let Kind::Unsupported(why) = &op.kind {
+                            unsupported.push(format!("{}: {why}", path.display()));
+                        }
+                    }
+                }
+            }
+        }
+        unsupported.sort();
+        unsupported.dedup();
+        assert!(seen > 1000, "{seen} instructions");
+        assert!(unsupported.is_empty(), "{}", unsupported.join("\n"));
     }
 }

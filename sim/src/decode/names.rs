@@ -1,29 +1,13 @@
 //! Name resolution while decoding a function: `{ }` scopes of registers and variables,
 //! special registers, immediates in the bit pattern of an instruction's type.
 
+use super::context::{MAX_VAR_BYTES, ModCx, Sym, place_shared, var_bytes};
 use super::ops::*;
-use super::{ModCx, place_shared};
+use crate::memory;
 use phasegate_ptx::{
-    Address, AddressBase, Imm, Operand, ScalarType, SpecialReg, StateSpace, VarDecl,
+    Address, AddressBase, Imm, Initializer, Operand, ScalarType, SpecialReg, StateSpace, VarDecl,
 };
 use std::collections::HashMap;
-
-/// What a name denotes inside a function.
-#[derive(Clone, Debug)]
-pub(crate) enum Sym {
-    Reg(u32),
-    /// A variable: its address in `space` (shared offset, local offset, frame or kernel
-    /// parameter offset, global address) and size.
-    Var {
-        space: Space,
-        addr: u64,
-        size: u64,
-    },
-    /// An `extern .shared` array without size: the dynamic shared memory.
-    DynamicShared,
-    /// Something the simulator cannot give an address (an initializer it cannot evaluate).
-    Opaque(String),
-}
 
 /// The type an operand is read as, for immediates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,9 +173,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
             StateSpace::Local => {
                 let align = decl.align.unwrap_or(decl.ty.size()).max(1) as u64;
                 let offset = (self.cx.prog.local_bytes as u64).div_ceil(align) * align;
-                let size = super::var_bytes(decl)
-                    .unwrap_or(u64::MAX)
-                    .min(u32::MAX as u64);
+                let size = var_bytes(decl).unwrap_or(u64::MAX).min(u32::MAX as u64);
                 self.cx.prog.local_bytes = (offset + size).min(u32::MAX as u64) as u32;
                 Sym::Var {
                     space: Space::Local,
@@ -207,9 +189,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                     .frame_bytes
                     .div_ceil(align)
                     .saturating_mul(align);
-                let size = super::var_bytes(decl)
-                    .unwrap_or(u64::MAX)
-                    .min(u32::MAX as u64 / 2);
+                let size = var_bytes(decl).unwrap_or(u64::MAX).min(u32::MAX as u64 / 2);
                 self.cx.prog.frame_bytes = offset.saturating_add(size as u32);
                 Sym::Var {
                     space: Space::FrameParam,
@@ -217,7 +197,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
                     size,
                 }
             }
-            StateSpace::Global | StateSpace::Const => match super::init_bytes(decl) {
+            StateSpace::Global | StateSpace::Const => match init_bytes(decl) {
                 Some(bytes) => {
                     let size = bytes.len() as u64;
                     let addr = self.cx.prog.global.alloc(
@@ -400,4 +380,32 @@ impl<'a, 'm> FnCx<'a, 'm> {
 /// halves): those are decoded as reads of the simulated time, never given a slot.
 pub(crate) fn is_timer_name(name: &str) -> bool {
     SpecialReg::from_name(name).is_some_and(SpecialReg::is_timer)
+}
+
+/// Bytes of a variable's initializer, when it has one the simulator can evaluate.
+pub(crate) fn init_bytes(decl: &VarDecl) -> Option<Vec<u8>> {
+    let size = var_bytes(decl).filter(|&s| s <= MAX_VAR_BYTES)? as usize;
+    let mut bytes = vec![0u8; size];
+    let Some(init) = &decl.init else {
+        return Some(bytes);
+    };
+    let mut values = Vec::new();
+    fn flatten<'a>(i: &'a Initializer, out: &mut Vec<&'a Operand>) {
+        match i {
+            Initializer::Scalar(op) => out.push(op),
+            Initializer::List(items) => items.iter().for_each(|x| flatten(x, out)),
+        }
+    }
+    flatten(init, &mut values);
+    let elem = (decl.ty.size() as usize).max(1);
+    for (i, v) in values.into_iter().enumerate() {
+        let Operand::Imm(imm) = v else { return None };
+        let bits = imm_bits(*imm, ValTy::of_scalar(decl.ty));
+        let at = i * elem;
+        if at + elem > size {
+            return None;
+        }
+        memory::store_le(&mut bytes[at..at + elem], bits);
+    }
+    Some(bytes)
 }

@@ -358,9 +358,9 @@ fn f16_to_f32(h: u16) -> f32 {
 /// f64 the NaN an H100's f64 conversion gives ([`super::half::converted_nan`]).
 fn float_to_half(v: f64, to: CvtTy, from_f64: bool) -> u64 {
     let fmt = if to == CvtTy::Bf16 {
-        crate::decode::half::Fmt::Bf16
+        crate::decode::Fmt::Bf16
     } else {
-        crate::decode::half::Fmt::F16
+        crate::decode::Fmt::F16
     };
     if v.is_nan() && from_f64 {
         return super::half::converted_nan(v, fmt) as u64;

@@ -29,7 +29,7 @@ pub(crate) fn converted_nan(v: f64, f: Fmt) -> u32 {
 }
 
 use super::map::{map1, map2, map3};
-use crate::decode::half::{Fmt, HArith, HalfOp};
+use crate::decode::{Fmt, HArith, HalfOp};
 
 struct Params {
     exp_bits: u32,

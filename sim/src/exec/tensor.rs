@@ -29,9 +29,9 @@
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
 use super::step::Step;
-use crate::decode::half::Fmt;
-use crate::decode::tensor::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
+use crate::decode::Fmt;
 use crate::decode::*;
+use crate::decode::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
 use crate::machine::{Machine, Res};
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
@@ -314,7 +314,7 @@ fn kind_regs(kind: &Kind) -> Vec<u32> {
         }
         Kind::CpAsyncMbarArrive { addr, .. } => s(&addr.base),
         Kind::Half(op) => {
-            use crate::decode::half::HalfOp;
+            use crate::decode::HalfOp;
             match op {
                 HalfOp::FromF32 { d, a, b, .. } => {
                     regs.push(*d);
@@ -1014,7 +1014,7 @@ mod tests {
     fn fragment_layouts_cover_their_matrices() {
         for (k, bits) in [(16, 16), (8, 16), (8, 32), (4, 32), (32, 8), (16, 8)] {
             let per = 32 / bits;
-            let (ar, br) = crate::decode::tensor::frag_regs(
+            let (ar, br) = crate::decode::frag_regs(
                 k,
                 match bits {
                     16 => Elem::F16,
