@@ -24,11 +24,27 @@
 //! - `tensor_state`: the wgmma operations in flight per warp and each warpgroup's issue log;
 //! - `state`: the little types both sides use (`Block`, `Res`, lane masks).
 //!
+//! No file imports a file that imports it back, and this one only declares modules and
+//! re-exports; each layer below imports only layers under it:
+//!
 //! ```text
-//! exec/*, deadlock, run, parallel --> machine --> barrier, async_copy, trace, tma_state,
-//!                                           |    tensor_state
-//!                                           \--> state, race, report, decode, memory
+//! simulate          the entry points (simulate_module, simulate_ptx, explore, ...)
+//! run               one launch: shape, arguments in memory, buffers back
+//! args              ArgValue and the typed arguments (KernelArgs)
+//! parallel, fp8     clusters in parallel with the in-order result; host fp8 types
+//! cluster, exec,    one cluster's run and the launch's totals; instructions; deadlock
+//!   deadlock          reports
+//! machine           one cluster's state
+//! barrier           the barrier state machines (named, mbarrier, cluster; violation)
+//! async_copy, outcome, state, tma_state
+//! launch, report, tensor_copy, tensor_state
+//! decode, generate, overlay, sched, struct_arg
+//! error, memory, race, rng, tensormap, trace
 //! ```
+//!
+//! Inside `decode`, `exec` and `barrier` the same holds file by file (see their docs). The
+//! barrier state machines are public as [`barrier`], the executable definition of barrier
+//! semantics.
 //!
 //! A launch's clusters run in order, each on global memory as the ones before it left it, or
 //! in parallel on the current rayon pool with exactly that result (see `parallel`): the

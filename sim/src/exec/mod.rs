@@ -4,6 +4,11 @@
 //! group of its ready threads with the lowest program counter, lock-step, until that group
 //! branches apart, blocks, or reaches the program counter of another group (which then joins
 //! it): the reconvergence a GPU's convergence optimiser achieves for structured code.
+//!
+//! The instruction families are methods of `Machine`, one file each, which this file's loop
+//! calls. Imports run one way: `map` (lane loops) under `half`, under `float`, under `alu`;
+//! `fast` under `mem`, under `asyncs`, `sync`, `tensor` and `tma`; `sites` under `mbar`; `step`
+//! (what an op did to its group) under `sync`, `tensor`, `tma` and this file.
 
 mod alu;
 mod asyncs;
