@@ -17,7 +17,7 @@ pub struct Launch {
     /// a run exactly.
     pub schedule: Schedule,
     /// The most thread-instructions the run may execute before it stops with
-    /// [`FindingKind::StepLimit`].
+    /// [`FindingKind::StepLimit`](crate::FindingKind::StepLimit).
     pub max_steps: u64,
     /// Whether shared-memory accesses are checked for data races (happens-before).
     pub race_check: bool,

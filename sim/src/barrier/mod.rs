@@ -3,7 +3,7 @@
 //!
 //! Each is a state machine with the spec's semantics and no knowledge of the machine: its
 //! operations take thread ids, lane masks and counts and return what happened (threads to
-//! wake, a completed phase) or the rule broken as a [`Violation`]. Reading operands,
+//! wake, a completed phase) or the rule broken as a `Violation`. Reading operands,
 //! blocking and waking warps and naming sites are the machine's (`exec::barrier`,
 //! `exec::mbar`), so the dependency runs one way: machine → barrier. What the three share —
 //! the sites of an operation and the rule broken — is in `violation`, below all three.
