@@ -1,7 +1,7 @@
 //! What a `#[kernel]` item tells the rest of phasegate: its PTX, entry name and parameter
 //! layout, so that simulation and launch never need to parse Rust again.
 
-use crate::sim::{Interleave, Swizzle, TensorMap, TensorMapError, TmaDataType};
+use phasegate_sim::{Interleave, Swizzle, TensorMap, TensorMapArg, TensorMapError, TmaDataType};
 
 /// A scalar type of the kernel language.
 #[derive(Clone, Copy, Debug, Eq, PartialEq, Hash)]
@@ -159,7 +159,7 @@ impl MapType {
 
     /// Whether a tensor-map argument fits a parameter of this type: passed by value (as the
     /// parameter is) and [`MapType::check`]ed; the message says which field differs.
-    pub fn check_arg(self, arg: &crate::sim::TensorMapArg) -> Result<(), String> {
+    pub fn check_arg(self, arg: &TensorMapArg) -> Result<(), String> {
         if arg.in_global {
             return Err(
                 "the parameter takes its tensor map by value; the argument asks for a copy in global memory"
@@ -290,32 +290,9 @@ pub struct KernelSpec {
     pub max_threads: Option<u32>,
 }
 
-/// A block shape against launch bounds: the exact shape `.reqntid` requires (PTX ISA §11.4.3)
-/// and the most threads `.maxntid` allows (§11.4.2). `kernel` names the kernel in the error,
-/// which says which bound and what the launch has. The simulator and the GPU launch share it.
-pub fn check_block(
-    kernel: &str,
-    required: Option<(u32, u32, u32)>,
-    max_threads: Option<u64>,
-    block: (u32, u32, u32),
-) -> Result<(), String> {
-    if let Some(required) = required
-        && required != block
-    {
-        return Err(format!(
-            "{kernel} requires blocks of {required:?} (.reqntid), the launch has {block:?}"
-        ));
-    }
-    let threads = block.0 as u64 * block.1 as u64 * block.2 as u64;
-    if let Some(max) = max_threads
-        && threads > max
-    {
-        return Err(format!(
-            "{kernel} allows at most {max} threads per block (.maxntid), the launch has {threads}"
-        ));
-    }
-    Ok(())
-}
+/// A block shape against launch bounds (`.reqntid`, `.maxntid`): the simulator's check, which
+/// the GPU launch shares.
+pub use phasegate_sim::check_block;
 
 impl KernelSpec {
     /// A block shape against the kernel's launch bounds (see [`check_block`]). The GPU launch

@@ -9,8 +9,8 @@ mod tensor_map;
 pub use tensor_map::encode as encode_tensor_map;
 
 use crate::kernel::{KernelSpec, ParamType};
-use crate::sim::{ArgValue, KernelArgs, Launch, TensorSource};
 use cudarc::driver::sys;
+use phasegate_sim::{ArgValue, KernelArgs, Launch, TensorSource};
 use std::ffi::{CString, c_void};
 use std::time::{Duration, Instant};
 

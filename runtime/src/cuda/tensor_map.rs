@@ -6,8 +6,8 @@
 //! different copies, so it is an error rather than a silent difference.
 
 use super::{CudaError, check};
-use crate::sim::{Interleave, L2Promotion, OobFill, Swizzle, TensorMap};
 use cudarc::driver::sys;
+use phasegate_sim::{Interleave, L2Promotion, OobFill, Swizzle, TensorMap};
 use std::ffi::c_void;
 
 /// The driver's encoding of `map` (whose address is a device address), checked against ours.
@@ -16,7 +16,7 @@ use std::ffi::c_void;
 pub fn encode(map: &TensorMap, what: &str) -> Result<[u8; 128], CudaError> {
     map.validate()
         .map_err(|e| CudaError::Args(format!("{what}: {e}")))?;
-    use crate::sim::TmaDataType as T;
+    use phasegate_sim::TmaDataType as T;
     use sys::CUtensorMapDataType as D;
     let dtype = match map.dtype {
         T::U8 => D::CU_TENSOR_MAP_DATA_TYPE_UINT8,

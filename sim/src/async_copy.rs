@@ -1,0 +1,241 @@
+//! The asynchronous proxy: `cp.async.bulk` (global ↔ shared, shared → peer shared) and
+//! Ampere's `cp.async` with `cp.async.mbarrier.arrive{.noinc}` (§9.7.13.15.15).
+//!
+//! An operation is checked and recorded when issued; it completes later, when the scheduler
+//! chooses: only then it reads its source, writes its destination and signals its mbarrier
+//! (complete-tx of its bytes, or an arrive-on). Bulk stores are tracked in bulk groups
+//! (`commit_group`, `wait_group{.read}`), `cp.async` in its own groups.
+
+use crate::decode::{AtomOp, MemTy};
+use crate::memory::GlobalLoc;
+use crate::race::{Clock, join_into};
+use crate::tensor_copy::TensorCopy;
+
+/// The source of a copy into shared memory.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum From {
+    Global(GlobalLoc),
+    Shared { cta: u32, off: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum AsyncKind {
+    /// Into the shared memory of CTA `cta`, completing `bytes` of tx on an mbarrier; with
+    /// `reduce`, each element combined into the destination's (`cp.reduce.async.bulk`).
+    BulkLoad {
+        from: From,
+        cta: u32,
+        off: u32,
+        bytes: u32,
+        mbar: (u32, u32),
+        reduce: Option<(AtomOp, MemTy)>,
+    },
+    /// From the issuing CTA's shared memory to global memory, combined element by element with
+    /// `reduce`.
+    BulkStore {
+        off: u32,
+        to: GlobalLoc,
+        bytes: u32,
+        reduce: Option<(AtomOp, MemTy)>,
+    },
+    /// `cp.async`: `src_bytes` from global, zero-filled up to `bytes`.
+    CpAsync {
+        /// `None` when the source size is 0: nothing is read.
+        from: Option<GlobalLoc>,
+        off: u32,
+        bytes: u32,
+        src_bytes: u32,
+    },
+    /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
+    MbarArrive { mbar: (u32, u32), after: Vec<u64> },
+    /// A tensor copy or reduction (`exec::tma`).
+    Tensor(Box<TensorCopy>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct AsyncOp {
+    pub id: u64,
+    pub warp: u32,
+    pub lane: u32,
+    pub pc: u32,
+    pub kind: AsyncKind,
+    /// The issuing thread's clock at issue, with a new event of its async agent.
+    pub vc: Clock,
+    pub issued_at: u64,
+    /// Bulk group / cp.async group sequence number (`u64::MAX`: not committed yet).
+    pub group: u64,
+}
+
+/// Groups of one thread: uncommitted operations and committed groups still pending.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Groups {
+    pub next_group: u64,
+    /// Pending operations per committed group: (group, pending count, joined clock).
+    pub committed: Vec<(u64, u32, Clock)>,
+    pub open: u32,
+    pub open_vc: Clock,
+}
+
+#[derive(Default)]
+pub(crate) struct AsyncState {
+    pub pending: Vec<AsyncOp>,
+    pub next_id: u64,
+    /// Per thread (cluster numbering): bulk-group and cp.async-group bookkeeping.
+    pub bulk: Vec<Groups>,
+    pub cp: Vec<Groups>,
+    /// Per thread: ids of `cp.async` not yet complete (for `cp.async.mbarrier.arrive`).
+    pub cp_pending: Vec<Vec<u64>>,
+}
+
+impl AsyncState {
+    pub(crate) fn new(threads: usize) -> AsyncState {
+        AsyncState {
+            pending: Vec::new(),
+            next_id: 0,
+            bulk: vec![Groups::default(); threads],
+            cp: vec![Groups::default(); threads],
+            cp_pending: vec![Vec::new(); threads],
+        }
+    }
+
+    /// Ids of the operations that may complete now.
+    pub(crate) fn completable(&self) -> Vec<u64> {
+        self.pending
+            .iter()
+            .filter(|op| match &op.kind {
+                AsyncKind::MbarArrive { after, .. } => after
+                    .iter()
+                    .all(|a| !self.pending.iter().any(|p| p.id == *a)),
+                _ => true,
+            })
+            .map(|op| op.id)
+            .collect()
+    }
+
+    /// Whether thread `t` waits for nothing more than `n` pending committed groups.
+    pub(crate) fn groups_done(groups: &Groups, n: u32) -> bool {
+        let pending: Vec<_> = groups.committed.iter().filter(|g| g.1 > 0).collect();
+        let keep = groups.committed.len().saturating_sub(n as usize);
+        // Every group but the newest `n` must be complete.
+        groups.committed.iter().take(keep).all(|g| g.1 == 0) && pending.len() <= n as usize
+    }
+
+    /// Records operation `kind` issued by lane `lane` of warp `warp` (thread `t`) at `pc`,
+    /// with the thread's async clock `vc`; `bulk` names its group kind, if it joins one.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn issue(
+        &mut self,
+        t: u32,
+        warp: u32,
+        lane: u32,
+        pc: u32,
+        kind: AsyncKind,
+        bulk: Option<bool>,
+        vc: Clock,
+        issued_at: u64,
+    ) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut group = u64::MAX;
+        if let Some(is_bulk) = bulk {
+            let g = self.groups_mut(t, is_bulk);
+            g.open += 1;
+            group = g.next_group;
+        }
+        if matches!(kind, AsyncKind::CpAsync { .. }) {
+            self.cp_pending[t as usize].push(id);
+        }
+        self.pending.push(AsyncOp {
+            id,
+            warp,
+            lane,
+            pc,
+            kind,
+            vc,
+            issued_at,
+            group,
+        });
+    }
+
+    fn groups_mut(&mut self, t: u32, bulk: bool) -> &mut Groups {
+        if bulk {
+            &mut self.bulk[t as usize]
+        } else {
+            &mut self.cp[t as usize]
+        }
+    }
+
+    fn groups(&self, t: u32, bulk: bool) -> &Groups {
+        if bulk {
+            &self.bulk[t as usize]
+        } else {
+            &self.cp[t as usize]
+        }
+    }
+
+    /// `commit_group` of thread `t`: its open operations become a group.
+    pub(crate) fn commit(&mut self, t: u32, bulk: bool) {
+        let g = self.groups_mut(t, bulk);
+        let id = g.next_group;
+        g.next_group += 1;
+        let vc = std::mem::take(&mut g.open_vc);
+        g.committed.push((id, g.open, vc));
+        g.open = 0;
+        g.committed.retain(|c| c.1 > 0 || c.0 + 64 > id);
+    }
+
+    /// Takes pending operation `id` out of the queue to complete it.
+    pub(crate) fn take(&mut self, id: u64) -> AsyncOp {
+        let index = self
+            .pending
+            .iter()
+            .position(|o| o.id == id)
+            .expect("pending op");
+        self.pending.remove(index)
+    }
+
+    /// Group bookkeeping of a completed operation: the issuing thread's waits acquire its clock.
+    pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) {
+        if op.group == u64::MAX {
+            return;
+        }
+        let g = self.groups_mut(op.warp * 32 + op.lane, is_bulk);
+        if let Some(c) = g.committed.iter_mut().find(|c| c.0 == op.group) {
+            c.1 -= 1;
+            if op.vc.len() > c.2.len() {
+                c.2.resize(op.vc.len(), 0);
+            }
+            join_into(&mut c.2, &op.vc);
+        } else {
+            g.open -= 1;
+            if op.vc.len() > g.open_vc.len() {
+                g.open_vc.resize(op.vc.len(), 0);
+            }
+            join_into(&mut g.open_vc, &op.vc);
+        }
+    }
+
+    /// Whether a `wait_group n` of thread `t` may return (`wait_all`: `cp.async.wait_all`,
+    /// which also waits for operations not committed).
+    pub(crate) fn wait_satisfied(&self, t: u32, n: u32, bulk: bool, wait_all: bool) -> bool {
+        let g = self.groups(t, bulk);
+        AsyncState::groups_done(g, n) && (!wait_all || g.open == 0)
+    }
+
+    /// The joined clocks of thread `t`'s completed groups, which its wait acquires.
+    pub(crate) fn completed_clock(&self, t: u32, bulk: bool) -> Clock {
+        let g = self.groups(t, bulk);
+        let mut vc = Vec::new();
+        for c in g.committed.iter().filter(|c| c.1 == 0) {
+            if c.2.len() > vc.len() {
+                vc.resize(c.2.len(), 0);
+            }
+            join_into(&mut vc, &c.2);
+        }
+        if g.open_vc.len() > vc.len() {
+            vc.resize(g.open_vc.len(), 0);
+        }
+        join_into(&mut vc, &g.open_vc);
+        vc
+    }
+}

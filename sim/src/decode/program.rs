@@ -1,0 +1,82 @@
+//! What decoding produces: the [`Program`] one launch runs, with the sites of its ops, its
+//! functions, the entry's parameters and launch-shape directives.
+
+use super::ops::Op;
+use crate::memory::Global;
+use phasegate_ptx::SpecialReg;
+
+/// Where an op came from, for reports.
+#[derive(Clone, Debug)]
+pub(crate) struct Site {
+    pub func: u32,
+    /// 1-based PTX line, 0 when the module was not read from text.
+    pub line: u32,
+    pub text: Box<str>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct FuncInfo {
+    pub name: String,
+    pub first_op: u32,
+}
+
+/// One parameter of the entry.
+#[derive(Clone, Debug)]
+pub(crate) struct KernelParam {
+    pub name: String,
+    pub offset: u32,
+    pub size: u32,
+    /// The declared type (`u64` for pointers, `b8` for byte arrays).
+    pub ty: phasegate_ptx::ScalarType,
+}
+
+/// Launch-shape directives of the entry.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EntryShape {
+    pub reqntid: Option<(u32, u32, u32)>,
+    pub maxntid: Option<(u32, u32, u32)>,
+    pub reqnctapercluster: Option<(u32, u32, u32)>,
+    pub explicit_cluster: bool,
+}
+
+/// A decoded module, ready to launch one entry.
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub ops: Vec<Op>,
+    pub sites: Vec<Site>,
+    /// Ops that some branch targets: warps re-merge diverged threads there.
+    pub is_target: Vec<bool>,
+    pub funcs: Vec<FuncInfo>,
+    pub entry_pc: u32,
+    pub reg_bits: Vec<u8>,
+    pub reg_names: Vec<String>,
+    /// Special registers that have a slot, filled per thread at launch.
+    pub sregs: Vec<(SpecialReg, u32)>,
+    pub kernel_params: Vec<KernelParam>,
+    pub kernel_param_bytes: u32,
+    /// Bytes of each thread's `.param` frame (`.func` parameters, call-sequence variables).
+    pub frame_bytes: u32,
+    pub local_bytes: u32,
+    /// Static shared bytes (from [`SHARED_BASE`](crate::memory::SHARED_BASE)) and where dynamic shared memory begins.
+    pub shared_static_end: u32,
+    pub dynamic_shared_align: u32,
+    /// Module `.global` / `.const` variables, already placed.
+    pub global: Global,
+    pub shape: EntryShape,
+    /// The slot of the carry flag (`add.cc`, `addc`, ...).
+    pub carry: u32,
+    /// Shared variables with their offsets and sizes, for reports.
+    pub shared_vars: Vec<(String, u32, u32)>,
+}
+
+impl Program {
+    pub(crate) fn nregs(&self) -> usize {
+        self.reg_bits.len()
+    }
+    /// Where dynamic shared memory starts (`extern .shared` arrays). In 64 bits: static
+    /// shared memory near 4 GiB (which the launch then rejects) must not wrap around.
+    pub(crate) fn dynamic_shared_offset(&self) -> u64 {
+        let align = self.dynamic_shared_align.max(1) as u64;
+        (self.shared_static_end as u64).div_ceil(align) * align
+    }
+}

@@ -1,0 +1,243 @@
+//! The machine's side of the asynchronous proxy (`async_copy`): issuing operations,
+//! completing them (reading their source, writing their destination, signalling their
+//! mbarrier) and waking the threads that wait for their groups.
+
+use crate::async_copy::{AsyncKind, From};
+use crate::barrier::mbarrier::Actor;
+use crate::decode::{AtomOp, MbarOp, MemTy};
+use crate::machine::Machine;
+use crate::memory::{SHARED_BASE, load_le, store_le};
+use crate::race::join_into;
+use crate::report::{FindingKind, Report};
+use crate::state::{Block, Res, lanes};
+
+impl Machine<'_> {
+    /// Records an async operation issued by `lane` of warp `w`.
+    pub(crate) fn issue_async(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        kind: AsyncKind,
+        bulk: Option<bool>,
+    ) {
+        let t = w as u32 * 32 + lane as u32;
+        let (vc, _) = self.race.issue_async(t);
+        self.warps[w].effects += 1;
+        let issued_at = self.warps[w].clock;
+        self.stats.async_ops += 1;
+        self.asyncs
+            .issue(t, w as u32, lane as u32, pc, kind, bulk, vc, issued_at);
+    }
+
+    /// `commit_group` for lanes `eff`.
+    pub(crate) fn commit_groups(&mut self, w: usize, eff: u32, bulk: bool) {
+        for lane in lanes(eff) {
+            self.asyncs.commit((w * 32 + lane) as u32, bulk);
+        }
+    }
+
+    /// Completes pending operation `id`.
+    pub(crate) fn complete_async(&mut self, id: u64) -> Res<()> {
+        let op = self.asyncs.take(id);
+        let t = op.warp * 32 + op.lane;
+        let done_at = self.warps[op.warp as usize].clock.max(op.issued_at + 100);
+        let actor = Actor {
+            warp: op.warp,
+            lane: op.lane,
+            pc: op.pc,
+            async_op: true,
+            time: done_at,
+        };
+        let is_bulk = matches!(
+            op.kind,
+            AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. } | AsyncKind::Tensor(_)
+        );
+        match &op.kind {
+            AsyncKind::BulkLoad {
+                from,
+                cta,
+                off,
+                bytes,
+                mbar,
+                reduce,
+            } => {
+                let data = match *from {
+                    From::Global(loc) => self.mem.global.read_vec(loc, *bytes as usize),
+                    From::Shared { cta: sc, off: so } => {
+                        if self.race.checking() {
+                            self.race
+                                .async_read(t, &op.vc, sc, so - SHARED_BASE, *bytes, op.pc)
+                                .map_err(|c| self.race_report(c, sc, t, op.pc, true, true))?;
+                        }
+                        let s = (so - SHARED_BASE) as usize;
+                        self.ctas[sc as usize].shared[s..s + *bytes as usize].to_vec()
+                    }
+                };
+                if self.race.checking() {
+                    self.race
+                        .async_write(
+                            t,
+                            &op.vc,
+                            *cta,
+                            off - SHARED_BASE,
+                            *bytes,
+                            op.pc,
+                            reduce.is_some(),
+                        )
+                        .map_err(|c| self.race_report(c, *cta, t, op.pc, true, false))?;
+                }
+                let s = (off - SHARED_BASE) as usize;
+                combine(
+                    &mut self.ctas[*cta as usize].shared[s..s + *bytes as usize],
+                    &data,
+                    *reduce,
+                );
+                let (mc, mo) = *mbar;
+                self.async_mbar_valid(mc, mo, actor)?;
+                let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
+                if op.vc.len() > m.cur_vc.len() {
+                    m.cur_vc.resize(op.vc.len(), 0);
+                }
+                join_into(&mut m.cur_vc, &op.vc);
+                self.mbar_tx(mc, mo, actor, -(*bytes as i64), MbarOp::CompleteTx)?;
+            }
+            AsyncKind::BulkStore {
+                off,
+                to,
+                bytes,
+                reduce,
+            } => {
+                let cta = self.warps[op.warp as usize].cta;
+                if self.race.checking() {
+                    self.race
+                        .async_read(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc)
+                        .map_err(|c| self.race_report(c, cta, t, op.pc, true, true))?;
+                }
+                let s = (off - SHARED_BASE) as usize;
+                let data = self.ctas[cta as usize].shared[s..s + *bytes as usize].to_vec();
+                let mut out = if reduce.is_some() {
+                    self.mem.global.read_vec(*to, *bytes as usize)
+                } else {
+                    vec![0; *bytes as usize]
+                };
+                combine(&mut out, &data, *reduce);
+                self.mem.global.write(*to, &out);
+            }
+            AsyncKind::CpAsync {
+                from,
+                off,
+                bytes,
+                src_bytes,
+            } => {
+                let cta = self.warps[op.warp as usize].cta;
+                let mut data = match from {
+                    Some(from) => self.mem.global.read_vec(*from, *src_bytes as usize),
+                    None => Vec::new(),
+                };
+                data.resize(*bytes as usize, 0);
+                if self.race.checking() {
+                    self.race
+                        .cp_async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc)
+                        .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
+                }
+                let s = (off - SHARED_BASE) as usize;
+                self.ctas[cta as usize].shared[s..s + *bytes as usize].copy_from_slice(&data);
+                self.asyncs.cp_pending[t as usize].retain(|&i| i != op.id);
+            }
+            AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.vc, op.pc, actor)?,
+            AsyncKind::MbarArrive { mbar, .. } => {
+                let (mc, mo) = *mbar;
+                self.async_mbar_valid(mc, mo, actor)?;
+                self.mbar_arrive(
+                    mc,
+                    mo,
+                    actor,
+                    1,
+                    false,
+                    false,
+                    Some(&op.vc),
+                    MbarOp::Arrive {
+                        drop: false,
+                        expect_tx: false,
+                        no_complete: false,
+                    },
+                )?;
+            }
+        }
+        self.asyncs.retire(&op, is_bulk);
+        self.trace_async(op.warp, op.issued_at, done_at, &op.kind);
+        self.wake_async_waiters(op.warp as usize, done_at);
+        Ok(())
+    }
+
+    pub(crate) fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor) -> Res<()> {
+        if self.ctas[cta as usize]
+            .mbars
+            .get(&off)
+            .is_some_and(|m| m.valid)
+        {
+            return Ok(());
+        }
+        Err(Report::new(
+            FindingKind::MbarrierUninitialized,
+            "§9.7.13.15",
+            format!(
+                "an asynchronous operation completes on an invalid mbarrier ({})",
+                self.mbar_name(cta, off)
+            ),
+        )
+        .site(self.actor_site(actor, "issued the operation"))
+        .note("the mbarrier was invalidated (or never initialised) before the operation completed")
+        .into())
+    }
+
+    /// Wakes lanes of warp `w` blocked in `wait_group` whose groups are now done.
+    pub(crate) fn wake_async_waiters(&mut self, w: usize, at: u64) {
+        let warp = &self.warps[w];
+        let waiting: Vec<usize> = lanes(warp.blocked)
+            .filter(|&l| warp.why[l] == Block::AsyncWait)
+            .collect();
+        for lane in waiting {
+            let pc = self.warps[w].wait_pc[lane];
+            let (n, bulk) = match &self.prog.ops[pc as usize].kind {
+                crate::decode::Kind::BulkWait { n, .. } => (*n, true),
+                crate::decode::Kind::CpAsyncWait { n } => (n.unwrap_or(0), false),
+                _ => continue,
+            };
+            let t = w * 32 + lane;
+            if self.async_wait_satisfied(t, n, bulk, pc) {
+                self.acquire_groups(t as u32, bulk);
+                self.wake_lanes(w, 1 << lane, at);
+            }
+        }
+    }
+
+    pub(crate) fn async_wait_satisfied(&self, t: usize, n: u32, bulk: bool, pc: u32) -> bool {
+        let wait_all = matches!(
+            self.prog.ops[pc as usize].kind,
+            crate::decode::Kind::CpAsyncWait { n: None }
+        );
+        self.asyncs.wait_satisfied(t as u32, n, bulk, wait_all)
+    }
+
+    /// The waiting thread acquires the clocks of its completed groups.
+    pub(crate) fn acquire_groups(&mut self, t: u32, bulk: bool) {
+        let vc = self.asyncs.completed_clock(t, bulk);
+        self.race.acquire(t, &vc);
+    }
+}
+
+/// Writes `data` over `dst`, or with `reduce` combines it element by element (little-endian
+/// elements of the type's size; the bulk size is a multiple of 16, so whole elements).
+fn combine(dst: &mut [u8], data: &[u8], reduce: Option<(AtomOp, MemTy)>) {
+    let Some((op, ty)) = reduce else {
+        dst.copy_from_slice(data);
+        return;
+    };
+    let n = ty.bytes() as usize;
+    for (d, x) in dst.chunks_exact_mut(n).zip(data.chunks_exact(n)) {
+        let new = super::mem::atomic_value(op, ty, load_le(d), load_le(x), 0);
+        store_le(d, new);
+    }
+}

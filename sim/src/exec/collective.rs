@@ -1,0 +1,132 @@
+//! Warp collectives: `shfl.sync`, `vote.sync`, `elect.sync`, `activemask`, `bar.warp.sync`,
+//! `redux.sync`. The executing loop has already gathered every lane of the member mask, so
+//! `eff` is the set of participating lanes.
+
+use crate::decode::*;
+use crate::machine::Machine;
+use crate::report::{FindingKind, Report};
+use crate::state::{Res, lanes};
+
+impl Machine<'_> {
+    pub(super) fn collective(&mut self, w: usize, eff: u32, pc: u32, kind: &Kind) -> Res<()> {
+        match kind {
+            Kind::Activemask { d } => {
+                for lane in lanes(eff) {
+                    self.warps[w].set_reg(*d, lane, eff as u64);
+                }
+            }
+            Kind::WarpSync { .. } => {
+                // PTX ISA §9.7.13.2: bar.warp.sync also guarantees memory ordering among the
+                // threads participating in it (stores before it are visible to their reads
+                // after it): every lane's accesses before happen before every lane's after.
+                let mut joined = crate::race::Clock::new();
+                for lane in lanes(eff) {
+                    self.race.release(w as u32 * 32 + lane as u32, &mut joined);
+                }
+                for lane in lanes(eff) {
+                    self.race.acquire(w as u32 * 32 + lane as u32, &joined);
+                }
+            }
+            Kind::Elect { d, dp, mask } => {
+                let members = self.src_value(w, eff.trailing_zeros() as usize, *mask) as u32 & eff;
+                let leader = members.trailing_zeros();
+                for lane in lanes(eff) {
+                    self.warps[w].set_reg(*d, lane, leader as u64);
+                    self.warps[w].set_reg(*dp, lane, (lane as u32 == leader) as u64);
+                }
+            }
+            Kind::Vote {
+                mode, d, a, neg, ..
+            } => {
+                let mut ballot = 0u32;
+                for lane in lanes(eff) {
+                    if (self.src_value(w, lane, *a) != 0) ^ neg {
+                        ballot |= 1 << lane;
+                    }
+                }
+                let v = match mode {
+                    VoteMode::All => (ballot == eff) as u64,
+                    VoteMode::Any => (ballot != 0) as u64,
+                    VoteMode::Uni => (ballot == 0 || ballot == eff) as u64,
+                    VoteMode::Ballot => ballot as u64,
+                };
+                for lane in lanes(eff) {
+                    self.warps[w].set_reg(*d, lane, v);
+                }
+            }
+            Kind::Redux { op, ty, d, a, .. } => {
+                let vals: Vec<u64> = lanes(eff)
+                    .map(|l| self.src_value(w, l, *a) & 0xffff_ffff)
+                    .collect();
+                let signed = |v: u64| v as u32 as i32 as i64;
+                let r = match op {
+                    AtomOp::Add => vals.iter().fold(0u64, |s, v| s.wrapping_add(*v)) & 0xffff_ffff,
+                    AtomOp::And => vals.iter().fold(0xffff_ffff, |s, v| s & v),
+                    AtomOp::Or => vals.iter().fold(0, |s, v| s | v),
+                    AtomOp::Xor => vals.iter().fold(0, |s, v| s ^ v),
+                    AtomOp::Min if ty.signed => {
+                        vals.iter().map(|v| signed(*v)).min().unwrap_or(0) as u64 & 0xffff_ffff
+                    }
+                    AtomOp::Max if ty.signed => {
+                        vals.iter().map(|v| signed(*v)).max().unwrap_or(0) as u64 & 0xffff_ffff
+                    }
+                    AtomOp::Min => vals.iter().copied().min().unwrap_or(0),
+                    _ => vals.iter().copied().max().unwrap_or(0),
+                };
+                for lane in lanes(eff) {
+                    self.warps[w].set_reg(*d, lane, r);
+                }
+            }
+            Kind::Shfl {
+                mode,
+                d,
+                dp,
+                a,
+                b,
+                c,
+                ..
+            } => {
+                let src: Vec<(usize, u64)> =
+                    lanes(eff).map(|l| (l, self.src_value(w, l, *a))).collect();
+                let value_of = |j: usize| src.iter().find(|(l, _)| *l == j).map(|(_, v)| *v);
+                let mut out = Vec::new();
+                for lane in lanes(eff) {
+                    let bval = self.src_value(w, lane, *b) as u32 & 0x1f;
+                    let cv = self.src_value(w, lane, *c) as u32;
+                    let (clamp, seg) = (cv & 0x1f, (cv >> 8) & 0x1f);
+                    let (l, max_lane, min_lane) = (
+                        lane as u32,
+                        ((lane as u32) & seg) | (clamp & !seg),
+                        (lane as u32) & seg,
+                    );
+                    let (j, ok) = match mode {
+                        ShflMode::Up => (
+                            l.wrapping_sub(bval),
+                            l as i64 - bval as i64 >= max_lane as i64,
+                        ),
+                        ShflMode::Down => (l + bval, l + bval <= max_lane),
+                        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
+                        ShflMode::Idx => (
+                            min_lane | (bval & !seg),
+                            (min_lane | (bval & !seg)) <= max_lane,
+                        ),
+                    };
+                    let j = if ok { j as usize } else { lane };
+                    let Some(v) = value_of(j) else {
+                        return Err(Report::new(FindingKind::WarpCollective, "§9.7.9 (shfl.sync)", format!("shfl.sync reads lane {j}, which does not take part in it"))
+                            .site(self.site(w, 1 << lane, pc, "reads from an absent lane"))
+                            .note("the source lane must be in the member mask and execute the same shfl.sync")
+                            .into());
+                    };
+                    out.push((lane, v, ok));
+                }
+                for (lane, v, ok) in out {
+                    self.warps[w].set_reg(*d, lane, v);
+                    self.warps[w].set_reg(*dp, lane, ok as u64);
+                }
+            }
+            _ => unreachable!("not a collective"),
+        }
+        Ok(())
+    }
+}

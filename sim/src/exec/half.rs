@@ -1,0 +1,470 @@
+//! Narrow floating-point formats (f16, bf16, e4m3, e5m2): exact decoding, and encoding with
+//! IEEE round-to-nearest-even from an exact value; the conversions and packed arithmetic of
+//! `decode/half.rs`.
+//!
+//! An exact value is given as an f64 `v` and a remainder `rem` (the exact value is `v + rem`,
+//! `|rem|` at most half an ulp of `v`, as from [`two_sum`]): `v` decides the rounding except
+//! when it lies exactly halfway between two representable values, where the sign of `rem`
+//! does. So sums and fused multiply-adds of half-precision values round exactly once, as the
+//! PTX ISA requires of `.rn`.
+//!
+//! NaN results of arithmetic and of conversions from f32 are the canonical NaNs `0x7fff` (f16,
+//! bf16) and `0x7f` (e4m3, e5m2). The conversion of an f64 NaN to f16 or bf16
+//! (`cvt.rn.f16.f64`) is another instruction on an H100 and gives another NaN: for the f64 of
+//! `f32::NAN` `0x7e00` and `0x7fc0` (`examples/quantize.rs` in the GPU differential) — the quiet
+//! bit with the NaN's sign and payload's top bits, measured for that one NaN, assumed for the
+//! others ([`converted_nan`]).
+
+/// The f16 or bf16 an f32/f64 NaN converts to: its sign, the quiet bit, and the payload's top
+/// bits (the fp8 formats keep their one NaN).
+pub(crate) fn converted_nan(v: f64, f: Fmt) -> u32 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 63) as u32) << 15;
+    let payload = bits & ((1 << 52) - 1);
+    match f {
+        Fmt::F16 => sign | 0x7e00 | (payload >> 42) as u32,
+        Fmt::Bf16 => sign | 0x7fc0 | (payload >> 45) as u32,
+        Fmt::E4m3 | Fmt::E5m2 => nan_bits(f),
+    }
+}
+
+use super::map::{map1, map2, map3};
+use crate::decode::{Fmt, HArith, HalfOp};
+
+struct Params {
+    exp_bits: u32,
+    man_bits: u32,
+    bias: i32,
+    has_inf: bool,
+}
+
+fn params(f: Fmt) -> Params {
+    match f {
+        Fmt::F16 => Params {
+            exp_bits: 5,
+            man_bits: 10,
+            bias: 15,
+            has_inf: true,
+        },
+        Fmt::Bf16 => Params {
+            exp_bits: 8,
+            man_bits: 7,
+            bias: 127,
+            has_inf: true,
+        },
+        Fmt::E4m3 => Params {
+            exp_bits: 4,
+            man_bits: 3,
+            bias: 7,
+            has_inf: false,
+        },
+        Fmt::E5m2 => Params {
+            exp_bits: 5,
+            man_bits: 2,
+            bias: 15,
+            has_inf: true,
+        },
+    }
+}
+
+fn pow2(e: i32) -> f64 {
+    2f64.powi(e)
+}
+
+/// The largest finite value of `f`.
+pub(crate) fn max_finite(f: Fmt) -> f64 {
+    let p = params(f);
+    let top = (1 << p.exp_bits) - 1;
+    // e4m3 uses its top exponent for finite values (all but mantissa 111, the NaN).
+    let (exp, man) = if p.has_inf {
+        (top - 1, (1u32 << p.man_bits) - 1)
+    } else {
+        (top, (1u32 << p.man_bits) - 2)
+    };
+    (1.0 + man as f64 / pow2(p.man_bits as i32)) * pow2(exp - p.bias)
+}
+
+pub(crate) fn nan_bits(f: Fmt) -> u32 {
+    match f {
+        Fmt::F16 | Fmt::Bf16 => 0x7fff,
+        Fmt::E4m3 | Fmt::E5m2 => 0x7f,
+    }
+}
+
+/// The value of the `f.bits()`-bit pattern `bits`.
+pub(crate) fn decode(f: Fmt, bits: u32) -> f64 {
+    let p = params(f);
+    let width = f.bits();
+    let sign = if bits >> (width - 1) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
+    let exp = (bits >> p.man_bits) & ((1 << p.exp_bits) - 1);
+    let man = bits & ((1 << p.man_bits) - 1);
+    let top = (1 << p.exp_bits) - 1;
+    if p.has_inf && exp == top {
+        return if man == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
+    }
+    if !p.has_inf && exp == top && man == (1 << p.man_bits) - 1 {
+        return f64::NAN;
+    }
+    let m = man as f64 / pow2(p.man_bits as i32);
+    if exp == 0 {
+        sign * m * pow2(1 - p.bias)
+    } else {
+        sign * (1.0 + m) * pow2(exp as i32 - p.bias)
+    }
+}
+
+/// The error of `a + b` rounded to f64: `a + b == s + err` exactly (Knuth's TwoSum).
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    if !s.is_finite() {
+        return (s, 0.0);
+    }
+    let bb = s - a;
+    let err = (a - (s - bb)) + (b - bb);
+    (s, err)
+}
+
+/// The exact value `v + rem` rounded to nearest even in `f`; out of range it becomes infinity
+/// (or NaN for e4m3), or with `satfinite` the largest finite value of its sign.
+pub(crate) fn encode(v: f64, rem: f64, f: Fmt, satfinite: bool) -> u32 {
+    let p = params(f);
+    let width = f.bits();
+    if v.is_nan() {
+        return nan_bits(f);
+    }
+    let neg = v.is_sign_negative();
+    let sign_bit = (neg as u32) << (width - 1);
+    let a = v.abs();
+    let rem = if neg { -rem } else { rem };
+    let max = max_finite(f);
+    let overflow = || {
+        if satfinite {
+            sign_bit | encode(max, 0.0, f, false)
+        } else if p.has_inf {
+            sign_bit | (((1 << p.exp_bits) - 1) << p.man_bits)
+        } else {
+            nan_bits(f)
+        }
+    };
+    if a.is_infinite() {
+        return overflow();
+    }
+    if a == 0.0 {
+        return sign_bit;
+    }
+    let emin = 1 - p.bias;
+    let e = ((a.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let qe = e.max(emin) - p.man_bits as i32;
+    let q = pow2(qe);
+    let n = a / q;
+    let r = n.floor();
+    let frac = n - r;
+    let up = frac > 0.5 || (frac == 0.5 && (rem > 0.0 || (rem == 0.0 && (r as u64) & 1 == 1)));
+    let mag = (r + up as u8 as f64) * q;
+    if mag > max {
+        return overflow();
+    }
+    if mag == 0.0 {
+        return sign_bit;
+    }
+    if mag < pow2(emin) {
+        let man = (mag / pow2(emin - p.man_bits as i32)) as u32;
+        return sign_bit | man;
+    }
+    let e2 = ((mag.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+    let man = (mag / pow2(e2 - p.man_bits as i32)) as u32 - (1 << p.man_bits);
+    sign_bit | (((e2 + p.bias) as u32) << p.man_bits) | man
+}
+
+fn is_subnormal(f: Fmt, bits: u32) -> bool {
+    let p = params(f);
+    (bits >> p.man_bits) & ((1 << p.exp_bits) - 1) == 0 && bits & ((1 << p.man_bits) - 1) != 0
+}
+
+/// PTX `min`/`max`: a NaN operand yields the other one; `-0.0 < +0.0`.
+fn minmax(f: Fmt, x: u32, y: u32, max: bool) -> u32 {
+    let (a, b) = (decode(f, x), decode(f, y));
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => return nan_bits(f),
+        (true, false) => return y,
+        (false, true) => return x,
+        _ => {}
+    }
+    if a == b {
+        let a_neg = a.is_sign_negative();
+        return if a_neg ^ max { x } else { y };
+    }
+    if (a < b) ^ max { x } else { y }
+}
+
+/// One lane of half-precision arithmetic.
+#[allow(clippy::too_many_arguments)]
+fn arith(op: HArith, f: Fmt, x: u32, y: u32, z: u32, ftz: bool, sat: bool, relu: bool) -> u32 {
+    let width = f.bits();
+    let sign = 1u32 << (width - 1);
+    let flush = |b: u32| {
+        if ftz && is_subnormal(f, b) {
+            b & sign
+        } else {
+            b
+        }
+    };
+    let (x, y, z) = (flush(x), flush(y), flush(z));
+    let (a, b, c) = (decode(f, x), decode(f, y), decode(f, z));
+    let bits = match op {
+        // neg and abs of a NaN give the canonical NaN (as on an H100).
+        HArith::Neg | HArith::Abs if a.is_nan() => return nan_bits(f),
+        HArith::Neg => return x ^ sign,
+        HArith::Abs => return x & !sign,
+        HArith::Min => return minmax(f, x, y, false),
+        HArith::Max => return minmax(f, x, y, true),
+        HArith::Add => {
+            let (s, e) = two_sum(a, b);
+            encode(s, e, f, false)
+        }
+        HArith::Sub => {
+            let (s, e) = two_sum(a, -b);
+            encode(s, e, f, false)
+        }
+        // Products of two half-precision values are exact in f64.
+        HArith::Mul => encode(a * b, 0.0, f, false),
+        HArith::Fma => {
+            let (s, e) = two_sum(a * b, c);
+            encode(s, e, f, false)
+        }
+    };
+    let mut bits = flush(bits);
+    let v = decode(f, bits);
+    // .relu clamps negative results, -0 included, to +0.
+    if relu && v.is_sign_negative() {
+        bits = 0;
+    }
+    if relu && v.is_nan() {
+        bits = nan_bits(f);
+    }
+    if sat {
+        bits = if v.is_nan() || v <= 0.0 {
+            0
+        } else if v >= 1.0 {
+            encode(1.0, 0.0, f, false)
+        } else {
+            bits
+        };
+    }
+    bits
+}
+
+/// An f32 (bit pattern) converted to `f` with `.rn`, `.relu` and `.satfinite`.
+fn from_f32(x: u64, f: Fmt, relu: bool, satfinite: bool) -> u32 {
+    let v = f32::from_bits(x as u32) as f64;
+    if relu && v.is_nan() {
+        return nan_bits(f);
+    }
+    // .relu clamps negative values, -0 included, to +0.
+    if relu && v.is_sign_negative() {
+        return 0;
+    }
+    encode(v, 0.0, f, satfinite)
+}
+
+pub(super) fn exec(regs: &mut [u64], eff: u32, op: &HalfOp) {
+    match *op {
+        HalfOp::FromF32 {
+            d,
+            a,
+            b: None,
+            to,
+            relu,
+            satfinite,
+        } => map1(regs, eff, d, a, move |x| {
+            from_f32(x, to, relu, satfinite) as u64
+        }),
+        HalfOp::FromF32 {
+            d,
+            a,
+            b: Some(b),
+            to,
+            relu,
+            satfinite,
+        } => {
+            let w = to.bits();
+            map2(regs, eff, d, a, b, move |x, y| {
+                ((from_f32(x, to, relu, satfinite) << w) | from_f32(y, to, relu, satfinite)) as u64
+            })
+        }
+        HalfOp::F8FromF16x2 { d, a, to, relu } => map1(regs, eff, d, a, move |x| {
+            let one = |h: u64| {
+                let v = decode(Fmt::F16, (h & 0xffff) as u32);
+                if relu && v.is_nan() {
+                    nan_bits(to)
+                } else if relu && v.is_sign_negative() {
+                    0
+                } else {
+                    encode(v, 0.0, to, true)
+                }
+            };
+            ((one(x >> 16) << 8) | one(x)) as u64
+        }),
+        HalfOp::F16x2FromF8 { d, a, from, relu } => map1(regs, eff, d, a, move |x| {
+            let one = |b: u64| {
+                let v = decode(from, (b & 0xff) as u32);
+                if relu && v.is_nan() {
+                    nan_bits(Fmt::F16)
+                } else if relu && v.is_sign_negative() {
+                    0
+                } else {
+                    encode(v, 0.0, Fmt::F16, false)
+                }
+            };
+            ((one(x >> 8) << 16) | one(x)) as u64
+        }),
+        HalfOp::Arith {
+            op,
+            fmt,
+            lanes,
+            d,
+            a,
+            b,
+            c,
+            ftz,
+            sat,
+            relu,
+        } => map3(regs, eff, d, a, b, c, move |x, y, z| {
+            let w = fmt.bits();
+            let m = (1u64 << w) - 1;
+            let mut out = 0u64;
+            for l in 0..lanes as u32 {
+                let s = l * w;
+                let r = arith(
+                    op,
+                    fmt,
+                    ((x >> s) & m) as u32,
+                    ((y >> s) & m) as u32,
+                    ((z >> s) & m) as u32,
+                    ftz,
+                    sat,
+                    relu,
+                );
+                out |= (r as u64) << s;
+            }
+            out
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_f16_and_bf16_pattern_round_trips() {
+        for f in [Fmt::F16, Fmt::Bf16] {
+            for bits in 0..=0xffffu32 {
+                let v = decode(f, bits);
+                let back = encode(v, 0.0, f, false);
+                if v.is_nan() {
+                    assert_eq!(back, 0x7fff);
+                } else {
+                    assert_eq!(back, bits, "{f:?} {bits:#06x} {v}");
+                }
+            }
+        }
+        for f in [Fmt::E4m3, Fmt::E5m2] {
+            for bits in 0..=0xffu32 {
+                let v = decode(f, bits);
+                if !v.is_nan() {
+                    assert_eq!(encode(v, 0.0, f, false), bits, "{f:?} {bits:#04x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn known_values() {
+        assert_eq!(max_finite(Fmt::F16), 65504.0);
+        assert_eq!(max_finite(Fmt::E4m3), 448.0);
+        assert_eq!(max_finite(Fmt::E5m2), 57344.0);
+        assert_eq!(decode(Fmt::F16, 0x3c00), 1.0);
+        assert_eq!(decode(Fmt::F16, 0x0001), 2f64.powi(-24));
+        assert_eq!(decode(Fmt::Bf16, 0x3f80), 1.0);
+        assert_eq!(decode(Fmt::E4m3, 0x7e), 448.0);
+        assert!(decode(Fmt::E4m3, 0x7f).is_nan());
+        assert_eq!(decode(Fmt::E5m2, 0x7c), f64::INFINITY);
+        // Ties to even: 1 + 2^-11 is halfway between 1 and 1 + 2^-10.
+        assert_eq!(encode(1.0 + 2f64.powi(-11), 0.0, Fmt::F16, false), 0x3c00);
+        assert_eq!(
+            encode(1.0 + 3.0 * 2f64.powi(-11), 0.0, Fmt::F16, false),
+            0x3c02
+        );
+        // The remainder breaks the tie.
+        assert_eq!(encode(1.0 + 2f64.powi(-11), 1e-30, Fmt::F16, false), 0x3c01);
+        // Overflow: infinity, or the largest finite value with .satfinite.
+        assert_eq!(encode(65520.0, 0.0, Fmt::F16, false), 0x7c00);
+        assert_eq!(encode(65519.0, 0.0, Fmt::F16, false), 0x7bff);
+        assert_eq!(encode(-1e6, 0.0, Fmt::F16, true), 0xfbff);
+        assert_eq!(encode(500.0, 0.0, Fmt::E4m3, true), 0x7e);
+        assert_eq!(encode(464.0, 0.0, Fmt::E4m3, true), 0x7e);
+        assert_eq!(encode(-1e9, 0.0, Fmt::E5m2, true), 0xfb);
+        // Subnormals round to nearest even too.
+        assert_eq!(encode(1.5 * 2f64.powi(-24), 0.0, Fmt::F16, false), 0x0002);
+        assert_eq!(encode(0.5 * 2f64.powi(-24), 0.0, Fmt::F16, false), 0x0000);
+        assert_eq!(encode(-0.0, 0.0, Fmt::Bf16, false), 0x8000);
+    }
+
+    #[test]
+    fn f32_to_half_matches_a_reference_rounding() {
+        // A reference: round the f32 bit pattern directly (ties to even on the dropped bits).
+        let reference_bf16 = |x: u32| -> u32 {
+            let lsb = (x >> 16) & 1;
+            (x.wrapping_add(0x7fff + lsb)) >> 16
+        };
+        let mut s = 12345u32;
+        for _ in 0..200_000 {
+            s = s.wrapping_mul(1664525).wrapping_add(1013904223);
+            let v = f32::from_bits(s);
+            if v.is_nan() {
+                continue;
+            }
+            assert_eq!(
+                from_f32(s as u64, Fmt::Bf16, false, false),
+                reference_bf16(s),
+                "{v}"
+            );
+            // f16: compare with the value nearest to v among the two neighbours.
+            let h = from_f32(s as u64, Fmt::F16, false, false);
+            let hv = decode(Fmt::F16, h);
+            if hv.is_finite() && hv != 0.0 {
+                let up = decode(Fmt::F16, h + 1);
+                let down = decode(Fmt::F16, h.wrapping_sub(1) & 0xffff);
+                let err = (hv - v as f64).abs();
+                assert!(err <= (up - v as f64).abs() && err <= (down - v as f64).abs());
+            }
+        }
+    }
+
+    #[test]
+    fn fma_rounds_once() {
+        let one = 0x3c00u32;
+        let f = |v: f64| encode(v, 0.0, Fmt::F16, false);
+        let fma = |a, b, c| arith(HArith::Fma, Fmt::F16, a, b, c, false, false, false);
+        // 1 * 1 + 2^-11 is halfway between 1 and 1 + 2^-10: to even.
+        assert_eq!(fma(one, one, f(2f64.powi(-11))), one);
+        // Just above halfway: up.
+        let c = f(2f64.powi(-11) + 2f64.powi(-21));
+        assert_eq!(fma(one, one, c), 0x3c01);
+        // (1 + 2^-10)(1 - 2^-11) + 2^-24 = 1 + 2^-11 - 2^-21 + 2^-24: below halfway.
+        assert_eq!(fma(0x3c01, 0x3bff, 0x0001), one);
+        // bf16: (1 + 2^-7) * (1 + 2^-7) = 1 + 2^-6 + 2^-14: rounds to 1 + 2^-6.
+        let x = encode(1.0 + 2f64.powi(-7), 0.0, Fmt::Bf16, false);
+        let r = arith(HArith::Mul, Fmt::Bf16, x, x, 0, false, false, false);
+        assert_eq!(decode(Fmt::Bf16, r), 1.0 + 2f64.powi(-6));
+    }
+}

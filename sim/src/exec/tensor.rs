@@ -1,0 +1,1103 @@
+//! Tensor-core instructions, with the PTX ISA's fragment layouts (§9.7.14.5, §9.7.15.5):
+//!
+//! - `ldmatrix` / `stmatrix` (.m8n8 .b16): row `r` of matrix `i` is at the address of lane
+//!   `8i + r` (lanes past the last matrix give none); lane `l` holds row `l / 4`, columns
+//!   `2(l % 4)` and `2(l % 4) + 1` of each matrix (`.trans`: the transposed matrix). Each row is
+//!   one 16-byte shared access of the lane that gave its address, race-checked as its `ld`/`st`.
+//! - `mma.sync.aligned.m16n8kK`: the warp's fragments gathered into A (16xK), B (Kx8) and
+//!   C (16x8), multiplied, and the result scattered into D.
+//! - `wgmma.mma_async.m64nNkK`: each warp of the warpgroup (warp index % 4 = q) owns rows
+//!   16q..16q+15 of A and D, so a warp computes its part alone, from its registers and the
+//!   shared-memory matrices the 64-bit descriptors describe (start address, leading and stride
+//!   byte offsets, swizzle, §9.7.15.5.1.2.2). The operation is asynchronous: it reads shared
+//!   memory in the async proxy when issued (the read is an async agent's, ordered after what
+//!   the warp's threads have seen and before what they acquire at `wgmma.wait_group`, so
+//!   generic writes need `fence.proxy.async`), and its result reaches the registers when a
+//!   `wgmma.wait_group` completes its group. Until then accessing its accumulator or A
+//!   registers is a finding (`wgmma_register_in_flight`), except by a later `wgmma.mma_async`
+//!   of the same shape using them as its accumulator, which sees the pending value (the
+//!   ordering §9.7.15.7.1 guarantees). `wgmma.fence` must separate other accesses to those
+//!   registers from a `wgmma.mma_async`, and precede the first one (`wgmma_fence_missing`).
+//!
+//! Arithmetic. Products of f16, bf16, tf32 (its 13 low mantissa bits ignored), e4m3 and e5m2
+//! elements are exact; a result element is C (or the accumulator) plus the products in k order,
+//! summed in f64 and rounded once to the destination type (nearest even). The ISA leaves the
+//! accumulation order and rounding of the hardware unspecified ("at least single precision").
+//! Measured on an H100 (docs/gpu-validation.md): exact inputs agree bit for bit; otherwise
+//! f16, bf16 and tf32 results differ by about one f32 ulp of the largest output, and fp8
+//! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
+//! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
+
+use super::step::Step;
+use crate::decode::Fmt;
+use crate::decode::*;
+use crate::decode::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
+use crate::machine::{Machine, Res};
+use crate::race::join_into;
+use crate::report::{FindingKind, Report, Stop};
+use crate::tensor_state::{Pending, Role, TensorState, WarpMma};
+
+const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
+const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
+const WGMMA_SPEC: &str = "§9.7.15.5.2 (wgmma.mma_async)";
+const FENCE_SPEC: &str = "§9.7.15.7.1 (wgmma.fence)";
+const WAIT_SPEC: &str = "§9.7.15.7.3 (wgmma.wait_group)";
+
+/// The value of an element's bit pattern.
+fn elem_value(t: Elem, bits: u64) -> f64 {
+    let b = bits as u32;
+    match t {
+        Elem::F16 => super::half::decode(Fmt::F16, b & 0xffff),
+        Elem::Bf16 => super::half::decode(Fmt::Bf16, b & 0xffff),
+        Elem::E4m3 => super::half::decode(Fmt::E4m3, b & 0xff),
+        Elem::E5m2 => super::half::decode(Fmt::E5m2, b & 0xff),
+        Elem::Tf32 => f32::from_bits(b & 0xffff_e000) as f64,
+        Elem::F32 => f32::from_bits(b) as f64,
+        Elem::S8 => b as u8 as i8 as f64,
+        Elem::U8 => (b & 0xff) as f64,
+        Elem::S32 => b as i32 as f64,
+    }
+}
+
+/// An accumulated value rounded (or wrapped, or saturated) to the destination type.
+fn elem_bits(t: Elem, v: f64, satfinite: bool) -> u64 {
+    match t {
+        Elem::F32 => (v as f32).to_bits() as u64,
+        Elem::F16 => super::half::encode(v, 0.0, Fmt::F16, false) as u64,
+        Elem::S32 if satfinite => v.clamp(i32::MIN as f64, i32::MAX as f64) as i32 as u32 as u64,
+        Elem::S32 => (v as i64) as u32 as u64,
+        _ => unreachable!("not an accumulator type"),
+    }
+}
+
+/// The (row, column) of element `i` of lane `lane`'s A fragment of an `m16n8kK` MMA
+/// (§9.7.14.5.7-10; wgmma's register A is the same within a warp's 16 rows).
+pub(crate) fn a_coord(k: u32, bits: u32, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane & 3);
+    match (bits, k) {
+        (16, 16) => (g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)),
+        (16, 8) => (g + 8 * (i >> 1), 2 * t + (i & 1)),
+        (32, 8) => (g + 8 * (i & 1), t + 4 * (i >> 1)),
+        (32, 4) => (g + 8 * i, t),
+        (8, 32) => (g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3)),
+        (8, 16) => (g + 8 * (i >> 2), 4 * t + (i & 3)),
+        _ => unreachable!("no such fragment"),
+    }
+}
+
+/// The (row k, column n) of element `i` of lane `lane`'s B fragment of an `m16n8kK` MMA.
+pub(crate) fn b_coord(k: u32, bits: u32, lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane & 3);
+    let row = match (bits, k) {
+        (16, 16) => 2 * t + (i & 1) + 8 * (i >> 1),
+        (16, 8) => 2 * t + i,
+        (32, 8) => t + 4 * i,
+        (32, 4) => t,
+        (8, 32) => 4 * t + (i & 3) + 16 * (i >> 2),
+        (8, 16) => 4 * t + i,
+        _ => unreachable!("no such fragment"),
+    };
+    (row, g)
+}
+
+/// The (row, column) of accumulator element `i` of lane `lane`: 16 rows, columns in blocks of
+/// 8 (one for mma.m16n8, N/8 for wgmma).
+pub(crate) fn c_coord(lane: u32, i: u32) -> (u32, u32) {
+    let (g, t) = (lane >> 2, lane & 3);
+    (g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1))
+}
+
+/// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Desc {
+    pub start: u32,
+    pub lbo: u32,
+    pub sbo: u32,
+    pub base_offset: u32,
+    /// Swizzle width in bytes: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
+}
+
+impl Desc {
+    pub(crate) fn parse(v: u64) -> Desc {
+        let field = |shift: u32| (((v >> shift) & 0x3fff) as u32) << 4;
+        Desc {
+            start: field(0),
+            lbo: field(16),
+            sbo: field(32),
+            base_offset: ((v >> 49) & 7) as u32,
+            swizzle: match (v >> 62) & 3 {
+                0 => 0,
+                1 => 128,
+                2 => 64,
+                _ => 32,
+            },
+        }
+    }
+
+    /// The shared address of the 16-byte chunk that holds element (`mn`, `k`) of an operand
+    /// with `t` elements per 16 bytes, K-major or MN-major, with the swizzle applied
+    /// (the canonical layouts of §9.7.15.5.1.2.1.3: in K-major layouts the chunk holds `t`
+    /// consecutive k of one row, in MN-major ones `t` consecutive mn of one k).
+    pub(crate) fn chunk(&self, mn: u32, k: u32, t: u32, mn_major: bool) -> u32 {
+        let s = self.swizzle;
+        let linear = match (mn_major, s) {
+            (false, 0) => self.start + (mn % 8) * 16 + (mn / 8) * self.sbo + (k / t) * self.lbo,
+            (false, s) => self.start + (mn % 8) * s + (mn / 8) * self.sbo + (k / t) * 16,
+            (true, 0) => self.start + (k % 8) * 16 + (k / 8) * self.lbo + (mn / t) * self.sbo,
+            (true, s) => {
+                let w = s / 16;
+                let c = mn / t;
+                self.start + (k % 8) * s + (k / 8) * self.sbo + (c % w) * 16 + (c / w) * self.lbo
+            }
+        };
+        swizzle(linear, s)
+    }
+}
+
+/// The swizzle of a 32/64/128-byte mode (CuTe's Swizzle<1|2|3, 4, 3>): bits 4.. of the byte
+/// address XOR bits 7.. .
+pub(crate) fn swizzle(addr: u32, s: u32) -> u32 {
+    if s == 0 {
+        return addr;
+    }
+    let mask = s / 16 - 1;
+    addr ^ (((addr >> 7) & mask) << 4)
+}
+
+/// The registers an op reads or writes (for the wgmma register checks).
+fn kind_regs(kind: &Kind) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut s = |x: &Src| {
+        if let Src::Reg(r) = x {
+            out.push(*r)
+        }
+    };
+    let mut regs: Vec<u32> = Vec::new();
+    match kind {
+        Kind::Mov { d, a } | Kind::Int1 { d, a, .. } | Kind::Float1 { d, a, .. } => {
+            regs.push(*d);
+            s(a);
+        }
+        Kind::Cvt { d, a, .. } | Kind::Cvta { d, a, .. } => {
+            regs.push(*d);
+            s(a);
+        }
+        Kind::Pack { d, parts, .. } => {
+            regs.push(*d);
+            parts.iter().for_each(&mut s);
+        }
+        Kind::Unpack { ds, a, .. } => {
+            regs.extend(ds);
+            s(a);
+        }
+        Kind::Int2 { d, a, b, .. } | Kind::Float2 { d, a, b, .. } => {
+            regs.push(*d);
+            s(a);
+            s(b);
+        }
+        Kind::Int3 { d, a, b, c, .. }
+        | Kind::Lop3 { d, a, b, c, .. }
+        | Kind::Fma { d, a, b, c, .. } => {
+            regs.push(*d);
+            s(a);
+            s(b);
+            s(c);
+        }
+        Kind::Bfi { d, a, b, c, e, .. } => {
+            regs.push(*d);
+            [a, b, c, e].into_iter().for_each(&mut s);
+        }
+        Kind::Setp {
+            d, dn, a, b, comb, ..
+        } => {
+            regs.extend([*d, *dn]);
+            s(a);
+            s(b);
+            if let Some((_, p, _)) = comb {
+                s(p);
+            }
+        }
+        Kind::Selp { d, a, b, p } => {
+            regs.push(*d);
+            [a, b, p].into_iter().for_each(&mut s);
+        }
+        Kind::Clock { d } | Kind::Activemask { d } => regs.push(*d),
+        Kind::Ld { ds, addr, .. } => {
+            regs.extend(ds);
+            s(&addr.base);
+        }
+        Kind::St { vals, addr, .. } => {
+            vals.iter().for_each(&mut s);
+            s(&addr.base);
+        }
+        Kind::Atom { d, addr, a, b, .. } => {
+            regs.push(*d);
+            [&addr.base, a, b].into_iter().for_each(&mut s);
+        }
+        Kind::Mapa { d, a, rank, .. } => {
+            regs.push(*d);
+            s(a);
+            s(rank);
+        }
+        Kind::Mbar { d, addr, a, .. } => {
+            regs.push(*d);
+            s(&addr.base);
+            if let Some(a) = a {
+                s(a);
+            }
+        }
+        Kind::MbarPendingCount { d, state } => {
+            regs.push(*d);
+            s(state);
+        }
+        Kind::Shfl {
+            d,
+            dp,
+            a,
+            b,
+            c,
+            mask,
+            ..
+        } => {
+            regs.extend([*d, *dp]);
+            [a, b, c, mask].into_iter().for_each(&mut s);
+        }
+        Kind::Vote { d, a, mask, .. } | Kind::Redux { d, a, mask, .. } => {
+            regs.push(*d);
+            s(a);
+            s(mask);
+        }
+        Kind::Elect { d, dp, mask } => {
+            regs.extend([*d, *dp]);
+            s(mask);
+        }
+        Kind::WarpSync { mask } => s(mask),
+        Kind::Bar {
+            id, count, d, pred, ..
+        } => {
+            regs.push(*d);
+            s(id);
+            if let Some(c) = count {
+                s(c);
+            }
+            if let Some((p, _)) = pred {
+                s(p);
+            }
+        }
+        Kind::CpAsync {
+            dst, src, src_size, ..
+        } => {
+            s(&dst.base);
+            s(&src.base);
+            if let Some(x) = src_size {
+                s(x);
+            }
+        }
+        Kind::BulkLoad {
+            dst,
+            src,
+            size,
+            mbar,
+            mask,
+            ..
+        } => {
+            [&dst.base, &src.base, size, &mbar.base]
+                .into_iter()
+                .for_each(&mut s);
+            if let Some(m) = mask {
+                s(m);
+            }
+        }
+        Kind::BulkStore { dst, src, size, .. } => {
+            [&dst.base, &src.base, size].into_iter().for_each(&mut s);
+        }
+        Kind::CpAsyncMbarArrive { addr, .. } => s(&addr.base),
+        Kind::Half(op) => {
+            use crate::decode::HalfOp;
+            match op {
+                HalfOp::FromF32 { d, a, b, .. } => {
+                    regs.push(*d);
+                    s(a);
+                    if let Some(b) = b {
+                        s(b);
+                    }
+                }
+                HalfOp::F8FromF16x2 { d, a, .. } | HalfOp::F16x2FromF8 { d, a, .. } => {
+                    regs.push(*d);
+                    s(a);
+                }
+                HalfOp::Arith { d, a, b, c, .. } => {
+                    regs.push(*d);
+                    [a, b, c].into_iter().for_each(&mut s);
+                }
+            }
+        }
+        Kind::Tensor(op) => match &**op {
+            TensorOp::LdMatrix { ds, addr, .. } => {
+                regs.extend(ds);
+                s(&addr.base);
+            }
+            TensorOp::StMatrix { vals, addr, .. } => {
+                vals.iter().for_each(&mut s);
+                s(&addr.base);
+            }
+            TensorOp::Mma(m) => {
+                regs.extend(&m.d);
+                m.a.iter().chain(&m.b).chain(&m.c).for_each(&mut s);
+            }
+            _ => {}
+        },
+        // Control flow, barriers without registers, and instructions added later: none.
+        _ => {}
+    }
+    regs.extend(out);
+    regs.retain(|&r| r != SINK);
+    regs.sort_unstable();
+    regs.dedup();
+    regs
+}
+
+impl Machine<'_> {
+    fn wgmma_state(&mut self, w: usize) -> &mut WarpMma {
+        if self.tensor.warps.len() <= w {
+            self.tensor.warps.resize_with(w + 1, WarpMma::default);
+        }
+        &mut self.tensor.warps[w]
+    }
+
+    /// The executing loop calls this for every op a warp executes once some warp executed
+    /// `wgmma.fence`: an access to a register of a pending `wgmma.mma_async` is a finding, and
+    /// the access is remembered for the next `wgmma.mma_async`'s fence check.
+    pub(crate) fn wgmma_access(&mut self, w: usize, eff: u32, pc: u32) -> Res<()> {
+        let TensorState { warps, regs_of, .. } = &mut self.tensor;
+        let Some(st) = warps.get_mut(w).filter(|s| s.fenced) else {
+            return Ok(());
+        };
+        let kind = &self.prog.ops[pc as usize].kind;
+        if matches!(kind, Kind::Tensor(op) if op.is_wgmma()) {
+            return Ok(());
+        }
+        if regs_of.len() < self.prog.ops.len() {
+            regs_of.resize(self.prog.ops.len(), None);
+        }
+        let regs = regs_of[pc as usize].get_or_insert_with(|| kind_regs(kind).into_boxed_slice());
+        let mut hit = None;
+        for &r in regs.iter() {
+            if let Some(&(role, at)) = st.in_flight.get(&r) {
+                hit = Some((r, role, at));
+                break;
+            }
+            st.touch(r);
+        }
+        match hit {
+            Some((r, role, at)) => Err(self.in_flight_report(w, eff, pc, r, role, at)),
+            None => Ok(()),
+        }
+    }
+
+    fn in_flight_report(&self, w: usize, eff: u32, pc: u32, r: u32, role: Role, at: u32) -> Stop {
+        let what = match role {
+            Role::Accumulator => "accumulator",
+            Role::A => "A-fragment",
+        };
+        let name = &self.prog.reg_names[r as usize];
+        Report::new(
+            FindingKind::WgmmaRegisterInFlight,
+            WAIT_SPEC,
+            format!("`{name}`, an {what} register of a wgmma.mma_async in flight, is accessed before a wgmma.wait_group that covers it"),
+        )
+        .site(self.site(w, eff, pc, &format!("access `{name}`")))
+        .site(self.site(w, eff, at, "issued the wgmma.mma_async"))
+        .note("\"accessing the accumulator register or the input register containing the fragments of matrix A of a wgmma.mma_async instruction without first performing a wgmma.wait_group instruction that waits on a wgmma-group including that wgmma.mma_async instruction is undefined behavior\": its value is written when the group completes")
+        .into()
+    }
+
+    fn partial_warp(&self, w: usize, eff: u32, pc: u32, name: &str, spec: &str) -> Stop {
+        let missing = !eff;
+        Report::new(
+            FindingKind::WarpCollective,
+            spec,
+            format!("{name} is executed without all 32 threads of the warp"),
+        )
+        .site(self.site(w, eff, pc, "execute it"))
+        .note(format!(
+            "lanes {} have exited or do not exist: the behaviour of {name} is undefined unless every thread of the warp executes it",
+            crate::report::lane_ranges(missing)
+        ))
+        .into()
+    }
+
+    fn not_uniform(&self, w: usize, pc: u32, what: &str, spec: &str) -> Stop {
+        Report::new(
+            FindingKind::WarpCollective,
+            spec,
+            format!("{what} differs between the threads of the warp"),
+        )
+        .site(self.site(w, u32::MAX, pc, "execute it"))
+        .note("the operand must be the same in every thread of the warp (and warpgroup)")
+        .into()
+    }
+
+    /// A value all lanes must agree on.
+    fn uniform(&self, w: usize, pc: u32, s: Src, what: &str, spec: &str) -> Res<u64> {
+        let v = self.src_value(w, 0, s);
+        if (1..32).any(|l| self.src_value(w, l, s) != v) {
+            return Err(self.not_uniform(w, pc, what, spec));
+        }
+        Ok(v)
+    }
+
+    pub(super) fn tensor(&mut self, w: usize, eff: u32, pc: u32, op: &TensorOp) -> Res<Step> {
+        if eff != u32::MAX {
+            let spec = match op {
+                TensorOp::LdMatrix { .. } | TensorOp::StMatrix { .. } => LDSM_SPEC,
+                TensorOp::Mma(_) => MMA_SPEC,
+                _ => WGMMA_SPEC,
+            };
+            return Err(self.partial_warp(w, eff, pc, op.name(), spec));
+        }
+        match op {
+            TensorOp::LdMatrix {
+                ds,
+                addr,
+                space,
+                trans,
+            } => self.ldmatrix(w, pc, ds, *addr, *space, *trans)?,
+            TensorOp::StMatrix {
+                vals,
+                addr,
+                space,
+                trans,
+            } => self.stmatrix(w, pc, vals, *addr, *space, *trans)?,
+            TensorOp::Mma(m) => self.mma(w, m),
+            TensorOp::WgmmaFence => {
+                self.tensor.active = true;
+                let st = self.wgmma_state(w);
+                st.fenced = true;
+                st.touched.clear();
+            }
+            TensorOp::WgmmaCommit => {
+                let st = self.wgmma_state(w);
+                let open = std::mem::take(&mut st.open);
+                st.groups.push_back(open);
+            }
+            TensorOp::WgmmaWait(n) => self.wgmma_wait(w, *n),
+            TensorOp::Wgmma(g) => self.wgmma(w, pc, g)?,
+        }
+        Ok(Step::Next)
+    }
+
+    /// The CTA and offset of a 16-byte row of an ldmatrix/stmatrix.
+    fn matrix_row(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        space: Space,
+        a: u64,
+    ) -> Res<(u32, u32)> {
+        match self.resolve(w, lane, pc, space, a, 16)? {
+            super::mem::Target::Shared { cta, off } => Ok((cta, off)),
+            _ => Err(Report::new(
+                FindingKind::OutOfBounds,
+                super::mem::OOB_SPEC,
+                format!("address 0x{a:x} of a matrix row is not in shared memory"),
+            )
+            .site(self.site(w, 1 << lane, pc, "gives the address"))
+            .into()),
+        }
+    }
+
+    fn ldmatrix(
+        &mut self,
+        w: usize,
+        pc: u32,
+        ds: &[u32],
+        addr: Addr,
+        space: Space,
+        trans: bool,
+    ) -> Res<()> {
+        let mut rows = [[0u8; 16]; 32];
+        for (i, row) in rows.iter_mut().enumerate().take(ds.len() * 8) {
+            let a = self.addr_value(w, i, addr);
+            let (cta, off) = self.matrix_row(w, i, pc, space, a)?;
+            if self.race.checking() {
+                let t = w as u32 * 32 + i as u32;
+                self.race
+                    .read(t, cta, off, 16, pc)
+                    .map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
+            }
+            row.copy_from_slice(&self.ctas[cta as usize].shared[off as usize..off as usize + 16]);
+        }
+        let elem = |m: usize, r: usize, c: usize| -> u64 {
+            let b = &rows[m * 8 + r][c * 2..c * 2 + 2];
+            u16::from_le_bytes([b[0], b[1]]) as u64
+        };
+        for (m, &d) in ds.iter().enumerate() {
+            for lane in 0..32usize {
+                let (g, t) = (lane / 4, lane % 4);
+                let v = if trans {
+                    elem(m, 2 * t, g) | elem(m, 2 * t + 1, g) << 16
+                } else {
+                    elem(m, g, 2 * t) | elem(m, g, 2 * t + 1) << 16
+                };
+                self.warps[w].set_reg(d, lane, v);
+            }
+        }
+        Ok(())
+    }
+
+    fn stmatrix(
+        &mut self,
+        w: usize,
+        pc: u32,
+        vals: &[Src],
+        addr: Addr,
+        space: Space,
+        trans: bool,
+    ) -> Res<()> {
+        self.warps[w].effects += 1;
+        if self.race.checking() {
+            self.race.next_store();
+        }
+        for (m, v) in vals.iter().enumerate() {
+            let regs: Vec<u64> = (0..32).map(|l| self.src_value(w, l, *v)).collect();
+            // half(l, h): the low (h = 0) or high half of lane l's register.
+            let half = |l: usize, h: usize| ((regs[l] >> (16 * h)) & 0xffff) as u16;
+            for r in 0..8usize {
+                let mut row = [0u8; 16];
+                for c in 0..8usize {
+                    let x = if trans {
+                        // Element (r, c) of the stored matrix is element (c, r) of the fragment.
+                        half(4 * c + r / 2, r % 2)
+                    } else {
+                        half(4 * r + c / 2, c % 2)
+                    };
+                    row[2 * c..2 * c + 2].copy_from_slice(&x.to_le_bytes());
+                }
+                let lane = m * 8 + r;
+                let a = self.addr_value(w, lane, addr);
+                let (cta, off) = self.matrix_row(w, lane, pc, space, a)?;
+                if self.race.checking() {
+                    let t = w as u32 * 32 + lane as u32;
+                    self.race
+                        .write(t, cta, off, 16, pc)
+                        .map_err(|c| self.race_report(c, cta, t, pc, false, false))?;
+                }
+                self.ctas[cta as usize].shared[off as usize..off as usize + 16]
+                    .copy_from_slice(&row);
+            }
+        }
+        Ok(())
+    }
+
+    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes.
+    fn gather(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
+        (rows, cols): (usize, usize),
+        coord: impl Fn(u32, u32) -> (u32, u32),
+    ) -> Vec<f64> {
+        let bits = ty.bits();
+        let per = 32 / bits;
+        let mask = if bits == 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << bits) - 1
+        };
+        let mut out = vec![0.0; rows * cols];
+        for lane in 0..32u32 {
+            for (j, s) in srcs.iter().enumerate() {
+                let v = self.src_value(w, lane as usize, *s);
+                for e in 0..per {
+                    let (r, c) = coord(lane, j as u32 * per + e);
+                    out[r as usize * cols + c as usize] = elem_value(ty, (v >> (e * bits)) & mask);
+                }
+            }
+        }
+        out
+    }
+
+    fn mma(&mut self, w: usize, m: &Mma) {
+        let k = m.k as usize;
+        let bits = m.a_ty.bits();
+        let a = self.gather(w, &m.a, m.a_ty, (16, k), |l, i| a_coord(m.k, bits, l, i));
+        let b = self.gather(w, &m.b, m.b_ty, (k, 8), |l, i| b_coord(m.k, bits, l, i));
+        let c = self.gather(w, &m.c, m.c_ty, (16, 8), c_coord);
+        let mut d = [0.0f64; 128];
+        for r in 0..16 {
+            for n in 0..8 {
+                let mut acc = c[r * 8 + n];
+                for kk in 0..k {
+                    acc += a[r * k + kk] * b[kk * 8 + n];
+                }
+                d[r * 8 + n] = acc;
+            }
+        }
+        let per = if m.d_ty == Elem::F16 { 2 } else { 1 };
+        for lane in 0..32u32 {
+            for (j, &dr) in m.d.iter().enumerate() {
+                let mut v = 0u64;
+                for e in 0..per {
+                    let (r, c) = c_coord(lane, j as u32 * per + e);
+                    let x = elem_bits(m.d_ty, d[r as usize * 8 + c as usize], m.satfinite);
+                    v |= x << (16 * e);
+                }
+                self.warps[w].set_reg(dr, lane as usize, v);
+            }
+        }
+    }
+
+    /// `wgmma.wait_group n`: the groups but the newest `n` complete; their results reach the
+    /// registers and the warp's threads acquire what their shared-memory reads saw.
+    fn wgmma_wait(&mut self, w: usize, n: u32) {
+        let st = self.wgmma_state(w);
+        let mut done = Vec::new();
+        while st.groups.len() > n as usize {
+            done.extend(st.groups.pop_front().expect("group"));
+        }
+        st.rebuild();
+        for p in done {
+            for (i, &r) in p.d.iter().enumerate() {
+                for lane in 0..32 {
+                    self.warps[w].set_reg(r, lane, p.values[i * 32 + lane]);
+                }
+            }
+            for lane in 0..32u32 {
+                self.race.acquire(w as u32 * 32 + lane, &p.vc);
+            }
+        }
+    }
+
+    /// Checks this warp's next wgmma.mma_async against its warpgroup's (see [`WarpgroupLog`]).
+    fn warpgroup_agrees(
+        &mut self,
+        w: usize,
+        pc: u32,
+        (a, b, scale_d): (Option<u64>, u64, bool),
+    ) -> Res<()> {
+        let warp = &self.warps[w];
+        let (key, q) = ((warp.cta, warp.index / 4), (warp.index % 4) as usize);
+        let log = self.tensor.warpgroups.entry(key).or_default();
+        if log.given_up {
+            return Ok(());
+        }
+        let k = log.counts[q];
+        let mine = (pc, a, b, scale_d);
+        if let Some(&(opc, oa, ob, os, other)) = k
+            .checked_sub(log.base)
+            .and_then(|i| log.entries.get(i as usize))
+        {
+            if (opc, oa, ob, os) != mine {
+                let what = if opc != pc {
+                    "a different wgmma.mma_async"
+                } else if (oa, ob) != (a, b) {
+                    "the same wgmma.mma_async with different matrix descriptors"
+                } else {
+                    "the same wgmma.mma_async with a different scale-d"
+                };
+                return Err(Report::new(
+                    FindingKind::WarpCollective,
+                    WGMMA_SPEC,
+                    format!("the warps of a warpgroup execute {what}"),
+                )
+                .site(self.site(w, u32::MAX, pc, &format!("issue its wgmma.mma_async number {}", k + 1)))
+                .site(self.site(other, u32::MAX, opc, "issued its own"))
+                .note("wgmma.mma_async is executed by the warpgroup as one instruction: all four warps must execute the same one, with the same descriptors")
+                .into());
+            }
+        } else if log.entries.len() < 1 << 16 {
+            log.entries.push_back((pc, a, b, scale_d, w));
+        } else {
+            log.given_up = true;
+            return Ok(());
+        }
+        log.counts[q] += 1;
+        let done = *log.counts.iter().min().expect("four warps");
+        while log.base < done && !log.entries.is_empty() {
+            log.entries.pop_front();
+            log.base += 1;
+        }
+        Ok(())
+    }
+
+    fn wgmma_fence_report(&self, w: usize, pc: u32, why: String) -> Stop {
+        Report::new(FindingKind::WgmmaFenceMissing, FENCE_SPEC, why)
+            .site(self.site(w, u32::MAX, pc, "issue the wgmma.mma_async"))
+            .note("wgmma.fence must be executed before the first wgmma.mma_async and between a register access and a wgmma.mma_async that accesses the same register (as accumulator or A fragment), except for accumulator accesses across wgmma.mma_async of the same shape")
+            .into()
+    }
+
+    /// Reads a shared-memory operand of `wgmma.mma_async` through its descriptor: `rows`
+    /// (`mn` indices) by `k`, returned as `out[mn_index * k + kk]`.
+    #[allow(clippy::too_many_arguments)]
+    fn wgmma_operand(
+        &mut self,
+        w: usize,
+        pc: u32,
+        desc: Desc,
+        ty: Elem,
+        mn: std::ops::Range<u32>,
+        k: u32,
+        mn_major: bool,
+        agent: u32,
+        vc: &[u32],
+    ) -> Res<Vec<f64>> {
+        let bits = ty.bits();
+        let eb = bits / 8;
+        let t = 16 / eb;
+        let rows = mn.len();
+        let mut out = vec![0.0; rows * k as usize];
+        let mask = if bits == 32 {
+            u32::MAX as u64
+        } else {
+            (1u64 << bits) - 1
+        };
+        // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
+        let chunks: Vec<(u32, u32)> = if mn_major {
+            (0..k)
+                .flat_map(|kk| mn.clone().step_by(t as usize).map(move |m| (m, kk)))
+                .collect()
+        } else {
+            mn.clone()
+                .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk)))
+                .collect()
+        };
+        for (m0, k0) in chunks {
+            let a = desc.chunk(m0, k0, t, mn_major);
+            let (cta, off) = match self.resolve(w, 0, pc, Space::Shared, a as u64, 16)? {
+                super::mem::Target::Shared { cta, off } => (cta, off),
+                _ => unreachable!("shared target"),
+            };
+            if self.race.checking() {
+                self.race
+                    .async_read(agent, vc, cta, off, 16, pc)
+                    .map_err(|c| retitle(self.race_report(c, cta, agent, pc, true, true)))?;
+            }
+            let bytes = &self.ctas[cta as usize].shared[off as usize..off as usize + 16];
+            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
+            for j in 0..t {
+                let x = ((word >> (j * bits)) as u64) & mask;
+                let (m, kk) = if mn_major { (m0 + j, k0) } else { (m0, k0 + j) };
+                out[(m - mn.start) as usize * k as usize + kk as usize] = elem_value(ty, x);
+            }
+        }
+        Ok(out)
+    }
+
+    fn wgmma(&mut self, w: usize, pc: u32, g: &Wgmma) -> Res<()> {
+        let shape = (g.n, g.k, g.d_ty, g.a_ty, g.b_ty);
+        let a_regs: Vec<u32> = match &g.a {
+            WgmmaA::Regs(srcs) => srcs
+                .iter()
+                .filter_map(|s| match s {
+                    Src::Reg(r) => Some(*r),
+                    Src::Imm(_) => None,
+                })
+                .collect(),
+            WgmmaA::Desc(_) => Vec::new(),
+        };
+        // The fence and in-flight rules for the registers it accesses.
+        {
+            let st = self.wgmma_state(w);
+            let fenced = st.fenced;
+            let touched: Option<u32> = g.d.iter().chain(&a_regs).copied().find(|&r| st.touched(r));
+            let mut conflict = None;
+            for &r in &g.d {
+                if let Some(&(role, at)) = st.in_flight.get(&r) {
+                    let same = role == Role::Accumulator
+                        && st.pending().any(|p| p.pc == at && p.shape == shape);
+                    if !same {
+                        conflict = Some((r, role, at));
+                    }
+                }
+            }
+            for &r in &a_regs {
+                if let Some(&(Role::Accumulator, at)) = st.in_flight.get(&r) {
+                    conflict = Some((r, Role::Accumulator, at));
+                }
+            }
+            if !fenced {
+                return Err(self.wgmma_fence_report(
+                    w,
+                    pc,
+                    "wgmma.mma_async without a wgmma.fence before it".into(),
+                ));
+            }
+            if let Some(r) = touched {
+                let name = self.prog.reg_names[r as usize].clone();
+                return Err(self.wgmma_fence_report(w, pc, format!("wgmma.mma_async accesses `{name}`, which another instruction accessed after the last wgmma.fence")));
+            }
+            if let Some((r, role, at)) = conflict {
+                return Err(self.in_flight_report(w, u32::MAX, pc, r, role, at));
+            }
+        }
+        let warp = &self.warps[w];
+        let q = warp.index % 4;
+        let group_end = (warp.index / 4) * 4 + 4;
+        if group_end > self.shape.warps_per_cta {
+            return Err(Report::new(
+                FindingKind::WarpCollective,
+                WGMMA_SPEC,
+                "wgmma.mma_async is executed by a warp of an incomplete warpgroup",
+            )
+            .site(self.site(w, u32::MAX, pc, "execute it"))
+            .note("a warpgroup is four consecutive warps of the CTA, the first with a warp index that is a multiple of 4")
+            .into());
+        }
+        let scale_d = (self.uniform(w, pc, g.scale_d.0, "scale-d", WGMMA_SPEC)? != 0) ^ g.scale_d.1;
+        let k = g.k;
+        let n = g.n;
+        // The async agent reading shared memory, with what every thread of the warp has seen.
+        let t0 = w as u32 * 32;
+        let (mut vc, _) = self.race.issue_async(t0);
+        for lane in 1..32 {
+            let c = self.race.clock(t0 + lane).to_vec();
+            join_into(&mut vc, &c);
+        }
+        let desc = |m: &mut Self, s: Src, what: &str| -> Res<Desc> {
+            let d = Desc::parse(m.uniform(w, pc, s, what, WGMMA_SPEC)?);
+            if d.base_offset != 0 && d.swizzle != 0 {
+                let site = &m.prog.sites[pc as usize];
+                return Err(crate::error::SimError::Unsupported {
+                    function: m.prog.funcs[site.func as usize].name.clone(),
+                    line: site.line,
+                    instruction: site.text.to_string(),
+                    reason: format!("a matrix descriptor ({what}) with a non-zero base offset"),
+                }
+                .into());
+            }
+            Ok(d)
+        };
+        let a = match &g.a {
+            WgmmaA::Desc(s) => {
+                let d = desc(self, *s, "a-desc")?;
+                self.wgmma_operand(w, pc, d, g.a_ty, 16 * q..16 * q + 16, k, g.trans_a, t0, &vc)?
+            }
+            WgmmaA::Regs(srcs) => {
+                let bits = g.a_ty.bits();
+                self.gather(w, srcs, g.a_ty, (16, k as usize), |l, i| {
+                    a_coord(k, bits, l, i)
+                })
+            }
+        };
+        let bd = desc(self, g.b_desc, "b-desc")?;
+        let a_raw = match &g.a {
+            WgmmaA::Desc(s) => Some(self.src_value(w, 0, *s)),
+            WgmmaA::Regs(_) => None,
+        };
+        let b_raw = self.src_value(w, 0, g.b_desc);
+        self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d))?;
+        // B is read as (n, k): B[k][n] = b[n * k + kk].
+        let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, t0, &vc)?;
+        let sa = if g.neg_a { -1.0 } else { 1.0 };
+        let sb = if g.neg_b { -1.0 } else { 1.0 };
+        let per = if g.d_ty == Elem::F16 { 2 } else { 1 };
+        let mut values = vec![0u64; g.d.len() * 32];
+        let st = &self.tensor.warps[w];
+        let olds: Vec<&[u64]> =
+            g.d.iter()
+                .map(|&r| {
+                    st.pending_values(r)
+                        .unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
+                })
+                .collect();
+        for lane in 0..32u32 {
+            for (j, old) in olds.iter().enumerate() {
+                let old = old[lane as usize];
+                let mut v = 0u64;
+                for e in 0..per {
+                    let (r, c) = c_coord(lane, j as u32 * per + e);
+                    let mut acc = if scale_d {
+                        elem_value(g.d_ty, old >> (16 * e))
+                    } else {
+                        0.0
+                    };
+                    for kk in 0..k as usize {
+                        acc += sa
+                            * a[r as usize * k as usize + kk]
+                            * sb
+                            * b[c as usize * k as usize + kk];
+                    }
+                    v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
+                }
+                values[j * 32 + lane as usize] = v;
+            }
+        }
+        let pending = Pending {
+            pc,
+            shape,
+            d: g.d.clone(),
+            a_regs,
+            values,
+            vc,
+        };
+        let st = &mut self.tensor.warps[w];
+        st.open.push(pending);
+        st.rebuild();
+        self.stats.async_ops += 1;
+        Ok(())
+    }
+}
+
+/// A race report of a wgmma read, in wgmma's words (the report names bulk copies).
+fn retitle(stop: Stop) -> Stop {
+    match stop {
+        Stop::Finding(mut r) => {
+            r.message = r
+                .message
+                .replace("a bulk copy reads", "wgmma.mma_async reads")
+                .replace(
+                    "the asynchronous copy that writes it",
+                    "the operation that writes it",
+                );
+            for s in &mut r.sites {
+                s.what = s.what.replace(
+                    "an asynchronous copy issued here",
+                    "wgmma.mma_async issued here",
+                );
+            }
+            Stop::Finding(r)
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_fields() {
+        // Triton's A operand: 128-byte swizzle, SBO 1024, start 0x1000.
+        let v = (1u64 << 62) | (64u64 << 32) | (0x1000 >> 4);
+        let d = Desc::parse(v);
+        assert_eq!(
+            d,
+            Desc {
+                start: 0x1000,
+                lbo: 0,
+                sbo: 1024,
+                base_offset: 0,
+                swizzle: 128
+            }
+        );
+        assert_eq!(Desc::parse(3 << 62).swizzle, 32);
+        assert_eq!(Desc::parse(2 << 62).swizzle, 64);
+        assert_eq!(Desc::parse(0).swizzle, 0);
+    }
+
+    #[test]
+    fn swizzle_permutes_chunks_within_rows() {
+        for s in [32u32, 64, 128] {
+            let atom = 8 * s;
+            for row in 0..8u32 {
+                let mut seen: Vec<u32> =
+                    (0..s / 16).map(|c| swizzle(row * s + 16 * c, s)).collect();
+                seen.sort_unstable();
+                let want: Vec<u32> = (0..s / 16).map(|c| row * s + 16 * c).collect();
+                // Within the repeating pattern, a row's chunks stay in their row.
+                assert_eq!(seen, want, "swizzle {s} row {row}");
+                assert!(swizzle(row * s, s) < atom);
+            }
+        }
+        // 128B: row 1's first chunk is its second.
+        assert_eq!(swizzle(128, 128), 128 + 16);
+        assert_eq!(swizzle(7 * 128 + 7 * 16, 128), 7 * 128);
+    }
+
+    /// Every element of each fragment has one owner, and the owners cover the matrix.
+    #[test]
+    fn fragment_layouts_cover_their_matrices() {
+        for (k, bits) in [(16, 16), (8, 16), (8, 32), (4, 32), (32, 8), (16, 8)] {
+            let per = 32 / bits;
+            let (ar, br) = crate::decode::frag_regs(
+                k,
+                match bits {
+                    16 => Elem::F16,
+                    32 => Elem::Tf32,
+                    _ => Elem::S8,
+                },
+            );
+            let mut a = vec![0; 16 * k as usize];
+            let mut b = vec![0; 8 * k as usize];
+            for lane in 0..32 {
+                for i in 0..ar as u32 * per {
+                    let (r, c) = a_coord(k, bits, lane, i);
+                    a[(r * k + c) as usize] += 1;
+                }
+                for i in 0..br as u32 * per {
+                    let (r, c) = b_coord(k, bits, lane, i);
+                    b[(r * 8 + c) as usize] += 1;
+                }
+            }
+            assert!(a.iter().all(|&x| x == 1), "A k{k} {bits}-bit");
+            assert!(b.iter().all(|&x| x == 1), "B k{k} {bits}-bit");
+        }
+        let mut c = [0; 16 * 8];
+        for lane in 0..32 {
+            for i in 0..4 {
+                let (r, col) = c_coord(lane, i);
+                c[(r * 8 + col) as usize] += 1;
+            }
+        }
+        assert!(c.iter().all(|&x| x == 1));
+    }
+
+    #[test]
+    fn canonical_layouts_match_the_isa_examples() {
+        // §9.7.15.5.1.2.1.3, MN-major no-swizzle bf16: ((8,1,2),(8,2)):((1,8,64),(8,128)) in
+        // elements, LBO 128 and SBO 64 elements (T = 8).
+        let d = Desc {
+            start: 0,
+            lbo: 256,
+            sbo: 128,
+            base_offset: 0,
+            swizzle: 0,
+        };
+        for mn in 0..16u32 {
+            for k in 0..16u32 {
+                let elem = (mn % 8) + (mn / 8) * 64 + (k % 8) * 8 + (k / 8) * 128;
+                let chunk_start = elem / 8 * 16;
+                assert_eq!(d.chunk(mn, k, 8, true), chunk_start, "mn {mn} k {k}");
+            }
+        }
+        // MN-major 64B swizzle bf16: ((8,4,2),(8,2)):((1,8,256),(32,512)), LBO 256, SBO 512.
+        let d = Desc {
+            start: 0,
+            lbo: 512,
+            sbo: 1024,
+            base_offset: 0,
+            swizzle: 64,
+        };
+        for mn in (0..64u32).step_by(8) {
+            for k in 0..16u32 {
+                let elem =
+                    (mn % 8) + ((mn / 8) % 4) * 8 + (mn / 32) * 256 + (k % 8) * 32 + (k / 8) * 512;
+                assert_eq!(
+                    d.chunk(mn, k, 8, true),
+                    swizzle(elem * 2, 64),
+                    "mn {mn} k {k}"
+                );
+            }
+        }
+        // K-major 32B swizzle tf32 (T = 4): ((8,2),(4,4)):((8,64),(1,4)) over k < 8 (one
+        // instruction's K extent), SBO 64 elements.
+        let d = Desc {
+            start: 0,
+            lbo: 16,
+            sbo: 256,
+            base_offset: 0,
+            swizzle: 32,
+        };
+        for mn in 0..16u32 {
+            for k in (0..8u32).step_by(4) {
+                let elem = (mn % 8) * 8 + (mn / 8) * 64 + k;
+                assert_eq!(d.chunk(mn, k, 4, false), swizzle(elem * 4, 32));
+            }
+        }
+    }
+}

@@ -1,0 +1,353 @@
+//! A cluster's view of global memory: the launch's memory itself (clusters in order, one at a
+//! time), or a copy-on-write overlay over a snapshot of it (clusters in parallel).
+//!
+//! A launch means the sequential semantics: cluster `c` runs on global memory as clusters
+//! `0..c` left it (see [`crate::parallel`]). A cluster run in parallel reads a snapshot
+//! taken before its predecessors finished, so its overlay records what it read (bytes it had
+//! not written itself) and what it wrote, per byte, in pages of [`PAGE`] bytes. Its run is the
+//! sequential one exactly when no byte it read was written by a predecessor it ran beside:
+//! the committer checks that, and runs the cluster again in order when it is not so.
+
+use super::memory::{Buffer, Global, GlobalFault, GlobalLoc};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Bytes per page of an overlay.
+pub(crate) const PAGE: usize = 4096;
+const WORDS: usize = PAGE / 64;
+
+/// One bit per byte of a page.
+pub(crate) type Bits = [u64; WORDS];
+
+/// Hashes page keys (one `u64`) with one multiplication: the keys are not adversarial, and
+/// a lookup happens whenever an access leaves the page of the one before.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        // The table indexes by the low bits: fold the well-mixed high bits into them.
+        self.0 ^ self.0 >> 32
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (k ^ k >> 29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map from page keys.
+pub(crate) type PageMap<V> = HashMap<u64, V, BuildHasherDefault<KeyHasher>>;
+
+/// What a cluster did to one page of a buffer.
+pub(crate) struct Page {
+    /// The page as the cluster sees it, once it wrote to it (the snapshot's bytes elsewhere).
+    data: Option<Box<[u8; PAGE]>>,
+    /// Bytes read before the cluster wrote them: the run depends on their value.
+    pub read: Bits,
+    /// Bytes written.
+    pub written: Bits,
+}
+
+/// Page key: buffer index and page number.
+pub(crate) fn key(buffer: usize, page: usize) -> u64 {
+    (buffer as u64) << 40 | page as u64
+}
+
+fn unkey(k: u64) -> (usize, usize) {
+    ((k >> 40) as usize, (k & ((1 << 40) - 1)) as usize)
+}
+
+/// Calls `f(word, mask)` for the words of a bit set that bits `[start, start + len)` touch.
+#[inline]
+fn each_word(start: usize, len: usize, mut f: impl FnMut(usize, u64)) {
+    let end = start + len;
+    let mut i = start;
+    while i < end {
+        let word = i / 64;
+        let lo = i % 64;
+        let hi = (end - word * 64).min(64);
+        let m = if hi - lo == 64 {
+            u64::MAX
+        } else {
+            ((1u64 << (hi - lo)) - 1) << lo
+        };
+        f(word, m);
+        i = word * 64 + hi;
+    }
+}
+
+/// Sets bits `[start, start + len)` of `bits`.
+pub(crate) fn set_bits(bits: &mut Bits, start: usize, len: usize) {
+    each_word(start, len, |w, m| bits[w] |= m);
+}
+
+impl Page {
+    /// Marks `[start, start + len)` read, but for the bytes the cluster wrote itself.
+    #[inline]
+    fn mark_read(&mut self, start: usize, len: usize) {
+        each_word(start, len, |w, m| self.read[w] |= m & !self.written[w]);
+    }
+}
+
+/// The bytes of a parallel run: reads and writes per page, and what it needs of the launch.
+#[derive(Default)]
+pub(crate) struct Footprint {
+    pub pages: Vec<(u64, Box<Page>)>,
+}
+
+impl Footprint {
+    /// Whether the run read a byte that `dirty` (bytes its predecessors wrote since its
+    /// snapshot) holds.
+    pub(crate) fn reads_any(&self, dirty: &PageMap<Box<Bits>>) -> bool {
+        self.pages.iter().any(|(k, p)| {
+            dirty
+                .get(k)
+                .is_some_and(|d| d.iter().zip(p.read.iter()).any(|(a, b)| a & b != 0))
+        })
+    }
+
+    /// Writes the run's bytes into `global` and adds them to `dirty`.
+    pub(crate) fn commit(self, global: &mut Global, dirty: &mut PageMap<Box<Bits>>) {
+        for (k, page) in self.pages {
+            let Some(data) = page.data else { continue };
+            let (b, p) = unkey(k);
+            let bytes = &mut global.buffers[b].bytes[p * PAGE..];
+            let d = dirty.entry(k).or_insert_with(|| Box::new([0; WORDS]));
+            for (w, &bits) in page.written.iter().enumerate() {
+                if bits == 0 {
+                    continue;
+                }
+                d[w] |= bits;
+                let at = w * 64;
+                if bits == u64::MAX {
+                    bytes[at..at + 64].copy_from_slice(&data[at..at + 64]);
+                } else {
+                    let mut m = bits;
+                    while m != 0 {
+                        let i = at + m.trailing_zeros() as usize;
+                        bytes[i] = data[i];
+                        m &= m - 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A copy-on-write view of a snapshot of global memory (module docs).
+pub(crate) struct Overlay<'a> {
+    base: &'a Global,
+    /// A speculative run may give up (a warp polls global memory without end: it may wait for
+    /// a cluster that runs after it); a run in order never does.
+    pub speculative: bool,
+    last: usize,
+    index: PageMap<u32>,
+    pages: Vec<(u64, Box<Page>)>,
+    /// The page the last access hit: accesses of a warp mostly stay in one page.
+    hot: (u64, u32),
+}
+
+impl<'a> Overlay<'a> {
+    pub(crate) fn new(base: &'a Global, speculative: bool) -> Overlay<'a> {
+        Overlay {
+            base,
+            speculative,
+            last: 0,
+            index: PageMap::default(),
+            pages: Vec::new(),
+            hot: (u64::MAX, 0),
+        }
+    }
+
+    pub(crate) fn finish(self) -> Footprint {
+        Footprint { pages: self.pages }
+    }
+
+    fn page(&mut self, k: u64) -> &mut Page {
+        if self.hot.0 != k {
+            let next = self.pages.len() as u32;
+            let i = *self.index.entry(k).or_insert(next);
+            if i == next {
+                self.pages.push((
+                    k,
+                    Box::new(Page {
+                        data: None,
+                        read: [0; WORDS],
+                        written: [0; WORDS],
+                    }),
+                ));
+            }
+            self.hot = (k, i);
+        }
+        &mut self.pages[self.hot.1 as usize].1
+    }
+
+    /// Calls `f(page, offset in page, offset in the access, length)` for each page the
+    /// `len` bytes at `loc` cover.
+    fn chunks(loc: GlobalLoc, len: usize, mut f: impl FnMut(usize, usize, usize, usize)) {
+        let mut done = 0;
+        while done < len {
+            let at = loc.offset + done;
+            let (p, o) = (at / PAGE, at % PAGE);
+            let n = (PAGE - o).min(len - done);
+            f(p, o, done, n);
+            done += n;
+        }
+    }
+
+    pub(crate) fn read(&mut self, loc: GlobalLoc, out: &mut [u8]) {
+        let base = self.base;
+        let buffer = &base.buffers[loc.buffer];
+        if buffer.read_only {
+            // No cluster writes it: nothing to track.
+            out.copy_from_slice(&buffer.bytes[loc.offset..loc.offset + out.len()]);
+            return;
+        }
+        Self::chunks(loc, out.len(), |p, o, at, n| {
+            let page = self.page(key(loc.buffer, p));
+            page.mark_read(o, n);
+            let src = match &page.data {
+                Some(d) => &d[o..o + n],
+                None => &base.buffers[loc.buffer].bytes[p * PAGE + o..p * PAGE + o + n],
+            };
+            out[at..at + n].copy_from_slice(src);
+        });
+    }
+
+    pub(crate) fn write(&mut self, loc: GlobalLoc, bytes: &[u8]) {
+        let base = self.base;
+        Self::chunks(loc, bytes.len(), |p, o, at, n| {
+            let page = self.page(key(loc.buffer, p));
+            let data = page.data.get_or_insert_with(|| {
+                let mut d = Box::new([0u8; PAGE]);
+                let src = &base.buffers[loc.buffer].bytes;
+                let from = &src[p * PAGE..src.len().min((p + 1) * PAGE)];
+                d[..from.len()].copy_from_slice(from);
+                d
+            });
+            data[o..o + n].copy_from_slice(&bytes[at..at + n]);
+            set_bits(&mut page.written, o, n);
+        });
+    }
+}
+
+/// Global memory as one cluster's run sees it.
+pub(crate) enum GlobalMem<'a> {
+    /// The launch's memory: clusters run in order.
+    Direct(&'a mut Global),
+    /// A copy-on-write overlay: clusters run in parallel.
+    Overlay(Box<Overlay<'a>>),
+}
+
+impl GlobalMem<'_> {
+    pub(crate) fn buffers(&self) -> &[Buffer] {
+        match self {
+            GlobalMem::Direct(g) => &g.buffers,
+            GlobalMem::Overlay(o) => &o.base.buffers,
+        }
+    }
+
+    /// Whether the run may give up (see [`Overlay::speculative`]).
+    pub(crate) fn speculative(&self) -> bool {
+        matches!(self, GlobalMem::Overlay(o) if o.speculative)
+    }
+
+    /// Finds the buffer holding `[addr, addr + len)`.
+    #[inline]
+    pub(crate) fn locate(&mut self, addr: u64, len: u32) -> Result<GlobalLoc, GlobalFault> {
+        match self {
+            GlobalMem::Direct(g) => g.locate(addr, len),
+            GlobalMem::Overlay(o) => super::memory::locate(&o.base.buffers, &mut o.last, addr, len),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn read(&mut self, loc: GlobalLoc, out: &mut [u8]) {
+        match self {
+            GlobalMem::Direct(g) => out.copy_from_slice(g.bytes(loc, out.len())),
+            GlobalMem::Overlay(o) => o.read(loc, out),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn write(&mut self, loc: GlobalLoc, bytes: &[u8]) {
+        match self {
+            GlobalMem::Direct(g) => g.bytes_mut(loc, bytes.len()).copy_from_slice(bytes),
+            GlobalMem::Overlay(o) => o.write(loc, bytes),
+        }
+    }
+
+    pub(crate) fn read_vec(&mut self, loc: GlobalLoc, len: usize) -> Vec<u8> {
+        let mut v = vec![0; len];
+        self.read(loc, &mut v);
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_of_own_writes_are_not_dependences() {
+        let mut g = Global::new();
+        g.alloc(vec![7; 3 * PAGE], false, "buffer".into());
+        let mut o = Overlay::new(&g, true);
+        let loc = GlobalLoc {
+            buffer: 0,
+            offset: PAGE - 2,
+        };
+        o.write(loc, &[1, 2, 3, 4]);
+        let mut out = [0u8; 6];
+        o.read(
+            GlobalLoc {
+                buffer: 0,
+                offset: PAGE - 3,
+            },
+            &mut out,
+        );
+        assert_eq!(out, [7, 1, 2, 3, 4, 7]);
+        let fp = o.finish();
+        let mut dirty = PageMap::default();
+        let mut other = [0u64; WORDS];
+        set_bits(&mut other, PAGE - 2, 2);
+        dirty.insert(key(0, 0), Box::new(other));
+        assert!(
+            !fp.reads_any(&dirty),
+            "the cluster wrote those bytes before reading them"
+        );
+        let mut before = [0u64; WORDS];
+        set_bits(&mut before, PAGE - 3, 1);
+        dirty.insert(key(0, 0), Box::new(before));
+        assert!(fp.reads_any(&dirty));
+        let mut g2 = g.clone();
+        let mut d2 = PageMap::default();
+        fp.commit(&mut g2, &mut d2);
+        assert_eq!(
+            &g2.buffers[0].bytes[PAGE - 3..PAGE + 3],
+            &[7, 1, 2, 3, 4, 7]
+        );
+        assert_eq!(d2.len(), 2);
+    }
+
+    #[test]
+    fn bit_ranges() {
+        let mut page = Page {
+            data: None,
+            read: [0; WORDS],
+            written: [0; WORDS],
+        };
+        set_bits(&mut page.written, 60, 70);
+        assert_eq!(page.written[0], 0xf << 60);
+        assert_eq!(page.written[1], u64::MAX);
+        assert_eq!(page.written[2], 0b11);
+        page.mark_read(0, 192);
+        assert_eq!(page.read[0], !(0xf << 60));
+        assert_eq!(page.read[1], 0);
+        assert_eq!(page.read[2], !0b11);
+    }
+}

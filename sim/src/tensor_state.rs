@@ -1,0 +1,109 @@
+//! The tensor-core state of the cluster in flight: each warp's wgmma operations issued and not
+//! yet complete, which registers they hold, and each warpgroup's log of issued wgmma (kept as
+//! data here, so `machine` owns it without naming the instructions in `exec::tensor`).
+
+use crate::decode::Elem;
+use crate::race::Clock;
+use std::collections::{HashMap, VecDeque};
+
+/// How a pending `wgmma.mma_async` uses a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    Accumulator,
+    A,
+}
+
+/// A `wgmma.mma_async` issued and not yet complete.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub(crate) pc: u32,
+    /// (n, k, dtype, atype, btype): accumulator accesses across wgmma of one shape are ordered.
+    pub(crate) shape: (u32, u32, Elem, Elem, Elem),
+    pub(crate) d: Vec<u32>,
+    pub(crate) a_regs: Vec<u32>,
+    /// The result: `d.len()` rows of 32 lanes.
+    pub(crate) values: Vec<u64>,
+    pub(crate) vc: Clock,
+}
+
+/// The wgmma state of one warp.
+#[derive(Default)]
+pub(crate) struct WarpMma {
+    /// The warp executed a `wgmma.fence`: its register accesses are tracked from then on.
+    pub(crate) fenced: bool,
+    /// Registers accessed by other instructions since the last `wgmma.fence` (a bit per slot).
+    pub(crate) touched: Vec<u64>,
+    pub(crate) open: Vec<Pending>,
+    pub(crate) groups: VecDeque<Vec<Pending>>,
+    /// Registers of pending operations: the role and the op's program counter.
+    pub(crate) in_flight: HashMap<u32, (Role, u32)>,
+}
+
+impl WarpMma {
+    pub(crate) fn pending(&self) -> impl Iterator<Item = &Pending> {
+        self.groups.iter().flatten().chain(self.open.iter())
+    }
+    pub(crate) fn rebuild(&mut self) {
+        let mut m = HashMap::new();
+        for p in self.groups.iter().flatten().chain(self.open.iter()) {
+            for &r in &p.d {
+                m.insert(r, (Role::Accumulator, p.pc));
+            }
+            for &r in &p.a_regs {
+                m.entry(r).or_insert((Role::A, p.pc));
+            }
+        }
+        self.in_flight = m;
+    }
+    /// The values an op issued now reads from accumulator register `r` (32 lanes): the newest
+    /// pending result for it, if any.
+    pub(crate) fn pending_values(&self, r: u32) -> Option<&[u64]> {
+        fn newest(ops: &[Pending], r: u32) -> Option<&[u64]> {
+            ops.iter().rev().find_map(|p| {
+                p.d.iter()
+                    .position(|&x| x == r)
+                    .map(|i| &p.values[i * 32..i * 32 + 32])
+            })
+        }
+        newest(&self.open, r).or_else(|| self.groups.iter().rev().find_map(|g| newest(g, r)))
+    }
+    pub(crate) fn touch(&mut self, r: u32) {
+        let (i, b) = (r as usize / 64, r % 64);
+        if i >= self.touched.len() {
+            self.touched.resize(i + 1, 0);
+        }
+        self.touched[i] |= 1 << b;
+    }
+    pub(crate) fn touched(&self, r: u32) -> bool {
+        self.touched
+            .get(r as usize / 64)
+            .is_some_and(|w| w >> (r % 64) & 1 == 1)
+    }
+}
+
+/// Tensor-core state of the cluster in flight.
+#[derive(Default)]
+pub(crate) struct TensorState {
+    /// Some warp executed `wgmma.fence`: the executing loop reports register accesses.
+    pub active: bool,
+    pub(crate) warps: Vec<WarpMma>,
+    /// The registers each op accesses, by program counter, computed when first needed.
+    pub(crate) regs_of: Vec<Option<Box<[u32]>>>,
+    /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
+    pub(crate) warpgroups: HashMap<(u32, u32), WarpgroupLog>,
+}
+
+/// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the
+/// others' k-th (the same instruction, descriptors and scale-d: §9.7.15.5.2 "the contents of a
+/// matrix descriptor must be same across all the warps in the warpgroup").
+#[derive(Default)]
+pub(crate) struct WarpgroupLog {
+    /// The number of entries dropped from the front (all four warps are past them).
+    pub(crate) base: u64,
+    /// (pc, a-desc, b-desc, scale-d, the warp that issued it first).
+    pub(crate) entries: VecDeque<(u32, Option<u64>, u64, bool, usize)>,
+    /// How many each warp of the warpgroup issued.
+    pub(crate) counts: [u64; 4],
+    /// Some warp ran 65536 wgmma ahead of another: no more checks for this warpgroup.
+    pub(crate) given_up: bool,
+}
