@@ -235,12 +235,43 @@ impl<'a> Overlay<'a> {
     }
 }
 
+/// The global memory of a run whose inputs are made up (the analyzer's witness runs,
+/// [`crate::probe`]): every address holds bytes, zero until written, kept in pages of
+/// [`PAGE`] bytes. Its locations are `GlobalLoc { buffer: OPEN, offset: address }`.
+#[derive(Default)]
+pub(crate) struct OpenMemory {
+    pages: PageMap<Box<[u8; PAGE]>>,
+}
+
+/// The buffer index of every location in an [`OpenMemory`].
+pub(crate) const OPEN: usize = usize::MAX;
+
+impl OpenMemory {
+    fn read(&self, addr: usize, out: &mut [u8]) {
+        Overlay::chunks(GlobalLoc { buffer: OPEN, offset: addr }, out.len(), |p, o, at, n| {
+            match self.pages.get(&(p as u64)) {
+                Some(d) => out[at..at + n].copy_from_slice(&d[o..o + n]),
+                None => out[at..at + n].fill(0),
+            }
+        });
+    }
+
+    fn write(&mut self, addr: usize, bytes: &[u8]) {
+        Overlay::chunks(GlobalLoc { buffer: OPEN, offset: addr }, bytes.len(), |p, o, at, n| {
+            let d = self.pages.entry(p as u64).or_insert_with(|| Box::new([0; PAGE]));
+            d[o..o + n].copy_from_slice(&bytes[at..at + n]);
+        });
+    }
+}
+
 /// Global memory as one cluster's run sees it.
 pub(crate) enum GlobalMem<'a> {
     /// The launch's memory: clusters run in order.
     Direct(&'a mut Global),
     /// A copy-on-write overlay: clusters run in parallel.
     Overlay(Box<Overlay<'a>>),
+    /// Every address readable and writable, zero until written: a witness run's memory.
+    Open(&'a mut OpenMemory),
 }
 
 impl GlobalMem<'_> {
@@ -248,6 +279,23 @@ impl GlobalMem<'_> {
         match self {
             GlobalMem::Direct(g) => &g.buffers,
             GlobalMem::Overlay(o) => &o.base.buffers,
+            GlobalMem::Open(_) => &[],
+        }
+    }
+
+    /// The name of the buffer at `loc` when it is read-only (`.const` variables).
+    pub(crate) fn read_only(&self, loc: GlobalLoc) -> Option<&str> {
+        self.buffers()
+            .get(loc.buffer)
+            .filter(|b| b.read_only)
+            .map(|b| b.name.as_str())
+    }
+
+    /// The address of `loc`.
+    pub(crate) fn address(&self, loc: GlobalLoc) -> u64 {
+        match self.buffers().get(loc.buffer) {
+            Some(b) => b.base + loc.offset as u64,
+            None => loc.offset as u64,
         }
     }
 
@@ -262,6 +310,10 @@ impl GlobalMem<'_> {
         match self {
             GlobalMem::Direct(g) => g.locate(addr, len),
             GlobalMem::Overlay(o) => super::memory::locate(&o.base.buffers, &mut o.last, addr, len),
+            GlobalMem::Open(_) => Ok(GlobalLoc {
+                buffer: OPEN,
+                offset: addr as usize,
+            }),
         }
     }
 
@@ -270,6 +322,7 @@ impl GlobalMem<'_> {
         match self {
             GlobalMem::Direct(g) => out.copy_from_slice(g.bytes(loc, out.len())),
             GlobalMem::Overlay(o) => o.read(loc, out),
+            GlobalMem::Open(m) => m.read(loc.offset, out),
         }
     }
 
@@ -278,6 +331,7 @@ impl GlobalMem<'_> {
         match self {
             GlobalMem::Direct(g) => g.bytes_mut(loc, bytes.len()).copy_from_slice(bytes),
             GlobalMem::Overlay(o) => o.write(loc, bytes),
+            GlobalMem::Open(m) => m.write(loc.offset, bytes),
         }
     }
 

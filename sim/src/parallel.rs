@@ -130,6 +130,6 @@ pub(crate) fn run_clusters(
 fn footprint(view: GlobalMem<'_>) -> Footprint {
     match view {
         GlobalMem::Overlay(o) => o.finish(),
-        GlobalMem::Direct(_) => Footprint::default(),
+        GlobalMem::Direct(_) | GlobalMem::Open(_) => Footprint::default(),
     }
 }

@@ -13,8 +13,6 @@ pub enum FindingKind {
     Deadlock,
     /// An aligned barrier or warp collective reached by only part of a warp.
     DivergentAlignedBarrier,
-    /// An aligned CTA-wide barrier reached by threads at different instructions.
-    PartialCtaAlignedBarrier,
     /// A warning: threads that exit without an aligned barrier that the rest of their warp
     /// executes (the run goes on; see [`super::Stats::warnings`]).
     DivergentExitBeforeBarrier,
@@ -97,7 +95,6 @@ impl FindingKind {
         match self {
             FindingKind::Deadlock => "deadlock",
             FindingKind::DivergentAlignedBarrier => "divergent_aligned_barrier",
-            FindingKind::PartialCtaAlignedBarrier => "partial_cta_aligned_barrier",
             FindingKind::DivergentExitBeforeBarrier => "divergent_exit_before_barrier",
             FindingKind::BarrierRedMixed => "barrier_red_mixed",
             FindingKind::BarrierThreadCount => "barrier_thread_count",

@@ -126,16 +126,20 @@ fn divergent_warp_at_an_aligned_barrier() {
 }
 
 #[test]
-fn aligned_barrier_reached_by_a_partial_cta() {
-    let r = finding(
-        "named.ptx",
-        "partial_bad",
-        &block(64),
-        &mut [],
-        FindingKind::PartialCtaAlignedBarrier,
-    );
-    assert_eq!(r.sites.len(), 2, "{r}");
-    completes("named.ptx", "partial_ok", &block(64), &mut []);
+fn warps_meet_at_one_barrier_instance_from_two_instructions() {
+    // nvcc's tail-duplicated __syncthreads(): each warp executes one of two `bar.sync 0`,
+    // convergently, and all meet at one instance (§9.7.13.1: different warps may execute
+    // different forms with the same barrier name and count).
+    for policy in [sim::Policy::RoundRobin, sim::Policy::Random] {
+        for seed in 0..4 {
+            let launch = Launch {
+                schedule: sim::Schedule { policy, seed },
+                ..block(64)
+            };
+            completes("named.ptx", "two_copies", &launch, &mut []);
+        }
+    }
+    completes("named.ptx", "one_copy", &block(64), &mut []);
 }
 
 #[test]
@@ -457,6 +461,34 @@ fn operations_on_uninitialised_or_invalidated_mbarriers() {
         r.message.contains("invalidated") && r.sites.len() == 2,
         "{r}"
     );
+}
+
+#[test]
+fn operations_that_the_initialisation_does_not_happen_before() {
+    // Warp 1 waits after a warp barrier of its own: thread 0's init is not ordered before
+    // its wait, whichever of the two runs first.
+    for policy in [sim::Policy::RoundRobin, sim::Policy::Random] {
+        for seed in 0..4 {
+            let launch = Launch {
+                schedule: sim::Schedule { policy, seed },
+                ..block(64)
+            };
+            let outcome = run("mbarrier.ptx", "init_unordered", &launch, &mut [ArgValue::U32(0)]);
+            let r = outcome.report().cloned().expect("a finding");
+            assert_eq!(r.kind, FindingKind::MbarrierUninitialized, "{r}");
+        }
+    }
+    // A CTA barrier between them orders it.
+    for seed in 0..4 {
+        let launch = Launch {
+            schedule: sim::Schedule {
+                policy: sim::Policy::Random,
+                seed,
+            },
+            ..block(64)
+        };
+        completes("mbarrier.ptx", "init_unordered", &launch, &mut [ArgValue::U32(1)]);
+    }
 }
 
 #[test]

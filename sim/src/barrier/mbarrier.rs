@@ -8,6 +8,18 @@
 //! immediately preceding (§9.7.13.15.16), and "for each phase at least one test_wait or try_wait returning True
 //! before an arrive-on of the subsequent phase" (§9.7.13.15.4) as a happens-before rule: a
 //! successful wait by *any* thread that happens before the arrive counts.
+//!
+//! Initialisation is a write to the object's memory like any other: an operation of another
+//! thread must happen after it (a CTA barrier, a cluster barrier whose arrive releases it, or
+//! `fence.mbarrier_init` before a relaxed one), or it may see the memory as it was before
+//! (§9.7.13.15: "the mbarrier object must be initialized prior to use", PTX ISA §8 on
+//! ordering). [`require_valid`] checks that order with the threads' vector clocks.
+//!
+//! Tensor copies whose box the run does not know (the analyzer's witness runs make their
+//! tensor maps up) complete an unknown, positive number of bytes: the object counts them
+//! ([`MBarrier::unknown_issued`], [`MBarrier::unknown_completed`]) and completes the phase once
+//! no arrival is pending, none of them is in flight, and the bytes expected could be theirs
+//! (at least one per copy); bytes no one expected keep the phase from ever completing.
 
 pub(crate) use super::violation::Actor;
 use super::violation::{At, Violation};
@@ -42,6 +54,14 @@ pub(crate) struct MBarrier {
     /// Where it was initialised or invalidated last: (warp, lane, pc).
     pub last_lifecycle: (u32, u32, u32),
     pub completions: u64,
+    /// The thread that initialised it and its clock component at the initialisation: an
+    /// operation of another thread must have seen that epoch.
+    pub init_by: u32,
+    pub init_epoch: u32,
+    /// Tensor copies of unknown size on it: issued and not yet complete, and completed in the
+    /// current phase.
+    pub unknown_inflight: u32,
+    pub unknown_done: u32,
 }
 
 impl MBarrier {
@@ -49,8 +69,14 @@ impl MBarrier {
         if !self.valid {
             return "invalidated (or never initialised)".into();
         }
+        let unknown = match (self.unknown_done, self.unknown_inflight) {
+            (0, 0) => String::new(),
+            (d, f) => format!(
+                " (less the bytes of {d} completed and {f} pending tensor copies of unknown size)"
+            ),
+        };
         format!(
-            "phase {} (parity {}), pending count {} of expected {}, tx-count {}",
+            "phase {} (parity {}), pending count {} of expected {}, tx-count {}{unknown}",
             self.phase,
             self.phase & 1,
             self.pending,
@@ -92,15 +118,30 @@ pub(crate) type Name<'a> = &'a dyn Fn() -> String;
 /// Lanes parked on an mbarrier whose state changed: (warp, lanes) to wake where still parked.
 pub(crate) type Parked = Vec<(u32, u32)>;
 
-/// Every operation but `init` needs a valid object (`m`; `None`: never initialised).
+/// Every operation but `init` needs a valid object (`m`; `None`: never initialised) whose
+/// initialisation happens before it: `seen` is the clock of the operation (the thread's, or
+/// for an asynchronous one its issuer's at issue), `thread` the clock component of the thread.
 pub(crate) fn require_valid(
     m: Option<&MBarrier>,
     actor: Actor,
+    thread: u32,
+    seen: &[u32],
     op: MbarOp,
     name: Name<'_>,
 ) -> Result<(), Violation> {
-    if m.is_some_and(|m| m.valid) {
-        return Ok(());
+    if let Some(m) = m.filter(|m| m.valid) {
+        let ordered = thread == m.init_by
+            || seen
+                .get(m.init_by as usize)
+                .is_some_and(|&c| c >= m.init_epoch);
+        if ordered {
+            return Ok(());
+        }
+        return Err(Violation::new(FindingKind::MbarrierUninitialized, "§9.7.13.15", format!("{} on an mbarrier ({}) whose initialisation does not happen before it", op_name(op), name()))
+            .actor(actor, format!("performs {}", op_name(op)))
+            .site(m.lifecycle_site(), "initialised it")
+            .note("nothing orders the mbarrier.init before this operation (no CTA barrier, no cluster barrier that releases it, no fence.mbarrier_init before a relaxed one): the thread may see the object's memory as it was before the initialisation")
+            .note("\"performing any mbarrier operation except mbarrier.init on an uninitialized mbarrier object results in undefined behavior\""));
     }
     let what = if m.is_some() {
         "an invalidated"
@@ -119,10 +160,13 @@ pub(crate) fn require_valid(
 impl MBarrier {
     /// `mbarrier.init` with `count` over the object `old` at its address, if any: the new
     /// object, in phase 0 with `count` pending arrivals.
+    /// `thread` is the initialising thread's clock component and `epoch` its value after the
+    /// initialisation started a new epoch of the thread.
     pub(crate) fn init(
         old: Option<&MBarrier>,
         count: i64,
         actor: Actor,
+        (thread, epoch): (u32, u32),
         name: Name<'_>,
     ) -> Result<MBarrier, Violation> {
         if let Some(m) = old
@@ -154,6 +198,8 @@ impl MBarrier {
             tx: 0,
             version: old.map_or(0, |m| m.version + 1),
             last_lifecycle: (actor.warp, actor.lane, actor.pc),
+            init_by: thread,
+            init_epoch: epoch,
             ..MBarrier::default()
         })
     }
@@ -204,7 +250,9 @@ impl MBarrier {
         }
         self.tx = tx;
         self.version += 1;
-        Ok(if delta < 0 { self.complete() } else { None })
+        // An expectation can balance bytes that arrived before it (a peer's multicast copy
+        // may land before this CTA expects it): any change of the count may complete.
+        Ok(self.complete())
     }
 
     /// An arrive-on of `count` (with `drop`, the expected count drops by `count` first) that
@@ -250,7 +298,7 @@ impl MBarrier {
         }
         self.pending = pending;
         self.version += 1;
-        if self.pending == 0 && self.tx == 0 && no_complete {
+        if no_complete && self.completes() {
             return Err(Violation::new(FindingKind::MbarrierNoComplete, "§9.7.13.15.13", format!("{} with .noComplete completes the current phase of {}", op_name(op), name()))
                 .actor(actor, "arrives with .noComplete")
                 .state(self.describe())
@@ -305,11 +353,41 @@ impl MBarrier {
             .note("\"for each phase of the mbarrier object, at least one test_wait or try_wait operation must be performed which returns True for waitComplete before an arrive-on operation in the subsequent phase\""))
     }
 
+    /// Whether the current phase completes now: no arrival pending and no transaction (bytes
+    /// expected and not delivered) pending (§9.7.13.15.6). Tensor copies of unknown size count
+    /// once none is in flight, as having delivered what was expected if at least a byte each
+    /// was (they are taken to be as large as the expectation needs).
+    fn completes(&self) -> bool {
+        self.pending == 0
+            && self.unknown_inflight == 0
+            && match self.unknown_done {
+                0 => self.tx == 0,
+                n => self.tx >= n as i64,
+            }
+    }
+
+    /// A tensor copy of unknown size that will complete on this object was issued.
+    pub(crate) fn unknown_issued(&mut self) {
+        self.unknown_inflight += 1;
+        self.version += 1;
+    }
+
+    /// A tensor copy of unknown size completed on this object: returns the parked lanes when
+    /// the phase completed.
+    pub(crate) fn unknown_completed(&mut self) -> Option<Parked> {
+        self.unknown_inflight = self.unknown_inflight.saturating_sub(1);
+        self.unknown_done += 1;
+        self.version += 1;
+        self.complete()
+    }
+
     /// Completes the current phase once no arrivals and no transactions are pending (§9.7.13.15.6).
     fn complete(&mut self) -> Option<Parked> {
-        if self.pending != 0 || self.tx != 0 {
+        if !self.completes() {
             return None;
         }
+        self.tx = 0;
+        self.unknown_done = 0;
         self.phase = self.phase.wrapping_add(1);
         self.pending = self.expected;
         self.done_vc = std::mem::take(&mut self.cur_vc);

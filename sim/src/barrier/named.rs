@@ -6,8 +6,14 @@
 //! barrier is reinitialised at once. `.red` delivers the reduction of the arrivals' predicates
 //! to every waiting thread. Checked here: ids 0..15, counts that are positive multiples of 32
 //! and agree within a phase, no count below the arrivals, `.red` not mixed with `.sync` /
-//! `.arrive` (nor `.red` of another operation), an aligned count-less barrier executed at one
-//! instruction by the whole CTA, and no thread arriving twice in a phase.
+//! `.arrive` (nor `.red` of another operation), and no thread arriving twice in a phase.
+//!
+//! One phase may gather threads at different instructions with the same id and count: "different
+//! warps may execute different forms of the barrier instruction using the same barrier name and
+//! thread count" (§9.7.13.1), and nvcc tail-duplicates one `__syncthreads()` into both arms of a
+//! warp-uniform branch, so that each warp executes one of two `bar.sync 0` (convergently) and all
+//! meet at one barrier instance. `.aligned` asks each warp to execute its barrier convergently,
+//! which the machine checks (a warp split between instructions is divergent).
 
 use super::violation::{At, Violation};
 use crate::decode::BarAction;
@@ -159,13 +165,6 @@ impl NamedBarrier {
                     .site(first_at, format!("executed bar.{} in the same phase", first_action.name()))
                     .state(state)
                     .note("\"barrier.red should not be intermixed with barrier.sync or barrier.arrive using the same active barrier\""));
-            }
-            if a.aligned && count_v.is_none() && first_pc != pc {
-                return Err(Violation::new(FindingKind::PartialCtaAlignedBarrier, SPEC, format!("aligned barrier {id} without a thread count is reached at different instructions by threads of the CTA"))
-                    .site(at, "arrives here")
-                    .site(first_at, "arrived at a different instruction in the same phase")
-                    .state(state)
-                    .note("an aligned barrier without a thread count must be executed by every non-exited thread of the CTA at the same instruction"));
             }
         }
         // Per-thread double arrival.

@@ -94,7 +94,7 @@ impl Machine<'_> {
                     *reduce,
                 );
                 let (mc, mo) = *mbar;
-                self.async_mbar_valid(mc, mo, actor)?;
+                self.async_mbar_valid(mc, mo, actor, &op.vc)?;
                 let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
                 if op.vc.len() > m.cur_vc.len() {
                     m.cur_vc.resize(op.vc.len(), 0);
@@ -148,7 +148,7 @@ impl Machine<'_> {
             AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.vc, op.pc, actor)?,
             AsyncKind::MbarArrive { mbar, .. } => {
                 let (mc, mo) = *mbar;
-                self.async_mbar_valid(mc, mo, actor)?;
+                self.async_mbar_valid(mc, mo, actor, &op.vc)?;
                 self.mbar_arrive(
                     mc,
                     mo,
@@ -171,13 +171,19 @@ impl Machine<'_> {
         Ok(())
     }
 
-    pub(crate) fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor) -> Res<()> {
-        if self.ctas[cta as usize]
-            .mbars
-            .get(&off)
-            .is_some_and(|m| m.valid)
-        {
-            return Ok(());
+    pub(crate) fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor, vc: &[u32]) -> Res<()> {
+        if let Some(m) = self.ctas[cta as usize].mbars.get(&off).filter(|m| m.valid) {
+            let name = self.mbar_namer(cta, off);
+            let issuer = actor.warp * 32 + actor.lane;
+            return crate::barrier::mbarrier::require_valid(
+                Some(m),
+                actor,
+                issuer,
+                vc,
+                MbarOp::CompleteTx,
+                &name,
+            )
+            .map_err(|v| self.violation(v));
         }
         Err(Report::new(
             FindingKind::MbarrierUninitialized,

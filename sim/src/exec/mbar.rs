@@ -91,7 +91,9 @@ impl<'a> Machine<'a> {
             if op != MbarOp::Init {
                 let name = self.mbar_namer(cta, off);
                 let m = self.ctas[cta as usize].mbars.get(&off);
-                mbarrier::require_valid(m, actor, op, &name).map_err(|v| self.violation(v))?;
+                let t = w as u32 * 32 + lane as u32;
+                mbarrier::require_valid(m, actor, t, self.race.clock(t), op, &name)
+                    .map_err(|v| self.violation(v))?;
             }
             match op {
                 MbarOp::Init => self.mbar_init(cta, off, actor, arg as u32 as i64)?,
@@ -176,8 +178,19 @@ impl<'a> Machine<'a> {
 
     fn mbar_init(&mut self, cta: u32, off: u32, actor: Actor, count: i64) -> Res<()> {
         let name = self.mbar_namer(cta, off);
-        let m = MBarrier::init(self.ctas[cta as usize].mbars.get(&off), count, actor, &name)
-            .map_err(|v| self.violation(v))?;
+        // The initialisation is a new epoch of its thread: what others learnt of the thread
+        // before it does not order them after it.
+        let t = actor.warp * 32 + actor.lane;
+        self.race.tick(t);
+        let epoch = (t, self.race.now(t));
+        let m = MBarrier::init(
+            self.ctas[cta as usize].mbars.get(&off),
+            count,
+            actor,
+            epoch,
+            &name,
+        )
+        .map_err(|v| self.violation(v))?;
         let c = &mut self.ctas[cta as usize];
         c.mbars.insert(off, m);
         c.set_mbar_slot(off, true);

@@ -237,8 +237,8 @@ impl Machine<'_> {
         let len = bytes.len();
         let dst = match t {
             Target::Global(loc) => {
-                if self.mem.global.buffers()[loc.buffer].read_only {
-                    let name = self.mem.global.buffers()[loc.buffer].name.clone();
+                if let Some(name) = self.mem.global.read_only(loc) {
+                    let name = name.to_string();
                     return Err(self.oob(w, lane, pc, format!("a store to read-only {name}")));
                 }
                 self.mem.global.write(loc, bytes);
@@ -365,6 +365,7 @@ impl Machine<'_> {
                 }
                 FastTarget::Global(index, base) => match &mut self.mem.global {
                     GlobalMem::Direct(g) => (&g.buffers[index].bytes, base),
+                    GlobalMem::Open(_) => unreachable!("open memory has no buffers to find"),
                     GlobalMem::Overlay(o) => {
                         let mut buf = [0u8; 32];
                         let regs = &mut self.warps[w].regs;
@@ -485,6 +486,7 @@ impl Machine<'_> {
                 }
                 FastTarget::Global(index, base) => match &mut self.mem.global {
                     GlobalMem::Direct(g) => (&mut g.buffers[index].bytes, base),
+                    GlobalMem::Open(_) => unreachable!("open memory has no buffers to find"),
                     GlobalMem::Overlay(o) => {
                         let mut buf = [0u8; 32];
                         let regs = &self.warps[w].regs;

@@ -557,9 +557,12 @@ impl Machine<'_> {
         }
         let global = self.tensor_global(w, lane, pc, &map, &c, spec)?;
         if let Some((b, _)) = global
-            && self.mem.global.buffers()[b].read_only
+            && let Some(name) = self.mem.global.read_only(GlobalLoc {
+                buffer: b,
+                offset: 0,
+            })
         {
-            let name = self.mem.global.buffers()[b].name.clone();
+            let name = name.to_string();
             return Err(self
                 .tma_report(
                     w,
@@ -633,7 +636,7 @@ impl Machine<'_> {
                     _ => dst.copy_from_slice(&fill[..e]),
                 }
             });
-            self.async_mbar_valid(mc, mo, actor)?;
+            self.async_mbar_valid(mc, mo, actor, vc)?;
             let mb = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
             if vc.len() > mb.cur_vc.len() {
                 mb.cur_vc.resize(vc.len(), 0);
@@ -704,8 +707,8 @@ impl Machine<'_> {
         let mut bytes = [0u8; 128];
         match target {
             super::mem::Target::Global(loc) => {
-                if self.mem.global.buffers()[loc.buffer].read_only {
-                    let name = self.mem.global.buffers()[loc.buffer].name.clone();
+                if let Some(name) = self.mem.global.read_only(loc) {
+                    let name = name.to_string();
                     return Err(report(
                         self,
                         FindingKind::OutOfBounds,
@@ -741,7 +744,7 @@ impl Machine<'_> {
             super::mem::Target::Global(loc) => {
                 self.mem.global.write(loc, &bytes);
                 let site = self.site(w, 1 << lane, pc, "modified it");
-                let global_addr = self.mem.global.buffers()[loc.buffer].base + loc.offset as u64;
+                let global_addr = self.mem.global.address(loc);
                 self.mem.tma.change(Unfenced::Modified(global_addr, site));
             }
             super::mem::Target::Shared { cta, off } => {
@@ -770,8 +773,8 @@ impl Machine<'_> {
             super::mem::Target::Global(loc) => loc,
             _ => unreachable!("global target"),
         };
-        if self.mem.global.buffers()[loc.buffer].read_only {
-            let name = self.mem.global.buffers()[loc.buffer].name.clone();
+        if let Some(name) = self.mem.global.read_only(loc) {
+            let name = name.to_string();
             return Err(Report::new(
                 FindingKind::OutOfBounds,
                 "§9.7.13.16 (tensormap.cp_fenceproxy)",
