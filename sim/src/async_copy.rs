@@ -50,6 +50,13 @@ pub(crate) enum AsyncKind {
     MbarArrive { mbar: (u32, u32), after: Vec<u64> },
     /// A tensor copy or reduction (`exec::tma`).
     Tensor(Box<TensorCopy>),
+    /// A tensor copy whose tensor map the run does not know (the analyzer's runs make their
+    /// inputs up): it moves no data, and a load completes an unknown number of bytes on its
+    /// mbarrier (`MBarrier::unknown_completed`).
+    Unknown {
+        /// A load's mbarrier (CTA, offset); `None` for a store.
+        mbar: Option<(u32, u32)>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -64,6 +71,12 @@ pub(crate) struct AsyncOp {
     pub issued_at: u64,
     /// Bulk group / cp.async group sequence number (`u64::MAX`: not committed yet).
     pub group: u64,
+    /// Whether it may complete. A copy of unknown size may not while its thread goes on
+    /// issuing: the copies one thread issues back to back (the A and B tiles of one stage) are
+    /// all in flight before any completes, so that their mbarrier counts them all in the phase
+    /// they were issued for. It may once the thread executes a barrier operation, blocks or
+    /// exits ([`AsyncState::release`]).
+    pub ready: bool,
 }
 
 /// Groups of one thread: uncommitted operations and committed groups still pending.
@@ -106,7 +119,7 @@ impl AsyncState {
                 AsyncKind::MbarArrive { after, .. } => after
                     .iter()
                     .all(|a| !self.pending.iter().any(|p| p.id == *a)),
-                _ => true,
+                _ => op.ready,
             })
             .map(|op| op.id)
             .collect()
@@ -145,7 +158,9 @@ impl AsyncState {
         if matches!(kind, AsyncKind::CpAsync { .. }) {
             self.cp_pending[t as usize].push(id);
         }
+        let ready = !matches!(kind, AsyncKind::Unknown { .. });
         self.pending.push(AsyncOp {
+            ready,
             id,
             warp,
             lane,
@@ -182,6 +197,28 @@ impl AsyncState {
         g.committed.push((id, g.open, vc));
         g.open = 0;
         g.committed.retain(|c| c.1 > 0 || c.0 + 64 > id);
+    }
+
+    /// Thread `t` executed a barrier operation, blocked or exited: the copies of unknown size
+    /// it issued may complete (see [`AsyncOp::ready`]).
+    pub(crate) fn release(&mut self, t: u32) {
+        for op in &mut self.pending {
+            if op.warp * 32 + op.lane == t {
+                op.ready = true;
+            }
+        }
+    }
+
+    /// Whether copies of unknown size wait for their threads (see [`AsyncOp::ready`]).
+    pub(crate) fn any_held(&self) -> bool {
+        self.pending.iter().any(|op| !op.ready)
+    }
+
+    /// Every copy may complete: nothing else can happen.
+    pub(crate) fn release_all(&mut self) {
+        for op in &mut self.pending {
+            op.ready = true;
+        }
     }
 
     /// Takes pending operation `id` out of the queue to complete it.

@@ -37,7 +37,16 @@ pub(crate) fn run_rest_in_order(
             },
         };
         let before = totals.stats.thread_instructions;
-        let (mut run, _) = run_cluster(prog, shape, launch, c, cm, before, trace.as_deref_mut());
+        let (mut run, _) = run_cluster(
+            prog,
+            shape,
+            launch,
+            c,
+            cm,
+            before,
+            trace.as_deref_mut(),
+            None,
+        );
         mem.unfenced = std::mem::take(&mut run.tma.unfenced);
         if let Some(outcome) = totals.add(run, shape.ctas_per_cluster)? {
             return Ok(outcome);
@@ -52,6 +61,8 @@ pub(crate) struct ClusterRun {
     /// The cluster's own counts (its warnings' instruction counts are its own too).
     pub stats: Stats,
     pub tma: TmaState,
+    /// A probe run's threads still blocked at its end, and on what ([`crate::probe`]).
+    pub blocked: Vec<crate::probe::Blocked>,
 }
 
 /// Runs cluster `c` on `mem`; `steps_before` thread-instructions of the launch's budget are
@@ -65,6 +76,7 @@ pub(crate) fn run_cluster<'a>(
     mem: ClusterMem<'a>,
     steps_before: u64,
     trace: Option<&'a mut Trace>,
+    made: Option<crate::probe::Made<'a>>,
 ) -> (ClusterRun, GlobalMem<'a>) {
     let mut sched = Scheduler::new(launch.schedule.for_cluster(c), 4096);
     let (ctas, warps) = build_cluster(prog, shape, c);
@@ -91,11 +103,17 @@ pub(crate) fn run_cluster<'a>(
         cluster_index: c,
         gathering: 0,
         tensor: Default::default(),
+        made,
     };
     m.trace_start_cluster();
     let result = {
         let _cta = tracing::debug_span!("cta", ctaid = ?m.ctas[0].ctaid, cluster = c).entered();
         m.run(&mut sched)
+    };
+    let blocked = if m.made_up() {
+        m.blocked_groups()
+    } else {
+        Vec::new()
     };
     let Machine { mut stats, mem, .. } = m;
     stats.decisions = sched.decisions;
@@ -103,6 +121,7 @@ pub(crate) fn run_cluster<'a>(
         result,
         stats,
         tma: mem.tma,
+        blocked,
     };
     (run, mem.global)
 }

@@ -113,6 +113,39 @@ impl Machine<'_> {
         r.note("no blocked thread can be released by another thread or by an asynchronous copy")
     }
 
+    /// The groups of blocked threads (warp, wait op) and the barrier each waits on.
+    pub(crate) fn blocked_groups(&self) -> Vec<crate::probe::Blocked> {
+        use crate::probe::Object;
+        let mut out: Vec<crate::probe::Blocked> = Vec::new();
+        for (w, warp) in self.warps.iter().enumerate() {
+            for lane in lanes(warp.blocked & !warp.exited) {
+                let on = match warp.why[lane] {
+                    Block::Named { id } => Some(Object::Named {
+                        cta: warp.cta,
+                        id: id as u32,
+                    }),
+                    Block::Cluster => Some(Object::Cluster),
+                    Block::Parked { cta, offset } => Some(Object::Mbarrier { cta, offset }),
+                    _ => None,
+                };
+                let pc = warp.wait_pc[lane];
+                match out
+                    .iter_mut()
+                    .find(|b| b.warp == w as u32 && b.pc == pc && b.on == on)
+                {
+                    Some(b) => b.lanes |= 1 << lane,
+                    None => out.push(crate::probe::Blocked {
+                        warp: w as u32,
+                        lanes: 1 << lane,
+                        pc,
+                        on,
+                    }),
+                }
+            }
+        }
+        out
+    }
+
     pub(crate) fn step_limit_report(&self) -> Report {
         let mut r = Report::new(
             FindingKind::StepLimit,

@@ -78,6 +78,7 @@ mod memory;
 mod outcome;
 mod overlay;
 mod parallel;
+pub mod probe;
 mod race;
 mod report;
 pub mod rng;

@@ -340,4 +340,42 @@ pub(crate) struct Machine<'a> {
     pub gathering: u32,
     /// Warpgroup MMAs in flight and the register accesses around them.
     pub tensor: super::tensor_state::TensorState,
+    /// A probe run's (the analyzer's): inputs made up, barrier events logged
+    /// ([`crate::probe`]).
+    pub made: Option<crate::probe::Made<'a>>,
+}
+
+impl Machine<'_> {
+    /// Whether the run's inputs are made up ([`crate::probe`]): tensor maps unknown, tensor
+    /// arithmetic skipped.
+    #[inline]
+    pub(crate) fn made_up(&self) -> bool {
+        self.made.is_some()
+    }
+
+    /// Logs a barrier event of lanes `lanes` of warp `w` at `pc`, when the run logs; `text`
+    /// runs only then.
+    #[inline]
+    pub(crate) fn log_event(
+        &mut self,
+        w: usize,
+        lanes: u32,
+        pc: u32,
+        object: Option<crate::probe::Object>,
+        kind: crate::probe::LogKind,
+        phase: Option<i64>,
+        text: impl FnOnce() -> String,
+    ) {
+        if let Some(log) = self.made.as_mut().and_then(|m| m.log.as_deref_mut()) {
+            log.push(crate::probe::LogEvent {
+                warp: w as u32,
+                lanes,
+                pc,
+                object,
+                kind,
+                phase,
+                text: text(),
+            });
+        }
+    }
 }

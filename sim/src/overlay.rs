@@ -248,19 +248,34 @@ pub(crate) const OPEN: usize = usize::MAX;
 
 impl OpenMemory {
     fn read(&self, addr: usize, out: &mut [u8]) {
-        Overlay::chunks(GlobalLoc { buffer: OPEN, offset: addr }, out.len(), |p, o, at, n| {
-            match self.pages.get(&(p as u64)) {
+        Overlay::chunks(
+            GlobalLoc {
+                buffer: OPEN,
+                offset: addr,
+            },
+            out.len(),
+            |p, o, at, n| match self.pages.get(&(p as u64)) {
                 Some(d) => out[at..at + n].copy_from_slice(&d[o..o + n]),
                 None => out[at..at + n].fill(0),
-            }
-        });
+            },
+        );
     }
 
     fn write(&mut self, addr: usize, bytes: &[u8]) {
-        Overlay::chunks(GlobalLoc { buffer: OPEN, offset: addr }, bytes.len(), |p, o, at, n| {
-            let d = self.pages.entry(p as u64).or_insert_with(|| Box::new([0; PAGE]));
-            d[o..o + n].copy_from_slice(&bytes[at..at + n]);
-        });
+        Overlay::chunks(
+            GlobalLoc {
+                buffer: OPEN,
+                offset: addr,
+            },
+            bytes.len(),
+            |p, o, at, n| {
+                let d = self
+                    .pages
+                    .entry(p as u64)
+                    .or_insert_with(|| Box::new([0; PAGE]));
+                d[o..o + n].copy_from_slice(&bytes[at..at + n]);
+            },
+        );
     }
 }
 

@@ -76,7 +76,7 @@ pub(crate) fn run_clusters(
                             ..Default::default()
                         },
                     };
-                    let (run, view) = run_cluster(prog, shape, launch, c as u32, cm, 0, None);
+                    let (run, view) = run_cluster(prog, shape, launch, c as u32, cm, 0, None, None);
                     (run, footprint(view))
                 })
                 .collect()
@@ -108,7 +108,7 @@ pub(crate) fn run_clusters(
                         ..Default::default()
                     },
                 };
-                let (mut run, view) = run_cluster(prog, shape, launch, c, cm, before, None);
+                let (mut run, view) = run_cluster(prog, shape, launch, c, cm, before, None, None);
                 let fp = footprint(view);
                 mem.unfenced = std::mem::take(&mut run.tma.unfenced);
                 (run, fp)

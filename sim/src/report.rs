@@ -140,6 +140,9 @@ pub struct Site {
     pub tid: (u32, u32, u32),
     /// PTX line of the instruction (0 when the module was not read from text).
     pub line: u32,
+    /// The instruction's statement in its function's body (`None` for the return at the end
+    /// of a body that falls off it), for a caller that maps statements to its own spans.
+    pub stmt: Option<phasegate_ptx::StmtId>,
     /// The function (entry or `.func`) the instruction is in.
     pub function: String,
     /// The instruction as the PTX writes it.

@@ -73,7 +73,7 @@ fn check_dims(what: &str, d: (u32, u32, u32)) -> Result<(), SimError> {
     Ok(())
 }
 
-fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
+pub(crate) fn shape(prog: &Program, launch: &Launch) -> Result<Shape, SimError> {
     check_dims("grid", launch.grid)?;
     check_dims("block", launch.block)?;
     let threads = volume(launch.block);

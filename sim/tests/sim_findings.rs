@@ -473,7 +473,12 @@ fn operations_that_the_initialisation_does_not_happen_before() {
                 schedule: sim::Schedule { policy, seed },
                 ..block(64)
             };
-            let outcome = run("mbarrier.ptx", "init_unordered", &launch, &mut [ArgValue::U32(0)]);
+            let outcome = run(
+                "mbarrier.ptx",
+                "init_unordered",
+                &launch,
+                &mut [ArgValue::U32(0)],
+            );
             let r = outcome.report().cloned().expect("a finding");
             assert_eq!(r.kind, FindingKind::MbarrierUninitialized, "{r}");
         }
@@ -487,7 +492,12 @@ fn operations_that_the_initialisation_does_not_happen_before() {
             },
             ..block(64)
         };
-        completes("mbarrier.ptx", "init_unordered", &launch, &mut [ArgValue::U32(1)]);
+        completes(
+            "mbarrier.ptx",
+            "init_unordered",
+            &launch,
+            &mut [ArgValue::U32(1)],
+        );
     }
 }
 

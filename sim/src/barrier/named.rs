@@ -71,7 +71,6 @@ pub(crate) struct Arrival {
     pub action: BarAction,
     /// The thread count operand; `None`: all non-exited threads of the CTA.
     pub count: Option<u32>,
-    pub aligned: bool,
     /// The arriving lanes' predicates folded for `.red`: count of true, and, or.
     pub pred: (u32, bool, bool),
     /// Where a waiting lane of `.red` receives the reduction (a register slot), if anywhere.

@@ -221,6 +221,7 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
                 fcx.cx.prog.ops.push(op);
                 fcx.cx.prog.sites.push(Site {
                     func: index,
+                    stmt: Some(id),
                     line,
                     text: inst.to_string().replace(" \t", " ").into(),
                 });
@@ -237,6 +238,7 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
     });
     fcx.cx.prog.sites.push(Site {
         func: index,
+        stmt: None,
         line: 0,
         text: format!("(end of `{}`)", f.name).into(),
     });

@@ -9,6 +9,9 @@ use phasegate_ptx::SpecialReg;
 #[derive(Clone, Debug)]
 pub(crate) struct Site {
     pub func: u32,
+    /// The statement in the function's body; `None` for the return a body that falls off its
+    /// end gets.
+    pub stmt: Option<phasegate_ptx::StmtId>,
     /// 1-based PTX line, 0 when the module was not read from text.
     pub line: u32,
     pub text: Box<str>,

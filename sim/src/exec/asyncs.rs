@@ -30,6 +30,16 @@ impl Machine<'_> {
             .issue(t, w as u32, lane as u32, pc, kind, bulk, vc, issued_at);
     }
 
+    /// Lanes `eff` of warp `w` execute a barrier operation: the copies of unknown size they
+    /// issued may complete (see `AsyncOp::ready`).
+    pub(crate) fn release_unknown(&mut self, w: usize, eff: u32) {
+        if self.asyncs.any_held() {
+            for lane in lanes(eff) {
+                self.asyncs.release(w as u32 * 32 + lane as u32);
+            }
+        }
+    }
+
     /// `commit_group` for lanes `eff`.
     pub(crate) fn commit_groups(&mut self, w: usize, eff: u32, bulk: bool) {
         for lane in lanes(eff) {
@@ -51,7 +61,10 @@ impl Machine<'_> {
         };
         let is_bulk = matches!(
             op.kind,
-            AsyncKind::BulkStore { .. } | AsyncKind::BulkLoad { .. } | AsyncKind::Tensor(_)
+            AsyncKind::BulkStore { .. }
+                | AsyncKind::BulkLoad { .. }
+                | AsyncKind::Tensor(_)
+                | AsyncKind::Unknown { .. }
         );
         match &op.kind {
             AsyncKind::BulkLoad {
@@ -100,6 +113,19 @@ impl Machine<'_> {
                     m.cur_vc.resize(op.vc.len(), 0);
                 }
                 join_into(&mut m.cur_vc, &op.vc);
+                let (n, name) = (*bytes, self.shared_name(mo));
+                self.log_event(
+                    op.warp as usize,
+                    1 << op.lane,
+                    op.pc,
+                    Some(crate::probe::Object::Mbarrier {
+                        cta: mc,
+                        offset: mo,
+                    }),
+                    crate::probe::LogKind::Complete,
+                    None,
+                    || format!("its bulk copy completes {n} bytes of transactions on `{name}`"),
+                );
                 self.mbar_tx(mc, mo, actor, -(*bytes as i64), MbarOp::CompleteTx)?;
             }
             AsyncKind::BulkStore {
@@ -146,9 +172,50 @@ impl Machine<'_> {
                 self.asyncs.cp_pending[t as usize].retain(|&i| i != op.id);
             }
             AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.vc, op.pc, actor)?,
+            AsyncKind::Unknown { mbar: None } => {}
+            AsyncKind::Unknown {
+                mbar: Some((mc, mo)),
+            } => {
+                let (mc, mo) = (*mc, *mo);
+                self.async_mbar_valid(mc, mo, actor, &op.vc)?;
+                let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
+                if op.vc.len() > m.cur_vc.len() {
+                    m.cur_vc.resize(op.vc.len(), 0);
+                }
+                join_into(&mut m.cur_vc, &op.vc);
+                let done = m.unknown_completed();
+                self.log_event(
+                    op.warp as usize,
+                    1 << op.lane,
+                    op.pc,
+                    Some(crate::probe::Object::Mbarrier {
+                        cta: mc,
+                        offset: mo,
+                    }),
+                    crate::probe::LogKind::Complete,
+                    None,
+                    || "its tensor copy completes its transactions".to_string(),
+                );
+                if let Some(parked) = done {
+                    self.mbar_completed(mc, mo, parked, actor);
+                }
+            }
             AsyncKind::MbarArrive { mbar, .. } => {
                 let (mc, mo) = *mbar;
                 self.async_mbar_valid(mc, mo, actor, &op.vc)?;
+                let name = self.shared_name(mo);
+                self.log_event(
+                    op.warp as usize,
+                    1 << op.lane,
+                    op.pc,
+                    Some(crate::probe::Object::Mbarrier {
+                        cta: mc,
+                        offset: mo,
+                    }),
+                    crate::probe::LogKind::Complete,
+                    None,
+                    || format!("its cp.async operations are done: asynchronous arrive on `{name}`"),
+                );
                 self.mbar_arrive(
                     mc,
                     mo,

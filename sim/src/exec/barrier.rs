@@ -21,7 +21,6 @@ impl Machine<'_> {
         action: BarAction,
         id: Src,
         count: Option<Src>,
-        aligned: bool,
         d: u32,
         pred: Option<(Src, bool)>,
     ) -> Res<bool> {
@@ -69,7 +68,6 @@ impl Machine<'_> {
             index: warp.index,
             action,
             count: count_v,
-            aligned,
             pred: (popc, all, any),
             red_dest: (action.is_red() && d != SINK).then_some(d),
         };
@@ -82,6 +80,22 @@ impl Machine<'_> {
         }
         let cta_id = self.warps[w].cta;
         self.trace_barrier(w, cta_id, &format!("bar.{} {id_v}", action.name()), false);
+        if self.made.is_some() {
+            let state = self.ctas[cta].named[id_v as usize].describe(id_v, live);
+            let count = count_v.map_or("all threads".to_string(), |c| format!("{c} threads"));
+            self.log_event(
+                w,
+                eff,
+                pc,
+                Some(crate::probe::Object::Named {
+                    cta: cta_id,
+                    id: id_v,
+                }),
+                crate::probe::LogKind::Arrive,
+                None,
+                || format!("bar.{} {id_v} (count {count}): {state}", action.name()),
+            );
+        }
         self.check_named_completion(cta, id_v as usize)?;
         Ok(blocks)
     }
@@ -108,6 +122,20 @@ impl Machine<'_> {
             }
         }
         self.trace_phase(cta as u32, &format!("bar {id}"), done_at);
+        if let Some(&(w, mask)) = done.waiters.first() {
+            self.log_event(
+                w as usize,
+                mask,
+                self.warps[w as usize].wait_pc[mask.trailing_zeros() as usize],
+                Some(crate::probe::Object::Named {
+                    cta: cta as u32,
+                    id: id as u32,
+                }),
+                crate::probe::LogKind::Phase,
+                None,
+                || format!("barrier {id} completes a phase: its waiting threads go on"),
+            );
+        }
         Ok(())
     }
 
@@ -132,6 +160,16 @@ impl Machine<'_> {
             .arrive(at, own, relaxed, live, &mut self.race)
             .map_err(|v| self.violation(v))?;
         self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.arrive", false);
+        let sem = if relaxed { ".relaxed" } else { "" };
+        self.log_event(
+            w,
+            eff,
+            pc,
+            Some(crate::probe::Object::Cluster),
+            crate::probe::LogKind::Arrive,
+            None,
+            || format!("barrier.cluster.arrive{sem}"),
+        );
         self.check_cluster_completion();
         Ok(())
     }
@@ -154,6 +192,26 @@ impl Machine<'_> {
             .wait(at, own, live, &mut self.race)
             .map_err(|v| self.violation(v))?;
         self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.wait", false);
+        let (kind, what) = if blocked != 0 {
+            (
+                crate::probe::LogKind::WaitPending,
+                "waits at barrier.cluster.wait",
+            )
+        } else {
+            (
+                crate::probe::LogKind::WaitDone,
+                "passes barrier.cluster.wait",
+            )
+        };
+        self.log_event(
+            w,
+            eff,
+            pc,
+            Some(crate::probe::Object::Cluster),
+            kind,
+            None,
+            || what.to_string(),
+        );
         if blocked != 0 {
             self.warps[w].block(blocked, Block::Cluster, pc, pc + 1);
         }

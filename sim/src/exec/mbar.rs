@@ -52,6 +52,9 @@ impl<'a> Machine<'a> {
         };
         // Lanes of a group mostly name one mbarrier: locate it once.
         let mut located: Option<(u64, (u32, u32))> = None;
+        // For the log of a probe run: (cta, offset, lanes, succeeded lanes) per object.
+        let logging = self.made.as_ref().is_some_and(|m| m.log.is_some());
+        let mut touched: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
         for lane in lanes(eff) {
             let at = self.addr_value(w, lane, addr);
             let (cta, off) = match located {
@@ -87,6 +90,13 @@ impl<'a> Machine<'a> {
                     .site(self.site(w, 1 << lane, pc, "names a destination"))
                     .note("an arrive on a .shared::cluster mbarrier outside the executing CTA cannot return a value: the destination must be the sink `_`")
                     .into());
+            }
+            if logging && !touched.iter().any(|t| t.0 == cta && t.1 == off) {
+                let phase = self.ctas[cta as usize]
+                    .mbars
+                    .get(&off)
+                    .map_or(0, |m| m.phase);
+                touched.push((cta, off, 0, 0, phase));
             }
             if op != MbarOp::Init {
                 let name = self.mbar_namer(cta, off);
@@ -128,12 +138,27 @@ impl<'a> Machine<'a> {
                     match self.mbar_wait(w, lane, pc, cta, off, parity, arg, relaxed)? {
                         Some(done) => {
                             succeeded |= done;
+                            if done && logging {
+                                note(&mut touched, cta, off, 0, 1 << lane);
+                            }
                             self.warps[w].set_reg(d, lane, done as u64)
                         }
                         None => parked |= 1 << lane,
                     }
                 }
             }
+            if logging {
+                note(&mut touched, cta, off, 1 << lane, 0);
+            }
+        }
+        if logging {
+            self.log_mbarrier(
+                w,
+                pc,
+                op,
+                a.map(|s| self.src_value(w, eff.trailing_zeros() as usize, s)),
+                &touched,
+            );
         }
         if let Some(a) = first_target
             && (succeeded || !matches!(op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. }))
@@ -176,6 +201,90 @@ impl<'a> Machine<'a> {
         Ok(parked)
     }
 
+    /// Logs what an `mbarrier` instruction did to each object it touched (`touched`: cta,
+    /// offset, lanes, lanes whose wait succeeded, phase before the instruction), with the
+    /// object's state after it.
+    fn log_mbarrier(
+        &mut self,
+        w: usize,
+        pc: u32,
+        op: MbarOp,
+        arg: Option<u64>,
+        touched: &[(u32, u32, u32, u32, u32)],
+    ) {
+        use crate::probe::LogKind;
+        for &(cta, off, lanes, done, before) in touched {
+            let before = before as i64;
+            let name = self.shared_name(off);
+            let state = self.ctas[cta as usize]
+                .mbars
+                .get(&off)
+                .map_or_else(|| "invalidated".to_string(), |m| m.describe());
+            let object = Some(crate::probe::Object::Mbarrier { cta, offset: off });
+            let arg = arg.unwrap_or(0);
+            let (kind, what) = match op {
+                MbarOp::Init => (
+                    LogKind::Init,
+                    format!("mbarrier.init `{name}` with count {arg}"),
+                ),
+                MbarOp::Inval => (LogKind::Inval, format!("mbarrier.inval `{name}`")),
+                MbarOp::ExpectTx => (
+                    LogKind::Expect,
+                    format!("expect_tx {arg} bytes on `{name}`"),
+                ),
+                MbarOp::CompleteTx => (
+                    LogKind::Complete,
+                    format!("complete_tx {arg} bytes on `{name}`"),
+                ),
+                MbarOp::Arrive {
+                    expect_tx: true, ..
+                } => (
+                    LogKind::Arrive,
+                    format!("arrive on `{name}` expecting {arg} bytes"),
+                ),
+                MbarOp::Arrive { .. } => (LogKind::Arrive, format!("arrive on `{name}`")),
+                MbarOp::TestWait { parity, .. } | MbarOp::TryWait { parity, .. } => {
+                    let which = if matches!(op, MbarOp::TestWait { .. }) {
+                        "test_wait"
+                    } else {
+                        "try_wait"
+                    };
+                    let on = if parity {
+                        format!("parity {}", arg & 1)
+                    } else {
+                        format!("the phase of state 0x{arg:x}")
+                    };
+                    if done != 0 {
+                        self.log_event(
+                            w,
+                            done,
+                            pc,
+                            object,
+                            LogKind::WaitDone,
+                            Some(before - 1),
+                            || format!("{which} on `{name}` for {on} returns true: {state}"),
+                        );
+                    }
+                    if lanes & !done != 0 {
+                        self.log_event(
+                            w,
+                            lanes & !done,
+                            pc,
+                            object,
+                            LogKind::WaitPending,
+                            Some(before),
+                            || format!("{which} on `{name}` for {on} returns false: {state}"),
+                        );
+                    }
+                    continue;
+                }
+            };
+            self.log_event(w, lanes, pc, object, kind, Some(before), || {
+                format!("{what}: {state}")
+            });
+        }
+    }
+
     fn mbar_init(&mut self, cta: u32, off: u32, actor: Actor, count: i64) -> Res<()> {
         let name = self.mbar_namer(cta, off);
         // The initialisation is a new epoch of its thread: what others learnt of the thread
@@ -212,7 +321,7 @@ impl<'a> Machine<'a> {
             .tx(actor, delta, op, &name)
             .map_err(|v| self.violation(v))?;
         if let Some(parked) = done {
-            self.mbar_completed(cta, off, parked, actor.time);
+            self.mbar_completed(cta, off, parked, actor);
         }
         Ok(())
     }
@@ -245,17 +354,37 @@ impl<'a> Machine<'a> {
             )
             .map_err(|v| self.violation(v))?;
         if let Some(parked) = done {
-            self.mbar_completed(cta, off, parked, actor.time);
+            self.mbar_completed(cta, off, parked, actor);
         }
         Ok(before)
     }
 
-    /// A phase of the mbarrier at `off` of CTA `cta` completed at time `at`.
-    fn mbar_completed(&mut self, cta: u32, off: u32, parked: Parked, at: u64) {
+    /// A phase of the mbarrier at `off` of CTA `cta` completed, by `actor`'s operation.
+    pub(crate) fn mbar_completed(&mut self, cta: u32, off: u32, parked: Parked, actor: Actor) {
+        let at = actor.time;
         self.stats.mbarrier_phases += 1;
         self.wake_parked(parked, at);
         let name = format!("mbarrier {}", self.shared_name(off));
         self.trace_phase(cta, &name, at);
+        if self.made.is_some() {
+            let m = &self.ctas[cta as usize].mbars[&off];
+            let (done, next) = (m.phase.wrapping_sub(1), m.phase);
+            let short = self.shared_name(off);
+            self.log_event(
+                actor.warp as usize,
+                1 << actor.lane,
+                actor.pc,
+                Some(crate::probe::Object::Mbarrier { cta, offset: off }),
+                crate::probe::LogKind::Phase,
+                Some(done as i64),
+                || {
+                    format!(
+                        "`{short}` completes phase {done} (parity {}); phase {next} begins",
+                        done & 1
+                    )
+                },
+            );
+        }
     }
 
     /// Wakes the lanes still parked on an mbarrier (entries of lanes woken earlier are stale).
@@ -316,5 +445,13 @@ impl<'a> Machine<'a> {
             let s = self.src_value(w, lane, state);
             self.warps[w].set_reg(d, lane, (s >> 32) & MAX_COUNT as u64);
         }
+    }
+}
+
+/// Adds `lanes` (and `done`) to the entry of object (`cta`, `off`) in `touched`.
+fn note(touched: &mut [(u32, u32, u32, u32, u32)], cta: u32, off: u32, lanes: u32, done: u32) {
+    if let Some(t) = touched.iter_mut().find(|t| t.0 == cta && t.1 == off) {
+        t.2 |= lanes;
+        t.3 |= done;
     }
 }

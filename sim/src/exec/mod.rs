@@ -57,7 +57,13 @@ impl Machine<'_> {
             }
             ready.clear();
             ready.extend((0..self.warps.len()).filter(|&w| self.warps[w].ready != 0));
-            let completable = self.asyncs.completable();
+            let mut completable = self.asyncs.completable();
+            if ready.is_empty() && completable.is_empty() && self.asyncs.any_held() {
+                // Copies of unknown size wait for their threads to stop issuing: nothing else
+                // can happen now, so they may complete.
+                self.asyncs.release_all();
+                completable = self.asyncs.completable();
+            }
             if ready.is_empty() && completable.is_empty() {
                 if self.cluster_live() == 0 {
                     return Ok(());
@@ -295,8 +301,17 @@ impl Machine<'_> {
 
     /// Threads exit: barriers that wait for all non-exited threads may complete now.
     pub(crate) fn exit_lanes(&mut self, w: usize, mask: u32) -> Res<()> {
+        let mask = mask & !self.warps[w].exited;
+        if mask != 0 {
+            let pc = self.warps[w].pc[mask.trailing_zeros() as usize];
+            self.log_event(w, mask, pc, None, crate::probe::LogKind::Exit, None, || {
+                "exit".into()
+            });
+            for lane in lanes(mask) {
+                self.asyncs.release(w as u32 * 32 + lane as u32);
+            }
+        }
         let warp = &mut self.warps[w];
-        let mask = mask & !warp.exited;
         for lane in lanes(mask) {
             warp.exit_seen[lane] = warp.aligned_seen[lane];
             warp.exit_pc[lane] = warp.pc[lane];

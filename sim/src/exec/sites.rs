@@ -21,6 +21,7 @@ impl Machine<'_> {
             lanes: mask,
             tid,
             line: s.line,
+            stmt: s.stmt,
             function: self.prog.funcs[s.func as usize].name.clone(),
             instruction: s.text.to_string(),
             what: what.to_string(),

@@ -46,19 +46,21 @@ impl Machine<'_> {
                 d,
                 pred,
             } => {
+                self.release_unknown(w, eff);
                 self.warps[w].effects += 1;
                 if *aligned {
                     self.note_aligned(w, eff, pc);
                 }
-                let blocked =
-                    self.named_barrier(w, eff, pc, *action, *id, *count, *aligned, *d, *pred)?;
+                let blocked = self.named_barrier(w, eff, pc, *action, *id, *count, *d, *pred)?;
                 return Ok(Step::Yield(if blocked { eff } else { 0 }));
             }
             Kind::ClusterArrive { relaxed, .. } => {
+                self.release_unknown(w, eff);
                 self.cluster_arrive(w, eff, pc, *relaxed)?;
                 return Ok(Step::Yield(0));
             }
             Kind::ClusterWait { .. } => {
+                self.release_unknown(w, eff);
                 let blocked = self.cluster_wait(w, eff, pc)?;
                 return Ok(Step::Yield(blocked));
             }
@@ -69,6 +71,7 @@ impl Machine<'_> {
                 addr,
                 a,
             } => {
+                self.release_unknown(w, eff);
                 let parked = self.mbarrier(w, eff, pc, *op, *space, *d, *addr, *a)?;
                 let waits = matches!(op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. });
                 let all_done = waits
@@ -428,6 +431,15 @@ impl Machine<'_> {
                 .site(self.actor_site(actor, "issues the copy"))
                 .into());
             }
+            let name = self.shared_name(mo);
+            self.log_event(
+                w,
+                1 << lane,
+                pc,
+                Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
+                crate::probe::LogKind::Issue,
+                None, || format!("issues a bulk copy of {bytes} bytes that completes transactions on `{name}` of CTA rank {mc}"),
+            );
             self.issue_async(
                 w,
                 lane,

@@ -622,6 +622,10 @@ impl Machine<'_> {
     }
 
     fn mma(&mut self, w: usize, m: &Mma) {
+        if self.made_up() {
+            // A probe run's data is made up: the registers keep what they held.
+            return;
+        }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
         let a = self.gather(w, &m.a, m.a_ty, (16, k), |l, i| a_coord(m.k, bits, l, i));
@@ -872,6 +876,33 @@ impl Machine<'_> {
             }
             Ok(d)
         };
+        if self.made_up() {
+            // A probe run's data is made up: no operand is read and the accumulators keep
+            // what they held; the group is in flight as the protocol needs.
+            let a_raw = match &g.a {
+                WgmmaA::Desc(s) => Some(self.src_value(w, 0, *s)),
+                WgmmaA::Regs(_) => None,
+            };
+            let b_raw = self.src_value(w, 0, g.b_desc);
+            self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d))?;
+            let values = g
+                .d
+                .iter()
+                .flat_map(|&r| self.warps[w].regs[r as usize * 32..r as usize * 32 + 32].to_vec())
+                .collect();
+            let pending = Pending {
+                pc,
+                shape,
+                d: g.d.clone(),
+                a_regs,
+                values,
+                vc,
+            };
+            let st = &mut self.tensor.warps[w];
+            st.open.push(pending);
+            st.rebuild();
+            return Ok(());
+        }
         let a = match &g.a {
             WgmmaA::Desc(s) => {
                 let d = desc(self, *s, "a-desc")?;

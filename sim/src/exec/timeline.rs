@@ -116,6 +116,7 @@ impl Machine<'_> {
             AsyncKind::BulkStore { bytes, .. } => format!("cp.async.bulk store {bytes} B"),
             AsyncKind::CpAsync { bytes, .. } => format!("cp.async {bytes} B"),
             AsyncKind::MbarArrive { .. } => "cp.async.mbarrier.arrive".to_string(),
+            AsyncKind::Unknown { .. } => "tensor copy (box unknown)".to_string(),
             AsyncKind::Tensor(t) => format!(
                 "cp{}.async.bulk.tensor.{}d {} {} B",
                 if t.reduce.is_some() { ".reduce" } else { "" },

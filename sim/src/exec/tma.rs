@@ -120,6 +120,17 @@ impl Machine<'_> {
                 mask,
                 cta_only,
             } => {
+                if self.made_up() {
+                    for lane in lanes(eff) {
+                        let (to, m) = (
+                            self.addr_value(w, lane, *dst),
+                            self.addr_value(w, lane, *mbar),
+                        );
+                        let mask = mask.map(|s| self.src_value(w, lane, s) as u32 & 0xffff);
+                        self.issue_unknown_load(w, lane, pc, to, m, mask, *cta_only)?;
+                    }
+                    return Ok(Step::Next);
+                }
                 for lane in lanes(eff) {
                     let a = self.addr_value(w, lane, *map);
                     let map_value = self.tensor_map(w, lane, pc, a, *rank)?;
@@ -139,6 +150,20 @@ impl Machine<'_> {
                 src,
                 reduce,
             } => {
+                if self.made_up() {
+                    // The box is unknown: the store reads and writes nothing the run knows of,
+                    // but counts in its bulk group.
+                    for lane in lanes(eff) {
+                        self.issue_async(
+                            w,
+                            lane,
+                            pc,
+                            AsyncKind::Unknown { mbar: None },
+                            Some(true),
+                        );
+                    }
+                    return Ok(Step::Next);
+                }
                 for lane in lanes(eff) {
                     let a = self.addr_value(w, lane, *map);
                     let map_value = self.tensor_map(w, lane, pc, a, *rank)?;
@@ -429,6 +454,74 @@ impl Machine<'_> {
             )
             .note("an H100 raises a misaligned-address error for such a copy")
             .into())
+    }
+
+    /// A tensor load of a probe run ([`crate::probe`]): its tensor map is made up, so it moves
+    /// no data and completes an unknown number of bytes on the mbarrier of each CTA it names.
+    #[allow(clippy::too_many_arguments)]
+    fn issue_unknown_load(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        to: u64,
+        m: u64,
+        mask: Option<u32>,
+        cta_only: bool,
+    ) -> Res<()> {
+        let space = if cta_only {
+            Space::Shared
+        } else {
+            Space::SharedCluster
+        };
+        self.smem_aligned(w, lane, pc, to, COPY_SPEC)?;
+        let targets = self.multicast_targets(w, lane, pc, to, m, mask, COPY_SPEC)?;
+        for (_, m) in targets {
+            let (mc, mo) = self.mbar_locate(w, lane, pc, space, m, COPY_SPEC)?;
+            if !self.ctas[mc as usize]
+                .mbars
+                .get(&mo)
+                .is_some_and(|b| b.valid)
+            {
+                return Err(self
+                    .tma_report(
+                        w,
+                        lane,
+                        pc,
+                        FindingKind::MbarrierUninitialized,
+                        "§9.7.13.15",
+                        format!(
+                            "tensor copy signalling an invalid mbarrier ({})",
+                            self.mbar_name(mc, mo)
+                        ),
+                    )
+                    .into());
+            }
+            self.ctas[mc as usize]
+                .mbars
+                .get_mut(&mo)
+                .expect("valid")
+                .unknown_issued();
+            let name = self.shared_name(mo);
+            self.log_event(
+                w,
+                1 << lane,
+                pc,
+                Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
+                crate::probe::LogKind::Issue,
+                None, || format!("issues a tensor copy that completes transactions on `{name}` of CTA rank {mc}"),
+            );
+            self.issue_async(
+                w,
+                lane,
+                pc,
+                AsyncKind::Unknown {
+                    mbar: Some((mc, mo)),
+                },
+                None,
+            );
+        }
+        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -1,0 +1,262 @@
+//! Runs for the analyzer: one cluster of a launch whose inputs are made up, with a log of the
+//! barrier operations it performed.
+//!
+//! `phasegate-lints` proves a finding by running the kernel here: a deny finding carries the
+//! run that breaks the rule (its witness). The analyzer has the PTX and nothing else, so a
+//! probe run makes up what a launch would bring:
+//!
+//! - the parameter block is given as bytes ([`Probe::params`]), chosen by the analyzer;
+//! - global memory is open: every address holds bytes, zero until written, so any pointer the
+//!   parameters hold can be read and written;
+//! - tensor maps are unknown: a tensor copy moves no data and completes an unknown, positive
+//!   number of bytes on its mbarrier (see `barrier::mbarrier`), and may complete only once its
+//!   thread stops issuing (executes a barrier operation, blocks or exits);
+//! - tensor-core arithmetic is skipped (its results are data, not protocol), while its
+//!   protocol is still checked (convergence, `wgmma.fence`, registers in flight);
+//! - only one cluster of the grid runs ([`Probe::cluster`]).
+//!
+//! Everything else is the simulator's semantics, unchanged: the barrier state machines, the
+//! happens-before clocks, the scheduler. A probe run that stops on a finding is therefore an
+//! execution the PTX ISA allows for those inputs, which is what a witness has to be.
+
+use crate::cluster::{Totals, run_cluster};
+use crate::decode::{self, Program};
+use crate::error::SimError;
+use crate::launch::Launch;
+use crate::machine::{ClusterMem, LaunchMem};
+use crate::outcome::Outcome;
+use crate::overlay::{GlobalMem, OpenMemory};
+use crate::tma_state::TmaState;
+use phasegate_ptx::{Module, StmtId};
+
+/// What the machine of a probe run does differently (the module docs): its inputs are made
+/// up, and it logs its barrier events when `log` is given.
+pub(crate) struct Made<'a> {
+    pub log: Option<&'a mut Vec<LogEvent>>,
+}
+
+/// A barrier object, as the log names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Object {
+    /// Named barrier `id` of the CTA of rank `cta` in the cluster.
+    Named {
+        /// The CTA's rank in its cluster.
+        cta: u32,
+        /// The barrier id, 0..15.
+        id: u32,
+    },
+    /// The mbarrier at shared offset `offset` of the CTA of rank `cta`.
+    Mbarrier {
+        /// The CTA's rank in its cluster.
+        cta: u32,
+        /// Its offset in the CTA's shared memory.
+        offset: u32,
+    },
+    /// The cluster barrier.
+    Cluster,
+}
+
+/// What a logged event did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LogKind {
+    /// `mbarrier.init`.
+    Init,
+    /// `mbarrier.inval`.
+    Inval,
+    /// An arrive-on (mbarrier), or an arrival at a named or cluster barrier.
+    Arrive,
+    /// A wait that returned true or completed (`try_wait`/`test_wait`, `bar.sync`'s wait,
+    /// `barrier.cluster.wait`).
+    WaitDone,
+    /// A wait that returned false or blocked.
+    WaitPending,
+    /// An expect-tx.
+    Expect,
+    /// A copy that will complete transactions on an mbarrier was issued.
+    Issue,
+    /// An asynchronous operation completed (transactions, or an asynchronous arrive-on).
+    Complete,
+    /// A barrier phase completed.
+    Phase,
+    /// Threads exited.
+    Exit,
+}
+
+/// One barrier event of a probe run, in the order of the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEvent {
+    /// Flat warp index in the cluster (`cta rank * warps per CTA + warp`); for an
+    /// asynchronous completion, the warp that issued the operation.
+    pub warp: u32,
+    /// The lanes of the warp.
+    pub lanes: u32,
+    /// The op index ([`Kernel::location`] names its function and statement).
+    pub pc: u32,
+    /// The barrier it is about, if any.
+    pub object: Option<Object>,
+    /// What happened.
+    pub kind: LogKind,
+    /// For mbarriers, the phase it is about: the phase an arrive counted in, the completed
+    /// phase a successful wait observed (-1: the phase before the first, which a parity wait
+    /// on a fresh object observes), the phase a failed wait waits for, the phase that
+    /// completed.
+    pub phase: Option<i64>,
+    /// What happened, lowercase, with the barrier's state after it: ``arrive on `full+8`:
+    /// phase 0, pending count 0 of expected 1, tx-count 4096``.
+    pub text: String,
+}
+
+/// Threads of a warp still blocked when a probe run ended, and the barrier they wait on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocked {
+    /// Flat warp index in the cluster.
+    pub warp: u32,
+    /// The blocked lanes.
+    pub lanes: u32,
+    /// The op they wait at.
+    pub pc: u32,
+    /// The barrier they wait on (`None`: the rest of their warp, or asynchronous copies).
+    pub on: Option<Object>,
+}
+
+/// What a probe run makes up, besides the launch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Probe {
+    /// The parameter block, as many bytes as the kernel's parameters take (more are ignored,
+    /// fewer are zero-extended).
+    pub params: Vec<u8>,
+    /// The cluster of the grid to run (linear, x fastest).
+    pub cluster: u32,
+    /// Whether to record the barrier events ([`ProbeRun::log`]).
+    pub log: bool,
+}
+
+/// How a probe run ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeRun {
+    /// Completed, or the finding it stopped on.
+    pub outcome: Outcome,
+    /// The barrier events, in order (empty unless [`Probe::log`]).
+    pub log: Vec<LogEvent>,
+    /// The threads blocked at the end (those a deadlock leaves waiting).
+    pub blocked: Vec<Blocked>,
+    /// Warps per CTA, to turn flat warp indices into CTA ranks and warp indices.
+    pub warps_per_cta: u32,
+}
+
+/// Where an op of a decoded kernel comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// The function (entry or `.func`).
+    pub function: &'a str,
+    /// Its statement; `None` for the return a body that falls off its end gets.
+    pub stmt: Option<StmtId>,
+    /// The PTX line (0 when the module was not read from text).
+    pub line: u32,
+}
+
+/// An entry decoded once for many probe runs.
+pub struct Kernel {
+    prog: Program,
+}
+
+impl Kernel {
+    /// Decodes `entry` of `module` and the functions it calls.
+    pub fn decode(module: &Module, entry: &str) -> Result<Kernel, SimError> {
+        Ok(Kernel {
+            prog: decode::decode(module, entry)?,
+        })
+    }
+
+    /// Bytes of the kernel's parameter block.
+    pub fn param_bytes(&self) -> u32 {
+        self.prog.kernel_param_bytes
+    }
+
+    /// The launch-shape directives of the entry: `.reqntid`, `.maxntid`, `.reqnctapercluster`.
+    #[allow(clippy::type_complexity)]
+    pub fn shape_directives(
+        &self,
+    ) -> (
+        Option<(u32, u32, u32)>,
+        Option<(u32, u32, u32)>,
+        Option<(u32, u32, u32)>,
+    ) {
+        let s = &self.prog.shape;
+        (s.reqntid, s.maxntid, s.reqnctapercluster)
+    }
+
+    /// Bytes of static shared memory the kernel declares.
+    pub fn static_shared_bytes(&self) -> u32 {
+        self.prog.shared_static_end - crate::memory::SHARED_BASE
+    }
+
+    /// Whether the kernel declares dynamic (`extern`) shared memory.
+    pub fn uses_dynamic_shared(&self) -> bool {
+        self.prog
+            .shared_vars
+            .iter()
+            .any(|(_, off, _)| *off == u32::MAX)
+    }
+
+    /// The function, statement and line of op `pc`.
+    pub fn location(&self, pc: u32) -> Location<'_> {
+        let site = &self.prog.sites[(pc as usize).min(self.prog.sites.len() - 1)];
+        Location {
+            function: &self.prog.funcs[site.func as usize].name,
+            stmt: site.stmt,
+            line: site.line,
+        }
+    }
+
+    /// Runs one cluster of `launch` with the inputs of `probe` made up as the module docs say.
+    pub fn run(&self, launch: &Launch, probe: &Probe) -> Result<ProbeRun, SimError> {
+        let shape = crate::run::shape(&self.prog, launch)?;
+        let mut params = probe.params.clone();
+        params.resize(self.prog.kernel_param_bytes as usize, 0);
+        let mut mem = LaunchMem {
+            global: self.prog.global.clone(),
+            kernel_params: params,
+            unfenced: Vec::new(),
+        };
+        let clusters = crate::machine::volume(shape.grid) / crate::machine::volume(shape.cluster);
+        if u64::from(probe.cluster) >= clusters {
+            return Err(SimError::Launch(format!(
+                "cluster {} of a grid of {clusters} clusters",
+                probe.cluster
+            )));
+        }
+        let mut open = OpenMemory::default();
+        let cm = ClusterMem {
+            global: GlobalMem::Open(&mut open),
+            kernel_params: &mem.kernel_params,
+            tma: TmaState::default(),
+        };
+        let mut log = Vec::new();
+        let (run, _) = run_cluster(
+            &self.prog,
+            &shape,
+            launch,
+            probe.cluster,
+            cm,
+            0,
+            None,
+            Some(Made {
+                log: probe.log.then_some(&mut log),
+            }),
+        );
+        mem.unfenced.clear();
+        let blocked = run.blocked.clone();
+        let mut totals = Totals::new(launch.schedule);
+        let outcome = match totals.add(run, shape.ctas_per_cluster)? {
+            Some(outcome) => outcome,
+            None => totals.finish(),
+        };
+        Ok(ProbeRun {
+            outcome,
+            log,
+            blocked,
+            warps_per_cta: shape.warps_per_cta,
+        })
+    }
+}
