@@ -235,7 +235,14 @@ impl fmt::Display for Witness {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "witness: {}", self.launch)?;
         for (i, s) in self.steps.iter().enumerate() {
-            write!(f, "\n  {:>2}. line {}: {}: {}", i + 1, s.span.line, s.who, s.event)?;
+            write!(
+                f,
+                "\n  {:>2}. line {}: {}: {}",
+                i + 1,
+                s.span.line,
+                s.who,
+                s.event
+            )?;
         }
         for a in &self.assumptions {
             write!(f, "\n  assuming {a}")?;

@@ -28,6 +28,7 @@
 
 pub mod analysis;
 pub mod barriers;
+mod calls;
 pub mod cfg;
 pub mod consts;
 pub mod diagnostic;
@@ -36,10 +37,12 @@ pub mod lints;
 pub mod loops;
 pub mod mbar;
 pub mod protocol;
+mod proven;
 pub mod regs;
 pub mod uniformity;
+pub mod witness;
 
-pub use diagnostic::{Diagnostic, Level, Related, SourceLoc};
+pub use diagnostic::{Diagnostic, Level, Related, SourceLoc, Witness, WitnessStep};
 pub use lints::{ALL as LINTS, LintConfig, LintInfo, UnknownLint};
 
 use phasegate_ptx::{Function, Module};
@@ -82,10 +85,33 @@ pub fn lint_function(module: &Module, function: &Function, config: &LintConfig) 
         Ok(None) => return Vec::new(),
         Err(members) => return vec![analysis_limit(function, members)],
     };
-    let cx = lints::Context::new(&fa);
+    // The entries that run the function: itself, or those that call it.
+    let mut proofs = Vec::new();
+    for entry in calls::entries_running(module, &function.name) {
+        if entry.name == function.name {
+            proofs.push(witness::prove(module, entry, &fa, config.budget()));
+        } else if let Ok(Some(efa)) = analysis::FunctionAnalysis::build(module, entry) {
+            proofs.push(witness::prove(module, entry, &efa, config.budget()));
+        }
+    }
+    let proofs: Vec<&witness::Proof> = proofs.iter().collect();
+    lint_analyzed(&fa, &proofs, config)
+}
+
+/// The findings of an analyzed function given the proofs of the entries that run it.
+fn lint_analyzed(
+    fa: &analysis::FunctionAnalysis,
+    proofs: &[&witness::Proof],
+    config: &LintConfig,
+) -> Vec<Diagnostic> {
+    let cx = lints::Context::new(fa);
     let mut sink = lints::Sink::new(config);
     lints::run_all(&cx, &mut sink);
-    let mut out = sink.out;
+    let mut out = if config.witnesses() {
+        proven::merge(fa, sink.out, proofs, config)
+    } else {
+        sink.out
+    };
     out.sort_by_key(|d| (d.stmt, d.lint));
     out
 }
@@ -115,10 +141,39 @@ fn analysis_limit(function: &Function, members: usize) -> Diagnostic {
     }
 }
 
-/// Lints every function with a body, in module order.
+/// Lints every function with a body, in module order. Each entry is run once for its
+/// witnesses ([`witness::prove`]); a function's findings use the runs of the entries that run
+/// it.
 pub fn lint_module(module: &Module, config: &LintConfig) -> Vec<Diagnostic> {
-    module
-        .functions()
-        .flat_map(|f| lint_function(module, f, config))
-        .collect()
+    let mut analyses = Vec::new();
+    let mut out = Vec::new();
+    for f in module.functions() {
+        match analysis::FunctionAnalysis::build(module, f) {
+            Ok(Some(fa)) => analyses.push(fa),
+            Ok(None) => {}
+            Err(members) => out.push(analysis_limit(f, members)),
+        }
+    }
+    let proofs: Vec<(String, witness::Proof)> = if config.witnesses() {
+        analyses
+            .iter()
+            .filter(|fa| fa.function.kind == phasegate_ptx::FunctionKind::Entry)
+            .map(|fa| {
+                (
+                    fa.function.name.clone(),
+                    witness::prove(module, fa.function, fa, config.budget()),
+                )
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for fa in &analyses {
+        let running: Vec<&witness::Proof> = calls::entries_running(module, &fa.function.name)
+            .iter()
+            .filter_map(|e| proofs.iter().find(|(n, _)| n == &e.name).map(|(_, p)| p))
+            .collect();
+        out.extend(lint_analyzed(fa, &running, config));
+    }
+    out
 }

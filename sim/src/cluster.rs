@@ -63,6 +63,8 @@ pub(crate) struct ClusterRun {
     pub tma: TmaState,
     /// A probe run's threads still blocked at its end, and on what ([`crate::probe`]).
     pub blocked: Vec<crate::probe::Blocked>,
+    /// A probe run's valid mbarriers at its end.
+    pub mbarriers: Vec<crate::probe::MbarrierState>,
 }
 
 /// Runs cluster `c` on `mem`; `steps_before` thread-instructions of the launch's budget are
@@ -110,10 +112,10 @@ pub(crate) fn run_cluster<'a>(
         let _cta = tracing::debug_span!("cta", ctaid = ?m.ctas[0].ctaid, cluster = c).entered();
         m.run(&mut sched)
     };
-    let blocked = if m.made_up() {
-        m.blocked_groups()
+    let (blocked, mbarriers) = if m.made_up() {
+        (m.blocked_groups(), m.mbarrier_states())
     } else {
-        Vec::new()
+        (Vec::new(), Vec::new())
     };
     let Machine { mut stats, mem, .. } = m;
     stats.decisions = sched.decisions;
@@ -122,6 +124,7 @@ pub(crate) fn run_cluster<'a>(
         stats,
         tma: mem.tma,
         blocked,
+        mbarriers,
     };
     (run, mem.global)
 }

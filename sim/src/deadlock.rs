@@ -146,6 +146,27 @@ impl Machine<'_> {
         out
     }
 
+    /// The valid mbarrier objects of the cluster and their states.
+    pub(crate) fn mbarrier_states(&self) -> Vec<crate::probe::MbarrierState> {
+        let mut out = Vec::new();
+        for cta in &self.ctas {
+            for (&offset, m) in cta.mbars.iter().filter(|(_, m)| m.valid) {
+                out.push(crate::probe::MbarrierState {
+                    object: crate::report::Object::Mbarrier {
+                        cta: cta.rank,
+                        offset,
+                    },
+                    phase: m.phase,
+                    pending: m.pending,
+                    expected: m.expected,
+                    tx: m.tx,
+                    unknown_done: m.unknown_done,
+                });
+            }
+        }
+        out
+    }
+
     pub(crate) fn step_limit_report(&self) -> Report {
         let mut r = Report::new(
             FindingKind::StepLimit,

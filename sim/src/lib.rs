@@ -97,7 +97,7 @@ pub use args::{ArgValue, Element, KernelArg, KernelArgs, TensorMapArg};
 pub use error::SimError;
 pub use launch::{Launch, check_block};
 pub use outcome::{Outcome, RunError, Stats};
-pub use report::{FindingKind, Report, Site};
+pub use report::{FindingKind, Object, Report, Site};
 pub use sched::{Policy, Schedule};
 pub use simulate::{
     Exploration, Failure, exploration_schedule, explore, simulate_module, simulate_ptx,

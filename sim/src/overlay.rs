@@ -236,17 +236,27 @@ impl<'a> Overlay<'a> {
 }
 
 /// The global memory of a run whose inputs are made up (the analyzer's witness runs,
-/// [`crate::probe`]): every address holds bytes, zero until written, kept in pages of
+/// [`crate::probe`]): every address holds bytes, [`OpenMemory::fill`] until written, kept in pages of
 /// [`PAGE`] bytes. Its locations are `GlobalLoc { buffer: OPEN, offset: address }`.
 #[derive(Default)]
 pub(crate) struct OpenMemory {
     pages: PageMap<Box<[u8; PAGE]>>,
+    /// The byte every address holds until written.
+    pub fill: u8,
 }
 
 /// The buffer index of every location in an [`OpenMemory`].
 pub(crate) const OPEN: usize = usize::MAX;
 
 impl OpenMemory {
+    /// Memory whose every byte is `fill` until written.
+    pub(crate) fn filled(fill: u8) -> OpenMemory {
+        OpenMemory {
+            pages: PageMap::default(),
+            fill,
+        }
+    }
+
     fn read(&self, addr: usize, out: &mut [u8]) {
         Overlay::chunks(
             GlobalLoc {
@@ -256,7 +266,7 @@ impl OpenMemory {
             out.len(),
             |p, o, at, n| match self.pages.get(&(p as u64)) {
                 Some(d) => out[at..at + n].copy_from_slice(&d[o..o + n]),
-                None => out[at..at + n].fill(0),
+                None => out[at..at + n].fill(self.fill),
             },
         );
     }

@@ -6,8 +6,8 @@
 //! probe run makes up what a launch would bring:
 //!
 //! - the parameter block is given as bytes ([`Probe::params`]), chosen by the analyzer;
-//! - global memory is open: every address holds bytes, zero until written, so any pointer the
-//!   parameters hold can be read and written;
+//! - global memory is open: every address holds bytes ([`Probe::fill`] until written), so any
+//!   pointer the parameters hold can be read and written;
 //! - tensor maps are unknown: a tensor copy moves no data and completes an unknown, positive
 //!   number of bytes on its mbarrier (see `barrier::mbarrier`), and may complete only once its
 //!   thread stops issuing (executes a barrier operation, blocks or exits);
@@ -35,26 +35,7 @@ pub(crate) struct Made<'a> {
     pub log: Option<&'a mut Vec<LogEvent>>,
 }
 
-/// A barrier object, as the log names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Object {
-    /// Named barrier `id` of the CTA of rank `cta` in the cluster.
-    Named {
-        /// The CTA's rank in its cluster.
-        cta: u32,
-        /// The barrier id, 0..15.
-        id: u32,
-    },
-    /// The mbarrier at shared offset `offset` of the CTA of rank `cta`.
-    Mbarrier {
-        /// The CTA's rank in its cluster.
-        cta: u32,
-        /// Its offset in the CTA's shared memory.
-        offset: u32,
-    },
-    /// The cluster barrier.
-    Cluster,
-}
+pub use crate::report::Object;
 
 /// What a logged event did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -119,6 +100,23 @@ pub struct Blocked {
     pub on: Option<Object>,
 }
 
+/// The state of an mbarrier object when a probe run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MbarrierState {
+    /// The object.
+    pub object: Object,
+    /// Its current phase.
+    pub phase: u32,
+    /// Arrivals still pending in the phase, and expected per phase.
+    pub pending: i64,
+    /// Arrivals expected per phase.
+    pub expected: i64,
+    /// Transaction bytes expected and not completed (the known part).
+    pub tx: i64,
+    /// Tensor copies of unknown size completed in the phase.
+    pub unknown_done: u32,
+}
+
 /// What a probe run makes up, besides the launch.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Probe {
@@ -129,6 +127,9 @@ pub struct Probe {
     pub cluster: u32,
     /// Whether to record the barrier events ([`ProbeRun::log`]).
     pub log: bool,
+    /// The byte every address of global memory holds until written (0: zeros; 0xff: every
+    /// float a NaN, every integer all ones).
+    pub fill: u8,
 }
 
 /// How a probe run ended.
@@ -140,6 +141,8 @@ pub struct ProbeRun {
     pub log: Vec<LogEvent>,
     /// The threads blocked at the end (those a deadlock leaves waiting).
     pub blocked: Vec<Blocked>,
+    /// The valid mbarrier objects at the end.
+    pub mbarriers: Vec<MbarrierState>,
     /// Warps per CTA, to turn flat warp indices into CTA ranks and warp indices.
     pub warps_per_cta: u32,
 }
@@ -226,7 +229,7 @@ impl Kernel {
                 probe.cluster
             )));
         }
-        let mut open = OpenMemory::default();
+        let mut open = OpenMemory::filled(probe.fill);
         let cm = ClusterMem {
             global: GlobalMem::Open(&mut open),
             kernel_params: &mem.kernel_params,
@@ -247,6 +250,7 @@ impl Kernel {
         );
         mem.unfenced.clear();
         let blocked = run.blocked.clone();
+        let mbarriers = run.mbarriers.clone();
         let mut totals = Totals::new(launch.schedule);
         let outcome = match totals.add(run, shape.ctas_per_cluster)? {
             Some(outcome) => outcome,
@@ -256,6 +260,7 @@ impl Kernel {
             outcome,
             log,
             blocked,
+            mbarriers,
             warps_per_cta: shape.warps_per_cta,
         })
     }

@@ -127,11 +127,34 @@ impl FindingKind {
     }
 }
 
+/// A barrier object a finding or a logged event is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Object {
+    /// Named barrier `id` of the CTA of rank `cta` in the cluster.
+    Named {
+        /// The CTA's rank in its cluster.
+        cta: u32,
+        /// The barrier id, 0..15.
+        id: u32,
+    },
+    /// The mbarrier at shared offset `offset` of the CTA of rank `cta`.
+    Mbarrier {
+        /// The CTA's rank in its cluster.
+        cta: u32,
+        /// Its offset in the CTA's shared memory.
+        offset: u32,
+    },
+    /// The cluster barrier.
+    Cluster,
+}
+
 /// Threads of one warp at one instruction, and what they do there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Site {
     /// `%ctaid` of the CTA.
     pub cta: (u32, u32, u32),
+    /// The CTA's rank in its cluster (`%cluster_ctarank`).
+    pub cta_rank: u32,
     /// Warp index within the CTA.
     pub warp: u32,
     /// The lanes of the warp this site is about.
@@ -170,6 +193,8 @@ pub struct Report {
     pub schedule: Schedule,
     /// Thread-instructions executed before the finding.
     pub thread_instructions: u64,
+    /// The barrier object whose rule was broken, when the rule is one object's.
+    pub object: Option<Object>,
 }
 
 impl Report {
@@ -183,6 +208,7 @@ impl Report {
             notes: Vec::new(),
             schedule: Schedule::default(),
             thread_instructions: 0,
+            object: None,
         }
     }
     pub(crate) fn site(mut self, site: Site) -> Report {

@@ -238,6 +238,46 @@ fn human(path: &str, source: &Source, d: &Diagnostic, out: &mut String) {
     for n in &d.notes {
         out.push_str(&format!("  = note: {n}\n"));
     }
+    if let Some(w) = &d.witness {
+        witness(path, w, out);
+    }
+}
+
+/// A witness in the human format: the launch, the numbered steps with their PTX lines (and
+/// source lines from `.loc`), what the run assumes, and how to replay it.
+fn witness(path: &str, w: &crate::lints::Witness, out: &mut String) {
+    out.push_str(&format!(
+        "  = witness: a run that breaks the rule ({})\n",
+        w.launch
+    ));
+    let mut n = 0;
+    for s in &w.steps {
+        if s.who.is_empty() {
+            out.push_str(&format!("      {}\n", s.event));
+            continue;
+        }
+        n += 1;
+        let at = if s.span.line > 0 {
+            format!("{path}:{}", s.span.line)
+        } else {
+            format!("in `{}`", s.function)
+        };
+        out.push_str(&format!(
+            "    {n:>3}. {at}{}: {}: {}\n",
+            source_text(&s.source),
+            s.who,
+            s.event
+        ));
+    }
+    for a in &w.assumptions {
+        out.push_str(&format!("      assuming {a}\n"));
+    }
+    if !w.replay.is_empty() {
+        out.push_str(&format!(
+            "      replay: phasegate sim {path} --witness {}\n",
+            w.replay
+        ));
+    }
 }
 
 /// A PTX file's text and where its lines start.

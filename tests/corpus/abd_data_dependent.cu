@@ -3,7 +3,7 @@
 #define KERNEL abd_data_dependent
 #include "corpus.h"
 
-extern "C" __global__ void abd_data_dependent(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS abd_data_dependent(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     float v = in[blockIdx.x * blockDim.x + threadIdx.x];

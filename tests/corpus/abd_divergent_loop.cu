@@ -3,7 +3,7 @@
 #define KERNEL abd_divergent_loop
 #include "corpus.h"
 
-extern "C" __global__ void abd_divergent_loop(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS abd_divergent_loop(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     float acc = 0.0f;

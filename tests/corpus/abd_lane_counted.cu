@@ -3,7 +3,7 @@
 #define KERNEL abd_lane_counted
 #include "corpus.h"
 
-extern "C" __global__ void abd_lane_counted(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS abd_lane_counted(float* out, const float* in, unsigned n)
 {
     const unsigned lane = threadIdx.x & 31;
     float v = in[threadIdx.x];

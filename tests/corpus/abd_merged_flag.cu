@@ -4,7 +4,7 @@
 #define KERNEL abd_merged_flag
 #include "corpus.h"
 
-extern "C" __global__ void abd_merged_flag(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS abd_merged_flag(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     int go = 1;

@@ -3,7 +3,7 @@
 #define KERNEL abd_tid_branch
 #include "corpus.h"
 
-extern "C" __global__ void abd_tid_branch(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS abd_tid_branch(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     s[threadIdx.x] = in[threadIdx.x];

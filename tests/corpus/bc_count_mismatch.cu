@@ -3,7 +3,7 @@
 #define KERNEL bc_count_mismatch
 #include "corpus.h"
 
-extern "C" __global__ void bc_count_mismatch(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS bc_count_mismatch(float* out, const float* in, unsigned n)
 {
     __shared__ float s[64];
     const unsigned warp = threadIdx.x / 32;

@@ -4,7 +4,7 @@
 #define KERNEL bc_count_not_multiple
 #include "corpus.h"
 
-extern "C" __global__ void bc_count_not_multiple(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS bc_count_not_multiple(float* out, const float* in, unsigned n)
 {
     unsigned count = 48;
     float v = in[threadIdx.x];

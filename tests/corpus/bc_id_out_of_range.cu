@@ -3,7 +3,7 @@
 #define KERNEL bc_id_out_of_range
 #include "corpus.h"
 
-extern "C" __global__ void bc_id_out_of_range(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS bc_id_out_of_range(float* out, const float* in, unsigned n)
 {
     const unsigned base = 8;
     __shared__ float s[128];

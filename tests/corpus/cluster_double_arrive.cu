@@ -4,7 +4,7 @@
 #define CLUSTER 2
 #include "corpus.h"
 
-extern "C" __global__ void __cluster_dims__(2, 1, 1) cluster_double_arrive(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS __cluster_dims__(2, 1, 1) cluster_double_arrive(float* out, const float* in, unsigned n)
 {
     __shared__ float buf[128];
     buf[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];

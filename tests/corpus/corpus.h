@@ -21,6 +21,10 @@
 
 #define FULL_MASK 0xffffffffu
 
+// Every kernel declares the block it is launched with (`.maxntid BLOCK` in its PTX), as
+// production kernels do: the analyzer runs a kernel with the launch it declares.
+#define LAUNCH_BOUNDS __launch_bounds__(BLOCK)
+
 __device__ __forceinline__ unsigned smem_u32(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
 
 // ---- CTA barriers ----
@@ -68,6 +72,32 @@ __device__ __forceinline__ void mbar_wait_parity(unsigned bar, unsigned parity)
         asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
                      : "=r"(done) : "r"(bar), "r"(parity) : "memory");
     } while (!done);
+}
+// One try_wait whose result the caller ignores (a bug: the phase may not be complete).
+__device__ __forceinline__ void mbar_try_wait_once(unsigned bar, unsigned parity)
+{
+    asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t}"
+                 :: "r"(bar), "r"(parity) : "memory");
+}
+// Arrive on the mbarrier at the same offset in the shared memory of cluster CTA `rank`.
+__device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank)
+{
+    asm volatile("{\n\t.reg .b32 ra;\n\tmapa.shared::cluster.u32 ra, %0, %1;\n\tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n\t}"
+                 :: "r"(bar), "r"(rank) : "memory");
+}
+// A bulk copy of `bytes` from global memory into shared offset `dst` of every CTA in `mask`,
+// completing transactions on the mbarrier at offset `bar` of each of them.
+__device__ __forceinline__ void bulk_load_multicast(unsigned dst, const void* src, unsigned bytes, unsigned bar, unsigned short mask)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;"
+                 :: "r"(dst), "l"(src), "r"(bytes), "r"(bar), "h"(mask) : "memory");
+}
+__device__ __forceinline__ void cluster_arrive_relaxed() { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
+__device__ __forceinline__ unsigned elect_one()
+{
+    unsigned is;
+    asm volatile("{\n\t.reg .pred e;\n\telect.sync _|e, 0xffffffff;\n\tselp.u32 %0, 1, 0, e;\n\t}" : "=r"(is));
+    return is;
 }
 __device__ __forceinline__ void mbar_wait_state(unsigned bar, unsigned long long st)
 {

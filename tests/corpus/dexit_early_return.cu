@@ -4,7 +4,7 @@
 #define N_ARG 200
 #include "corpus.h"
 
-extern "C" __global__ void dexit_early_return(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS dexit_early_return(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -3,7 +3,7 @@
 #define KERNEL mw_double_arrive
 #include "corpus.h"
 
-extern "C" __global__ void mw_double_arrive(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS mw_double_arrive(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     __shared__ float s[128];

@@ -4,7 +4,7 @@
 #define KERNEL mw_loop_no_wait
 #include "corpus.h"
 
-extern "C" __global__ void mw_loop_no_wait(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS mw_loop_no_wait(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     const unsigned b = smem_u32(&bar);

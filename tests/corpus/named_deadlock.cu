@@ -4,7 +4,7 @@
 #define BLOCK 64
 #include "corpus.h"
 
-extern "C" __global__ void named_deadlock(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS named_deadlock(float* out, const float* in, unsigned n)
 {
     __shared__ float s[64];
     s[threadIdx.x] = in[threadIdx.x];

@@ -4,7 +4,7 @@
 #define KERNEL ok_ampere_cp_async
 #include "corpus.h"
 
-extern "C" __global__ void ok_ampere_cp_async(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_ampere_cp_async(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(16) float tile[128];
     __shared__ __align__(8) unsigned long long bar;

@@ -3,7 +3,7 @@
 #define KERNEL ok_branch_on_blockidx
 #include "corpus.h"
 
-extern "C" __global__ void ok_branch_on_blockidx(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_branch_on_blockidx(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     s[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];

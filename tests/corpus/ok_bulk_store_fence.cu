@@ -3,7 +3,7 @@
 #define KERNEL ok_bulk_store_fence
 #include "corpus.h"
 
-extern "C" __global__ void ok_bulk_store_fence(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_bulk_store_fence(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(128) float tile[128];
     tile[threadIdx.x] = 2.0f * in[blockIdx.x * blockDim.x + threadIdx.x];

@@ -4,7 +4,7 @@
 #define KERNEL ok_elected_expect_tx
 #include "corpus.h"
 
-extern "C" __global__ void ok_elected_expect_tx(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_elected_expect_tx(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(128) float tile[1024];
     __shared__ __align__(8) unsigned long long bar;

@@ -3,7 +3,7 @@
 #define KERNEL ok_grid_stride_sync
 #include "corpus.h"
 
-extern "C" __global__ void ok_grid_stride_sync(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_grid_stride_sync(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     for (unsigned base = blockIdx.x * blockDim.x; base < n; base += gridDim.x * blockDim.x) {

@@ -3,7 +3,7 @@
 #define KERNEL ok_init_inval_reinit
 #include "corpus.h"
 
-extern "C" __global__ void ok_init_inval_reinit(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_init_inval_reinit(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     const unsigned b = smem_u32(&bar);

@@ -3,7 +3,7 @@
 #define KERNEL ok_lane_work_then_sync
 #include "corpus.h"
 
-extern "C" __global__ void ok_lane_work_then_sync(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_lane_work_then_sync(float* out, const float* in, unsigned n)
 {
     __shared__ float partial[4];
     const unsigned lane = threadIdx.x & 31;

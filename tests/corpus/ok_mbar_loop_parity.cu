@@ -3,7 +3,7 @@
 #define KERNEL ok_mbar_loop_parity
 #include "corpus.h"
 
-extern "C" __global__ void ok_mbar_loop_parity(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_mbar_loop_parity(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     __shared__ float s[2][128];

@@ -3,7 +3,7 @@
 #define KERNEL ok_mbar_state_token
 #include "corpus.h"
 
-extern "C" __global__ void ok_mbar_state_token(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_mbar_state_token(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     __shared__ float s[128];

@@ -8,5 +8,5 @@
 #include "corpus.h"
 #include "pipeline.h"
 
-extern "C" __global__ void ok_pipeline_cutlass_style(float* out, const float* in, unsigned n) { pipeline_body(out, in, n); }
+extern "C" __global__ void LAUNCH_BOUNDS ok_pipeline_cutlass_style(float* out, const float* in, unsigned n) { pipeline_body(out, in, n); }
 #include "corpus_main.h"

@@ -4,7 +4,7 @@
 #define KERNEL ok_roles_mbarrier_handoff
 #include "corpus.h"
 
-extern "C" __global__ void ok_roles_mbarrier_handoff(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_roles_mbarrier_handoff(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     __shared__ float s[32];

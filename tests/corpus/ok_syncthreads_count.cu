@@ -4,7 +4,7 @@
 #define KERNEL ok_syncthreads_count
 #include "corpus.h"
 
-extern "C" __global__ void ok_syncthreads_count(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_syncthreads_count(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     const float v = in[blockIdx.x * blockDim.x + threadIdx.x];

@@ -3,7 +3,7 @@
 #define KERNEL ok_two_copies_tx
 #include "corpus.h"
 
-extern "C" __global__ void ok_two_copies_tx(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_two_copies_tx(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(128) float tile[2048];
     __shared__ __align__(8) unsigned long long bar;

@@ -3,7 +3,7 @@
 #define KERNEL ok_uniform_load
 #include "corpus.h"
 
-extern "C" __global__ void ok_uniform_load(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_uniform_load(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     s[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];

@@ -4,7 +4,7 @@
 #define KERNEL ok_vote_branch
 #include "corpus.h"
 
-extern "C" __global__ void ok_vote_branch(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_vote_branch(float* out, const float* in, unsigned n)
 {
     __shared__ float s[128];
     const unsigned warp = threadIdx.x / 32;

@@ -3,7 +3,7 @@
 #define KERNEL ok_warp_if_counted
 #include "corpus.h"
 
-extern "C" __global__ void ok_warp_if_counted(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_warp_if_counted(float* out, const float* in, unsigned n)
 {
     __shared__ float s[64];
     const unsigned warp = threadIdx.x / 32;

@@ -4,7 +4,7 @@
 #define KERNEL ok_warp_role_mma
 #include "corpus.h"
 
-extern "C" __global__ void ok_warp_role_mma(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_warp_role_mma(float* out, const float* in, unsigned n)
 {
     const unsigned warp = threadIdx.x / 32;
     const unsigned bits = __float_as_uint(in[threadIdx.x]) >> 16;

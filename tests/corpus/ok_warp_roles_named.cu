@@ -5,7 +5,7 @@
 #define KERNEL ok_warp_roles_named
 #include "corpus.h"
 
-extern "C" __global__ void ok_warp_roles_named(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS ok_warp_roles_named(float* out, const float* in, unsigned n)
 {
     __shared__ float slot[64];
     const unsigned warp = threadIdx.x / 32;

@@ -7,6 +7,10 @@
 //   PRODUCER_FLIP      parity of the producer's wait: ((t / STAGES) & 1) ^ PRODUCER_FLIP
 //   CONSUMER_FLIP      parity of the consumers' wait: ((t / STAGES) & 1) ^ CONSUMER_FLIP
 //   EXPECT_BYTES       what the producer expects per stage (the copy moves TILE_BYTES)
+//   PRODUCER_FIRST_WAIT the first tile t before which the producer waits on empty[s]
+//                      (when it does not wait in every round): STAGES
+//   CONSUMER_PARITY_PER_ITER 1: the consumers wait with parity t & 1 (not the round's)
+//   CONSUMER_IGNORE_WAIT 1: the consumers try_wait once and go on whatever it returns
 #pragma once
 #define STAGES 4
 #define TILE_BYTES 4096u
@@ -25,6 +29,15 @@
 #endif
 #ifndef EXPECT_BYTES
 #define EXPECT_BYTES TILE_BYTES
+#endif
+#ifndef PRODUCER_FIRST_WAIT
+#define PRODUCER_FIRST_WAIT STAGES
+#endif
+#ifndef CONSUMER_PARITY_PER_ITER
+#define CONSUMER_PARITY_PER_ITER 0
+#endif
+#ifndef CONSUMER_IGNORE_WAIT
+#define CONSUMER_IGNORE_WAIT 0
 #endif
 
 __device__ __forceinline__ void pipeline_body(float* out, const float* in, unsigned n)
@@ -46,7 +59,7 @@ __device__ __forceinline__ void pipeline_body(float* out, const float* in, unsig
             for (unsigned t = 0; t < ntiles; ++t) {
                 const unsigned s = t % STAGES;
 #if PRODUCER_WAIT
-                if (PRODUCER_ALL_ROUNDS || t >= STAGES) {
+                if (PRODUCER_ALL_ROUNDS || t >= PRODUCER_FIRST_WAIT) {
                     mbar_wait_parity(smem_u32(&empty[s]), ((t / STAGES) & 1) ^ PRODUCER_FLIP);
                 }
 #endif
@@ -58,7 +71,12 @@ __device__ __forceinline__ void pipeline_body(float* out, const float* in, unsig
         const unsigned ct = threadIdx.x - 32;
         for (unsigned t = 0; t < ntiles; ++t) {
             const unsigned s = t % STAGES;
-            mbar_wait_parity(smem_u32(&full[s]), ((t / STAGES) & 1) ^ CONSUMER_FLIP);
+            const unsigned parity = CONSUMER_PARITY_PER_ITER ? (t & 1) : (((t / STAGES) & 1) ^ CONSUMER_FLIP);
+#if CONSUMER_IGNORE_WAIT
+            mbar_try_wait_once(smem_u32(&full[s]), parity);
+#else
+            mbar_wait_parity(smem_u32(&full[s]), parity);
+#endif
             const float* tile = reinterpret_cast<const float*>(tiles + s * TILE_BYTES);
             for (unsigned j = ct; j < TILE_FLOATS; j += 128) {
                 out[t * TILE_FLOATS + j] = 2.0f * tile[j];

@@ -4,7 +4,7 @@
 #define KERNEL pm_constant_parity_loop
 #include "corpus.h"
 
-extern "C" __global__ void pm_constant_parity_loop(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS pm_constant_parity_loop(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     __shared__ float s[128];

@@ -4,7 +4,7 @@
 #define KERNEL pm_first_parity_one
 #include "corpus.h"
 
-extern "C" __global__ void pm_first_parity_one(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS pm_first_parity_one(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     __shared__ float s[128];

@@ -8,5 +8,5 @@
 #include "corpus.h"
 #include "pipeline.h"
 
-extern "C" __global__ void pm_producer_same_round(float* out, const float* in, unsigned n) { pipeline_body(out, in, n); }
+extern "C" __global__ void LAUNCH_BOUNDS pm_producer_same_round(float* out, const float* in, unsigned n) { pipeline_body(out, in, n); }
 #include "corpus_main.h"

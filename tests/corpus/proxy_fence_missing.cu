@@ -4,7 +4,7 @@
 #define KERNEL proxy_fence_missing
 #include "corpus.h"
 
-extern "C" __global__ void proxy_fence_missing(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS proxy_fence_missing(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(128) float tile[128];
     tile[threadIdx.x] = 2.0f * in[blockIdx.x * blockDim.x + threadIdx.x];

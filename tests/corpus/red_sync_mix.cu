@@ -3,7 +3,7 @@
 #define KERNEL red_sync_mix
 #include "corpus.h"
 
-extern "C" __global__ void red_sync_mix(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS red_sync_mix(float* out, const float* in, unsigned n)
 {
     __shared__ float s[64];
     const unsigned warp = threadIdx.x / 32;

@@ -7,5 +7,5 @@
 #include "corpus.h"
 #include "pipeline.h"
 
-extern "C" __global__ void tx_mismatch(float* out, const float* in, unsigned n) { pipeline_body(out, in, n); }
+extern "C" __global__ void LAUNCH_BOUNDS tx_mismatch(float* out, const float* in, unsigned n) { pipeline_body(out, in, n); }
 #include "corpus_main.h"

@@ -3,7 +3,7 @@
 #define KERNEL uninit_use_before_init
 #include "corpus.h"
 
-extern "C" __global__ void uninit_use_before_init(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS uninit_use_before_init(float* out, const float* in, unsigned n)
 {
     __shared__ __align__(8) unsigned long long bar;
     const unsigned b = smem_u32(&bar);

@@ -4,7 +4,7 @@
 #define KERNEL wcd_lane_mma
 #include "corpus.h"
 
-extern "C" __global__ void wcd_lane_mma(float* out, const float* in, unsigned n)
+extern "C" __global__ void LAUNCH_BOUNDS wcd_lane_mma(float* out, const float* in, unsigned n)
 {
     const unsigned lane = threadIdx.x & 31;
     const unsigned bits = __float_as_uint(in[threadIdx.x]) >> 16;

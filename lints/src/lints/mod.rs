@@ -5,8 +5,10 @@ pub mod aligned_barrier_divergence;
 pub mod barrier_count;
 pub mod barrier_red_sync_mix;
 pub mod cluster_barrier_double_arrive;
+pub mod cluster_peer_exit;
 mod control;
 pub mod divergent_exit_before_barrier;
+pub mod mbarrier_deadlock;
 pub mod mbarrier_missing_wait;
 pub mod mbarrier_parity_mismatch;
 pub mod mbarrier_tx_mismatch;
@@ -34,7 +36,7 @@ pub struct LintInfo {
 }
 
 /// Every lint, in the order they run.
-pub const ALL: [&LintInfo; 12] = [
+pub const ALL: [&LintInfo; 14] = [
     &aligned_barrier_divergence::LINT,
     &warp_collective_divergence::LINT,
     &divergent_exit_before_barrier::LINT,
@@ -47,6 +49,8 @@ pub const ALL: [&LintInfo; 12] = [
     &missing_proxy_fence::LINT,
     &mbarrier_tx_mismatch::LINT,
     &named_barrier_deadlock::LINT,
+    &mbarrier_deadlock::LINT,
+    &cluster_peer_exit::LINT,
 ];
 
 /// Looks a lint up by name.
@@ -112,12 +116,19 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LintConfig {
     levels: Vec<(&'static str, Level)>,
+    /// Whether entries are run for witnesses ([`crate::witness`]); without them, no finding
+    /// is proven and the static candidates are reported as the lints find them.
+    witnesses: bool,
+    /// What the runs of one entry may cost.
+    budget: crate::witness::Budget,
 }
 
 impl Default for LintConfig {
     fn default() -> Self {
         LintConfig {
             levels: ALL.iter().map(|l| (l.name, l.default)).collect(),
+            witnesses: true,
+            budget: crate::witness::Budget::default(),
         }
     }
 }
@@ -161,6 +172,30 @@ impl LintConfig {
     pub fn with(mut self, name: &str, level: Level) -> Result<Self, UnknownLint> {
         self.set(name, level)?;
         Ok(self)
+    }
+
+    /// Whether entries are run for witnesses (the default). Without runs the static lints'
+    /// candidates are reported as found, unproven: for a quick look, or a kernel the
+    /// simulator cannot run.
+    pub fn witnesses(&self) -> bool {
+        self.witnesses
+    }
+
+    /// Turns the runs for witnesses on or off.
+    pub fn with_witnesses(mut self, on: bool) -> Self {
+        self.witnesses = on;
+        self
+    }
+
+    /// What the runs of one entry may cost.
+    pub fn budget(&self) -> crate::witness::Budget {
+        self.budget
+    }
+
+    /// Sets what the runs of one entry may cost.
+    pub fn with_budget(mut self, budget: crate::witness::Budget) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// The level of lint `name`; [`Level::Allow`] for a name that is no lint.

@@ -1,7 +1,7 @@
 //! What decoding produces: the [`Program`] one launch runs, with the sites of its ops, its
 //! functions, the entry's parameters and launch-shape directives.
 
-use super::ops::Op;
+use super::ops::{Kind, Op};
 use crate::memory::Global;
 use phasegate_ptx::SpecialReg;
 
@@ -76,6 +76,84 @@ impl Program {
     pub(crate) fn nregs(&self) -> usize {
         self.reg_bits.len()
     }
+    /// The ops control can go to after `pc`: the next one unless `pc` is an unconditional
+    /// branch or ends the thread, and a branch's target. A call continues after itself (its
+    /// callee returns).
+    pub(crate) fn successors(&self, pc: u32) -> [Option<u32>; 2] {
+        let op = &self.ops[pc as usize];
+        let unguarded = op.guard.is_none();
+        let next = (pc + 1 < self.ops.len() as u32).then_some(pc + 1);
+        match &op.kind {
+            Kind::Bra { target } if unguarded => [Some(*target), None],
+            Kind::Bra { target } => [next, Some(*target)],
+            Kind::Exit | Kind::Ret | Kind::Trap if unguarded => [None, None],
+            _ => [next, None],
+        }
+    }
+
+    /// Whether control can go from op `from` to op `to` (`to` itself counts when `from == to`),
+    /// for a thread whose calls return to `stack` (innermost last).
+    pub(crate) fn reaches(&self, stack: &[u32], from: u32, to: u32) -> bool {
+        self.search(stack, from, |pc| pc == to)
+    }
+
+    /// Whether some path from `from` executes an op with an effect other threads can see (a
+    /// store, an atomic, a barrier, an asynchronous copy, a warp collective, a call) before the
+    /// thread exits: a thread on the way out has none.
+    pub(crate) fn acts_before_exit(&self, stack: &[u32], from: u32) -> bool {
+        self.search(stack, from, |pc| {
+            matches!(
+                self.ops[pc as usize].kind,
+                Kind::St { .. }
+                    | Kind::Atom { .. }
+                    | Kind::Bar { .. }
+                    | Kind::ClusterArrive { .. }
+                    | Kind::ClusterWait { .. }
+                    | Kind::Mbar { .. }
+                    | Kind::BulkLoad { .. }
+                    | Kind::BulkStore { .. }
+                    | Kind::CpAsync { .. }
+                    | Kind::CpAsyncMbarArrive { .. }
+                    | Kind::Shfl { .. }
+                    | Kind::Vote { .. }
+                    | Kind::Elect { .. }
+                    | Kind::Redux { .. }
+                    | Kind::WarpSync { .. }
+                    | Kind::Tma(_)
+                    | Kind::Tensor(_)
+                    | Kind::Call { .. }
+            )
+        })
+    }
+
+    /// Whether an op for which `hit` holds can be reached from `from` (itself included), by a
+    /// thread whose calls return to `stack`: a `ret` goes on after the innermost call.
+    fn search(&self, stack: &[u32], from: u32, hit: impl Fn(u32) -> bool) -> bool {
+        let mut seen = vec![false; self.ops.len()];
+        let mut start = from;
+        let mut depth = stack.len();
+        loop {
+            let mut returns = false;
+            let mut work = vec![start];
+            while let Some(pc) = work.pop() {
+                if pc as usize >= seen.len() || seen[pc as usize] {
+                    continue;
+                }
+                seen[pc as usize] = true;
+                if hit(pc) {
+                    return true;
+                }
+                returns |= matches!(self.ops[pc as usize].kind, Kind::Ret);
+                work.extend(self.successors(pc).into_iter().flatten());
+            }
+            if !returns || depth == 0 {
+                return false;
+            }
+            depth -= 1;
+            start = stack[depth] + 1;
+        }
+    }
+
     /// Where dynamic shared memory starts (`extern .shared` arrays). In 64 bits: static
     /// shared memory near 4 GiB (which the launch then rejects) must not wrap around.
     pub(crate) fn dynamic_shared_offset(&self) -> u64 {

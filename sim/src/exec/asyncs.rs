@@ -124,7 +124,7 @@ impl Machine<'_> {
                     }),
                     crate::probe::LogKind::Complete,
                     None,
-                    || format!("its bulk copy completes {n} bytes of transactions on `{name}`"),
+                    || format!("its bulk copy completes {n} bytes of transactions on {name}"),
                 );
                 self.mbar_tx(mc, mo, actor, -(*bytes as i64), MbarOp::CompleteTx)?;
             }
@@ -214,7 +214,7 @@ impl Machine<'_> {
                     }),
                     crate::probe::LogKind::Complete,
                     None,
-                    || format!("its cp.async operations are done: asynchronous arrive on `{name}`"),
+                    || format!("its cp.async operations are done: asynchronous arrive on {name}"),
                 );
                 self.mbar_arrive(
                     mc,
@@ -250,7 +250,9 @@ impl Machine<'_> {
                 MbarOp::CompleteTx,
                 &name,
             )
-            .map_err(|v| self.violation(v));
+            .map_err(|v| {
+                self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off })
+            });
         }
         Err(Report::new(
             FindingKind::MbarrierUninitialized,

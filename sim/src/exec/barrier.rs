@@ -72,9 +72,13 @@ impl Machine<'_> {
             red_dest: (action.is_red() && d != SINK).then_some(d),
         };
         let live = self.ctas[cta].live;
+        let object = crate::report::Object::Named {
+            cta: cta as u32,
+            id: id_v,
+        };
         let blocks = self.ctas[cta].named[id_v as usize]
             .arrive(id_v, &arrival, live, &mut self.race)
-            .map_err(|v| self.violation(v))?;
+            .map_err(|v| self.violation_on(v, object))?;
         if blocks {
             self.warps[w].block(eff, Block::Named { id: id_v as u8 }, pc, pc + 1);
         }
@@ -158,7 +162,7 @@ impl Machine<'_> {
         };
         self.cluster
             .arrive(at, own, relaxed, live, &mut self.race)
-            .map_err(|v| self.violation(v))?;
+            .map_err(|v| self.violation_on(v, crate::report::Object::Cluster))?;
         self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.arrive", false);
         let sem = if relaxed { ".relaxed" } else { "" };
         self.log_event(
@@ -190,7 +194,7 @@ impl Machine<'_> {
         let blocked = self
             .cluster
             .wait(at, own, live, &mut self.race)
-            .map_err(|v| self.violation(v))?;
+            .map_err(|v| self.violation_on(v, crate::report::Object::Cluster))?;
         self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.wait", false);
         let (kind, what) = if blocked != 0 {
             (

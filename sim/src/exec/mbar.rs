@@ -102,8 +102,9 @@ impl<'a> Machine<'a> {
                 let name = self.mbar_namer(cta, off);
                 let m = self.ctas[cta as usize].mbars.get(&off);
                 let t = w as u32 * 32 + lane as u32;
-                mbarrier::require_valid(m, actor, t, self.race.clock(t), op, &name)
-                    .map_err(|v| self.violation(v))?;
+                mbarrier::require_valid(m, actor, t, self.race.clock(t), op, &name).map_err(
+                    |v| self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off }),
+                )?;
             }
             match op {
                 MbarOp::Init => self.mbar_init(cta, off, actor, arg as u32 as i64)?,
@@ -225,24 +226,21 @@ impl<'a> Machine<'a> {
             let (kind, what) = match op {
                 MbarOp::Init => (
                     LogKind::Init,
-                    format!("mbarrier.init `{name}` with count {arg}"),
+                    format!("mbarrier.init {name} with count {arg}"),
                 ),
-                MbarOp::Inval => (LogKind::Inval, format!("mbarrier.inval `{name}`")),
-                MbarOp::ExpectTx => (
-                    LogKind::Expect,
-                    format!("expect_tx {arg} bytes on `{name}`"),
-                ),
+                MbarOp::Inval => (LogKind::Inval, format!("mbarrier.inval {name}")),
+                MbarOp::ExpectTx => (LogKind::Expect, format!("expect_tx {arg} bytes on {name}")),
                 MbarOp::CompleteTx => (
                     LogKind::Complete,
-                    format!("complete_tx {arg} bytes on `{name}`"),
+                    format!("complete_tx {arg} bytes on {name}"),
                 ),
                 MbarOp::Arrive {
                     expect_tx: true, ..
                 } => (
                     LogKind::Arrive,
-                    format!("arrive on `{name}` expecting {arg} bytes"),
+                    format!("arrive on {name} expecting {arg} bytes"),
                 ),
-                MbarOp::Arrive { .. } => (LogKind::Arrive, format!("arrive on `{name}`")),
+                MbarOp::Arrive { .. } => (LogKind::Arrive, format!("arrive on {name}")),
                 MbarOp::TestWait { parity, .. } | MbarOp::TryWait { parity, .. } => {
                     let which = if matches!(op, MbarOp::TestWait { .. }) {
                         "test_wait"
@@ -262,7 +260,7 @@ impl<'a> Machine<'a> {
                             object,
                             LogKind::WaitDone,
                             Some(before - 1),
-                            || format!("{which} on `{name}` for {on} returns true: {state}"),
+                            || format!("{which} on {name} for {on} returns true: {state}"),
                         );
                     }
                     if lanes & !done != 0 {
@@ -273,7 +271,7 @@ impl<'a> Machine<'a> {
                             object,
                             LogKind::WaitPending,
                             Some(before),
-                            || format!("{which} on `{name}` for {on} returns false: {state}"),
+                            || format!("{which} on {name} for {on} returns false: {state}"),
                         );
                     }
                     continue;
@@ -299,7 +297,7 @@ impl<'a> Machine<'a> {
             epoch,
             &name,
         )
-        .map_err(|v| self.violation(v))?;
+        .map_err(|v| self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off }))?;
         let c = &mut self.ctas[cta as usize];
         c.mbars.insert(off, m);
         c.set_mbar_slot(off, true);
@@ -317,9 +315,9 @@ impl<'a> Machine<'a> {
     ) -> Res<()> {
         let name = self.mbar_namer(cta, off);
         let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
-        let done = m
-            .tx(actor, delta, op, &name)
-            .map_err(|v| self.violation(v))?;
+        let done = m.tx(actor, delta, op, &name).map_err(|v| {
+            self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off })
+        })?;
         if let Some(parked) = done {
             self.mbar_completed(cta, off, parked, actor);
         }
@@ -352,7 +350,9 @@ impl<'a> Machine<'a> {
                 &mut self.race,
                 &name,
             )
-            .map_err(|v| self.violation(v))?;
+            .map_err(|v| {
+                self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off })
+            })?;
         if let Some(parked) = done {
             self.mbar_completed(cta, off, parked, actor);
         }
@@ -379,7 +379,7 @@ impl<'a> Machine<'a> {
                 Some(done as i64),
                 || {
                     format!(
-                        "`{short}` completes phase {done} (parity {}); phase {next} begins",
+                        "{short} completes phase {done} (parity {}); phase {next} begins",
                         done & 1
                     )
                 },
@@ -421,7 +421,9 @@ impl<'a> Machine<'a> {
         let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
         let done = m
             .wait(at, parity, arg, relaxed, &mut self.race, &name)
-            .map_err(|v| self.violation(v))?;
+            .map_err(|v| {
+                self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off })
+            })?;
         if done {
             self.warps[w].poll[lane] = None;
             return Ok(Some(true));

@@ -445,6 +445,38 @@ impl Machine<'_> {
                 .into());
             }
         }
+        // Lanes gathered at an aligned instruction while others of their warp, still running,
+        // can no longer reach it and have more to do than exit: on a GPU the gathered lanes
+        // execute it without them (the warp is divergent there; compute-sanitizer's synccheck
+        // reports it). Lanes on the way out (nothing but exit ahead) are the exit warning's.
+        for &pc in &pcs {
+            let warp = &self.warps[w];
+            let here = lanes(waiting)
+                .filter(|&l| warp.wait_pc[l] == pc)
+                .fold(0u32, |m, l| m | 1 << l);
+            let elsewhere = lanes(warp.live() & !here & !(warp.blocked & !waiting))
+                .filter(|&l| {
+                    let at = if waiting >> l & 1 == 1 {
+                        warp.wait_pc[l]
+                    } else {
+                        warp.pc[l]
+                    };
+                    let stack = &warp.calls[l];
+                    at != pc
+                        && !self.prog.reaches(stack, at, pc)
+                        && self.prog.acts_before_exit(stack, at)
+                })
+                .fold(0u32, |m, l| m | 1 << l);
+            if elsewhere != 0 {
+                return Err(self.divergence_report(
+                    w,
+                    here,
+                    pc,
+                    elsewhere,
+                    Some("go on without it (they cannot reach it any more)"),
+                ));
+            }
+        }
         if self.warps[w].ready == 0 && pcs.len() > 1 {
             let first = lanes(waiting)
                 .filter(|&l| self.warps[w].wait_pc[l] == pcs[0])

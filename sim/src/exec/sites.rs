@@ -17,6 +17,7 @@ impl Machine<'_> {
         let s = &self.prog.sites[(pc as usize).min(self.prog.sites.len() - 1)];
         Site {
             cta: self.ctas[warp.cta as usize].ctaid,
+            cta_rank: warp.cta,
             warp: warp.index,
             lanes: mask,
             tid,
@@ -109,6 +110,17 @@ impl Machine<'_> {
 
 impl Machine<'_> {
     /// The report of a rule a barrier operation broke, its sites named.
+    /// [`Machine::violation`] of a rule of barrier `object`.
+    pub(crate) fn violation_on(&self, v: Violation, object: crate::report::Object) -> Stop {
+        match self.violation(v) {
+            Stop::Finding(mut r) => {
+                r.object = Some(object);
+                Stop::Finding(r)
+            }
+            other => other,
+        }
+    }
+
     pub(crate) fn violation(&self, v: Violation) -> Stop {
         let mut r = *v.report;
         for (who, what) in v.sites {
@@ -121,10 +133,35 @@ impl Machine<'_> {
     }
 }
 
+/// The name a C++ programmer gave a function-local `__shared__` variable, from nvcc's mangled
+/// name of it: `full` for `_ZZ13pipeline_bodyPfPKfjE4full` (`_ZZ` function `E` length name).
+fn local_name(mangled: &str) -> Option<&str> {
+    let rest = mangled.strip_prefix("_ZZ")?;
+    for (i, _) in rest
+        .match_indices('E')
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+    {
+        let tail = &rest[i + 1..];
+        let digits = tail.chars().take_while(char::is_ascii_digit).count();
+        let Ok(len) = tail[..digits].parse::<usize>() else {
+            continue;
+        };
+        let name = &tail[digits..];
+        if digits > 0 && name.len() == len && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        {
+            return Some(name);
+        }
+    }
+    None
+}
+
 /// `tile+16`, or the raw offset when no variable covers it.
 pub(crate) fn shared_name(prog: &Program, off: u32) -> String {
     let dynamic = prog.dynamic_shared_offset();
-    for (name, o, size) in &prog.shared_vars {
+    for (mangled, o, size) in &prog.shared_vars {
+        let name = local_name(mangled).unwrap_or(mangled);
         if *o == u32::MAX {
             if off as u64 >= dynamic {
                 return format!("`{name}`+{}", off as u64 - dynamic);
@@ -138,4 +175,18 @@ pub(crate) fn shared_name(prog: &Program, off: u32) -> String {
         }
     }
     format!("at shared offset {off}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_name;
+
+    #[test]
+    fn local_shared_variables_get_their_source_names() {
+        assert_eq!(local_name("_ZZ13pipeline_bodyPfPKfjE4full"), Some("full"));
+        assert_eq!(local_name("_ZZ17ok_elected_leaderE5tiles"), Some("tiles"));
+        // Not a function-local name, or not one this reads: kept as it is.
+        assert_eq!(local_name("global_smem"), None);
+        assert_eq!(local_name("_ZZ3fooE"), None);
+    }
 }

@@ -438,7 +438,7 @@ impl Machine<'_> {
                 pc,
                 Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
                 crate::probe::LogKind::Issue,
-                None, || format!("issues a bulk copy of {bytes} bytes that completes transactions on `{name}` of CTA rank {mc}"),
+                None, || format!("issues a bulk copy of {bytes} bytes that completes transactions on {name} of CTA rank {mc}"),
             );
             self.issue_async(
                 w,

@@ -509,7 +509,7 @@ impl Machine<'_> {
                 pc,
                 Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
                 crate::probe::LogKind::Issue,
-                None, || format!("issues a tensor copy that completes transactions on `{name}` of CTA rank {mc}"),
+                None, || format!("issues a tensor copy that completes transactions on {name} of CTA rank {mc}"),
             );
             self.issue_async(
                 w,

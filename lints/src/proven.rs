@@ -1,0 +1,106 @@
+//! What a finding becomes once the runs of its kernel are known ([`crate::witness`]).
+//!
+//! - A rule a run broke is reported at its lint's level with the run as its witness; when a
+//!   static lint found the same statement, its message and explanation (why a branch is
+//!   divergent) are kept and the witness added.
+//! - A static candidate no run reproduced is not denied. When some run executed its statement
+//!   and kept the rule, it is dropped: the lint's pattern matched correct code. When no run
+//!   reached it, it is a warning that says it is unproven, and why (the runs did not reach the
+//!   statement; what stopped runs the analyzer could not judge).
+//! - Warning-only lints (`divergent_exit_before_barrier`) stay as they are: a warning needs no
+//!   witness.
+
+use crate::analysis::FunctionAnalysis;
+use crate::diagnostic::{Diagnostic, Level};
+use crate::lints::{LintConfig, divergent_exit_before_barrier};
+use crate::witness::Proof;
+
+/// The findings of one function from its static candidates and the proofs of the entries that
+/// run it.
+pub(crate) fn merge(
+    fa: &FunctionAnalysis,
+    candidates: Vec<Diagnostic>,
+    proofs: &[&Proof],
+    config: &LintConfig,
+) -> Vec<Diagnostic> {
+    let name = &fa.function.name;
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut used = vec![false; candidates.len()];
+    for proof in proofs {
+        for p in proof.findings.iter().filter(|p| &p.function == name) {
+            let level = config.level(p.lint.name);
+            if level == Level::Allow
+                || out
+                    .iter()
+                    .any(|d| d.lint == p.lint.name && d.stmt == Some(p.stmt))
+            {
+                continue;
+            }
+            let twin = candidates
+                .iter()
+                .position(|c| c.lint == p.lint.name && c.stmt == Some(p.stmt));
+            let mut d = match twin {
+                Some(i) => {
+                    used[i] = true;
+                    candidates[i].clone()
+                }
+                None => Diagnostic {
+                    lint: p.lint.name,
+                    function: name.clone(),
+                    stmt: Some(p.stmt),
+                    span: fa.body.span(p.stmt),
+                    message: p.message.clone(),
+                    notes: std::iter::once(format!("PTX ISA {}", p.spec))
+                        .filter(|_| !p.spec.is_empty())
+                        .chain(p.notes.iter().cloned())
+                        .collect(),
+                    source: fa.source(p.stmt).map(|s| s.0),
+                    ..Diagnostic::default()
+                },
+            };
+            d.level = level;
+            let mut witness = p.witness.clone();
+            for step in &mut witness.steps {
+                if &step.function == name && step.span.line > 0 {
+                    step.source = fa.source(step.stmt).map(|s| s.0);
+                }
+            }
+            d.witness = Some(witness);
+            out.push(d);
+        }
+    }
+    for (i, mut c) in candidates.into_iter().enumerate() {
+        if used[i] {
+            continue;
+        }
+        if c.lint == divergent_exit_before_barrier::LINT.name
+            || proofs.is_empty() && c.level == Level::Warn
+        {
+            out.push(c);
+            continue;
+        }
+        let stmt = c.stmt;
+        let reached = stmt.is_some_and(|s| proofs.iter().any(|p| p.reached(name, s)));
+        if reached {
+            continue;
+        }
+        let mut why: Vec<String> = Vec::new();
+        if proofs.is_empty() {
+            why.push("no kernel of the module runs this function".into());
+        } else {
+            why.push("no run of the kernel reached this statement with the parameters and schedules the analyzer tried".into());
+        }
+        for p in proofs {
+            for u in &p.unproven {
+                if !why.contains(u) {
+                    why.push(u.clone());
+                }
+            }
+        }
+        c.level = c.level.min(Level::Warn);
+        c.message = format!("{} (unproven)", c.message);
+        c.notes.push(format!("unproven: {}", why.join("; ")));
+        out.push(c);
+    }
+    out
+}

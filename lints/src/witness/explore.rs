@@ -1,0 +1,457 @@
+//! The runs the analyzer makes of one entry: a launch that fits the kernel, parameter values,
+//! and schedules, within a budget.
+//!
+//! 1. The launch: the shapes of [`launch::candidates`] (one when the PTX declares it), each
+//!    run once round-robin. A shape under which the run stops on something other than a
+//!    barrier rule (an access outside memory, a trap) does not fit. Of the others, the one
+//!    whose run executed the most barrier instructions is the launch the kernel was written
+//!    for (a block too small leaves roles empty), one whose run completed before one whose run
+//!    broke a rule, the earlier candidate before the later.
+//! 2. Scenarios: parameter values ([`params`]) and global memory: every integer field 128 (a
+//!    few tiles and iterations), 2048 and 65536 (rings that wrap many times: a kernel over `n`
+//!    elements in tiles of thousands needs a large `n`), 1 (loops that run once),
+//!    then 128 again with every byte of global memory 0xff instead of zero (data-dependent
+//!    branches the other way: every float a NaN).
+//! 3. Schedules per scenario: round-robin; PCT (probabilistic concurrency testing) of depth 2
+//!    and 3, which finds an ordering bug of depth d with probability at least 1/(n·k^(d-1)),
+//!    with several seeds; random. Each schedule is deterministic: its seed replays it.
+//!
+//! Every run stops at its own step budget and the entry at a total one ([`Budget`]).
+
+use super::launch::{self, Directives, Shape};
+use super::params::{self, Field};
+use super::{Proof, Proven, classify, steps};
+use crate::analysis::FunctionAnalysis;
+use crate::diagnostic::Witness;
+use phasegate_ptx::{Function, Module};
+use phasegate_sim::probe::{Kernel, Probe, ProbeRun};
+use phasegate_sim::{FindingKind, Launch, Outcome, Policy, Report, Schedule};
+
+/// How much the runs of one entry may cost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    /// Most runs.
+    pub runs: usize,
+    /// Most thread-instructions of one run.
+    pub run_steps: u64,
+    /// Most thread-instructions of all runs together.
+    pub total_steps: u64,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            runs: 36,
+            run_steps: 3_000_000,
+            total_steps: 24_000_000,
+        }
+    }
+}
+
+/// Values the runs give what the PTX does not hold: every integer field of the parameters,
+/// and every byte of global memory until written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Scenario {
+    ints: u64,
+    fill: u8,
+}
+
+/// The scenarios, in order (module docs).
+const SCENARIOS: [Scenario; 5] = [
+    Scenario { ints: 128, fill: 0 },
+    Scenario {
+        ints: 2048,
+        fill: 0,
+    },
+    Scenario {
+        ints: 65536,
+        fill: 0,
+    },
+    Scenario { ints: 1, fill: 0 },
+    Scenario {
+        ints: 128,
+        fill: 0xff,
+    },
+];
+
+/// The scenario the launch search runs with: long enough loops to reach every role's barriers.
+const SEARCH: Scenario = Scenario {
+    ints: 2048,
+    fill: 0,
+};
+
+/// Most runs of the launch search.
+const SEARCH_RUNS: usize = 16;
+
+/// Where pointer fields point: far apart in the open global memory of the run.
+const POINTER_BASE: u64 = 0x10_0000_0000;
+const POINTER_STRIDE: u64 = 0x1_0000_0000;
+
+/// Runs `entry` (`fa` analyzes it) as the module docs say and returns what the runs proved.
+pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: Budget) -> Proof {
+    let mut proof = Proof::default();
+    let kernel = match Kernel::decode(module, &entry.name) {
+        Ok(k) => k,
+        Err(e) => {
+            proof
+                .unproven
+                .push(format!("the simulator cannot run the kernel: {e}"));
+            return proof;
+        }
+    };
+    let (reqntid, maxntid, reqnctapercluster) = kernel.shape_directives();
+    let shapes = launch::candidates(
+        entry,
+        Directives {
+            reqntid,
+            maxntid,
+            reqnctapercluster,
+        },
+        kernel.static_shared_bytes(),
+        kernel.uses_dynamic_shared(),
+    );
+    let fields = params::fields(fa);
+    let mut spent = 0u64;
+    let mut cx = Runs {
+        module,
+        kernel: &kernel,
+        fields: &fields,
+        param_bytes: kernel.param_bytes(),
+        budget,
+        spent: &mut spent,
+        proof: &mut proof,
+    };
+    // 1. The launch: the shape whose round-robin run reaches the most barrier instructions,
+    // one that completes before one that does not, the first candidate before the others.
+    let mut best: Option<(usize, bool, Shape, ProbeRun)> = None;
+    for &shape in shapes.iter().take(SEARCH_RUNS) {
+        let Some(run) = cx.run(shape, SEARCH, Schedule::default()) else {
+            continue;
+        };
+        let clean = match &run.outcome {
+            Outcome::Completed(_) => true,
+            Outcome::Finding(r) if r.kind == FindingKind::StepLimit => true,
+            Outcome::Finding(r) => {
+                if !protocol(r, &run) {
+                    // A stop that is not a barrier rule: the shape does not fit the kernel.
+                    continue;
+                }
+                false
+            }
+        };
+        let mut pcs: Vec<u32> = run.log.iter().map(|e| e.pc).collect();
+        pcs.sort_unstable();
+        pcs.dedup();
+        let coverage = pcs.len();
+        let better = match &best {
+            None => true,
+            Some((c, cl, ..)) => coverage > *c || (coverage == *c && clean && !cl),
+        };
+        if better {
+            best = Some((coverage, clean, shape, run));
+        }
+        if shapes.len() == 1 {
+            break;
+        }
+    }
+    let Some((_, _, shape, first)) = best else {
+        cx.proof.unproven.push(format!(
+            "no launch the analyzer tried runs the kernel ({} shapes: {})",
+            shapes.len(),
+            shapes
+                .iter()
+                .take(3)
+                .map(Shape::describe)
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+        return proof;
+    };
+    let first = Some(first);
+    cx.proof.launch = shape.describe();
+    if let Some(run) = first {
+        cx.record(shape, SEARCH, Schedule::default(), &run);
+    }
+    // 2 and 3. Scenarios and schedules.
+    // Each schedule in every scenario before the next schedule: the budget may end first.
+    'all: for schedule in schedules() {
+        for &scenario in &SCENARIOS {
+            if scenario == SEARCH && schedule == Schedule::default() {
+                continue;
+            }
+            if cx.exhausted() {
+                break 'all;
+            }
+            if let Some(run) = cx.run(shape, scenario, schedule) {
+                cx.record(shape, scenario, schedule, &run);
+            }
+        }
+    }
+    proof
+}
+
+/// The schedules tried per scenario (module docs).
+fn schedules() -> Vec<Schedule> {
+    let mut out = vec![Schedule::default()];
+    for seed in 1..=4 {
+        out.push(Schedule {
+            policy: Policy::Pct { depth: 2 },
+            seed,
+        });
+    }
+    for seed in 5..=7 {
+        out.push(Schedule {
+            policy: Policy::Pct { depth: 3 },
+            seed,
+        });
+    }
+    for seed in 8..=9 {
+        out.push(Schedule {
+            policy: Policy::Random,
+            seed,
+        });
+    }
+    out
+}
+
+/// Whether a run's stop is about the barriers (a lint's rule).
+fn protocol(r: &Report, run: &ProbeRun) -> bool {
+    let instruction = r
+        .sites
+        .first()
+        .map(|s| s.instruction.as_str())
+        .unwrap_or("");
+    classify::lint_of(r.kind, &r.message, instruction, run).is_some()
+}
+
+/// The state of the runs of one entry.
+struct Runs<'a> {
+    module: &'a Module,
+    kernel: &'a Kernel,
+    fields: &'a [Field],
+    param_bytes: u32,
+    budget: Budget,
+    spent: &'a mut u64,
+    proof: &'a mut Proof,
+}
+
+impl Runs<'_> {
+    fn exhausted(&self) -> bool {
+        self.proof.runs >= self.budget.runs || *self.spent >= self.budget.total_steps
+    }
+
+    /// The parameter block of a scenario whose integers are `value`.
+    fn params(&self, value: u64) -> Vec<u8> {
+        let mut bytes = vec![0u8; self.param_bytes as usize];
+        let mut pointers = 0u64;
+        for f in self.fields {
+            let v = if f.pointer {
+                pointers += 1;
+                POINTER_BASE + pointers * POINTER_STRIDE
+            } else {
+                value
+            };
+            let at = f.offset as usize;
+            let n = (f.width as usize).min(8);
+            if at + n <= bytes.len() {
+                bytes[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+            }
+        }
+        bytes
+    }
+
+    /// One run; `None` when the simulator cannot run it (the reason goes to the proof).
+    fn run(&mut self, shape: Shape, scenario: Scenario, schedule: Schedule) -> Option<ProbeRun> {
+        if self.exhausted() {
+            return None;
+        }
+        let launch = Launch {
+            grid: shape.grid,
+            block: shape.block,
+            cluster: Some(shape.cluster),
+            dynamic_shared_bytes: shape.dynamic_shared,
+            schedule,
+            max_steps: self.budget.run_steps,
+            race_check: true,
+        };
+        let probe = Probe {
+            params: self.params(scenario.ints),
+            cluster: 0,
+            log: true,
+            fill: scenario.fill,
+        };
+        self.proof.runs += 1;
+        let result = self.kernel.run(&launch, &probe);
+        if std::env::var_os("PHASEGATE_WITNESS_DEBUG").is_some() {
+            eprintln!(
+                "witness run {}: {} {scenario:?} {schedule}: {}",
+                self.proof.runs,
+                shape.describe(),
+                match &result {
+                    Ok(r) => match &r.outcome {
+                        Outcome::Completed(s) =>
+                            format!("completed ({} steps)", s.thread_instructions),
+                        Outcome::Finding(f) => format!("{}: {}", f.kind.code(), f.message),
+                    },
+                    Err(e) => format!("error: {e}"),
+                }
+            );
+        }
+        match result {
+            Ok(run) => {
+                *self.spent += match &run.outcome {
+                    Outcome::Completed(s) => s.thread_instructions,
+                    Outcome::Finding(r) => r.thread_instructions,
+                };
+                for e in &run.log {
+                    let loc = self.kernel.location(e.pc);
+                    if let Some(stmt) = loc.stmt {
+                        self.proof.reached.insert((loc.function.to_string(), stmt));
+                    }
+                }
+                Some(run)
+            }
+            Err(e) => {
+                let why = format!("the simulator cannot run the kernel: {e}");
+                if !self.proof.unproven.contains(&why) {
+                    self.proof.unproven.push(why);
+                }
+                *self.spent += self.budget.run_steps / 4;
+                None
+            }
+        }
+    }
+
+    /// Keeps what run `run` found: a finding with its witness, or why it says nothing.
+    fn record(&mut self, shape: Shape, scenario: Scenario, schedule: Schedule, run: &ProbeRun) {
+        let Outcome::Finding(r) = &run.outcome else {
+            return;
+        };
+        if r.kind == FindingKind::StepLimit {
+            return;
+        }
+        let site = r.sites.first();
+        let instruction = site.map(|s| s.instruction.as_str()).unwrap_or("");
+        let Some(lint) = classify::lint_of(r.kind, &r.message, instruction, run) else {
+            let why = format!(
+                "a run stopped on what made-up inputs may cause, not a barrier rule: {}",
+                r.message
+            );
+            if !self.proof.unproven.iter().any(|u| u == &why) && self.proof.unproven.len() < 8 {
+                self.proof.unproven.push(why);
+            }
+            return;
+        };
+        let Some((function, stmt)) = site.and_then(|s| Some((s.function.clone(), s.stmt?))) else {
+            return;
+        };
+        if self
+            .proof
+            .findings
+            .iter()
+            .any(|p| p.lint.name == lint.name && p.function == function && p.stmt == stmt)
+        {
+            return;
+        }
+        let clustered = shape.cluster != (1, 1, 1);
+        let steps = steps::steps(
+            self.module,
+            self.kernel,
+            r,
+            &run.log,
+            &run.blocked,
+            run.warps_per_cta,
+            clustered,
+        );
+        let mut assumptions = Vec::new();
+        if run.log.iter().any(|e| e.text.contains("tensor copy")) {
+            assumptions.push(
+                "each tensor copy delivers the bytes its barrier expects (its box is in a tensor map the PTX does not hold)"
+                    .to_string(),
+            );
+        }
+        let witness = Witness {
+            launch: format!(
+                "{}; {}; schedule {}",
+                shape.describe(),
+                self.describe_params(scenario),
+                schedule
+            ),
+            replay: replay(&shape, scenario, schedule),
+            steps,
+            assumptions,
+        };
+        let mut notes: Vec<String> = r.state.iter().map(|s| format!("state: {s}")).collect();
+        notes.extend(r.notes.iter().cloned());
+        self.proof.findings.push(Proven {
+            lint,
+            function,
+            stmt,
+            message: r.message.clone(),
+            spec: r.spec.clone(),
+            notes,
+            witness,
+        });
+    }
+
+    /// `n = 128, out = a pointer into zeroed memory`.
+    fn describe_params(&self, scenario: Scenario) -> String {
+        let value = scenario.ints;
+        let memory = if scenario.fill == 0 {
+            "zeroed memory".to_string()
+        } else {
+            format!("memory of bytes 0x{:02x}", scenario.fill)
+        };
+        if self.fields.is_empty() {
+            return format!("no parameters read; global memory: {memory}");
+        }
+        let ints: Vec<&str> = self
+            .fields
+            .iter()
+            .filter(|f| !f.pointer)
+            .map(|f| f.name.as_str())
+            .collect();
+        let pointers: Vec<&str> = self
+            .fields
+            .iter()
+            .filter(|f| f.pointer)
+            .map(|f| f.name.as_str())
+            .collect();
+        let mut parts = Vec::new();
+        if !ints.is_empty() {
+            parts.push(format!("{} = {value}", list(&ints)));
+        }
+        if !pointers.is_empty() {
+            parts.push(format!("{} = pointers into {memory}", list(&pointers)));
+        }
+        parts.join(", ")
+    }
+}
+
+/// `a, b and 3 more`.
+fn list(names: &[&str]) -> String {
+    if names.len() <= 4 {
+        names.join(", ")
+    } else {
+        format!("{} and {} more", names[..3].join(", "), names.len() - 3)
+    }
+}
+
+/// What `phasegate sim --witness` reads to replay a run: the shape, the scenario and the
+/// schedule, `block=160x1x1,cluster=1x1x1,grid=2x1x1,smem=0,ints=128,fill=0,schedule=pct:2:3`.
+fn replay(shape: &Shape, scenario: Scenario, schedule: Schedule) -> String {
+    let d = |(x, y, z): (u32, u32, u32)| format!("{x}x{y}x{z}");
+    let s = match schedule.policy {
+        Policy::Pct { depth } => format!("pct:{depth}:{}", schedule.seed),
+        p => format!("{}:{}", p.name(), schedule.seed),
+    };
+    format!(
+        "block={},cluster={},grid={},smem={},ints={},fill={},schedule={s}",
+        d(shape.block),
+        d(shape.cluster),
+        d(shape.grid),
+        shape.dynamic_shared,
+        scenario.ints,
+        scenario.fill
+    )
+}

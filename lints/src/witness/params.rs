@@ -1,0 +1,183 @@
+//! The parameter block of a witness run: which fields the kernel reads, which of them are
+//! pointers, and the bytes a scenario gives them.
+//!
+//! A kernel's parameters are data the analyzer does not have: a witness chooses them. Scalars
+//! (`.param .u32 n`) and the fields of structures passed by value (`.param .align 8 .b8
+//! params[1792]`, read as `ld.param.u32 %r1, [params+48]`) are found from the loads that read
+//! them. A field whose value reaches an address is a pointer: it gets an address of its own in
+//! the synthetic global memory of the run (every address of which reads as zero until written).
+//! Every other field gets the scenario's integer. Bytes no load reads stay zero, which is also
+//! what a tensor map the kernel only hands to tensor copies gets: the run then treats its box
+//! as unknown.
+
+use crate::analysis::FunctionAnalysis;
+use crate::regs::{Src, VarId};
+use phasegate_ptx::{AddressBase, Function, Opcode, Operand};
+use std::collections::{BTreeMap, HashSet};
+
+/// A field of the parameter block that the kernel loads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    /// Byte offset in the parameter block.
+    pub offset: u32,
+    /// Bytes the widest load of it reads.
+    pub width: u32,
+    /// Whether its value reaches an address.
+    pub pointer: bool,
+    /// For witnesses: `n`, `params+48`.
+    pub name: String,
+}
+
+/// Offsets and sizes of the entry's parameters, laid out as the CUDA driver lays them out
+/// (each aligned to its `.align`, or its element size).
+pub fn layout(function: &Function) -> (Vec<(String, u32, u32)>, u32) {
+    let mut end = 0u32;
+    let mut out = Vec::new();
+    for p in &function.params {
+        let size = p.byte_size().min(u64::from(u32::MAX / 2)) as u32;
+        let align = p.align.unwrap_or(p.ty.size()).max(1);
+        let offset = end.div_ceil(align).saturating_mul(align);
+        end = offset.saturating_add(size);
+        out.push((p.name.clone(), offset, size));
+    }
+    (out, end)
+}
+
+/// The fields the function loads from its parameters, in offset order.
+pub fn fields(fa: &FunctionAnalysis) -> Vec<Field> {
+    let (params, _) = layout(fa.function);
+    let mut found: BTreeMap<u32, Field> = BTreeMap::new();
+    let mut roots: Vec<(u32, VarId)> = Vec::new();
+    for (stmt, inst) in fa.instructions() {
+        if inst.opcode != Opcode::Ld || !inst.has("param") {
+            continue;
+        }
+        let Some(Operand::Address(addr)) = inst.operands.get(1) else {
+            continue;
+        };
+        let AddressBase::Symbol(sym) = &addr.base else {
+            continue;
+        };
+        let Some((name, base, size)) = params.iter().find(|(n, _, _)| n == sym) else {
+            continue;
+        };
+        let width = inst.scalar_type().map(|t| t.size()).unwrap_or(4).max(1)
+            * vector_width(&inst.modifiers);
+        let offset = base.saturating_add(addr.offset.max(0) as u32);
+        if addr.offset < 0 || offset.saturating_add(width) > base.saturating_add(*size) {
+            continue;
+        }
+        let label = if addr.offset == 0 && *size <= 8 {
+            name.clone()
+        } else {
+            format!("{name}+{}", addr.offset)
+        };
+        let field = found.entry(offset).or_insert(Field {
+            offset,
+            width,
+            pointer: false,
+            name: label,
+        });
+        field.width = field.width.max(width);
+        for &d in fa.vars.defs(stmt) {
+            roots.push((offset, d));
+        }
+    }
+    for offset in pointer_fields(fa, &roots) {
+        if let Some(f) = found.get_mut(&offset) {
+            f.pointer = true;
+        }
+    }
+    // A wider load may cover the fields of narrower ones: keep the outermost.
+    let mut out: Vec<Field> = Vec::new();
+    for (_, f) in found {
+        if let Some(last) = out.last_mut()
+            && f.offset < last.offset + last.width
+        {
+            last.pointer |= f.pointer;
+            continue;
+        }
+        out.push(f);
+    }
+    out
+}
+
+fn vector_width(modifiers: &[String]) -> u32 {
+    modifiers
+        .iter()
+        .find_map(|m| match m.as_str() {
+            "v2" => Some(2),
+            "v4" => Some(4),
+            "v8" => Some(8),
+            _ => None,
+        })
+        .unwrap_or(1)
+}
+
+/// The offsets of the fields (`roots`: field offset, variable loaded from it) whose value
+/// reaches the address of a global or generic access, through moves and integer arithmetic.
+fn pointer_fields(fa: &FunctionAnalysis, roots: &[(u32, VarId)]) -> HashSet<u32> {
+    let mut out = HashSet::new();
+    for &(offset, root) in roots {
+        let mut seen: HashSet<VarId> = HashSet::from([root]);
+        let mut work = vec![root];
+        'search: while let Some(v) = work.pop() {
+            for &stmt in fa.vars.use_sites(v) {
+                let Some(inst) = fa.inst(stmt) else { continue };
+                if addresses(fa, stmt, inst, v) {
+                    out.insert(offset);
+                    break 'search;
+                }
+                let carries = matches!(
+                    inst.opcode,
+                    Opcode::Mov
+                        | Opcode::Add
+                        | Opcode::Sub
+                        | Opcode::Mad
+                        | Opcode::Cvta
+                        | Opcode::Cvt
+                        | Opcode::Selp
+                ) && !inst.scalar_type().is_some_and(|t| t.is_float());
+                if !carries {
+                    continue;
+                }
+                for &d in fa.vars.defs(stmt) {
+                    if seen.insert(d) {
+                        work.push(d);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `inst` uses `var` as (the base of) a global or generic address.
+fn addresses(
+    fa: &FunctionAnalysis,
+    stmt: phasegate_ptx::StmtId,
+    inst: &phasegate_ptx::Instruction,
+    var: VarId,
+) -> bool {
+    let is_var = |name: &str| matches!(fa.vars.resolve(stmt, name), Some(Src::Var(x)) if x == var);
+    if inst.opcode == Opcode::Cvta && inst.has("to") && inst.has("global") {
+        return inst
+            .operands
+            .get(1)
+            .and_then(Operand::as_reg)
+            .is_some_and(is_var);
+    }
+    let local_space = inst
+        .modifiers
+        .iter()
+        .any(|m| m == "shared" || m.starts_with("shared::") || m == "param" || m == "local");
+    if local_space && !inst.has("global") {
+        return false;
+    }
+    inst.operands.iter().any(|op| match op {
+        Operand::Address(a) | Operand::TensorAddress(a, _) => {
+            matches!(&a.base, AddressBase::Reg(r) if is_var(r))
+        }
+        _ => false,
+    })
+}
