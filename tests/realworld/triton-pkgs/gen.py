@@ -7,24 +7,38 @@ copied into this repository):
 
     liger-kernel==0.8.5   (module liger_kernel.ops.*)
     fla-core==0.6.0       (module fla.ops.*, flash-linear-attention's kernels)
+    vllm==0.33.0          (fused MoE, attention and Mamba-2 kernels; see below)
 
 Each job below names a kernel, the argument types and constexpr values of one
 plausible call site (what the package's own launcher would pass for a typical
 shape), and the Triton options.  The kernel is compiled ahead of time -- no GPU --
 with `triton.compile(ASTSource(...), target=GPUTarget("cuda", CAP, 32))`, exactly
 as `tests/realworld/triton/gen.py` does for our own kernels, and the PTX is written
-next to this script as `<job>_<target>.ptx`.  Autotune/heuristics wrappers are
+next to this script as `<job>_<target>.ptx` (`.ptx.gz`, gzip level 9 with mtime 0,
+when it is over 600 KB).  Autotune/heuristics wrappers are
 unwrapped; the values they would choose are given explicitly in the job.
+
+vLLM's kernel modules import most of vLLM (and torch) at the top, so for them gen.py
+does not import the module: it reads the .py file from an unpacked vllm wheel
+(--vllm-root), keeps only the top-level `@triton.jit` functions (and top-level
+constants/`tl.constexpr` globals) of that file and of the helper files a job names,
+writes them into one module under $TMPDIR/phasegate-vllm-kernels/ and imports that.
+`float8_info` (torch.finfo of float8_e4m3fn in vLLM) is defined there as min=-448,
+max=448.  The kernels' line info therefore points into those generated modules.
 
 Usage (from the repository root):
 
     pip install triton==3.9.0 liger-kernel==0.8.5 fla-core==0.6.0 packaging einops
     pip install --no-deps ...   # torch is NOT needed: torchstub.py stands in for it
-    python3 tests/realworld/triton-pkgs/gen.py [--only JOB ...] [--list] [--out DIR]
+    unzip vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl 'vllm/*.py' -d VLLM_ROOT
+    python3 tests/realworld/triton-pkgs/gen.py [--only JOB ...] [--list] [--out DIR] [--vllm-root VLLM_ROOT]
 """
 
 import argparse
+import ast
+import gzip
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -71,6 +85,31 @@ FLA_I32 = {n: "*i32" for n in ["cu_seqlens", "chunk_indices", "chunk_offsets", "
                                "block_indices", "block_counts"]}
 FLA = {**FLA_F32, **FLA_I32}
 RMS = {"RSTD_ptr": "*fp32", "W_ptr": "*fp32", "dW_ptr": "*fp32"}
+
+# vllm files (relative to an unpacked vllm-0.33.0 wheel) and per-family argument types
+FM = "vllm/model_executor/layers/fused_moe/fused_moe.py"
+UA = "vllm/v1/attention/ops/triton_attention_helpers.py+vllm/v1/attention/ops/triton_unified_attention.py"
+DA = "vllm/v1/attention/ops/triton_decode_attention.py"
+PP = "vllm/v1/attention/ops/prefix_prefill.py"
+MS = "vllm/v1/attention/ops/triton_merge_attn_states.py"
+CS = "vllm/model_executor/layers/mamba/ops/triton_helpers.py+vllm/model_executor/layers/mamba/ops/ssd_chunk_scan.py"
+CST = "vllm/model_executor/layers/mamba/ops/triton_helpers.py+vllm/model_executor/layers/mamba/ops/ssd_chunk_state.py"
+VMOE = {"topk_weights_ptr": "*fp32", "sorted_token_ids_ptr": "*i32", "expert_ids_ptr": "*i32",
+        "num_tokens_post_padded_ptr": "*i32", "EM": "i32", "num_valid_tokens": "i32",
+        "b_bias_ptr": "*bf16", "a_scale_ptr": "*fp32", "b_scale_ptr": "*fp32"}
+VATT = {"sink_ptr": "*fp32", "block_tables_ptr": "*i32", "seq_lens_ptr": "*i32",
+        "alibi_slopes_ptr": "*fp32", "qq_bias_ptr": "*fp32", "scale": "fp32", "q_scale": "*fp32",
+        "k_scale": "*fp32", "v_scale": "*fp32", "out_scale": "*fp32", "softcap": "fp32",
+        "per_seq_causal_ptr": "*i32", "mm_prefix_range_ptr": "*i32", "rswa_prefix_lens_ptr": "*i32",
+        "query_start_len_ptr": "*i32", "num_seqs": "i32", "out_scale_inv": "fp32",
+        "segm_output_ptr": "*fp32", "segm_max_ptr": "*fp32", "segm_expsum_ptr": "*fp32"}
+VDEC = {"sm_scale": "fp32", "Req_to_tokens": "*i32", "B_Seqlen": "*i32", "Att_Out": "*fp32",
+        "k_scale": "*fp32", "v_scale": "*fp32", "Mid_O": "*fp32", "lse": "*fp32"}
+VPP = {"K": "*bf16", "sink_ptr": "*fp32", "B_Loc": "*i32", "sm_scale": "fp32", "k_scale": "*fp32",
+       "v_scale": "*fp32", "out_scale_inv": "*fp32", "B_Start_Loc": "*i32", "B_Seqlen": "*i32"}
+VSSD = {"dt_ptr": "*fp32", "dA_cumsum_ptr": "*fp32", "seq_idx_ptr": "*i32", "states_ptr": "*fp32",
+        "D_ptr": "*fp32", "initstates_ptr": "*fp32", "cu_chunk_seqlens_ptr": "*i32",
+        "cb_ptr": "*fp32"}
 
 JOBS = [
     # ------------------------------------------------------------------ liger-kernel
@@ -273,10 +312,122 @@ JOBS = [
     J("fla_kda_fwd_inter_solve_fused", "fla.ops.kda.chunk_intra.chunk_kda_fwd_kernel_inter_solve_fused",
       types=FLA, const=dict(H=16, HV=16, K=128, BT=64, BC=16, NC=4, BK=32, IS_VARLEN=False,
                             USE_SAFE_GATE=True), warps=4, stages=2),
+    # ------------------------------------------------------------------ vllm (0.33.0)
+    J("vllm_fused_moe_bf16", "vllm:" + FM + "::fused_moe_kernel", (SM90, SM80), types=VMOE,
+      const=dict(group_n=0, group_k=0, naive_block_assignment=False, BLOCK_SIZE_M=64, BLOCK_SIZE_N=128,
+                 BLOCK_SIZE_K=64, GROUP_SIZE_M=8, SPLIT_K=1, MUL_ROUTED_WEIGHT=False, top_k=2,
+                 compute_type=tl.bfloat16, use_fp8_w8a8=False, use_int8_w8a8=False,
+                 use_int8_w8a16=False, per_channel_quant=False, HAS_BIAS=False, SWAP_AB=False,
+                 USE_TD=False), warps=4, stages=3),
+    J("vllm_fused_moe_fp8_block128", "vllm:" + FM + "::fused_moe_kernel",
+      types=VMOE | {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv", "a_scale_ptr": "*fp32",
+                    "b_scale_ptr": "*fp32"},
+      const=dict(group_n=128, group_k=128, naive_block_assignment=False, BLOCK_SIZE_M=64,
+                 BLOCK_SIZE_N=128, BLOCK_SIZE_K=128, GROUP_SIZE_M=32, SPLIT_K=1,
+                 MUL_ROUTED_WEIGHT=True, top_k=8, compute_type=tl.bfloat16, use_fp8_w8a8=True,
+                 use_int8_w8a8=False, use_int8_w8a16=False, per_channel_quant=False, HAS_BIAS=False,
+                 SWAP_AB=False, USE_TD=False), warps=4, stages=3),
+    J("vllm_fused_moe_gptq_awq_int4", "vllm:" + FM + "::fused_moe_kernel_gptq_awq",
+      types=VMOE | {"b_ptr": "*u8", "b_scale_ptr": "*bf16", "b_zp_ptr": "*u8"},
+      const=dict(N=4096, K=2048, block_k_diviable=True, group_size=128, BLOCK_SIZE_M=32,
+                 BLOCK_SIZE_N=64, BLOCK_SIZE_K=128, GROUP_SIZE_M=1, SPLIT_K=1,
+                 MUL_ROUTED_WEIGHT=False, top_k=8, compute_type=tl.bfloat16, has_zp=True,
+                 use_int4_w4a16=True, use_int8_w8a16=False), warps=4, stages=3),
+    J("vllm_unified_attention_2d", "vllm:" + UA + "::kernel_unified_attention", (SM90, SM80),
+      types=VATT,
+      const=dict(num_query_heads=32, num_queries_per_kv=4, BLOCK_SIZE=16, TILE_SIZE=32,
+                 HEAD_SIZE=128, HEAD_SIZE_PADDED=128, USE_ALIBI_SLOPES=False, USE_ALIBI_SQRT=False,
+                 USE_QQ_BIAS=False, USE_SOFTCAP=False, USE_SINKS=False, SLIDING_WINDOW=0,
+                 USE_CAUSAL=True, USE_PER_SEQ_CAUSAL=False, USE_MM_PREFIX=False, MAX_MM_RANGES=0,
+                 R_SWA_WINDOW=0, USE_R_SWA=False, stride_k_cache_3=1, stride_v_cache_3=1, BLOCK_Q=16,
+                 BLOCK_M=64, NUM_SEGMENTS_PER_SEQ=1, USE_FP8=False, IS_3D=False), warps=4, stages=3),
+    J("vllm_unified_attention_3d_swa_softcap", "vllm:" + UA + "::kernel_unified_attention",
+      types=VATT | {"segm_output_ptr": "*fp32", "segm_max_ptr": "*fp32", "segm_expsum_ptr": "*fp32"},
+      const=dict(num_query_heads=64, num_queries_per_kv=8, BLOCK_SIZE=16, TILE_SIZE=16,
+                 HEAD_SIZE=256, HEAD_SIZE_PADDED=256, USE_ALIBI_SLOPES=False, USE_ALIBI_SQRT=False,
+                 USE_QQ_BIAS=False, USE_SOFTCAP=True, USE_SINKS=True, SLIDING_WINDOW=4096,
+                 USE_CAUSAL=True, USE_PER_SEQ_CAUSAL=False, USE_MM_PREFIX=False, MAX_MM_RANGES=0,
+                 R_SWA_WINDOW=0, USE_R_SWA=False, stride_k_cache_3=1, stride_v_cache_3=1, BLOCK_Q=2,
+                 BLOCK_M=16, NUM_SEGMENTS_PER_SEQ=16, USE_FP8=False, IS_3D=True), warps=4, stages=2),
+    J("vllm_unified_attention_reduce_segments", "vllm:" + UA + "::reduce_segments", types=VATT,
+      const=dict(num_query_heads=64, TILE_SIZE=16, HEAD_SIZE=256, HEAD_SIZE_PADDED=256, BLOCK_Q=2,
+                 NUM_SEGMENTS_PER_SEQ=16, USE_FP8=False), warps=4, stages=2),
+    J("vllm_decode_attention_grouped_stage1_mla", "vllm:" + DA + "::_fwd_grouped_kernel_stage1",
+      types=VDEC,
+      const=dict(kv_group_num=16, q_head_num=16, BLOCK_DMODEL=512, BLOCK_DPE=64, BLOCK_DV=512,
+                 BLOCK_N=32, BLOCK_H=16, NUM_KV_SPLITS=8, PAGE_SIZE=64, logit_cap=0.0, Lk=576,
+                 Lv=512, IS_MLA=True), warps=4, stages=2),
+    J("vllm_decode_attention_stage2", "vllm:" + DA + "::_fwd_kernel_stage2", types=VDEC,
+      const=dict(NUM_KV_SPLITS=8, BLOCK_DV=128, Lv=128, OUTPUT_FP16=1), warps=4, stages=2),
+    J("vllm_prefix_prefill_fwd", "vllm:" + PP + "::_fwd_kernel", (SM90, SM80), types=VPP,
+      const=dict(x=8, stride_k_cache_bl=8, num_queries_per_kv=4, IN_PRECISION=None, BLOCK_M=128,
+                 BLOCK_DMODEL=128, BLOCK_DMODEL_PADDED=128, BLOCK_SIZE=16, PHYSICAL_BLOCK_SIZE=16,
+                 BLOCK_N=64, SLIDING_WINDOW=0, num_unroll_cache=4, num_unroll_request=1,
+                 SKIP_DECODE=False, USE_SINKS=False, USE_FP8=False), warps=4, stages=1),
+    J("vllm_merge_attn_states", "vllm:" + MS + "::merge_attn_states_kernel",
+      types={"output_lse": "*fp32", "prefix_lse": "*fp32", "suffix_lse": "*fp32",
+             "output_scale": "*fp32", "prefill_tokens_with_context": "i32"},
+      const=dict(HEAD_SIZE=128, PADDED_HEAD_SIZE=128, OUTPUT_LSE=True, USE_FP8=False),
+      warps=4, stages=2),
+    J("vllm_mamba2_chunk_scan_fwd", "vllm:" + CS + "::_chunk_scan_fwd_kernel", types=VSSD,
+      const=dict(chunk_size=256, hdim=64, dstate=128, nheads_ngroups_ratio=16, stride_cb_csize_k=1,
+                 stride_x_hdim=1, stride_z_hdim=1, stride_out_hdim=1, stride_dt_csize=1,
+                 stride_dA_cs_csize=1, stride_seq_idx_chunk=1, stride_C_dstate=1,
+                 stride_states_dstate=1, stride_init_states_dstate=1, stride_D_head=1,
+                 IS_CAUSAL=True, HAS_D=True, D_HAS_HDIM=False, HAS_Z=True, BLOCK_SIZE_M=64, BLOCK_SIZE_N=64,
+                 BLOCK_SIZE_K=32, BLOCK_SIZE_DSTATE=128, IS_TRITON_22=True, HAS_INITSTATES=True),
+      warps=4, stages=2),
+    J("vllm_mamba2_chunk_state_fwd", "vllm:" + CST + "::_chunk_state_fwd_kernel", types=VSSD,
+      const=dict(hdim=64, dstate=128, chunk_size=256, nheads_ngroups_ratio=16, stride_x_hdim=1,
+                 stride_b_dstate=1, stride_states_dstate=1, stride_dt_csize=1, stride_dA_cs_csize=1,
+                 BLOCK_SIZE_M=64, BLOCK_SIZE_N=64, BLOCK_SIZE_K=64), warps=4, stages=3),
 ]
 
 
+VLLM_ROOT = None
+VLLM_HEADER = ["import types", "import triton", "import triton.language as tl",
+               "from triton.language.extra import libdevice",
+               "float8_info = types.SimpleNamespace(min=-448.0, max=448.0)"]
+
+
+def vllm_module(files):
+    """One importable module holding the @triton.jit functions of the given vllm files."""
+    parts = list(VLLM_HEADER)
+    for rel in files:
+        src = open(os.path.join(VLLM_ROOT, rel)).read()
+        tree = ast.parse(src)
+        parts.append(f"# ---- from {rel}")
+        for node in tree.body:
+            seg = ast.get_source_segment(src, node)
+            if isinstance(node, ast.FunctionDef):
+                decs = [ast.get_source_segment(src, d) for d in node.decorator_list]
+                jit = [d for d in decs if d.startswith("triton.jit")]
+                if jit:
+                    parts.append("@" + jit[0] + "\n" + seg)
+            elif isinstance(node, ast.AnnAssign) and "constexpr" in ast.get_source_segment(src, node.annotation):
+                parts.append(seg)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                parts.append(seg)
+    name = "pg_vllm_" + "__".join(os.path.splitext(os.path.basename(f))[0] for f in files)
+    d = os.path.join(tempfile.gettempdir(), "phasegate-vllm-kernels")
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, name + ".py")
+    with open(path, "w") as f:
+        f.write("\n\n".join(parts) + "\n")
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def resolve(path):
+    if path.startswith("vllm:"):
+        files, name = path[len("vllm:"):].split("::")
+        fn = getattr(vllm_module(files.split("+")), name)
+        return fn
     mod, name = path.rsplit(".", 1)
     fn = getattr(importlib.import_module(mod), name)
     while isinstance(fn, (Autotuner, Heuristics)):
@@ -284,9 +435,14 @@ def resolve(path):
     return fn
 
 
-def arg_type(name, job):
+def arg_type(name, job, annotation=""):
     if name in job["types"]:
         return job["types"][name]
+    ann = str(annotation or "")
+    if "int64" in ann:
+        return "i64"
+    if "int32" in ann:
+        return "i32"
     if name in FLOAT_NAMES:
         return "fp32"
     if INT_RE.match(name):
@@ -306,8 +462,12 @@ def compile_job(job, target):
                 constexprs[p.name] = p.default
             else:
                 raise KeyError(f"no value for constexpr {p.name}")
+        elif p.has_default and p.default is None and p.name not in job["types"]:
+            # an optional argument the call site leaves out: Triton specialises None
+            signature[p.name] = "constexpr"
+            constexprs[p.name] = None
         else:
-            t = arg_type(p.name, job)
+            t = arg_type(p.name, job, getattr(p, "annotation", ""))
             signature[p.name] = t
             if t.startswith("*"):
                 attrs[(i,)] = [["tt.divisibility", 16]]
@@ -325,7 +485,10 @@ def main():
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--out", default=HERE)
+    ap.add_argument("--vllm-root", default=os.environ.get("PHASEGATE_VLLM_ROOT"))
     a = ap.parse_args()
+    global VLLM_ROOT
+    VLLM_ROOT = a.vllm_root
     if a.list:
         for j in JOBS:
             print(j["job"], j["kernel"], [t[0] for t in j["targets"]])
@@ -334,6 +497,9 @@ def main():
     manifest, failed = {}, []
     for job in JOBS:
         if a.only and job["job"] not in a.only:
+            continue
+        if job["kernel"].startswith("vllm:") and not VLLM_ROOT:
+            print(f"skip {job['job']}: no --vllm-root")
             continue
         for target in job["targets"]:
             name = f"{job['job']}_{target[0]}"
@@ -346,9 +512,15 @@ def main():
                 if os.environ.get("GEN_TRACE"):
                     traceback.print_exc()
                 continue
-            with open(os.path.join(a.out, name + ".ptx"), "w") as f:
-                f.write(ptx)
-            manifest[name + ".ptx"] = dict(kernel=job["kernel"], target=target[0], signature=sig,
+            fname = name + ".ptx"
+            if len(ptx.encode()) > 600_000:  # the corpus stores big files compressed
+                fname += ".gz"
+                with open(os.path.join(a.out, fname), "wb") as f:
+                    f.write(gzip.compress(ptx.encode(), compresslevel=9, mtime=0))
+            else:
+                with open(os.path.join(a.out, fname), "w") as f:
+                    f.write(ptx)
+            manifest[fname] = dict(kernel=job["kernel"], target=target[0], signature=sig,
                                            constexprs={k: repr(v) for k, v in const.items()},
                                            options=opts, metadata=meta, note=job["note"])
             print(f"ok   {name} ({len(ptx)} bytes)")
