@@ -49,6 +49,13 @@ sm90_s4xbf16_mixed_coop_128x128x64_c1|SM90||sm90_s4xbf16_mixed_coop_128x128x64_c
 sm90_bf16_cpasync_coop_128x128x64_c1|SM90||sm90_bf16_cpasync_coop_128x128x64_c1.cu
 sm90_f16_fmha_fwd_causal_coop_128x128x128|SM90|FMHA|sm90_f16_fmha_fwd_causal_coop_128x128x128.cu
 sm90_f16_fmha_fwd_causal_coop_128x128x128_lineinfo|SM90|FMHA -lineinfo|sm90_f16_fmha_fwd_causal_coop_128x128x128.cu
+sm90_f16_fmha_fwd_pingpong_128x128x128|SM90|FMHA|sm90_f16_fmha_fwd_pingpong_128x128x128.cu
+sm90_e4m3_fmha_fwd_causal_coop_128x256x128|SM90|FMHA|sm90_e4m3_fmha_fwd_causal_coop_128x256x128.cu
+sm90_f16_fmha_fwd_residual_tma_64x128x64|SM90|FMHA|sm90_f16_fmha_fwd_residual_tma_64x128x64.cu
+sm90_bf16_fmha_fwd_causal_coop_128x64x256|SM90|FMHA|sm90_bf16_fmha_fwd_causal_coop_128x64x256.cu
+sm90_f16_fmha_bwd_causal_coop_64x128x128|SM90|FMHA|sm90_f16_fmha_bwd_causal_coop_64x128x128.cu
+sm90_f16_fmha_bwd_coop_128x128x64|SM90|FMHA|sm90_f16_fmha_bwd_coop_128x128x64.cu
+sm90_f16_fmha_bwd_helpers_d128|SM90|FMHA|sm90_f16_fmha_bwd_helpers_d128.cu
 sm80_f16_gemm_multistage_128x128x32_s3|SM80||sm80_f16_gemm_multistage_128x128x32_s3.cu
 sm80_f16_gemm_multistage_128x128x32_s3_lineinfo|SM80|-lineinfo|sm80_f16_gemm_multistage_128x128x32_s3.cu
 sm80_bf16_gemm_relu_splitk_128x256x64_s3|SM80||sm80_bf16_gemm_relu_splitk_128x256x64_s3.cu
@@ -74,4 +81,5 @@ one() {
 }
 export -f one
 
+if [ -n "${ONLY:-}" ]; then JOBLIST=$(printf '%s\n' "$JOBLIST" | grep -E "^(${ONLY})\|"); fi
 printf '%s\n' "$JOBLIST" | xargs -P "$JOBS" -I{} bash -c 'one "$@"' _ {}

@@ -1,0 +1,30 @@
+// SM90 FMHA forward, non-warp-specialized KernelTma variant (FmhaMainloopTma + FmhaKernelTma: one
+// warpgroup issues TMA and wgmma), f16, head dim 64, tile 64x128x64, ResidualFusion (masks the
+// ragged last KV block).
+// Built from the Hopper FMHA collectives that the nvidia-cutlass 4.2.0 wheel ships under
+// cutlass_library/source/examples/88_hopper_fmha/ (not part of include/).  Written for the
+// phasegate real-world PTX corpus; compile with -I<headers>/examples/88_hopper_fmha.
+#include "phasegate_cutlass_common.hpp"
+
+#include "collective/fmha_fusion.hpp"
+#include "kernel/fmha_kernel_builder.hpp"
+
+using namespace cute;
+
+namespace pg_sm90_f16_fmha_fwd_residual_tma_64x128x64 {
+
+using Element = cutlass::half_t;
+using StrideQKO = cute::tuple<int, _1, cute::tuple<int, int>>;    // (seq, dim, (batch, head))
+using StrideVt  = cute::tuple<_1, int, cute::tuple<int, int>>;    // V stored dim-major (fp8 needs it)
+using Tile = Shape<_64, _128, _64>;
+
+using FmhaKernel = typename cutlass::fmha::kernel::FmhaBuilder<
+    Element, float, float, Tile,
+    StrideQKO, StrideQKO, StrideQKO,
+    cutlass::fmha::collective::ResidualFusion,
+    cutlass::gemm::KernelTma
+  >::Kernel;
+
+}  // namespace pg_sm90_f16_fmha_fwd_residual_tma_64x128x64
+
+PHASEGATE_EMIT_KERNEL(pg_sm90_f16_fmha_fwd_residual_tma_64x128x64::FmhaKernel, sm90_f16_fmha_fwd_residual_tma_64x128x64)
