@@ -83,15 +83,32 @@ pub(crate) struct AsyncOp {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Groups {
     pub next_group: u64,
-    /// Pending operations per committed group: (group, pending count, joined clock).
-    pub committed: Vec<(u64, u32, Clock)>,
+    /// Committed groups in commit order from the oldest with operations pending: (group,
+    /// pending count, joined clock). Completed groups leave the front into `done_vc`.
+    pub committed: std::collections::VecDeque<(u64, u32, Clock)>,
+    /// The joined clocks of the completed groups that left `committed`.
+    pub done_vc: Clock,
     pub open: u32,
     pub open_vc: Clock,
 }
 
+impl Groups {
+    /// Moves the completed groups at the front of `committed` into `done_vc`.
+    fn settle(&mut self) {
+        while self.committed.front().is_some_and(|c| c.1 == 0) {
+            let (_, _, vc) = self.committed.pop_front().expect("a front");
+            if vc.len() > self.done_vc.len() {
+                self.done_vc.resize(vc.len(), 0);
+            }
+            join_into(&mut self.done_vc, &vc);
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct AsyncState {
-    pub pending: Vec<AsyncOp>,
+    /// By id (issue order): completions take any of them, thousands may be in flight.
+    pub pending: std::collections::BTreeMap<u64, AsyncOp>,
     pub next_id: u64,
     /// Per thread (cluster numbering): bulk-group and cp.async-group bookkeeping.
     pub bulk: Vec<Groups>,
@@ -103,7 +120,7 @@ pub(crate) struct AsyncState {
 impl AsyncState {
     pub(crate) fn new(threads: usize) -> AsyncState {
         AsyncState {
-            pending: Vec::new(),
+            pending: std::collections::BTreeMap::new(),
             next_id: 0,
             bulk: vec![Groups::default(); threads],
             cp: vec![Groups::default(); threads],
@@ -111,26 +128,27 @@ impl AsyncState {
         }
     }
 
-    /// Ids of the operations that may complete now.
-    pub(crate) fn completable(&self) -> Vec<u64> {
-        self.pending
-            .iter()
-            .filter(|op| match &op.kind {
-                AsyncKind::MbarArrive { after, .. } => after
-                    .iter()
-                    .all(|a| !self.pending.iter().any(|p| p.id == *a)),
-                _ => op.ready,
-            })
-            .map(|op| op.id)
-            .collect()
+    /// Ids of the operations that may complete now, into `out` (cleared first): the run loop
+    /// asks at every decision, with thousands of `cp.async` pending in some kernels.
+    pub(crate) fn completable_into(&self, out: &mut Vec<u64>) {
+        out.clear();
+        let pending = |id: u64| self.pending.contains_key(&id);
+        out.extend(
+            self.pending
+                .values()
+                .filter(|op| match &op.kind {
+                    AsyncKind::MbarArrive { after, .. } => after.iter().all(|&a| !pending(a)),
+                    _ => op.ready,
+                })
+                .map(|op| op.id),
+        );
     }
 
-    /// Whether thread `t` waits for nothing more than `n` pending committed groups.
+    /// Whether thread `t` waits for nothing more than `n` pending committed groups: every
+    /// group but the newest `n` is complete. `committed` starts at the oldest pending group,
+    /// so that holds when it has at most `n` groups.
     pub(crate) fn groups_done(groups: &Groups, n: u32) -> bool {
-        let pending: Vec<_> = groups.committed.iter().filter(|g| g.1 > 0).collect();
-        let keep = groups.committed.len().saturating_sub(n as usize);
-        // Every group but the newest `n` must be complete.
-        groups.committed.iter().take(keep).all(|g| g.1 == 0) && pending.len() <= n as usize
+        groups.committed.len() <= n as usize
     }
 
     /// Records operation `kind` issued by lane `lane` of warp `warp` (thread `t`) at `pc`,
@@ -159,17 +177,20 @@ impl AsyncState {
             self.cp_pending[t as usize].push(id);
         }
         let ready = !matches!(kind, AsyncKind::Unknown { .. });
-        self.pending.push(AsyncOp {
-            ready,
+        self.pending.insert(
             id,
-            warp,
-            lane,
-            pc,
-            kind,
-            vc,
-            issued_at,
-            group,
-        });
+            AsyncOp {
+                ready,
+                id,
+                warp,
+                lane,
+                pc,
+                kind,
+                vc,
+                issued_at,
+                group,
+            },
+        );
     }
 
     fn groups_mut(&mut self, t: u32, bulk: bool) -> &mut Groups {
@@ -194,15 +215,38 @@ impl AsyncState {
         let id = g.next_group;
         g.next_group += 1;
         let vc = std::mem::take(&mut g.open_vc);
-        g.committed.push((id, g.open, vc));
+        g.committed.push_back((id, g.open, vc));
         g.open = 0;
-        g.committed.retain(|c| c.1 > 0 || c.0 + 64 > id);
+        g.settle();
+    }
+
+    /// The other `cp.async` pending from the same warp instruction as `id` (other lanes, same
+    /// op, same group), when `id` is one; they may complete with it.
+    pub(crate) fn same_instruction(&self, id: u64) -> Vec<u64> {
+        let Some(op) = self.pending.get(&id) else {
+            return Vec::new();
+        };
+        if !matches!(op.kind, AsyncKind::CpAsync { .. }) {
+            return Vec::new();
+        }
+        self.pending
+            .values()
+            .filter(|p| {
+                p.id != id
+                    && p.warp == op.warp
+                    && p.pc == op.pc
+                    && p.issued_at == op.issued_at
+                    && p.group == op.group
+                    && matches!(p.kind, AsyncKind::CpAsync { .. })
+            })
+            .map(|p| p.id)
+            .collect()
     }
 
     /// Thread `t` executed a barrier operation, blocked or exited: the copies of unknown size
     /// it issued may complete (see [`AsyncOp::ready`]).
     pub(crate) fn release(&mut self, t: u32) {
-        for op in &mut self.pending {
+        for op in self.pending.values_mut() {
             if op.warp * 32 + op.lane == t {
                 op.ready = true;
             }
@@ -211,24 +255,19 @@ impl AsyncState {
 
     /// Whether copies of unknown size wait for their threads (see [`AsyncOp::ready`]).
     pub(crate) fn any_held(&self) -> bool {
-        self.pending.iter().any(|op| !op.ready)
+        self.pending.values().any(|op| !op.ready)
     }
 
     /// Every copy may complete: nothing else can happen.
     pub(crate) fn release_all(&mut self) {
-        for op in &mut self.pending {
+        for op in self.pending.values_mut() {
             op.ready = true;
         }
     }
 
     /// Takes pending operation `id` out of the queue to complete it.
     pub(crate) fn take(&mut self, id: u64) -> AsyncOp {
-        let index = self
-            .pending
-            .iter()
-            .position(|o| o.id == id)
-            .expect("pending op");
-        self.pending.remove(index)
+        self.pending.remove(&id).expect("pending op")
     }
 
     /// Group bookkeeping of a completed operation: the issuing thread's waits acquire its clock.
@@ -243,6 +282,7 @@ impl AsyncState {
                 c.2.resize(op.vc.len(), 0);
             }
             join_into(&mut c.2, &op.vc);
+            g.settle();
         } else {
             g.open -= 1;
             if op.vc.len() > g.open_vc.len() {
@@ -262,7 +302,7 @@ impl AsyncState {
     /// The joined clocks of thread `t`'s completed groups, which its wait acquires.
     pub(crate) fn completed_clock(&self, t: u32, bulk: bool) -> Clock {
         let g = self.groups(t, bulk);
-        let mut vc = Vec::new();
+        let mut vc = g.done_vc.clone();
         for c in g.committed.iter().filter(|c| c.1 == 0) {
             if c.2.len() > vc.len() {
                 vc.resize(c.2.len(), 0);

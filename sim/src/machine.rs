@@ -353,6 +353,14 @@ impl Machine<'_> {
         self.made.is_some()
     }
 
+    /// Whether op `pc` has a byte count computed from made-up inputs ([`crate::probe`]).
+    #[inline]
+    pub(crate) fn unknown_bytes(&self, pc: u32) -> bool {
+        self.made
+            .as_ref()
+            .is_some_and(|m| m.unknown_bytes.binary_search(&pc).is_ok())
+    }
+
     /// Logs a barrier event of lanes `lanes` of warp `w` at `pc`, when the run logs; `text`
     /// runs only then.
     #[inline]

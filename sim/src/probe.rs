@@ -33,6 +33,8 @@ use phasegate_ptx::{Module, StmtId};
 /// up, and it logs its barrier events when `log` is given.
 pub(crate) struct Made<'a> {
     pub log: Option<&'a mut Vec<LogEvent>>,
+    /// Sorted ops whose byte counts are unknown ([`Probe::unknown_bytes`]).
+    pub unknown_bytes: Vec<u32>,
 }
 
 pub use crate::report::Object;
@@ -130,6 +132,10 @@ pub struct Probe {
     /// The byte every address of global memory holds until written (0: zeros; 0xff: every
     /// float a NaN, every integer all ones).
     pub fill: u8,
+    /// Ops whose byte count the kernel computes from its inputs (an expect-tx, a bulk copy's
+    /// size): made-up inputs make those counts as unknown as a tensor copy's box, so they are
+    /// taken to be whatever balances the transactions (at least one byte).
+    pub unknown_bytes: Vec<u32>,
 }
 
 /// How a probe run ended.
@@ -202,6 +208,21 @@ impl Kernel {
             .any(|(_, off, _)| *off == u32::MAX)
     }
 
+    /// The ops of statement `stmt` of `function` (one, or none for a statement that is no
+    /// instruction or a function the entry does not call).
+    pub fn pcs_of(&self, function: &str, stmt: StmtId) -> Vec<u32> {
+        let Some(f) = self.prog.funcs.iter().position(|f| f.name == function) else {
+            return Vec::new();
+        };
+        self.prog
+            .sites
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.func as usize == f && s.stmt == Some(stmt))
+            .map(|(pc, _)| pc as u32)
+            .collect()
+    }
+
     /// The function, statement and line of op `pc`.
     pub fn location(&self, pc: u32) -> Location<'_> {
         let site = &self.prog.sites[(pc as usize).min(self.prog.sites.len() - 1)];
@@ -246,6 +267,11 @@ impl Kernel {
             None,
             Some(Made {
                 log: probe.log.then_some(&mut log),
+                unknown_bytes: {
+                    let mut v = probe.unknown_bytes.clone();
+                    v.sort_unstable();
+                    v
+                },
             }),
         );
         mem.unfenced.clear();

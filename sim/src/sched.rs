@@ -110,7 +110,9 @@ pub(crate) struct Scheduler {
     rr_next: usize,
     /// PCT: priority per warp and per async operation id (higher runs first).
     warp_prio: Vec<u64>,
-    async_prio: Vec<(u64, u64)>,
+    /// By operation id (ids count up from 0); 0 for one not seen yet. A kernel can have
+    /// thousands of `cp.async` in flight, each looked at every decision.
+    async_prio: Vec<u64>,
     change_points: Vec<u64>,
     next_low: u64,
     pub decisions: u64,
@@ -160,12 +162,18 @@ impl Scheduler {
     }
 
     fn async_priority(&mut self, id: u64) -> u64 {
-        if let Some(&(_, p)) = self.async_prio.iter().find(|(i, _)| *i == id) {
+        let i = id as usize;
+        if let Some(&p) = self.async_prio.get(i)
+            && p != 0
+        {
             return p;
         }
-        // New operations get a random priority among the warps'.
+        // New operations get a random priority among the warps' (at least 1: 0 is unseen).
         let p = self.rng.below(self.warp_prio.len() as u64 + 1) + self.next_low + 1;
-        self.async_prio.push((id, p));
+        if self.async_prio.len() <= i {
+            self.async_prio.resize(i + 1, 0);
+        }
+        self.async_prio[i] = p;
         p
     }
 
@@ -224,8 +232,8 @@ impl Scheduler {
                         Action::Warp(w, _) => self.warp_prio[w] = low,
                         Action::Async(i) => {
                             let id = completable[i];
-                            if let Some(e) = self.async_prio.iter_mut().find(|(x, _)| *x == id) {
-                                e.1 = low;
+                            if let Some(e) = self.async_prio.get_mut(id as usize) {
+                                *e = low;
                             }
                         }
                     }
@@ -237,6 +245,8 @@ impl Scheduler {
 
     /// Forgets a completed async operation.
     pub(crate) fn retire_async(&mut self, id: u64) {
-        self.async_prio.retain(|(i, _)| *i != id);
+        if let Some(e) = self.async_prio.get_mut(id as usize) {
+            *e = 0;
+        }
     }
 }

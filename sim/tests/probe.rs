@@ -38,7 +38,7 @@ fn probe(name: &str, block: u32, n: u32, schedule: Schedule) -> phasegate_sim::p
                 params: params(n),
                 cluster: 0,
                 log: true,
-                fill: 0,
+                ..Probe::default()
             },
         )
         .expect("runs")

@@ -62,6 +62,9 @@ pub(crate) struct MBarrier {
     /// current phase.
     pub unknown_inflight: u32,
     pub unknown_done: u32,
+    /// Expectations of unknown size in the current phase (an expect-tx whose byte count the
+    /// kernel computed from made-up inputs).
+    pub unknown_expects: u32,
 }
 
 impl MBarrier {
@@ -71,9 +74,13 @@ impl MBarrier {
         }
         let unknown = match (self.unknown_done, self.unknown_inflight) {
             (0, 0) => String::new(),
-            (d, f) => format!(
-                " (less the bytes of {d} completed and {f} pending tensor copies of unknown size)"
-            ),
+            (d, f) => {
+                format!(" (less the bytes of {d} completed and {f} pending copies of unknown size)")
+            }
+        };
+        let unknown = match self.unknown_expects {
+            0 => unknown,
+            e => format!("{unknown} (plus {e} expectations of unknown size)"),
         };
         format!(
             "phase {} (parity {}), pending count {} of expected {}, tx-count {}{unknown}",
@@ -358,12 +365,25 @@ impl MBarrier {
     /// once none is in flight, as having delivered what was expected if at least a byte each
     /// was (they are taken to be as large as the expectation needs).
     fn completes(&self) -> bool {
-        self.pending == 0
-            && self.unknown_inflight == 0
-            && match self.unknown_done {
-                0 => self.tx == 0,
-                n => self.tx >= n as i64,
-            }
+        if self.pending != 0 || self.unknown_inflight != 0 {
+            return false;
+        }
+        let (copies, expects) = (self.unknown_done as i64, self.unknown_expects as i64);
+        // Whether positive sizes of the unknown copies and expectations balance the known
+        // tx-count (expected minus delivered).
+        match (expects, copies) {
+            (0, 0) => self.tx == 0,
+            (0, u) => self.tx >= u,
+            (e, 0) => self.tx <= -e,
+            _ => true,
+        }
+    }
+
+    /// An expect-tx of unknown size: the bytes its copies deliver, at least one.
+    pub(crate) fn unknown_expected(&mut self) -> Option<Parked> {
+        self.unknown_expects += 1;
+        self.version += 1;
+        self.complete()
     }
 
     /// A tensor copy of unknown size that will complete on this object was issued.
@@ -388,6 +408,7 @@ impl MBarrier {
         }
         self.tx = 0;
         self.unknown_done = 0;
+        self.unknown_expects = 0;
         self.phase = self.phase.wrapping_add(1);
         self.pending = self.expected;
         self.done_vc = std::mem::take(&mut self.cur_vc);

@@ -114,6 +114,9 @@ impl<'a> Machine<'a> {
                     self.ctas[cta as usize].set_mbar_slot(off, false);
                     self.wake_parked(parked, 0);
                 }
+                MbarOp::ExpectTx if self.unknown_bytes(pc) => {
+                    self.mbar_unknown_expect(cta, off, actor)
+                }
                 MbarOp::ExpectTx => self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?,
                 MbarOp::CompleteTx => self.mbar_tx(cta, off, actor, -(arg as u32 as i64), op)?,
                 MbarOp::Arrive {
@@ -121,7 +124,9 @@ impl<'a> Machine<'a> {
                     expect_tx,
                     no_complete,
                 } => {
-                    if expect_tx {
+                    if expect_tx && self.unknown_bytes(pc) {
+                        self.mbar_unknown_expect(cta, off, actor);
+                    } else if expect_tx {
                         self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?;
                     }
                     let count = if expect_tx || a.is_none() {
@@ -302,6 +307,14 @@ impl<'a> Machine<'a> {
         c.mbars.insert(off, m);
         c.set_mbar_slot(off, true);
         Ok(())
+    }
+
+    /// An expect-tx of unknown size ([`crate::probe::Probe::unknown_bytes`]).
+    fn mbar_unknown_expect(&mut self, cta: u32, off: u32, actor: Actor) {
+        let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
+        if let Some(parked) = m.unknown_expected() {
+            self.mbar_completed(cta, off, parked, actor);
+        }
     }
 
     /// expect-tx (`delta > 0`) or complete-tx (`delta < 0`).

@@ -49,6 +49,7 @@ impl Machine<'_> {
     pub(crate) fn run(&mut self, sched: &mut Scheduler) -> Res<()> {
         sched.start_cluster(self.warps.len());
         let mut ready = Vec::with_capacity(self.warps.len());
+        let mut completable = Vec::new();
         loop {
             if self.gathering > 0 {
                 for w in 0..self.warps.len() {
@@ -57,12 +58,12 @@ impl Machine<'_> {
             }
             ready.clear();
             ready.extend((0..self.warps.len()).filter(|&w| self.warps[w].ready != 0));
-            let mut completable = self.asyncs.completable();
+            self.asyncs.completable_into(&mut completable);
             if ready.is_empty() && completable.is_empty() && self.asyncs.any_held() {
                 // Copies of unknown size wait for their threads to stop issuing: nothing else
                 // can happen now, so they may complete.
                 self.asyncs.release_all();
-                completable = self.asyncs.completable();
+                self.asyncs.completable_into(&mut completable);
             }
             if ready.is_empty() && completable.is_empty() {
                 if self.cluster_live() == 0 {
@@ -77,8 +78,16 @@ impl Machine<'_> {
                 }
                 Action::Async(i) => {
                     let id = completable[i];
+                    // The `cp.async` of the other lanes of the same instruction complete with
+                    // it: one legal order of many, and one decision instead of 32 (a kernel can
+                    // have thousands in flight).
+                    let lanes = self.asyncs.same_instruction(id);
                     sched.retire_async(id);
                     self.complete_async(id)?;
+                    for other in lanes {
+                        sched.retire_async(other);
+                        self.complete_async(other)?;
+                    }
                 }
             }
             self.stats.decisions += 1;

@@ -431,6 +431,34 @@ impl Machine<'_> {
                 .site(self.actor_site(actor, "issues the copy"))
                 .into());
             }
+            if self.unknown_bytes(pc) {
+                // Its size comes from made-up inputs: a copy of unknown size (no data).
+                self.ctas[mc as usize]
+                    .mbars
+                    .get_mut(&mo)
+                    .expect("valid")
+                    .unknown_issued();
+                let name = self.shared_name(mo);
+                self.log_event(
+                    w,
+                    1 << lane,
+                    pc,
+                    Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
+                    crate::probe::LogKind::Issue,
+                    None,
+                    || format!("issues a bulk copy of unknown size that completes transactions on {name} of CTA rank {mc}"),
+                );
+                self.issue_async(
+                    w,
+                    lane,
+                    pc,
+                    AsyncKind::Unknown {
+                        mbar: Some((mc, mo)),
+                    },
+                    None,
+                );
+                continue;
+            }
             let name = self.shared_name(mo);
             self.log_event(
                 w,
