@@ -119,14 +119,27 @@ fn clap_error(e: &clap::Error, out: &mut String) -> u8 {
 
 /// Reads a file as text; an error is the message to report (`cannot read: ...`).
 fn read_text(path: &str) -> Result<String, String> {
-    match std::fs::read(path) {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"));
+    // A gzip stream (`FILE.ptx.gz`: the real-world corpus stores large files so).
+    let bytes = match bytes {
+        Ok(b) if b.starts_with(&[0x1f, 0x8b]) => {
+            use std::io::Read;
+            let mut text = Vec::new();
+            flate2::read::GzDecoder::new(&b[..])
+                .read_to_end(&mut text)
+                .map(|_| text)
+                .map_err(|e| format!("cannot decompress (gzip): {e}"))
+        }
+        other => other,
+    };
+    match bytes {
         Ok(bytes) => String::from_utf8(bytes).map_err(|e| {
             format!(
                 "not UTF-8 text (invalid byte at offset {})",
                 e.utf8_error().valid_up_to()
             )
         }),
-        Err(e) => Err(format!("cannot read: {e}")),
+        Err(e) => Err(e),
     }
 }
 

@@ -11,6 +11,7 @@
 //! as unknown.
 
 use crate::analysis::FunctionAnalysis;
+use crate::consts::{Expr, Val};
 use crate::regs::{Src, VarId};
 use phasegate_ptx::{AddressBase, Function, Opcode, Operand};
 use std::collections::{BTreeMap, HashSet};
@@ -49,39 +50,72 @@ pub fn fields(fa: &FunctionAnalysis) -> Vec<Field> {
     let mut found: BTreeMap<u32, Field> = BTreeMap::new();
     let mut roots: Vec<(u32, VarId)> = Vec::new();
     for (stmt, inst) in fa.instructions() {
-        if inst.opcode != Opcode::Ld || !inst.has("param") {
+        // `ld.param` of a parameter, and generic loads of one (its address made by
+        // `cvta.param`, as nvcc reads a structure passed by value).
+        if inst.opcode != Opcode::Ld {
+            continue;
+        }
+        let generic = !inst
+            .modifiers
+            .iter()
+            .any(|m| m == "global" || m == "local" || m == "const" || m.starts_with("shared"));
+        if !inst.has("param") && !generic {
             continue;
         }
         let Some(Operand::Address(addr)) = inst.operands.get(1) else {
             continue;
         };
-        let AddressBase::Symbol(sym) = &addr.base else {
-            continue;
+        // The parameter and the byte offset in it the address names.
+        let (sym, off) = match &addr.base {
+            AddressBase::Symbol(sym) => (sym.clone(), addr.offset),
+            AddressBase::Reg(r) => {
+                match fa.consts.operand(stmt, &Operand::Reg(r.clone()), &fa.vars) {
+                    Val::Expr(Expr {
+                        base: Some(sym),
+                        term: None,
+                        add,
+                    }) => (sym, add + addr.offset),
+                    _ => continue,
+                }
+            }
+            AddressBase::Absolute => continue,
         };
-        let Some((name, base, size)) = params.iter().find(|(n, _, _)| n == sym) else {
+        let Some((name, base, size)) = params.iter().find(|(n, _, _)| *n == sym) else {
             continue;
         };
         let width = inst.scalar_type().map(|t| t.size()).unwrap_or(4).max(1)
             * vector_width(&inst.modifiers);
-        let offset = base.saturating_add(addr.offset.max(0) as u32);
-        if addr.offset < 0 || offset.saturating_add(width) > base.saturating_add(*size) {
+        let offset = base.saturating_add(off.max(0) as u32);
+        if off < 0 || offset.saturating_add(width) > base.saturating_add(*size) {
             continue;
         }
-        let label = if addr.offset == 0 && *size <= 8 {
+        let label = if off == 0 && *size <= 8 {
             name.clone()
         } else {
-            format!("{name}+{}", addr.offset)
+            format!("{name}+{off}")
         };
-        let field = found.entry(offset).or_insert(Field {
-            offset,
-            width,
-            pointer: false,
-            name: label,
-        });
-        field.width = field.width.max(width);
-        for &d in fa.vars.defs(stmt) {
-            roots.push((offset, d));
+        // A vector load reads several fields: each element is one.
+        let elem = inst.scalar_type().map(|t| t.size()).unwrap_or(4).max(1);
+        let count = vector_width(&inst.modifiers);
+        let defs = fa.vars.defs(stmt);
+        for k in 0..count {
+            let at = offset + k * elem;
+            let field = found.entry(at).or_insert(Field {
+                offset: at,
+                width: elem,
+                pointer: false,
+                name: if k == 0 {
+                    label.clone()
+                } else {
+                    format!("{name}+{}", off + (k * elem) as i64)
+                },
+            });
+            field.width = field.width.max(elem);
+            if let Some(&d) = defs.get(k as usize) {
+                roots.push((at, d));
+            }
         }
+        let _ = width;
     }
     for offset in pointer_fields(fa, &roots) {
         if let Some(f) = found.get_mut(&offset) {
