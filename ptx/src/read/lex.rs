@@ -495,6 +495,11 @@ impl<'a> Lexer<'a> {
             is_float = true;
             self.skip_ascii(1);
             self.bump_while(DIGIT);
+        } else if self.peek() == Some(b'.') && !is(self.peek_second(), IDENT) {
+            // `0.`: a decimal point with no digits after it (inline assembly writes
+            // `{%f1, 0., %f2, 0.}`, and ptxas reads it as 0.0).
+            is_float = true;
+            self.skip_ascii(1);
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
             let pos = self.cursor.pos;

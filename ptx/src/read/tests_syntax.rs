@@ -381,7 +381,7 @@ fn integer_immediates() {
 #[test]
 fn float_immediates_keep_exact_bits() {
     let ops = operands(
-        "x 0f3F800000, 0F7fc00000, 0d3FF0000000000000, 1.5, 1e-3, -2.5, .5, 3E+2, -0f3F800000;",
+        "x 0f3F800000, 0F7fc00000, 0d3FF0000000000000, 1.5, 1e-3, -2.5, .5, 3E+2, -0f3F800000, 0., 2.;",
     );
     let imms: Vec<Imm> = ops
         .iter()
@@ -405,6 +405,8 @@ fn float_immediates_keep_exact_bits() {
             Imm::F64(0.5f64.to_bits()),
             Imm::F64(300f64.to_bits()),
             Imm::F32(0xBF80_0000),
+            Imm::F64(0f64.to_bits()),
+            Imm::F64(2f64.to_bits()),
         ]
     );
 }
