@@ -121,6 +121,7 @@ pub(crate) fn decode(fcx: &mut FnCx, inst: &Instruction) -> Result<Kind, String>
                 p: fcx.src(c, ValTy::Pred)?,
             });
         }
+        "cvt" if inst.has("pack") => return cvt_pack(fcx, inst, &tys),
         "cvt" => return cvt(fcx, inst, &tys),
         "lop3" => {
             let [d, a, b, c, lut] = operands::<5>(inst)?;
@@ -340,9 +341,16 @@ fn float(
         "copysign" => Some(FBin::Copysign),
         _ => None,
     };
-    if let Some(op) = binary {
-        if inst.has("NaN") || inst.has("xorsign") || inst.has("abs") || inst.has("relu") {
-            return Err("min/max variants .NaN, .xorsign, .abs, .relu are not supported".into());
+    if let Some(mut op) = binary {
+        if inst.has("xorsign") || inst.has("abs") || inst.has("relu") {
+            return Err("min/max variants .xorsign, .abs, .relu are not supported".into());
+        }
+        if inst.has("NaN") {
+            op = match op {
+                FBin::Min => FBin::MinNaN,
+                FBin::Max => FBin::MaxNaN,
+                _ => return Err(".NaN is a qualifier of min and max".into()),
+            };
         }
         if op != FBin::Div || !(inst.has("approx") || inst.has("full")) {
             nearest_only(inst)?;
@@ -465,6 +473,42 @@ fn setp(fcx: &mut FnCx, inst: &Instruction, ty: ScalarType) -> Result<Kind, Stri
         }
         _ => Err("unexpected operands of setp".into()),
     }
+}
+
+/// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}` (see [`IntTer::PackSat`]).
+fn cvt_pack(fcx: &mut FnCx, inst: &Instruction, tys: &[ScalarType]) -> Result<Kind, String> {
+    use phasegate_ptx::ScalarType as S;
+    let (bits, signed) = match tys.first() {
+        Some(S::U8) => (8, false),
+        Some(S::S8) => (8, true),
+        Some(S::U16) => (16, false),
+        Some(S::S16) => (16, true),
+        Some(other) => return Err(format!("cvt.pack to `.{other}` is not supported")),
+        None => return Err("cvt.pack needs a destination type".into()),
+    };
+    if !inst.has("sat") || tys.get(1) != Some(&S::S32) {
+        return Err("cvt.pack is .sat from .s32".into());
+    }
+    let i32t = ValTy::Int(32);
+    let (d, a, b, c) = match inst.operands.as_slice() {
+        [d, a, b] if bits == 16 => (d, a, b, None),
+        [d, a, b, c] if bits == 8 => (d, a, b, Some(c)),
+        _ => return Err("cvt.pack: 3 operands for .u16/.s16, 4 for .u8/.s8".into()),
+    };
+    Ok(Kind::Int3 {
+        op: IntTer::PackSat { bits, signed },
+        ty: IntTy {
+            bits: 32,
+            signed: false,
+        },
+        d: fcx.dst(d)?,
+        a: fcx.src(a, i32t)?,
+        b: fcx.src(b, i32t)?,
+        c: match c {
+            Some(c) => fcx.src(c, i32t)?,
+            None => Src::Imm(0),
+        },
+    })
 }
 
 fn cvt(fcx: &mut FnCx, inst: &Instruction, tys: &[ScalarType]) -> Result<Kind, String> {

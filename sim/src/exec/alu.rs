@@ -410,5 +410,18 @@ fn int3(
             };
             diff.wrapping_add(z) & m
         }),
+        IntTer::PackSat { bits, signed } => {
+            let bits = bits as u32;
+            let (lo, hi) = if signed {
+                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+            } else {
+                (0, (1i64 << bits) - 1)
+            };
+            let field = (1u64 << bits) - 1;
+            let sat = move |x: u64| (x as u32 as i32 as i64).clamp(lo, hi) as u64 & field;
+            map3(regs, eff, d, a, b, c, move |x, y, z| {
+                (sat(y) | sat(x) << bits | z << (2 * bits)) & 0xffff_ffff
+            })
+        }
     }
 }

@@ -101,6 +101,10 @@ fn bin32(op: FBin, a: f32, b: f32) -> f32 {
         FBin::Div => a / b,
         FBin::Min => minmax64(a as f64, b as f64, false) as f32,
         FBin::Max => minmax64(a as f64, b as f64, true) as f32,
+        // The canonical NaN of PTX: 0x7FFFFFFF.
+        FBin::MinNaN | FBin::MaxNaN if a.is_nan() || b.is_nan() => f32::from_bits(0x7fff_ffff),
+        FBin::MinNaN => minmax64(a as f64, b as f64, false) as f32,
+        FBin::MaxNaN => minmax64(a as f64, b as f64, true) as f32,
         FBin::Copysign => b.copysign(a),
     }
 }
@@ -113,6 +117,11 @@ fn bin64(op: FBin, a: f64, b: f64) -> f64 {
         FBin::Div => a / b,
         FBin::Min => minmax64(a, b, false),
         FBin::Max => minmax64(a, b, true),
+        FBin::MinNaN | FBin::MaxNaN if a.is_nan() || b.is_nan() => {
+            f64::from_bits(0x7fff_ffff_ffff_ffff)
+        }
+        FBin::MinNaN => minmax64(a, b, false),
+        FBin::MaxNaN => minmax64(a, b, true),
         FBin::Copysign => b.copysign(a),
     }
 }

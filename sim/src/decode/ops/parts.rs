@@ -126,6 +126,13 @@ pub(crate) enum IntTer {
     Bfe,
     Prmt,
     Sad,
+    /// `cvt.pack.sat.{u,s}{2,4,8,16}.s32{.b32}`: `a` and `b` saturated to `bits`-bit integers
+    /// (`signed` or not) and packed, `b` lowest, `a` above it, the rest of `c` above both
+    /// (the 16-bit forms have no `c`: an immediate 0).
+    PackSat {
+        bits: u8,
+        signed: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,6 +157,9 @@ pub(crate) enum FBin {
     Div,
     Min,
     Max,
+    /// `min.NaN`/`max.NaN`: the canonical NaN when either operand is NaN.
+    MinNaN,
+    MaxNaN,
     Copysign,
 }
 
