@@ -23,7 +23,10 @@ fn corpus() -> Vec<PathBuf> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/realworld");
     let mut files = Vec::new();
     let dirs = std::fs::read_dir(root).unwrap_or_else(|e| panic!("{root}: {e}"));
-    for dir in dirs.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()) {
+    for dir in dirs
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+    {
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         files.extend(
             entries

@@ -217,6 +217,9 @@ pub struct Witness {
 /// One event of a [`Witness`]: which threads did what, where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WitnessStep {
+    /// Its place among the events of the run (1 for the first); 0 for the line that stands
+    /// for events left out (`… 12 more events …`, in `event`).
+    pub number: usize,
     /// The statement, in the function the step is in.
     pub stmt: StmtId,
     /// The function (entry or `.func`) the statement is in.
@@ -234,14 +237,15 @@ pub struct WitnessStep {
 impl fmt::Display for Witness {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "witness: {}", self.launch)?;
-        for (i, s) in self.steps.iter().enumerate() {
+        for s in &self.steps {
+            if s.number == 0 {
+                write!(f, "\n      {}", s.event)?;
+                continue;
+            }
             write!(
                 f,
-                "\n  {:>2}. line {}: {}: {}",
-                i + 1,
-                s.span.line,
-                s.who,
-                s.event
+                "\n  {:>3}. line {}: {}: {}",
+                s.number, s.span.line, s.who, s.event
             )?;
         }
         for a in &self.assumptions {

@@ -2,7 +2,9 @@
 //!
 //! - A rule a run broke is reported at its lint's level with the run as its witness; when a
 //!   static lint found the same statement, its message and explanation (why a branch is
-//!   divergent) are kept and the witness added.
+//!   divergent) are kept and the witness added. A run under a launch the kernel may never get
+//!   (a guessed block for a kernel whose roles read the y or z thread index) makes it a
+//!   warning that says it is unproven, witness attached.
 //! - A static candidate no run reproduced is not denied. When some run executed its statement
 //!   and kept the rule, it is dropped: the lint's pattern matched correct code. When no run
 //!   reached it, it is a warning that says it is unproven, and why (the runs did not reach the
@@ -59,6 +61,11 @@ pub(crate) fn merge(
                 },
             };
             d.level = level;
+            if let Some(why) = &p.unproven {
+                d.level = d.level.min(Level::Warn);
+                d.message = format!("{} (unproven)", d.message);
+                d.notes.push(format!("unproven: {why}"));
+            }
             let mut witness = p.witness.clone();
             for step in &mut witness.steps {
                 if &step.function == name && step.span.line > 0 {

@@ -71,11 +71,12 @@ pub(crate) struct AsyncOp {
     pub issued_at: u64,
     /// Bulk group / cp.async group sequence number (`u64::MAX`: not committed yet).
     pub group: u64,
-    /// Whether it may complete. A copy of unknown size may not while its thread goes on
-    /// issuing: the copies one thread issues back to back (the A and B tiles of one stage) are
-    /// all in flight before any completes, so that their mbarrier counts them all in the phase
-    /// they were issued for. It may once the thread executes a barrier operation, blocks or
-    /// exits ([`AsyncState::release`]).
+    /// Whether it may complete. A copy of unknown size completes only when nothing else can
+    /// happen ([`AsyncState::release_all`]): its mbarrier can then count every copy issued for
+    /// the phase (the A and B tiles of a stage, a peer's multicast) before it decides whether
+    /// their bytes can be what the phase expects. Copies may be that slow on a GPU, so this is
+    /// one legal order; completing one copy early would make its unknown size be the whole
+    /// phase's, which the other copies then contradict.
     pub ready: bool,
 }
 
@@ -105,6 +106,9 @@ impl Groups {
     }
 }
 
+/// How many completable operations a scheduling decision chooses among.
+const OFFERED: usize = 64;
+
 #[derive(Default)]
 pub(crate) struct AsyncState {
     /// By id (issue order): completions take any of them, thousands may be in flight.
@@ -129,7 +133,9 @@ impl AsyncState {
     }
 
     /// Ids of the operations that may complete now, into `out` (cleared first): the run loop
-    /// asks at every decision, with thousands of `cp.async` pending in some kernels.
+    /// asks at every decision, with thousands of copies pending in some kernels, so it is
+    /// offered the oldest [`OFFERED`] of them. Every order it picks among those is a legal one;
+    /// an operation waits at most until the ones issued before it leave the window.
     pub(crate) fn completable_into(&self, out: &mut Vec<u64>) {
         out.clear();
         let pending = |id: u64| self.pending.contains_key(&id);
@@ -140,7 +146,8 @@ impl AsyncState {
                     AsyncKind::MbarArrive { after, .. } => after.iter().all(|&a| !pending(a)),
                     _ => op.ready,
                 })
-                .map(|op| op.id),
+                .map(|op| op.id)
+                .take(OFFERED),
         );
     }
 
@@ -243,17 +250,7 @@ impl AsyncState {
             .collect()
     }
 
-    /// Thread `t` executed a barrier operation, blocked or exited: the copies of unknown size
-    /// it issued may complete (see [`AsyncOp::ready`]).
-    pub(crate) fn release(&mut self, t: u32) {
-        for op in self.pending.values_mut() {
-            if op.warp * 32 + op.lane == t {
-                op.ready = true;
-            }
-        }
-    }
-
-    /// Whether copies of unknown size wait for their threads (see [`AsyncOp::ready`]).
+    /// Whether copies of unknown size wait to complete (see [`AsyncOp::ready`]).
     pub(crate) fn any_held(&self) -> bool {
         self.pending.values().any(|op| !op.ready)
     }

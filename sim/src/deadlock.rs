@@ -26,6 +26,7 @@ impl Machine<'_> {
                 )
             }
             Block::AsyncWait => "wait in wait_group for their asynchronous copies".into(),
+            Block::Warpgroup => "wait in wgmma.wait_group for a wgmma.mma_async the rest of their warpgroup has not issued".into(),
         }
     }
 
@@ -76,6 +77,7 @@ impl Machine<'_> {
                 Block::Named { .. } => "§9.7.13.1",
                 Block::Cluster => "§9.7.13.3",
                 Block::Parked { .. } => "§9.7.13.15.16",
+                Block::Warpgroup => "§9.7.15.7.3",
                 _ => "§9.7.13.15.5",
             };
             if !specs.contains(&spec) {

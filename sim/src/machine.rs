@@ -67,13 +67,21 @@ impl Cta {
     pub(crate) fn holds_mbarrier(&self, offset: u32, len: u32) -> Option<u32> {
         let first = offset.saturating_sub(SHARED_BASE) / 8;
         let last = (offset + len.max(1) - 1).saturating_sub(SHARED_BASE) / 8;
-        (first..=last)
-            .find(|&s| {
-                self.mbar_slots
-                    .get(s as usize / 64)
-                    .is_some_and(|w| w >> (s % 64) & 1 == 1)
-            })
-            .map(|s| SHARED_BASE + s * 8)
+        // A word of slots at a time: bulk copies ask about tens of kilobytes.
+        let last_word = (last as usize / 64).min(self.mbar_slots.len().checked_sub(1)?);
+        for word in first as usize / 64..=last_word {
+            let mut bits = self.mbar_slots[word];
+            if word == first as usize / 64 {
+                bits &= u64::MAX << (first % 64);
+            }
+            if word == last as usize / 64 && last % 64 != 63 {
+                bits &= (1u64 << (last % 64 + 1)) - 1;
+            }
+            if bits != 0 {
+                return Some(SHARED_BASE + (word as u32 * 64 + bits.trailing_zeros()) * 8);
+            }
+        }
+        None
     }
     pub(crate) fn set_mbar_slot(&mut self, offset: u32, on: bool) {
         let s = ((offset - SHARED_BASE) / 8) as usize;

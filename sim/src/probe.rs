@@ -9,8 +9,9 @@
 //! - global memory is open: every address holds bytes ([`Probe::fill`] until written), so any
 //!   pointer the parameters hold can be read and written;
 //! - tensor maps are unknown: a tensor copy moves no data and completes an unknown, positive
-//!   number of bytes on its mbarrier (see `barrier::mbarrier`), and may complete only once its
-//!   thread stops issuing (executes a barrier operation, blocks or exits);
+//!   number of bytes on its mbarrier (see `barrier::mbarrier`); it completes only when nothing
+//!   else can happen, so that its mbarrier sees every copy of the phase before it decides
+//!   whether their bytes can balance what the phase expects;
 //! - tensor-core arithmetic is skipped (its results are data, not protocol), while its
 //!   protocol is still checked (convergence, `wgmma.fence`, registers in flight);
 //! - only one cluster of the grid runs ([`Probe::cluster`]).

@@ -24,6 +24,9 @@ pub(crate) enum Block {
     },
     /// At `cp.async.bulk.wait_group` / `cp.async.wait_group`.
     AsyncWait,
+    /// At `wgmma.wait_group`, until the other warps of the warpgroup issue the wgmma.mma_async
+    /// it waits for (the operation starts once all four have).
+    Warpgroup,
 }
 
 pub(crate) type Res<T> = Result<T, Stop>;

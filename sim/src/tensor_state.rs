@@ -24,6 +24,9 @@ pub(crate) struct Pending {
     /// The result: `d.len()` rows of 32 lanes.
     pub(crate) values: Vec<u64>,
     pub(crate) vc: Clock,
+    /// Its index among its warpgroup's wgmma.mma_async ([`WarpgroupLog`]); `None` once the
+    /// log gave up.
+    pub(crate) seq: Option<u64>,
 }
 
 /// The wgmma state of one warp.
@@ -96,14 +99,54 @@ pub(crate) struct TensorState {
 /// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the
 /// others' k-th (the same instruction, descriptors and scale-d: §9.7.15.5.2 "the contents of a
 /// matrix descriptor must be same across all the warps in the warpgroup").
+///
+/// The k-th is one operation of the warpgroup: it starts once all four warps have issued it,
+/// so a `wgmma.wait_group` that sees it complete, in any of the warps, comes after each warp's
+/// issue of it. The entry keeps the join of the four issuing clocks for those waits.
 #[derive(Default)]
 pub(crate) struct WarpgroupLog {
-    /// The number of entries dropped from the front (all four warps are past them).
+    /// The number of entries dropped from the front (all four warps issued and waited past them).
     pub(crate) base: u64,
-    /// (pc, a-desc, b-desc, scale-d, the warp that issued it first).
-    pub(crate) entries: VecDeque<(u32, Option<u64>, u64, bool, usize)>,
+    pub(crate) entries: VecDeque<WarpgroupEntry>,
     /// How many each warp of the warpgroup issued.
     pub(crate) counts: [u64; 4],
+    /// How many of them each warp's `wgmma.wait_group` completed.
+    pub(crate) waited: [u64; 4],
     /// Some warp ran 65536 wgmma ahead of another: no more checks for this warpgroup.
     pub(crate) given_up: bool,
+}
+
+/// One wgmma.mma_async of a warpgroup.
+pub(crate) struct WarpgroupEntry {
+    pub(crate) pc: u32,
+    pub(crate) a_desc: Option<u64>,
+    pub(crate) b_desc: u64,
+    pub(crate) scale_d: bool,
+    /// The warp that issued it first.
+    pub(crate) first: usize,
+    /// The join of the issuing warps' clocks so far.
+    pub(crate) vc: Clock,
+}
+
+impl WarpgroupLog {
+    /// The entry of the `seq`-th operation once all four warps issued it, `None` before then.
+    pub(crate) fn issued_by_all(&self, seq: u64) -> Option<&WarpgroupEntry> {
+        if self.counts.iter().any(|&c| c <= seq) {
+            return None;
+        }
+        seq.checked_sub(self.base)
+            .and_then(|i| self.entries.get(i as usize))
+    }
+
+    /// Drops the entries every warp issued and waited past.
+    pub(crate) fn trim(&mut self) {
+        let done = (0..4)
+            .map(|q| self.counts[q].min(self.waited[q]))
+            .min()
+            .expect("four warps");
+        while self.base < done && !self.entries.is_empty() {
+            self.entries.pop_front();
+            self.base += 1;
+        }
+    }
 }

@@ -59,7 +59,14 @@ fn a_producer_that_never_waits_for_its_consumers_is_found_with_its_events() {
         }
     }
     let (report, log) = found.expect("some schedule finds it");
-    assert_eq!(report.kind, FindingKind::MbarrierMissingWait, "{report}");
+    // The refill lands on data a consumer has not released, or completes a phase no one saw.
+    assert!(
+        matches!(
+            report.kind,
+            FindingKind::AsyncReadBeforeWait | FindingKind::MbarrierMissingWait
+        ),
+        "{report}"
+    );
     assert!(report.sites.iter().all(|s| s.stmt.is_some()), "{report}");
     assert!(log.iter().any(|e| e.kind == LogKind::Init), "{log:?}");
     assert!(log.iter().any(|e| e.kind == LogKind::Issue), "{log:?}");

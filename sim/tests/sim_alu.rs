@@ -28,7 +28,10 @@ fn min_and_max_with_nan_give_the_canonical_nan() {
     assert!(outcome.is_completed(), "{:?}", outcome.report());
     let bits: Vec<u32> = args[0].read::<u32>();
     // A NaN operand: the canonical NaN, not the other operand (plain max returns 2.0).
-    assert_eq!(bits, [0x7fff_ffff, 0x7fff_ffff, 2.0f32.to_bits(), 2.0f32.to_bits()]);
+    assert_eq!(
+        bits,
+        [0x7fff_ffff, 0x7fff_ffff, 2.0f32.to_bits(), 2.0f32.to_bits()]
+    );
 }
 
 #[test]

@@ -250,13 +250,12 @@ fn witness(path: &str, w: &crate::lints::Witness, out: &mut String) {
         "  = witness: a run that breaks the rule ({})\n",
         w.launch
     ));
-    let mut n = 0;
     for s in &w.steps {
-        if s.who.is_empty() {
+        if s.number == 0 {
             out.push_str(&format!("      {}\n", s.event));
             continue;
         }
-        n += 1;
+        let n = s.number;
         let at = if s.span.line > 0 {
             format!("{path}:{}", s.span.line)
         } else {

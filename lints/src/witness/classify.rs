@@ -5,8 +5,9 @@
 //!
 //! - a missing wait (§9.7.13.15.4) or a read before the data's phase completed, when a thread
 //!   of the run had a wait succeed on a phase it had already seen complete, or on the phase
-//!   before the first of an object that transactions complete (a parity that names the wrong
-//!   phase returns at once), is a parity mismatch: the wait was there, its parity was wrong;
+//!   before the first of an object that transactions complete or whose first phase had
+//!   already counted arrivals (a parity that names the wrong phase returns at once), is a
+//!   parity mismatch: the wait was there, its parity was wrong;
 //! - a deadlock of threads waiting on an mbarrier is a transaction mismatch when no arrival is
 //!   pending and bytes are, a parity mismatch when a waiting thread skipped a phase that
 //!   completed (it waits for the next one, whose arrivals come after its wait), and else a
@@ -96,6 +97,17 @@ fn ignored_failure(log: &[LogEvent]) -> bool {
     false
 }
 
+/// Whether `a` names a mistake more precisely than `b` when one rule broke at one statement
+/// in two runs: a wrong parity or byte count says more than a missing wait or a deadlock,
+/// which other runs of the same mistake show.
+pub fn more_specific(a: &LintInfo, b: &LintInfo) -> bool {
+    let general = |l: &LintInfo| {
+        l.name == lints::mbarrier_missing_wait::LINT.name
+            || l.name == lints::mbarrier_deadlock::LINT.name
+    };
+    general(b) && !general(a)
+}
+
 /// Whether some thread's wait succeeded on a phase it had seen complete before, or on the
 /// phase before the first of an object that transactions complete (see the module docs).
 fn stale_wait(log: &[LogEvent]) -> bool {
@@ -105,11 +117,18 @@ fn stale_wait(log: &[LogEvent]) -> bool {
     };
     // (warp, lane, object) -> phases seen complete.
     let mut seen: Vec<(u32, u32, Object, i64)> = Vec::new();
-    for e in log.iter().filter(|e| e.kind == LogKind::WaitDone) {
+    for (i, e) in log.iter().enumerate().filter(|(_, e)| e.kind == LogKind::WaitDone) {
         let (Some(o @ Object::Mbarrier { .. }), Some(phase)) = (e.object, e.phase) else {
             continue;
         };
-        if phase < 0 && carries_tx(o) {
+        // The phase before the first, observed once arrivals of the first were counted: the
+        // parity names a phase nothing completes, not the one under way.
+        let first_begun = || {
+            log[..i]
+                .iter()
+                .any(|x| x.object == Some(o) && x.kind == LogKind::Arrive && x.phase == Some(0))
+        };
+        if phase < 0 && (carries_tx(o) || first_begun()) {
             return true;
         }
         for lane in 0..32 {

@@ -120,49 +120,68 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
         unknown_bytes: &unknown,
         fields: &fields,
         param_bytes: kernel.param_bytes(),
+        reads_thread_yz: launch::reads_thread_yz(module, entry),
         budget,
         spent: &mut spent,
         proof: &mut proof,
     };
-    // 1. The launch: the shape whose round-robin run reaches the most barrier instructions,
-    // one that completes before one that does not, the first candidate before the others.
-    // Clusters in the order of the candidates (smallest first): the first cluster shape under
-    // which some block fits is the kernel's, as a kernel that needs a cluster does not fit a
-    // smaller one (its remote accesses name CTAs the cluster does not have).
+    // 1. The launch. Within one cluster shape, the block whose round-robin run reaches the
+    // most barrier instructions, one that completes before one that does not, the first
+    // candidate before the others. Clusters in the order of the candidates (smallest first):
+    // the first whose best run completes is the kernel's (a kernel that needs a cluster does
+    // not fit a smaller one: its remote accesses name CTAs the cluster does not have, or it
+    // waits for a peer that is not there); when none completes, the first that broke a
+    // barrier rule.
     let mut best: Option<(usize, bool, Shape, ProbeRun)> = None;
-    for &shape in shapes.iter().take(SEARCH_RUNS) {
-        if best.as_ref().is_some_and(|b| b.2.cluster != shape.cluster) {
-            break;
-        }
-        let Some(run) = cx.run(shape, SEARCH, Schedule::default()) else {
-            continue;
-        };
-        let clean = match &run.outcome {
-            Outcome::Completed(_) => true,
-            Outcome::Finding(r) if r.kind == FindingKind::StepLimit => true,
-            Outcome::Finding(r) => {
-                if !protocol(r, &run) {
-                    // A stop that is not a barrier rule: the shape does not fit the kernel.
-                    continue;
-                }
-                false
+    let mut first_broken: Option<(usize, bool, Shape, ProbeRun)> = None;
+    let mut searched = 0;
+    let mut clusters: Vec<(u32, u32, u32)> = shapes.iter().map(|s| s.cluster).collect();
+    clusters.dedup();
+    'clusters: for cluster in clusters {
+        let mut here: Option<(usize, bool, Shape, ProbeRun)> = None;
+        for &shape in shapes.iter().filter(|s| s.cluster == cluster) {
+            if searched >= SEARCH_RUNS {
+                break;
             }
-        };
-        let mut pcs: Vec<u32> = run.log.iter().map(|e| e.pc).collect();
-        pcs.sort_unstable();
-        pcs.dedup();
-        let coverage = pcs.len();
-        let better = match &best {
-            None => true,
-            Some((c, cl, ..)) => coverage > *c || (coverage == *c && clean && !cl),
-        };
-        if better {
-            best = Some((coverage, clean, shape, run));
+            searched += 1;
+            let Some(run) = cx.run(shape, SEARCH, Schedule::default()) else {
+                // The simulator cannot run the kernel (an instruction it does not know):
+                // another shape would not help; the proof says why it is incomplete.
+                break 'clusters;
+            };
+            let clean = match &run.outcome {
+                Outcome::Completed(_) => true,
+                Outcome::Finding(r) if r.kind == FindingKind::StepLimit => true,
+                Outcome::Finding(r) => {
+                    if !protocol(r, &run) {
+                        // A stop that is not a barrier rule: the shape does not fit the kernel.
+                        continue;
+                    }
+                    false
+                }
+            };
+            let mut pcs: Vec<u32> = run.log.iter().map(|e| e.pc).collect();
+            pcs.sort_unstable();
+            pcs.dedup();
+            let coverage = pcs.len();
+            let better = match &here {
+                None => true,
+                Some((c, cl, ..)) => coverage > *c || (coverage == *c && clean && !cl),
+            };
+            if better {
+                here = Some((coverage, clean, shape, run));
+            }
         }
-        if shapes.len() == 1 {
-            break;
+        match here {
+            Some(h) if h.1 => {
+                best = Some(h);
+                break;
+            }
+            Some(h) if first_broken.is_none() => first_broken = Some(h),
+            _ => {}
         }
     }
+    let best = best.or(first_broken);
     let Some((_, _, shape, first)) = best else {
         cx.proof.unproven.push(format!(
             "no launch the analyzer tried runs the kernel ({} shapes: {})",
@@ -183,18 +202,27 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
         cx.record(shape, SEARCH, Schedule::default(), &run);
     }
     // 2 and 3. Scenarios and schedules.
+    // A structure's fields are related by the host code that fills it (a divisor and its
+    // magic multiplier, a count and its log2): all of them 1 is no structure a host makes,
+    // while a few scalars of 1 are a real launch (loops that run once).
+    let scenarios: Vec<Scenario> = SCENARIOS
+        .iter()
+        .copied()
+        .filter(|s| s.ints != 1 || !params::has_structure(fa.function))
+        .collect();
     // Each schedule in every scenario before the next schedule: the budget may end first.
+    let debug = std::env::var_os("PHASEGATE_WITNESS_DEBUG").is_some();
     // A scenario whose runs keep doing the same thing under other schedules is settled: its
     // barrier protocol does not depend on the schedule the way the runs can vary it.
-    let mut seen: Vec<Vec<u64>> = vec![Vec::new(); SCENARIOS.len()];
-    let mut repeats = [0usize; SCENARIOS.len()];
-    if let Some((k, _)) = SCENARIOS.iter().enumerate().find(|(_, s)| **s == SEARCH)
+    let mut seen: Vec<Vec<u64>> = vec![Vec::new(); scenarios.len()];
+    let mut repeats = vec![0usize; scenarios.len()];
+    if let Some((k, _)) = scenarios.iter().enumerate().find(|(_, s)| **s == SEARCH)
         && let Some(sig) = first_signature
     {
         seen[k].push(sig);
     }
     'all: for schedule in schedules() {
-        for (k, &scenario) in SCENARIOS.iter().enumerate() {
+        for (k, &scenario) in scenarios.iter().enumerate() {
             if scenario == SEARCH && schedule == Schedule::default() {
                 continue;
             }
@@ -215,6 +243,16 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
                 cx.record(shape, scenario, schedule, &run);
             }
         }
+    }
+    if debug {
+        eprintln!(
+            "witness proof of `{}`: {} runs, {}, {} findings, unproven: {:?}",
+            entry.name,
+            proof.runs,
+            proof.launch,
+            proof.findings.len(),
+            proof.unproven
+        );
     }
     proof
 }
@@ -316,6 +354,8 @@ struct Runs<'a> {
     unknown_bytes: &'a [u32],
     fields: &'a [Field],
     param_bytes: u32,
+    /// Whether the kernel's roles depend on the y or z thread index ([`launch::reads_thread_yz`]).
+    reads_thread_yz: bool,
     budget: Budget,
     spent: &'a mut u64,
     proof: &'a mut Proof,
@@ -358,7 +398,7 @@ impl Runs<'_> {
             dynamic_shared_bytes: shape.dynamic_shared,
             schedule,
             max_steps: self.budget.run_steps,
-            race_check: std::env::var_os("PG_NORACE").is_none(),
+            race_check: true,
         };
         let probe = Probe {
             params: self.params(scenario.ints),
@@ -432,14 +472,23 @@ impl Runs<'_> {
         let Some((function, stmt)) = site.and_then(|s| Some((s.function.clone(), s.stmt?))) else {
             return;
         };
+        if std::env::var_os("PHASEGATE_WITNESS_REPORT").is_some() {
+            eprintln!("witness report ({}):\n{r}", lint.name);
+        }
+        // One finding per lint and statement; the same rule broken at one statement in two
+        // runs is one mistake, named by the run that says more about it.
+        let same = |p: &Proven| p.function == function && p.stmt == stmt;
         if self
             .proof
             .findings
             .iter()
-            .any(|p| p.lint.name == lint.name && p.function == function && p.stmt == stmt)
+            .any(|p| same(p) && (p.lint.name == lint.name || classify::more_specific(p.lint, lint)))
         {
             return;
         }
+        self.proof
+            .findings
+            .retain(|p| !(same(p) && classify::more_specific(lint, p.lint)));
         let clustered = shape.cluster != (1, 1, 1);
         let steps = steps::steps(
             self.module,
@@ -478,6 +527,12 @@ impl Runs<'_> {
             spec: r.spec.clone(),
             notes,
             witness,
+            unproven: (!shape.block_declared && self.reads_thread_yz).then(|| {
+                format!(
+                    "the kernel reads %tid.y/%tid.z or %ntid.y/%ntid.z but declares no block shape (.reqntid or .maxntid): the run's block {}x{}x{} is a guess",
+                    shape.block.0, shape.block.1, shape.block.2
+                )
+            }),
         });
     }
 

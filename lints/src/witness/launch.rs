@@ -9,7 +9,7 @@
 //! round-robin schedule: the shape the kernel was written for, as far as its PTX tells. Every
 //! witness names the shape it used and whether it was declared or chosen.
 
-use phasegate_ptx::{Function, Instruction, Opcode, Operand};
+use phasegate_ptx::{Function, FunctionKind, Instruction, Module, Opcode, Operand};
 
 /// A launch shape of witness runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,6 +152,20 @@ fn thread_count(inst: &Instruction) -> Option<u32> {
 
 /// Whether the function uses anything of a cluster: its barrier, `mapa`, `.shared::cluster`
 /// accesses, multicast copies, the cluster special registers.
+/// Whether the kernel (its entry or a function of its module) reads the y or z thread index or
+/// block dimension: then a block shape the PTX does not declare cannot be guessed (a 1-D
+/// block collapses its roles), and a run under a chosen one proves nothing.
+pub fn reads_thread_yz(module: &Module, entry: &Function) -> bool {
+    std::iter::once(entry)
+        .chain(module.functions().filter(|f| f.kind != FunctionKind::Entry))
+        .flat_map(|f| f.body.iter().flat_map(|b| b.instructions()))
+        .any(|(_, inst)| {
+            inst.operands.iter().any(|o| {
+                matches!(o.as_reg(), Some("%tid.y" | "%tid.z" | "%ntid.y" | "%ntid.z"))
+            })
+        })
+}
+
 fn uses_clusters(function: &Function) -> bool {
     function.body.iter().flat_map(|b| b.instructions()).any(|(_, inst)| {
         inst.opcode == Opcode::Mapa

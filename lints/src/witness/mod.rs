@@ -46,6 +46,9 @@ pub struct Proven {
     pub notes: Vec<String>,
     /// The run.
     pub witness: Witness,
+    /// Why the run may be one the kernel never makes (a block shape the PTX does not declare
+    /// and the kernel's roles depend on): the finding is then unproven.
+    pub unproven: Option<String>,
 }
 
 /// What the runs of one entry found and covered.

@@ -44,6 +44,24 @@ pub fn layout(function: &Function) -> (Vec<(String, u32, u32)>, u32) {
     (out, end)
 }
 
+/// A parameter's name without its kernel's (nvcc names them `<mangled kernel>_param_<n>`).
+fn short_name<'a>(function: &str, param: &'a str) -> &'a str {
+    param
+        .strip_prefix(function)
+        .and_then(|rest| rest.strip_prefix('_'))
+        .filter(|rest| rest.starts_with("param_"))
+        .unwrap_or(param)
+}
+
+/// Whether a parameter is a structure passed by value: a byte array larger than a tensor map
+/// or a pointer (CUTLASS's `Params`, FlashAttention's `Params`).
+pub fn has_structure(function: &Function) -> bool {
+    function
+        .params
+        .iter()
+        .any(|p| p.ty.size() == 1 && !p.array.is_empty() && p.byte_size() > 128)
+}
+
 /// The fields the function loads from its parameters, in offset order.
 pub fn fields(fa: &FunctionAnalysis) -> Vec<Field> {
     let (params, _) = layout(fa.function);
@@ -89,8 +107,9 @@ pub fn fields(fa: &FunctionAnalysis) -> Vec<Field> {
         if off < 0 || offset.saturating_add(width) > base.saturating_add(*size) {
             continue;
         }
+        let name = short_name(&fa.function.name, name);
         let label = if off == 0 && *size <= 8 {
-            name.clone()
+            name.to_string()
         } else {
             format!("{name}+{off}")
         };
@@ -115,7 +134,6 @@ pub fn fields(fa: &FunctionAnalysis) -> Vec<Field> {
                 roots.push((at, d));
             }
         }
-        let _ = width;
     }
     for offset in pointer_fields(fa, &roots) {
         if let Some(f) = found.get_mut(&offset) {

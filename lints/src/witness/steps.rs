@@ -65,6 +65,7 @@ pub fn steps(
     for (k, (group, n)) in merged.iter().enumerate() {
         if total > HEAD + TAIL && k == HEAD {
             out.push(WitnessStep {
+                number: 0,
                 stmt: StmtId(0),
                 function: String::new(),
                 span: Span::NONE,
@@ -82,13 +83,16 @@ pub fn steps(
         if *n > 1 {
             event = format!("(time {n} here) {event}");
         }
-        out.push(step(
-            module,
-            kernel,
-            first.pc,
-            who(&warps, warps_per_cta, clustered),
-            event,
-        ));
+        out.push(WitnessStep {
+            number: k + 1,
+            ..step(
+                module,
+                kernel,
+                first.pc,
+                who(&warps, warps_per_cta, clustered),
+                event,
+            )
+        });
     }
     // The event that breaks the rule: the report's first site.
     if let Some(site) = report.sites.first() {
@@ -109,6 +113,7 @@ pub fn steps(
             clustered,
         );
         out.push(WitnessStep {
+            number: total + 1,
             stmt,
             function,
             span,
@@ -143,16 +148,17 @@ fn involved(
     }
     for site in &report.sites {
         let flat = site.cta_rank * warps_per_cta + site.warp;
-        add(log
+        let of_warp = |e: &&LogEvent| e.warp == flat && e.lanes & site.lanes != 0 && e.object.is_some();
+        // The barrier event at the site's statement; for a site that is no barrier event (an
+        // access of a race), the warp's last barrier event before it: what ordered it, or
+        // failed to.
+        let at_site = log
             .iter()
             .rev()
-            .find(|e| {
-                e.warp == flat
-                    && e.lanes & site.lanes != 0
-                    && e.object.is_some()
-                    && kernel.location(e.pc).stmt == site.stmt
-            })
-            .and_then(|e| e.object));
+            .filter(of_warp)
+            .find(|e| kernel.location(e.pc).stmt == site.stmt)
+            .or_else(|| log.iter().rev().find(of_warp));
+        add(at_site.and_then(|e| e.object));
     }
     out
 }
@@ -168,6 +174,7 @@ fn step(module: &Module, kernel: &Kernel, pc: u32, who: String, event: String) -
         .map(|b| b.span(stmt))
         .unwrap_or(Span::NONE);
     WitnessStep {
+        number: 0,
         stmt,
         function: loc.function.to_string(),
         span,

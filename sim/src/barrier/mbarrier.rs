@@ -259,7 +259,7 @@ impl MBarrier {
         self.version += 1;
         // An expectation can balance bytes that arrived before it (a peer's multicast copy
         // may land before this CTA expects it): any change of the count may complete.
-        Ok(self.complete())
+        self.complete(actor, name)
     }
 
     /// An arrive-on of `count` (with `drop`, the expected count drops by `count` first) that
@@ -283,7 +283,6 @@ impl MBarrier {
         }
         let own = actor.warp * 32 + actor.lane;
         let released = vc.unwrap_or(race.clock(own));
-        self.check_wait_before_arrive(actor, released, name)?;
         if released.len() > self.cur_vc.len() {
             self.cur_vc.resize(released.len(), 0);
         }
@@ -311,53 +310,7 @@ impl MBarrier {
                 .state(self.describe())
                 .note("\"a mbarrier.arrive operation with .noComplete qualifier must not cause the mbarrier to complete its current phase\""));
         }
-        Ok((before, self.complete()))
-    }
-
-    /// §9.7.13.15.4: some successful wait on the preceding phase must happen before this
-    /// arrive-on of the current one.
-    fn check_wait_before_arrive(
-        &self,
-        actor: Actor,
-        vc: &[u32],
-        name: Name<'_>,
-    ) -> Result<(), Violation> {
-        let seen = |t: u32| {
-            vc.get(t as usize)
-                .is_some_and(|&v| v >= self.wait_clock[t as usize])
-        };
-        // The arriving thread's own wait is the usual witness; then anyone's.
-        let own = actor.warp * 32 + actor.lane;
-        if self.phase == 0
-            || (!actor.async_op
-                && self.wait_clock.get(own as usize).is_some_and(|&c| c != 0)
-                && seen(own))
-            || self.waiters.iter().any(|&t| seen(t))
-        {
-            return Ok(());
-        }
-        let who = if actor.async_op {
-            "an asynchronous arrive-on (cp.async.mbarrier.arrive) issued"
-        } else {
-            "arrives"
-        };
-        let waits = if self.waiters.is_empty() {
-            format!(
-                "no thread has completed a test_wait/try_wait on phase {}",
-                self.phase - 1
-            )
-        } else {
-            format!(
-                "{} thread(s) waited on phase {}, but none of those waits happens before this arrive",
-                self.waiters.len(),
-                self.phase - 1
-            )
-        };
-        Err(Violation::new(FindingKind::MbarrierMissingWait, "§9.7.13.15.4", format!("arrive-on in phase {} of {} without a successful wait on phase {} before it", self.phase, name(), self.phase - 1))
-            .actor(actor, who)
-            .state(self.describe())
-            .note(waits)
-            .note("\"for each phase of the mbarrier object, at least one test_wait or try_wait operation must be performed which returns True for waitComplete before an arrive-on operation in the subsequent phase\""))
+        Ok((before, self.complete(actor, name)?))
     }
 
     /// Whether the current phase completes now: no arrival pending and no transaction (bytes
@@ -380,10 +333,14 @@ impl MBarrier {
     }
 
     /// An expect-tx of unknown size: the bytes its copies deliver, at least one.
-    pub(crate) fn unknown_expected(&mut self) -> Option<Parked> {
+    pub(crate) fn unknown_expected(
+        &mut self,
+        actor: Actor,
+        name: Name<'_>,
+    ) -> Result<Option<Parked>, Violation> {
         self.unknown_expects += 1;
         self.version += 1;
-        self.complete()
+        self.complete(actor, name)
     }
 
     /// A tensor copy of unknown size that will complete on this object was issued.
@@ -394,17 +351,26 @@ impl MBarrier {
 
     /// A tensor copy of unknown size completed on this object: returns the parked lanes when
     /// the phase completed.
-    pub(crate) fn unknown_completed(&mut self) -> Option<Parked> {
+    pub(crate) fn unknown_completed(
+        &mut self,
+        actor: Actor,
+        name: Name<'_>,
+    ) -> Result<Option<Parked>, Violation> {
         self.unknown_inflight = self.unknown_inflight.saturating_sub(1);
         self.unknown_done += 1;
         self.version += 1;
-        self.complete()
+        self.complete(actor, name)
     }
 
-    /// Completes the current phase once no arrivals and no transactions are pending (§9.7.13.15.6).
-    fn complete(&mut self) -> Option<Parked> {
+    /// Completes the current phase once no arrivals and no transactions are pending
+    /// (§9.7.13.15.6), which `actor`'s operation brought about. Completing phase k + 1 while no
+    /// wait has observed phase k breaks §9.7.13.15.4 (see [`MBarrier::lost_phase`]).
+    fn complete(&mut self, actor: Actor, name: Name<'_>) -> Result<Option<Parked>, Violation> {
         if !self.completes() {
-            return None;
+            return Ok(None);
+        }
+        if self.phase > 0 && self.waiters.is_empty() {
+            return Err(self.lost_phase(actor, name));
         }
         self.tx = 0;
         self.unknown_done = 0;
@@ -417,7 +383,44 @@ impl MBarrier {
         }
         self.version += 1;
         self.completions += 1;
-        Some(std::mem::take(&mut self.parked))
+        Ok(Some(std::mem::take(&mut self.parked)))
+    }
+
+    /// §9.7.13.15.4: "for each phase of the mbarrier object, at least one test_wait or
+    /// try_wait operation must be performed which returns True for waitComplete before an
+    /// arrive-on operation in the subsequent phase". Operations on one object are performed
+    /// in one order (the object's); what the rule protects is that a phase is seen before the
+    /// object moves two phases on, after which a wait by parity names a later phase and a
+    /// state token is no longer valid. So the run breaks the rule when phase k + 1 completes
+    /// and no wait has yet returned true for phase k: that phase can no longer be observed.
+    /// Arrivals of phase k + 1 that come before the wait but cannot complete it without
+    /// the waiter's own progress (a peer CTA's consumers releasing a buffer ahead of its
+    /// producer) keep the rule's purpose and are not a finding.
+    fn lost_phase(&self, actor: Actor, name: Name<'_>) -> Violation {
+        let who = if actor.async_op {
+            "an asynchronous operation issued here completes it"
+        } else {
+            "completes it"
+        };
+        Violation::new(
+            FindingKind::MbarrierMissingWait,
+            "§9.7.13.15.4",
+            format!(
+                "phase {} of {} completes before any test_wait/try_wait returned true for phase {}",
+                self.phase,
+                name(),
+                self.phase - 1
+            ),
+        )
+        .actor(actor, who)
+        .state(self.describe())
+        .note(format!(
+            "phase {} was never observed: a wait for it by parity now waits for phase {}, and the arrivals of phase {} came before anyone saw the phase they follow",
+            self.phase - 1,
+            self.phase + 1,
+            self.phase
+        ))
+        .note("\"for each phase of the mbarrier object, at least one test_wait or try_wait operation must be performed which returns True for waitComplete before an arrive-on operation in the subsequent phase\"")
     }
 
     /// test_wait/try_wait of the one lane `at` with a parity or state `arg`: whether the

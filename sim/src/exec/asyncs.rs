@@ -30,16 +30,6 @@ impl Machine<'_> {
             .issue(t, w as u32, lane as u32, pc, kind, bulk, vc, issued_at);
     }
 
-    /// Lanes `eff` of warp `w` execute a barrier operation: the copies of unknown size they
-    /// issued may complete (see `AsyncOp::ready`).
-    pub(crate) fn release_unknown(&mut self, w: usize, eff: u32) {
-        if self.asyncs.any_held() {
-            for lane in lanes(eff) {
-                self.asyncs.release(w as u32 * 32 + lane as u32);
-            }
-        }
-    }
-
     /// `commit_group` for lanes `eff`.
     pub(crate) fn commit_groups(&mut self, w: usize, eff: u32, bulk: bool) {
         for lane in lanes(eff) {
@@ -178,12 +168,15 @@ impl Machine<'_> {
             } => {
                 let (mc, mo) = (*mc, *mo);
                 self.async_mbar_valid(mc, mo, actor, &op.vc)?;
+                let name = self.mbar_namer(mc, mo);
                 let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
                 if op.vc.len() > m.cur_vc.len() {
                     m.cur_vc.resize(op.vc.len(), 0);
                 }
                 join_into(&mut m.cur_vc, &op.vc);
-                let done = m.unknown_completed();
+                let done = m.unknown_completed(actor, &name).map_err(|v| {
+                    self.violation_on(v, crate::report::Object::Mbarrier { cta: mc, offset: mo })
+                })?;
                 self.log_event(
                     op.warp as usize,
                     1 << op.lane,

@@ -115,7 +115,7 @@ impl<'a> Machine<'a> {
                     self.wake_parked(parked, 0);
                 }
                 MbarOp::ExpectTx if self.unknown_bytes(pc) => {
-                    self.mbar_unknown_expect(cta, off, actor)
+                    self.mbar_unknown_expect(cta, off, actor)?
                 }
                 MbarOp::ExpectTx => self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?,
                 MbarOp::CompleteTx => self.mbar_tx(cta, off, actor, -(arg as u32 as i64), op)?,
@@ -125,7 +125,7 @@ impl<'a> Machine<'a> {
                     no_complete,
                 } => {
                     if expect_tx && self.unknown_bytes(pc) {
-                        self.mbar_unknown_expect(cta, off, actor);
+                        self.mbar_unknown_expect(cta, off, actor)?;
                     } else if expect_tx {
                         self.mbar_tx(cta, off, actor, arg as u32 as i64, op)?;
                     }
@@ -310,11 +310,16 @@ impl<'a> Machine<'a> {
     }
 
     /// An expect-tx of unknown size ([`crate::probe::Probe::unknown_bytes`]).
-    fn mbar_unknown_expect(&mut self, cta: u32, off: u32, actor: Actor) {
+    fn mbar_unknown_expect(&mut self, cta: u32, off: u32, actor: Actor) -> Res<()> {
+        let name = self.mbar_namer(cta, off);
         let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
-        if let Some(parked) = m.unknown_expected() {
+        let done = m.unknown_expected(actor, &name).map_err(|v| {
+            self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off })
+        })?;
+        if let Some(parked) = done {
             self.mbar_completed(cta, off, parked, actor);
         }
+        Ok(())
     }
 
     /// expect-tx (`delta > 0`) or complete-tx (`delta < 0`).

@@ -60,8 +60,8 @@ impl Machine<'_> {
             ready.extend((0..self.warps.len()).filter(|&w| self.warps[w].ready != 0));
             self.asyncs.completable_into(&mut completable);
             if ready.is_empty() && completable.is_empty() && self.asyncs.any_held() {
-                // Copies of unknown size wait for their threads to stop issuing: nothing else
-                // can happen now, so they may complete.
+                // Copies of unknown size complete when nothing else can happen (see
+                // `AsyncOp::ready`).
                 self.asyncs.release_all();
                 self.asyncs.completable_into(&mut completable);
             }
@@ -316,9 +316,6 @@ impl Machine<'_> {
             self.log_event(w, mask, pc, None, crate::probe::LogKind::Exit, None, || {
                 "exit".into()
             });
-            for lane in lanes(mask) {
-                self.asyncs.release(w as u32 * 32 + lane as u32);
-            }
         }
         let warp = &mut self.warps[w];
         for lane in lanes(mask) {

@@ -65,10 +65,23 @@ impl Machine<'_> {
                     "a bulk copy reads shared memory {name} that the generic proxy wrote without fence.proxy.async"
                 ),
             )
-        } else if earlier_async && !c.earlier_write
-            || (!is_async && is_read && earlier_async)
-            || (is_async && !is_read && !c.earlier_write)
-        {
+        } else if is_async && !is_read && !c.earlier_write {
+            (
+                FindingKind::AsyncReadBeforeWait,
+                "§9.7.13.15.16",
+                format!(
+                    "an asynchronous copy overwrites shared memory {name} before a read of it is ordered before the copy"
+                ),
+            )
+        } else if earlier_async && !c.earlier_write {
+            (
+                FindingKind::AsyncReadBeforeWait,
+                "§9.7.13.15.16",
+                format!(
+                    "shared memory {name} is written while an asynchronous operation may still read it"
+                ),
+            )
+        } else if !is_async && is_read && earlier_async {
             (
                 FindingKind::AsyncReadBeforeWait,
                 "§9.7.13.15.16",

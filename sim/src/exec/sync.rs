@@ -46,7 +46,6 @@ impl Machine<'_> {
                 d,
                 pred,
             } => {
-                self.release_unknown(w, eff);
                 self.warps[w].effects += 1;
                 if *aligned {
                     self.note_aligned(w, eff, pc);
@@ -55,12 +54,10 @@ impl Machine<'_> {
                 return Ok(Step::Yield(if blocked { eff } else { 0 }));
             }
             Kind::ClusterArrive { relaxed, .. } => {
-                self.release_unknown(w, eff);
                 self.cluster_arrive(w, eff, pc, *relaxed)?;
                 return Ok(Step::Yield(0));
             }
             Kind::ClusterWait { .. } => {
-                self.release_unknown(w, eff);
                 let blocked = self.cluster_wait(w, eff, pc)?;
                 return Ok(Step::Yield(blocked));
             }
@@ -71,7 +68,6 @@ impl Machine<'_> {
                 addr,
                 a,
             } => {
-                self.release_unknown(w, eff);
                 let parked = self.mbarrier(w, eff, pc, *op, *space, *d, *addr, *a)?;
                 let waits = matches!(op, MbarOp::TestWait { .. } | MbarOp::TryWait { .. });
                 let all_done = waits

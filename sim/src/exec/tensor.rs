@@ -35,7 +35,9 @@ use crate::decode::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
 use crate::machine::{Machine, Res};
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
-use crate::tensor_state::{Pending, Role, TensorState, WarpMma};
+use crate::race::Clock;
+use crate::state::{Block, lanes};
+use crate::tensor_state::{Pending, Role, TensorState, WarpMma, WarpgroupEntry};
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
 const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
@@ -482,7 +484,7 @@ impl Machine<'_> {
                 let open = std::mem::take(&mut st.open);
                 st.groups.push_back(open);
             }
-            TensorOp::WgmmaWait(n) => self.wgmma_wait(w, *n),
+            TensorOp::WgmmaWait(n) => return Ok(self.wgmma_wait(w, pc, *n)),
             TensorOp::Wgmma(g) => self.wgmma(w, pc, g)?,
         }
         Ok(Step::Next)
@@ -656,76 +658,145 @@ impl Machine<'_> {
     }
 
     /// `wgmma.wait_group n`: the groups but the newest `n` complete; their results reach the
-    /// registers and the warp's threads acquire what their shared-memory reads saw.
-    fn wgmma_wait(&mut self, w: usize, n: u32) {
+    /// registers and the warp's threads acquire what their shared-memory reads saw. A
+    /// wgmma.mma_async is one operation of the warpgroup (§9.7.15.5.2): it completes only once
+    /// all four warps issued it, so the wait blocks until they have, and acquires what each
+    /// issuing warp had seen.
+    fn wgmma_wait(&mut self, w: usize, pc: u32, n: u32) -> Step {
+        let key = self.warpgroup_key(w);
+        let st = self.wgmma_state(w);
+        let count = st.groups.len().saturating_sub(n as usize);
+        let seqs: Vec<Option<u64>> = st
+            .groups
+            .iter()
+            .take(count)
+            .flatten()
+            .map(|p| p.seq)
+            .collect();
+        let mut joined: Vec<Option<Clock>> = Vec::with_capacity(seqs.len());
+        if let Some(log) = self.tensor.warpgroups.get(&key).filter(|l| !l.given_up) {
+            for seq in &seqs {
+                match seq {
+                    Some(k) => match log.issued_by_all(*k) {
+                        Some(e) => joined.push(Some(e.vc.clone())),
+                        None => {
+                            self.warps[w].block(u32::MAX, Block::Warpgroup, pc, pc);
+                            return Step::Yield(u32::MAX);
+                        }
+                    },
+                    None => joined.push(None),
+                }
+            }
+        }
         let st = self.wgmma_state(w);
         let mut done = Vec::new();
-        while st.groups.len() > n as usize {
+        for _ in 0..count {
             done.extend(st.groups.pop_front().expect("group"));
         }
         st.rebuild();
-        for p in done {
-            for (i, &r) in p.d.iter().enumerate() {
+        let completed = done.len() as u64;
+        for (i, p) in done.into_iter().enumerate() {
+            for (j, &r) in p.d.iter().enumerate() {
                 for lane in 0..32 {
-                    self.warps[w].set_reg(r, lane, p.values[i * 32 + lane]);
+                    self.warps[w].set_reg(r, lane, p.values[j * 32 + lane]);
                 }
             }
+            let vc = joined.get(i).cloned().flatten().unwrap_or(p.vc);
             for lane in 0..32u32 {
-                self.race.acquire(w as u32 * 32 + lane, &p.vc);
+                self.race.acquire(w as u32 * 32 + lane, &vc);
+            }
+        }
+        if let Some(log) = self.tensor.warpgroups.get_mut(&key) {
+            log.waited[(self.warps[w].index % 4) as usize] += completed;
+            log.trim();
+        }
+        Step::Next
+    }
+
+    /// The (CTA rank, warpgroup index) of warp `w`.
+    fn warpgroup_key(&self, w: usize) -> (u32, u32) {
+        let warp = &self.warps[w];
+        (warp.cta, warp.index / 4)
+    }
+
+    /// Wakes the warps of `w`'s warpgroup that wait in wgmma.wait_group for the rest of it.
+    fn wake_warpgroup(&mut self, w: usize) {
+        let key = self.warpgroup_key(w);
+        let first = w - (self.warps[w].index % 4) as usize;
+        let at = self.warps[w].clock;
+        for v in first..(first + 4).min(self.warps.len()) {
+            if v != w
+                && self.warpgroup_key(v) == key
+                && lanes(self.warps[v].blocked).any(|l| self.warps[v].why[l] == Block::Warpgroup)
+            {
+                self.wake_lanes(v, u32::MAX, at);
             }
         }
     }
 
-    /// Checks this warp's next wgmma.mma_async against its warpgroup's (see [`WarpgroupLog`]).
+    /// Checks this warp's next wgmma.mma_async against its warpgroup's (see [`crate::tensor_state::WarpgroupLog`])
+    /// and joins its issuing clock `vc` into the operation's; returns its index.
     fn warpgroup_agrees(
         &mut self,
         w: usize,
         pc: u32,
         (a, b, scale_d): (Option<u64>, u64, bool),
-    ) -> Res<()> {
-        let warp = &self.warps[w];
-        let (key, q) = ((warp.cta, warp.index / 4), (warp.index % 4) as usize);
+        vc: &Clock,
+    ) -> Res<Option<u64>> {
+        let key = self.warpgroup_key(w);
+        let q = (self.warps[w].index % 4) as usize;
         let log = self.tensor.warpgroups.entry(key).or_default();
         if log.given_up {
-            return Ok(());
+            return Ok(None);
         }
         let k = log.counts[q];
-        let mine = (pc, a, b, scale_d);
-        if let Some(&(opc, oa, ob, os, other)) = k
+        let room = log.entries.len() < 1 << 16;
+        match k
             .checked_sub(log.base)
-            .and_then(|i| log.entries.get(i as usize))
+            .and_then(|i| log.entries.get_mut(i as usize))
         {
-            if (opc, oa, ob, os) != mine {
-                let what = if opc != pc {
-                    "a different wgmma.mma_async"
-                } else if (oa, ob) != (a, b) {
-                    "the same wgmma.mma_async with different matrix descriptors"
-                } else {
-                    "the same wgmma.mma_async with a different scale-d"
-                };
-                return Err(Report::new(
-                    FindingKind::WarpCollective,
-                    WGMMA_SPEC,
-                    format!("the warps of a warpgroup execute {what}"),
-                )
-                .site(self.site(w, u32::MAX, pc, &format!("issue its wgmma.mma_async number {}", k + 1)))
-                .site(self.site(other, u32::MAX, opc, "issued its own"))
-                .note("wgmma.mma_async is executed by the warpgroup as one instruction: all four warps must execute the same one, with the same descriptors")
-                .into());
+            Some(e) => {
+                if (e.pc, e.a_desc, e.b_desc, e.scale_d) != (pc, a, b, scale_d) {
+                    let what = if e.pc != pc {
+                        "a different wgmma.mma_async"
+                    } else if (e.a_desc, e.b_desc) != (a, b) {
+                        "the same wgmma.mma_async with different matrix descriptors"
+                    } else {
+                        "the same wgmma.mma_async with a different scale-d"
+                    };
+                    let (opc, other) = (e.pc, e.first);
+                    return Err(Report::new(
+                        FindingKind::WarpCollective,
+                        WGMMA_SPEC,
+                        format!("the warps of a warpgroup execute {what}"),
+                    )
+                    .site(self.site(w, u32::MAX, pc, &format!("issue its wgmma.mma_async number {}", k + 1)))
+                    .site(self.site(other, u32::MAX, opc, "issued its own"))
+                    .note("wgmma.mma_async is executed by the warpgroup as one instruction: all four warps must execute the same one, with the same descriptors")
+                    .into());
+                }
+                if vc.len() > e.vc.len() {
+                    e.vc.resize(vc.len(), 0);
+                }
+                join_into(&mut e.vc, vc);
             }
-        } else if log.entries.len() < 1 << 16 {
-            log.entries.push_back((pc, a, b, scale_d, w));
-        } else {
-            log.given_up = true;
-            return Ok(());
+            None if room => log.entries.push_back(WarpgroupEntry {
+                pc,
+                a_desc: a,
+                b_desc: b,
+                scale_d,
+                first: w,
+                vc: vc.clone(),
+            }),
+            None => {
+                log.given_up = true;
+                return Ok(None);
+            }
         }
         log.counts[q] += 1;
-        let done = *log.counts.iter().min().expect("four warps");
-        while log.base < done && !log.entries.is_empty() {
-            log.entries.pop_front();
-            log.base += 1;
-        }
-        Ok(())
+        log.trim();
+        self.wake_warpgroup(w);
+        Ok(Some(k))
     }
 
     fn wgmma_fence_report(&self, w: usize, pc: u32, why: String) -> Stop {
@@ -884,7 +955,7 @@ impl Machine<'_> {
                 WgmmaA::Regs(_) => None,
             };
             let b_raw = self.src_value(w, 0, g.b_desc);
-            self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d))?;
+            let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
             let values = g
                 .d
                 .iter()
@@ -897,6 +968,7 @@ impl Machine<'_> {
                 a_regs,
                 values,
                 vc,
+                seq,
             };
             let st = &mut self.tensor.warps[w];
             st.open.push(pending);
@@ -921,7 +993,7 @@ impl Machine<'_> {
             WgmmaA::Regs(_) => None,
         };
         let b_raw = self.src_value(w, 0, g.b_desc);
-        self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d))?;
+        let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
         // B is read as (n, k): B[k][n] = b[n * k + kk].
         let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, t0, &vc)?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
@@ -965,6 +1037,7 @@ impl Machine<'_> {
             a_regs,
             values,
             vc,
+            seq,
         };
         let st = &mut self.tensor.warps[w];
         st.open.push(pending);

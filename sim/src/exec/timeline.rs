@@ -159,6 +159,7 @@ impl Machine<'_> {
                 format!("wait {}", self.mbar_name(cta, offset))
             }
             Block::AsyncWait => "wait_group".to_string(),
+            Block::Warpgroup => "wgmma.wait_group for the warpgroup".to_string(),
             Block::Gather => "wait for the warp".to_string(),
             Block::None => "wait".to_string(),
         };
