@@ -663,6 +663,30 @@ fn sarif_log_is_valid_sarif_2_1_0() {
         r["physicalLocation"]["artifactLocation"]["uri"] == "file:///src/k.cu"
             && r["physicalLocation"]["region"]["startLine"] == 7
     }));
+    // The witness: a code flow whose last step is the bar.sync thread 0 skips (line 23 of the
+    // file) or the one the others wait at, with the replay string.
+    let flow = &first["codeFlows"][0];
+    let steps = flow["threadFlows"][0]["locations"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no code flow: {out}"));
+    assert!(!steps.is_empty(), "{out}");
+    let orders: Vec<u64> = steps
+        .iter()
+        .map(|s| s["executionOrder"].as_u64().expect("order"))
+        .collect();
+    assert!(orders.windows(2).all(|w| w[0] < w[1]), "{orders:?}");
+    assert!(
+        steps
+            .iter()
+            .any(|s| s["location"]["physicalLocation"]["region"]["startLine"] == 23),
+        "{out}"
+    );
+    assert!(
+        flow["properties"]["replay"]
+            .as_str()
+            .is_some_and(|r| r.contains("schedule=")),
+        "{out}"
+    );
     assert_eq!(second["ruleId"], "divergent_exit_before_barrier");
     assert_eq!(second["level"], "warning");
     assert_eq!(read["ruleId"], "read");

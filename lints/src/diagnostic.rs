@@ -202,6 +202,8 @@ impl fmt::Display for WhyStep {
 /// guess; a `deny` finding carries one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Witness {
+    /// The kernel (`.entry`) the run launched.
+    pub kernel: String,
     /// The launch of the run, one line: block, cluster, the CTA it follows, the parameter
     /// values it chose (`block 160, cluster 1, CTA (0, 0, 0); n = 65536`).
     pub launch: String,

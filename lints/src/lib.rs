@@ -37,6 +37,7 @@ pub mod lints;
 pub mod loops;
 pub mod mbar;
 pub mod protocol;
+mod par;
 mod proven;
 pub mod regs;
 pub mod uniformity;
@@ -145,6 +146,20 @@ fn analysis_limit(function: &Function, members: usize) -> Diagnostic {
 /// witnesses ([`witness::prove`]); a function's findings use the runs of the entries that run
 /// it.
 pub fn lint_module(module: &Module, config: &LintConfig) -> Vec<Diagnostic> {
+    // The entries' runs first, on all cores: each worker analyzes its entry for itself (an
+    // analysis is not shared between threads).
+    let proofs: Vec<(String, witness::Proof)> = if config.witnesses() {
+        let entries: Vec<&Function> = module.entries().filter(|f| f.body.is_some()).collect();
+        par::map(&entries, |entry| {
+            let proof = match analysis::FunctionAnalysis::build(module, entry) {
+                Ok(Some(fa)) => witness::prove(module, entry, &fa, config.budget()),
+                _ => witness::Proof::default(),
+            };
+            (entry.name.clone(), proof)
+        })
+    } else {
+        Vec::new()
+    };
     let mut analyses = Vec::new();
     let mut out = Vec::new();
     for f in module.functions() {
@@ -154,20 +169,6 @@ pub fn lint_module(module: &Module, config: &LintConfig) -> Vec<Diagnostic> {
             Err(members) => out.push(analysis_limit(f, members)),
         }
     }
-    let proofs: Vec<(String, witness::Proof)> = if config.witnesses() {
-        analyses
-            .iter()
-            .filter(|fa| fa.function.kind == phasegate_ptx::FunctionKind::Entry)
-            .map(|fa| {
-                (
-                    fa.function.name.clone(),
-                    witness::prove(module, fa.function, fa, config.budget()),
-                )
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
     for fa in &analyses {
         let running: Vec<&witness::Proof> = calls::entries_running(module, &fa.function.name)
             .iter()

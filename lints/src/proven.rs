@@ -6,7 +6,8 @@
 //!   (a guessed block for a kernel whose roles read the y or z thread index) makes it a
 //!   warning that says it is unproven, witness attached.
 //! - A static candidate no run reproduced is not denied. When some run executed its statement
-//!   and kept the rule, it is dropped: the lint's pattern matched correct code. When no run
+//!   and kept the rule, it is dropped: the lint's pattern matched correct code — unless its
+//!   reason runs through a loaded value (the runs' memory is made up), which keeps it unproven. When no run
 //!   reached it, it is a warning that says it is unproven, and why (the runs did not reach the
 //!   statement; what stopped runs the analyzer could not judge).
 //! - Warning-only lints (`divergent_exit_before_barrier`) stay as they are: a warning needs no
@@ -88,11 +89,21 @@ pub(crate) fn merge(
         }
         let stmt = c.stmt;
         let reached = stmt.is_some_and(|s| proofs.iter().any(|p| p.reached(name, s)));
-        if reached {
+        // A candidate whose reason runs through a value the thread loaded (a divergent branch
+        // on loaded data) is about data the runs made up: reaching it proves nothing.
+        let loaded = c.related.iter().any(|r| {
+            r.why().is_some_and(|w| {
+                matches!(w.cause, crate::diagnostic::WhyCause::Op(_))
+                    || reads_memory(fa, r.stmt)
+            })
+        });
+        if reached && !loaded {
             continue;
         }
         let mut why: Vec<String> = Vec::new();
-        if proofs.is_empty() {
+        if reached {
+            why.push("it depends on values loaded from memory, which the runs made up; runs that reached it with theirs kept the rule".into());
+        } else if proofs.is_empty() {
             why.push("no kernel of the module runs this function".into());
         } else {
             why.push("no run of the kernel reached this statement with the parameters and schedules the analyzer tried".into());
@@ -110,4 +121,15 @@ pub(crate) fn merge(
         out.push(c);
     }
     out
+}
+
+/// Whether statement `stmt` reads memory the runs make up (a load or atomic that is not of the
+/// parameters).
+fn reads_memory(fa: &FunctionAnalysis, stmt: phasegate_ptx::StmtId) -> bool {
+    use phasegate_ptx::Opcode;
+    fa.instructions().any(|(s, inst)| {
+        s == stmt
+            && matches!(inst.opcode, Opcode::Ld | Opcode::Atom)
+            && !inst.has("param")
+    })
 }

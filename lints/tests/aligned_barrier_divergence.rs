@@ -63,9 +63,8 @@ DONE:
 	st.global.u32 [%rd1], %r1;
 	ret;",
     );
-    let f = expect(
-        LINT,
-        "
+    // Warps 0 and 1 at a count-less barrier, the others skip it: the pattern matches...
+    let skipped = "
 	mov.u32 %r1, %tid.x;
 	shr.u32 %r2, %r1, 5;
 	setp.ge.u32 %p1, %r2, 2;
@@ -73,10 +72,35 @@ DONE:
 	bar.sync 1;
 DONE:
 	st.global.u32 [%rd1], %r1;
-	ret;",
-        1,
-    );
+	ret;";
+    let f = static_findings(LINT, skipped);
+    assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].message.contains("warp-uniform"), "{}", f[0].message);
+    // ... but the others exit, and a barrier waits for the non-exited threads only
+    // (§9.7.13.1): every run completes, so nothing is reported.
+    expect(LINT, skipped, 0);
+    // When they wait at another count-less barrier instead, they never exit: a deadlock that
+    // a run of the declared block (128 threads) shows.
+    let f = lint_text(&module(
+        ".reqntid 128, 1, 1",
+        "
+	mov.u32 %r1, %tid.x;
+	shr.u32 %r2, %r1, 5;
+	setp.ge.u32 %p1, %r2, 2;
+	@%p1 bra OTHER;
+	bar.sync 1;
+	bra.uni DONE;
+OTHER:
+	bar.sync 2;
+DONE:
+	st.global.u32 [%rd1], %r1;
+	ret;",
+    ));
+    assert!(
+        f.iter()
+            .any(|d| d.level == phasegate_lints::Level::Deny && d.witness.is_some()),
+        "{f:?}"
+    );
 }
 
 #[test]

@@ -127,8 +127,9 @@ pub(crate) fn execute(args: LintArgs, matches: &ArgMatches, out: &mut String) ->
         match args.format {
             Format::Text => {
                 let source = Source::new(&text);
+                let kernels = module.entries().count();
                 for d in &findings {
-                    human(path, &source, d, out);
+                    human(path, &source, kernels, d, out);
                 }
                 let errors = findings.iter().filter(|d| d.level == Level::Deny).count();
                 let warnings = findings.iter().filter(|d| d.level == Level::Warn).count();
@@ -208,7 +209,8 @@ fn source_text(s: &Option<SourceLoc>) -> String {
 /// A finding in the human format: the `FILE:LINE:COL: level[lint]: message` line, the kernel
 /// and CUDA source position, the PTX excerpt with the finding and its related places marked,
 /// then the notes.
-fn human(path: &str, source: &Source, d: &Diagnostic, out: &mut String) {
+/// `kernels`: how many entries the module has (a replay names its kernel when there are several).
+fn human(path: &str, source: &Source, kernels: usize, d: &Diagnostic, out: &mut String) {
     out.push_str(&format!(
         "{path}:{}:{}: {}[{}]: {}\n",
         d.span.line,
@@ -239,13 +241,13 @@ fn human(path: &str, source: &Source, d: &Diagnostic, out: &mut String) {
         out.push_str(&format!("  = note: {n}\n"));
     }
     if let Some(w) = &d.witness {
-        witness(path, w, out);
+        witness(path, kernels, w, out);
     }
 }
 
 /// A witness in the human format: the launch, the numbered steps with their PTX lines (and
 /// source lines from `.loc`), what the run assumes, and how to replay it.
-fn witness(path: &str, w: &crate::lints::Witness, out: &mut String) {
+fn witness(path: &str, kernels: usize, w: &crate::lints::Witness, out: &mut String) {
     out.push_str(&format!(
         "  = witness: a run that breaks the rule ({})\n",
         w.launch
@@ -273,7 +275,8 @@ fn witness(path: &str, w: &crate::lints::Witness, out: &mut String) {
     }
     if !w.replay.is_empty() {
         out.push_str(&format!(
-            "      replay: phasegate sim {path} --witness {}\n",
+            "      replay: phasegate sim {path}{} --witness {}\n",
+            if kernels > 1 { format!(" --kernel {}", w.kernel) } else { String::new() },
             w.replay
         ));
     }
@@ -381,6 +384,63 @@ struct JsonFinding<'a> {
     source_line: Option<u32>,
     related: Vec<JsonRelated<'a>>,
     notes: &'a [String],
+    /// The run that breaks the rule (absent for findings without one: warnings, unproven).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    witness: Option<JsonWitness<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonWitness<'a> {
+    kernel: &'a str,
+    launch: &'a str,
+    replay: &'a str,
+    steps: Vec<JsonStep<'a>>,
+    /// How many events the steps leave out between the first ones and the last ones.
+    omitted: usize,
+    assumptions: &'a [String],
+}
+
+#[derive(Serialize)]
+struct JsonStep<'a> {
+    number: usize,
+    line: u32,
+    column: u32,
+    function: &'a str,
+    who: &'a str,
+    event: &'a str,
+    source_file: Option<&'a str>,
+    source_line: Option<u32>,
+}
+
+impl<'a> JsonWitness<'a> {
+    fn new(w: &'a crate::lints::Witness) -> Self {
+        let steps: Vec<JsonStep<'a>> = w
+            .steps
+            .iter()
+            .filter(|s| s.number > 0)
+            .map(|s| JsonStep {
+                number: s.number,
+                line: s.span.line,
+                column: s.span.col,
+                function: &s.function,
+                who: &s.who,
+                event: &s.event,
+                source_file: s.source.as_ref().map(|x| x.file.as_str()),
+                source_line: s.source.as_ref().map(|x| x.line),
+            })
+            .collect();
+        let omitted = steps
+            .last()
+            .map_or(0, |last| last.number.saturating_sub(steps.len()));
+        JsonWitness {
+            kernel: &w.kernel,
+            launch: &w.launch,
+            replay: &w.replay,
+            steps,
+            omitted,
+            assumptions: &w.assumptions,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -416,6 +476,7 @@ impl<'a> JsonFinding<'a> {
                 })
                 .collect(),
             notes: &d.notes,
+            witness: d.witness.as_ref().map(JsonWitness::new),
         }
     }
 
@@ -432,6 +493,7 @@ impl<'a> JsonFinding<'a> {
             source_line: None,
             related: Vec::new(),
             notes: &[],
+            witness: None,
         }
     }
 }

@@ -9,7 +9,9 @@
 //! - `runs[0].results`: one per finding, with `ruleId`/`ruleIndex`, `level` (`error`,
 //!   `warning` or `note`), the message (notes appended), the PTX file and line/column in
 //!   `locations`, and the why-chain (the finding's related places) and the CUDA source position
-//!   (from `.loc`) in `relatedLocations`. A file that does not read is a result of rule `read`.
+//!   (from `.loc`) in `relatedLocations`; a finding's witness is its `codeFlows` (one thread
+//!   flow of the run's numbered steps; the replay string in its `properties`). A file that
+//!   does not read is a result of rule `read`.
 //!
 //! Columns count Unicode code points (`columnKind`); file paths become URIs: relative paths stay
 //! relative (percent-encoded), absolute ones are `file://` URIs.
@@ -151,7 +153,40 @@ impl Log {
         if !related.is_empty() {
             result["relatedLocations"] = Value::Array(related);
         }
+        if let Some(w) = &d.witness {
+            result["codeFlows"] = json!([self.code_flow(path, w)]);
+        }
         self.results.push(result);
+    }
+
+    /// A witness as a code flow: one thread flow whose locations are the run's steps, in
+    /// order, each on its PTX line with who did what (SARIF 2.1.0 §3.36, §3.37, §3.38).
+    fn code_flow(&mut self, path: &str, w: &crate::lints::Witness) -> Value {
+        let locations: Vec<Value> = w
+            .steps
+            .iter()
+            .filter(|s| s.number > 0)
+            .map(|s| {
+                let mut location = if s.span.line > 0 {
+                    self.ptx_location(path, s.span.line, s.span.col)
+                } else {
+                    json!({})
+                };
+                location["message"] = json!({ "text": format!("{}. {}: {}", s.number, s.who, s.event) });
+                location["logicalLocations"] = json!([{ "name": s.function, "kind": "function" }]);
+                json!({ "location": location, "executionOrder": s.number })
+            })
+            .collect();
+        let mut text = format!("a run that breaks the rule: {}", w.launch);
+        for a in &w.assumptions {
+            text.push_str("; assuming ");
+            text.push_str(a);
+        }
+        json!({
+            "message": { "text": text },
+            "threadFlows": [{ "locations": locations }],
+            "properties": { "replay": w.replay },
+        })
     }
 
     /// Adds a file that did not read (line 0 when it did not read as text).

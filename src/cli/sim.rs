@@ -67,11 +67,15 @@ pub struct SimArgs {
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// CTAs in the grid
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims)]
-    pub grid: Dims,
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims, required_unless_present = "witness")]
+    pub grid: Option<Dims>,
     /// Threads in a CTA
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims)]
-    pub block: Dims,
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims, required_unless_present = "witness")]
+    pub block: Option<Dims>,
+    /// Replay a witness of `phasegate lint`: SPEC is its `replay:` line (launch, made-up
+    /// inputs, schedule), and the run is the one that broke the rule
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["grid", "block", "cluster", "dynamic_shared", "args", "policy", "seed", "explore", "dump", "outputs"])]
+    pub witness: Option<String>,
     /// CTAs per cluster (default: the kernel's .reqnctapercluster, or 1)
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = dims)]
     pub cluster: Option<Dims>,
@@ -445,11 +449,49 @@ fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
         .collect()
 }
 
+/// `--witness SPEC`: the run of a `phasegate lint` witness again, with the simulator's report.
+fn replay_witness(
+    file: &str,
+    module: &crate::ptx::Module,
+    kernel: &str,
+    spec: &str,
+    out: &mut String,
+) -> u8 {
+    use crate::lints::witness::replay;
+    let spec = match replay::Spec::parse(spec) {
+        Ok(s) => s,
+        Err(e) => {
+            out.push_str(&format!("error: --witness {e}\n"));
+            return 2;
+        }
+    };
+    let run = match replay::replay(module, kernel, &spec) {
+        Ok(r) => r,
+        Err(e) => {
+            out.push_str(&format!("{file}: error: {e}\n"));
+            return 2;
+        }
+    };
+    match &run.outcome {
+        Outcome::Completed(s) => {
+            out.push_str(&format!(
+                "{file}: `{kernel}` completed under the witness's launch and schedule ({} thread-instructions): the run does not break a rule\n",
+                s.thread_instructions
+            ));
+            0
+        }
+        Outcome::Finding(r) => {
+            out.push_str(&format!("{file}: `{kernel}` (witness replay):\n{r}\n"));
+            1
+        }
+    }
+}
+
 /// Runs `phasegate sim` on parsed arguments.
 pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
     let mut launch = Launch {
-        grid: o.grid,
-        block: o.block,
+        grid: o.grid.unwrap_or((1, 1, 1)),
+        block: o.block.unwrap_or((1, 1, 1)),
         cluster: o.cluster,
         ..Launch::default()
     };
@@ -473,10 +515,10 @@ pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
             return 2;
         }
     };
-    let text = match std::fs::read_to_string(&o.file) {
+    let text = match super::read_text(&o.file) {
         Ok(t) => t,
         Err(e) => {
-            out.push_str(&format!("{}: error: cannot read: {e}\n", o.file));
+            out.push_str(&format!("{}: error: {e}\n", o.file));
             return 2;
         }
     };
@@ -504,6 +546,9 @@ pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
             return 2;
         }
     };
+    if let Some(spec) = &o.witness {
+        return replay_witness(&o.file, &module, &kernel, spec, out);
+    }
     let accessed = module
         .function(&kernel)
         .map(accessed_types)

@@ -9,9 +9,9 @@
 //!   already counted arrivals (a parity that names the wrong phase returns at once), is a
 //!   parity mismatch: the wait was there, its parity was wrong;
 //! - a deadlock of threads waiting on an mbarrier is a transaction mismatch when no arrival is
-//!   pending and bytes are, a parity mismatch when a waiting thread skipped a phase that
-//!   completed (it waits for the next one, whose arrivals come after its wait), and else a
-//!   deadlock of arrivals that never come;
+//!   pending and bytes are, a parity mismatch when the waiting threads skipped a phase that
+//!   completed and no thread saw (they wait for the next one, whose arrivals come after their
+//!   wait), and else a deadlock of arrivals that never come;
 //! - a deadlock of threads at named barriers only is a named-barrier deadlock.
 
 use phasegate_sim::FindingKind;
@@ -217,14 +217,11 @@ fn deadlock(run: &ProbeRun) -> Option<&'static LintInfo> {
             .filter(|e| e.object == Some(o) && e.kind == LogKind::Phase)
             .filter_map(|e| e.phase)
             .collect();
+        // Phases some thread saw complete: a phase another role consumed is one the blocked
+        // threads skip by design (CUTLASS's ping-pong consumers take turns), not by parity.
         let observed: Vec<i64> = log
             .iter()
-            .filter(|e| {
-                e.object == Some(o)
-                    && e.warp == b.warp
-                    && e.kind == LogKind::WaitDone
-                    && e.lanes & b.lanes != 0
-            })
+            .filter(|e| e.object == Some(o) && e.kind == LogKind::WaitDone)
             .filter_map(|e| e.phase)
             .collect();
         if let Some(k) = waiting

@@ -88,6 +88,27 @@ const SEARCH_RUNS: usize = 16;
 const POINTER_BASE: u64 = 0x10_0000_0000;
 const POINTER_STRIDE: u64 = 0x1_0000_0000;
 
+/// The parameter block of a run: every integer field `value`, every pointer field an address
+/// of its own in open global memory ([`POINTER_BASE`] on, [`POINTER_STRIDE`] apart).
+pub(crate) fn param_block(fields: &[Field], bytes: u32, value: u64) -> Vec<u8> {
+    let mut block = vec![0u8; bytes as usize];
+    let mut pointers = 0u64;
+    for f in fields {
+        let v = if f.pointer {
+            pointers += 1;
+            POINTER_BASE + pointers * POINTER_STRIDE
+        } else {
+            value
+        };
+        let at = f.offset as usize;
+        let n = (f.width as usize).min(8);
+        if at + n <= block.len() {
+            block[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        }
+    }
+    block
+}
+
 /// Runs `entry` (`fa` analyzes it) as the module docs say and returns what the runs proved.
 pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: Budget) -> Proof {
     let mut proof = Proof::default();
@@ -116,6 +137,7 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
     let mut spent = 0u64;
     let mut cx = Runs {
         module,
+        entry: &entry.name,
         kernel: &kernel,
         unknown_bytes: &unknown,
         fields: &fields,
@@ -286,7 +308,7 @@ fn signature(run: &ProbeRun) -> u64 {
 /// constants: computed from the parameters or memory, which the runs make up. A made-up count
 /// is as unknown as a tensor copy's box (CUTLASS reads its transaction bytes from its
 /// parameters), so the runs take it to be what balances the transactions.
-fn unknown_bytes(fa: &FunctionAnalysis, kernel: &Kernel) -> Vec<u32> {
+pub(crate) fn unknown_bytes(fa: &FunctionAnalysis, kernel: &Kernel) -> Vec<u32> {
     use phasegate_ptx::{Opcode, Operand};
     let mut out = Vec::new();
     for (stmt, inst) in fa.instructions() {
@@ -349,6 +371,8 @@ fn protocol(r: &Report, run: &ProbeRun) -> bool {
 /// The state of the runs of one entry.
 struct Runs<'a> {
     module: &'a Module,
+    /// The entry's name.
+    entry: &'a str,
     kernel: &'a Kernel,
     /// Ops whose byte counts the kernel computes from its inputs ([`unknown_bytes`]).
     unknown_bytes: &'a [u32],
@@ -368,22 +392,7 @@ impl Runs<'_> {
 
     /// The parameter block of a scenario whose integers are `value`.
     fn params(&self, value: u64) -> Vec<u8> {
-        let mut bytes = vec![0u8; self.param_bytes as usize];
-        let mut pointers = 0u64;
-        for f in self.fields {
-            let v = if f.pointer {
-                pointers += 1;
-                POINTER_BASE + pointers * POINTER_STRIDE
-            } else {
-                value
-            };
-            let at = f.offset as usize;
-            let n = (f.width as usize).min(8);
-            if at + n <= bytes.len() {
-                bytes[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
-            }
-        }
-        bytes
+        param_block(self.fields, self.param_bytes, value)
     }
 
     /// One run; `None` when the simulator cannot run it (the reason goes to the proof).
@@ -477,18 +486,19 @@ impl Runs<'_> {
         }
         // One finding per lint and statement; the same rule broken at one statement in two
         // runs is one mistake, named by the run that says more about it.
+        // A shorter run of the same finding replaces a longer one: the witness a person reads.
         let same = |p: &Proven| p.function == function && p.stmt == stmt;
-        if self
-            .proof
-            .findings
-            .iter()
-            .any(|p| same(p) && (p.lint.name == lint.name || classify::more_specific(p.lint, lint)))
-        {
+        let cost = r.thread_instructions;
+        if self.proof.findings.iter().any(|p| {
+            same(p)
+                && (p.lint.name == lint.name && p.cost <= cost
+                    || classify::more_specific(p.lint, lint))
+        }) {
             return;
         }
-        self.proof
-            .findings
-            .retain(|p| !(same(p) && classify::more_specific(lint, p.lint)));
+        self.proof.findings.retain(|p| {
+            !(same(p) && (classify::more_specific(lint, p.lint) || p.lint.name == lint.name))
+        });
         let clustered = shape.cluster != (1, 1, 1);
         let steps = steps::steps(
             self.module,
@@ -507,6 +517,7 @@ impl Runs<'_> {
             );
         }
         let witness = Witness {
+            kernel: self.entry.to_string(),
             launch: format!(
                 "{}; {}; schedule {}",
                 shape.describe(),
@@ -523,6 +534,7 @@ impl Runs<'_> {
             lint,
             function,
             stmt,
+            cost,
             message: r.message.clone(),
             spec: r.spec.clone(),
             notes,

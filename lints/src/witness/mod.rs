@@ -20,6 +20,7 @@ pub mod classify;
 mod explore;
 pub mod launch;
 pub mod params;
+pub mod replay;
 pub mod steps;
 
 pub use explore::{Budget, prove};
@@ -38,6 +39,8 @@ pub struct Proven {
     pub function: String,
     /// The statement that broke the rule.
     pub stmt: StmtId,
+    /// The thread-instructions the run took to break it (the shortest run is kept).
+    pub cost: u64,
     /// The simulator's description of the broken rule, lowercase.
     pub message: String,
     /// The PTX ISA section of the rule.

@@ -160,6 +160,16 @@ fn involved(
             .or_else(|| log.iter().rev().find(of_warp));
         add(at_site.and_then(|e| e.object));
     }
+    // The last wait that let the thread breaking the rule go on: why it got there (a wait
+    // whose parity named a phase long complete, a wait on the wrong object).
+    if let Some(site) = report.sites.first() {
+        let flat = site.cta_rank * warps_per_cta + site.warp;
+        add(log
+            .iter()
+            .rev()
+            .find(|e| e.warp == flat && e.lanes & site.lanes != 0 && e.kind == LogKind::WaitDone)
+            .and_then(|e| e.object));
+    }
     out
 }
 

@@ -11,6 +11,17 @@ pub fn module(directives: &str, body: &str) -> String {
     )
 }
 
+/// The static lints alone (no witness runs): what the patterns match.
+pub fn static_findings(lint: &str, body: &str) -> Vec<Diagnostic> {
+    let text = module("", body);
+    let m = phasegate_ptx::parse(&text)
+        .unwrap_or_else(|e| panic!("test PTX does not parse: {e}\n{text}"));
+    lint_module(&m, &LintConfig::default().with_witnesses(false))
+        .into_iter()
+        .filter(|d| d.lint == lint)
+        .collect()
+}
+
 pub fn lint_text(text: &str) -> Vec<Diagnostic> {
     let m = phasegate_ptx::parse(text)
         .unwrap_or_else(|e| panic!("test PTX does not parse: {e}\n{text}"));

@@ -67,8 +67,14 @@ fn params(f: Fmt) -> Params {
     }
 }
 
+/// 2^e, exactly: built from its exponent bits (`powi` is a loop of multiplications, and the
+/// narrow-float arithmetic of a probe run calls this for every element).
 fn pow2(e: i32) -> f64 {
-    2f64.powi(e)
+    if (-1022..=1023).contains(&e) {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        2f64.powi(e)
+    }
 }
 
 /// The largest finite value of `f`.
