@@ -44,11 +44,10 @@ fn arrive_without_count() {
     );
 }
 
+/// Warp 0 arrives on barrier 1 counting 96 threads, warps 1 and 2 sync on it counting 64.
 #[test]
 fn different_counts_for_one_id() {
-    let f = expect(
-        LINT,
-        "
+    let body = "
 	mov.u32 %r1, %tid.x;
 	shr.u32 %r2, %r1, 5;
 	setp.eq.u32 %p1, %r2, 0;
@@ -58,10 +57,22 @@ fn different_counts_for_one_id() {
 A:
 	bar.arrive 1, 96;
 DONE:
-	ret;",
-        1,
-    );
-    assert_eq!(f[0].related.len(), 1);
+	ret;";
+    // The pattern: the arrive's count, pointing at the sync's.
+    let (sync, arrive) = (line_of(body, "bar.sync 1"), line_of(body, "bar.arrive 1"));
+    let s = static_findings(LINT, body);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert_eq!(s[0].span.line, arrive);
+    assert_eq!(s[0].related.len(), 1);
+    assert_eq!(s[0].related[0].span.line, sync);
+    // The run: warp 0's arrive opens the phase with 96, warp 1 joins it with 64 (§9.7.13.1).
+    // The finding is where the rule broke, the sync, and the witness shows both uses (the
+    // other order completes: warps 1 and 2 complete a phase of 64 before warp 0 arrives).
+    let f = expect_with(LINT, ".reqntid 96, 1, 1", body, 1);
+    assert_proven(&f[0]);
+    assert_eq!(f[0].span.line, sync);
+    let w = f[0].witness.as_ref().unwrap();
+    assert!(w.steps.iter().any(|s| s.span.line == arrive), "{}", f[0]);
 }
 
 #[test]
@@ -105,7 +116,9 @@ DONE:
 /// Barrier 0 for the whole CTA (`.reqntid 256`) before the warp roles split, then with a count
 /// of 128 inside one role: the CTA-wide phase completes for every thread before any reaches the
 /// counted one. The twins put the CTA-wide use after the role's counted use (a thread of the
-/// other role can arrive there while the counted phase is pending) or both in one loop.
+/// other role can arrive there while the counted phase is pending) or both in one loop. In the
+/// twins the pattern is one finding; the runs break the rule at either use, whichever joins
+/// the phase the other opened, so each use is denied with its own witness.
 #[test]
 fn a_cta_wide_use_before_the_roles_split_is_apart_from_a_role_counted_use() {
     let kernel = |before: &str, after: &str, looped: bool| {
@@ -132,13 +145,24 @@ OTHER:
         )
     };
     let dirs = ".reqntid 256, 1, 1";
+    assert!(static_findings_with(LINT, dirs, &kernel("bar.sync 0;", "", false)).is_empty());
     assert!(findings_with(LINT, dirs, &kernel("bar.sync 0;", "", false)).is_empty());
-    assert_eq!(
-        findings_with(LINT, dirs, &kernel("", "bar.sync 0;", false)).len(),
-        1
-    );
-    assert_eq!(
-        findings_with(LINT, dirs, &kernel("bar.sync 0;", "", true)).len(),
-        1
-    );
+    for twin in [
+        kernel("", "bar.sync 0;", false),
+        kernel("bar.sync 0;", "", true),
+    ] {
+        assert_eq!(static_findings_with(LINT, dirs, &twin).len(), 1);
+        let f = findings_with(LINT, dirs, &twin);
+        let mut at: Vec<u32> = f.iter().map(|d| d.span.line).collect();
+        at.sort_unstable();
+        let mut uses = vec![
+            line_of(&twin, "bar.sync 0;"),
+            line_of(&twin, "bar.sync 0, 128;"),
+        ];
+        uses.sort_unstable();
+        assert_eq!(at, uses, "{f:#?}");
+        for d in &f {
+            assert_proven(d);
+        }
+    }
 }

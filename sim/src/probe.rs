@@ -80,7 +80,8 @@ pub struct LogEvent {
     pub object: Option<Object>,
     /// What happened.
     pub kind: LogKind,
-    /// For mbarriers, the phase it is about: the phase an arrive counted in, the completed
+    /// For mbarriers (and a named barrier's arrivals), the phase it is about: the phase an
+    /// arrive counted in, the completed
     /// phase a successful wait observed (-1: the phase before the first, which a parity wait
     /// on a fresh object observes), the phase a failed wait waits for, the phase that
     /// completed.

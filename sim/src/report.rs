@@ -23,8 +23,10 @@ pub enum FindingKind {
     BarrierThreadCount,
     /// A barrier id outside 0..15.
     BarrierId,
-    /// A thread arriving twice at one phase of a named barrier.
-    BarrierArriveTwice,
+    /// Warps executing one barrier instruction for the same time meeting in different
+    /// instances (phases) of the barrier: some warp's arrivals counted in a phase they were
+    /// not meant for.
+    BarrierInstanceSplit,
     /// An arrive-on in phase k+1 without a successful wait on phase k that happens before it.
     MbarrierMissingWait,
     /// A wait on a phase that is neither the current nor the immediately preceding one.
@@ -99,7 +101,7 @@ impl FindingKind {
             FindingKind::BarrierRedMixed => "barrier_red_mixed",
             FindingKind::BarrierThreadCount => "barrier_thread_count",
             FindingKind::BarrierId => "barrier_id",
-            FindingKind::BarrierArriveTwice => "barrier_arrive_twice",
+            FindingKind::BarrierInstanceSplit => "barrier_instance_split",
             FindingKind::MbarrierMissingWait => "mbarrier_missing_wait",
             FindingKind::MbarrierInvalidPhase => "mbarrier_invalid_phase",
             FindingKind::MbarrierCountRange => "mbarrier_count_range",

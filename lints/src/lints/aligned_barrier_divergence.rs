@@ -19,6 +19,20 @@
 //! barrier completes only when every non-exited thread of the cluster has arrived. In practice
 //! the kernel hangs or the barrier completes early and a race follows.
 //!
+//! ### What its witness shows
+//! A run in which the threads of one aligned barrier cannot all meet: lanes of a warp gather at
+//! it while the others have exited or wait elsewhere, or (without a count) warps of the CTA never
+//! come; the steps are the barrier's arrivals up to the divergence.
+//!
+//! ### What it cannot decide
+//! Divergence that comes from loaded values (the runs' memory is uniform, so such a static
+//! candidate stays an unproven warning), and inputs the runs do not choose (a trip count or flag
+//! from a parameter, data in global memory: the runs make every integer parameter 1, 128, 2048 or
+//! 65536 and memory all 0 or all 0xff), schedules they do not try (round-robin, PCT of depth 2
+//! and 3, random; up to 36 runs), and launches the PTX does not declare (the block is guessed
+//! when there is no `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads
+//! `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! mov.u32 %r1, %tid.x;

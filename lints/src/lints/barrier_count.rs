@@ -17,6 +17,22 @@
 //! ptxas and is undefined at run time. Different counts for one id make the barrier complete
 //! after a number of arrivals that depends on which warp got there first.
 //!
+//! ### What its witness shows
+//! A run in which the warps of one named barrier disagree: different thread counts in one phase,
+//! more threads than the count, an id outside 0..15, or warps executing one barrier instruction
+//! for the same (k-th) time meeting in different phases because some warp's extra arrival
+//! (`bar.arrive` then `bar.sync` on the same barrier, §9.7.13.1) completed a phase early. A warp
+//! arriving twice by design (FlashAttention-3's first warp group opening its own scheduler
+//! barrier) is not a finding: the hardware counts both arrivals.
+//!
+//! ### What it cannot decide
+//! A count or id computed from a parameter the runs make up; and inputs the runs do not choose (a
+//! trip count or flag from a parameter, data in global memory: the runs make every integer
+//! parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff), schedules they do not try
+//! (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and launches the PTX does not
+//! declare (the block is guessed when there is no `.reqntid`/`.maxntid`, and a guess is no proof
+//! for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! bar.sync 1, 48;

@@ -12,6 +12,17 @@
 //! or `barrier{.cta}.arrive` using the same active barrier. Execution in this case is
 //! unpredictable." On an H100 the red + arrive mix traps.
 //!
+//! ### What its witness shows
+//! A run in which `bar.red` and `bar.sync`/`bar.arrive` (or two `bar.red` of different
+//! operations) meet in one phase of one barrier.
+//!
+//! ### What it cannot decide
+//! Inputs the runs do not choose (a trip count or flag from a parameter, data in global memory:
+//! the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff),
+//! schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and
+//! launches the PTX does not declare (the block is guessed when there is no
+//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! @%p_producer bar.arrive 1, 64;

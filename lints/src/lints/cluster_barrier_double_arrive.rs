@@ -8,6 +8,18 @@
 //! completes", and `barrier.cluster.wait` waits for every non-exited thread of the cluster to
 //! arrive, so a thread that waits without having arrived waits for itself: the cluster hangs.
 //!
+//! ### What its witness shows
+//! A run in which a thread arrives on the cluster barrier twice without waiting in between, or
+//! waits without having arrived.
+//!
+//! ### What it cannot decide
+//! Clusters the PTX does not declare are chosen (the smallest that fits, larger ones when it does
+//! not); and inputs the runs do not choose (a trip count or flag from a parameter, data in global
+//! memory: the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all
+//! 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs),
+//! and launches the PTX does not declare (the block is guessed when there is no
+//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! barrier.cluster.arrive.aligned;

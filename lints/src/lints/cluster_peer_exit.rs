@@ -11,6 +11,18 @@
 //! cluster that has exited is undefined behaviour. On a GPU the access faults or lands in the
 //! memory of the next CTA the SM runs.
 //!
+//! ### What its witness shows
+//! A run in which a CTA reads, writes or arrives on the shared memory of a peer CTA of its
+//! cluster after that peer exited.
+//!
+//! ### What it cannot decide
+//! Clusters the PTX does not declare are chosen; and inputs the runs do not choose (a trip count
+//! or flag from a parameter, data in global memory: the runs make every integer parameter 1, 128,
+//! 2048 or 65536 and memory all 0 or all 0xff), schedules they do not try (round-robin, PCT of
+//! depth 2 and 3, random; up to 36 runs), and launches the PTX does not declare (the block is
+//! guessed when there is no `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that
+//! reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! // CTA 1 writes into CTA 0, which does not wait for it

@@ -10,6 +10,14 @@
 //! replaced by code that continues, and a warp whose threads are split by the exit executes
 //! the aligned barrier divergently. It is a warning: correct code may do this knowingly.
 //!
+//! ### What its witness shows
+//! Nothing: it is a warning, and a warning needs no witness; the threads that exit are not
+//! counted by later barriers (§9.7.13.1 waits for the non-exited threads), so the code may be
+//! correct.
+//!
+//! ### What it cannot decide
+//! Whether the exit is intended.
+//!
 //! ### Example
 //! ```ptx
 //! setp.ge.u32 %p1, %r1, %r2;   // %r1 = global thread index

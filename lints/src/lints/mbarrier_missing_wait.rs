@@ -21,6 +21,23 @@
 //! completes a phase they have not observed: they wait for a parity that has flipped twice and
 //! hang, or read data of the wrong round.
 //!
+//! ### What its witness shows
+//! A run in which a phase of an mbarrier completes before any `test_wait`/`try_wait` returned
+//! true for the phase before it (§9.7.13.15.4: that phase can no longer be observed), or in which
+//! shared memory that an asynchronous copy writes is read before the copy's phase was waited on,
+//! or refilled before its readers released it (the simulator's happens-before clocks say which
+//! accesses no phase orders).
+//!
+//! ### What it cannot decide
+//! Arrivals of the next phase that come before the wait but cannot complete that phase without
+//! the waiter (a peer CTA's consumers releasing a buffer ahead of its producer): they keep the
+//! rule's purpose and are not findings; and inputs the runs do not choose (a trip count or flag
+//! from a parameter, data in global memory: the runs make every integer parameter 1, 128, 2048 or
+//! 65536 and memory all 0 or all 0xff), schedules they do not try (round-robin, PCT of depth 2
+//! and 3, random; up to 36 runs), and launches the PTX does not declare (the block is guessed
+//! when there is no `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads
+//! `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! LOOP:

@@ -22,6 +22,21 @@
 //! to an already completed phase: the wait returns true at once and the thread reads data
 //! that is not there; waiting on the wrong round of a pipeline deadlocks.
 //!
+//! ### What its witness shows
+//! A run in which a wait returns for the wrong phase: a parity that names a phase long complete
+//! (or the phase before the first, once the first has counted arrivals) returns at once and the
+//! thread then breaks a rule, or waiters skip a completed phase that no thread saw and wait for
+//! one whose arrivals come after their wait.
+//!
+//! ### What it cannot decide
+//! A first-round wait for parity 1 that returns at once is reported only when something breaks
+//! after it (on an empty barrier it is what the producer means); and inputs the runs do not
+//! choose (a trip count or flag from a parameter, data in global memory: the runs make every
+//! integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff), schedules they do not
+//! try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and launches the PTX does not
+//! declare (the block is guessed when there is no `.reqntid`/`.maxntid`, and a guess is no proof
+//! for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! mbarrier.arrive.shared::cta.b64 %rd1, [bar];

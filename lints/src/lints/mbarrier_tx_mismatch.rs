@@ -13,6 +13,21 @@
 //! the waiters hang; if more, the tx-count goes negative and the phase completes before the
 //! data has arrived.
 //!
+//! ### What its witness shows
+//! A run in which the bytes completing on an mbarrier and the bytes it expects do not match: a
+//! phase that can never complete (its tx-count cannot reach zero), or a copy whose bytes land in
+//! the next phase because the phase did not expect them.
+//!
+//! ### What it cannot decide
+//! The bytes of a tensor copy, whose box is in a tensor map the PTX does not hold: the runs
+//! assume each tensor copy delivers what its barrier expects, so a box that disagrees with an
+//! `expect_tx` is not found; known sizes (bulk copies, constant expectations) are checked
+//! exactly; and inputs the runs do not choose (a trip count or flag from a parameter, data in
+//! global memory: the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or
+//! all 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36
+//! runs), and launches the PTX does not declare (the block is guessed when there is no
+//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 8192;

@@ -12,6 +12,22 @@
 //! put `bar.sync` between the initializing thread and the others: without it the others can
 //! arrive on memory that is not an mbarrier yet.
 //!
+//! ### What its witness shows
+//! A run in which an operation on an mbarrier is not ordered after its `mbarrier.init` by the
+//! simulator's happens-before clocks (a CTA barrier, a releasing cluster barrier, or
+//! `fence.mbarrier_init` before a relaxed one order it), or comes after `mbarrier.inval`, or a
+//! second `mbarrier.init` meets a valid object. The run's order may even put the init first in
+//! time: the point is that nothing makes the other thread see it, which on an H200 fails with
+//! "unspecified launch failure" once shared memory is dirty (`tools/gpu-witness/`).
+//!
+//! ### What it cannot decide
+//! Lanes of one `mbarrier.init` instruction that name one object with one count are one
+//! initialisation; and inputs the runs do not choose (a trip count or flag from a parameter, data
+//! in global memory: the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0
+//! or all 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36
+//! runs), and launches the PTX does not declare (the block is guessed when there is no
+//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! @%p_thread0 mbarrier.init.shared::cta.b64 [bar], 128;

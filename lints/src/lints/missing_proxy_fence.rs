@@ -10,6 +10,17 @@
 //! writes without a proxy fence (PTX ISA §8, memory consistency model, proxies; the article in
 //! `spec/asynchronicity-and-barriers.md`): the copy can read stale shared memory.
 //!
+//! ### What its witness shows
+//! A run in which a bulk copy (async proxy) reads shared memory that a generic-proxy store wrote,
+//! ordered by barriers but with no `fence.proxy.async` between the store and the copy.
+//!
+//! ### What it cannot decide
+//! Inputs the runs do not choose (a trip count or flag from a parameter, data in global memory:
+//! the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff),
+//! schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and
+//! launches the PTX does not declare (the block is guessed when there is no
+//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! st.shared.f32 [tile+%r1], %f1;

@@ -39,6 +39,16 @@
 //! number of threads participating in the barrier": when more threads reach it, the first C
 //! complete it and the others start an instance that never gets its C threads.
 //!
+//! ### What its witness shows
+//! A run in which every live thread is blocked at named barriers that can no longer complete.
+//!
+//! ### What it cannot decide
+//! Inputs the runs do not choose (a trip count or flag from a parameter, data in global memory:
+//! the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff),
+//! schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and
+//! launches the PTX does not declare (the block is guessed when there is no
+//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! // warp 0                      // warp 1

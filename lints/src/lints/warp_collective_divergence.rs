@@ -23,6 +23,19 @@
 //! compared warp index is not tracked) and on per-warp flags loaded from shared memory, and
 //! CUTLASS's grouped GEMMs on per-warp loaded values.
 //!
+//! ### What its witness shows
+//! A run in which a `.sync.aligned` warp collective (`mma.sync`, `ldmatrix`, `shfl.sync` with a
+//! full mask, the `wgmma` family, `setmaxnreg`) runs with lanes of the warp missing or apart, or
+//! the warps of a warpgroup issue different `wgmma.mma_async`.
+//!
+//! ### What it cannot decide
+//! As `aligned_barrier_divergence`: inputs the runs do not choose (a trip count or flag from a
+//! parameter, data in global memory: the runs make every integer parameter 1, 128, 2048 or 65536
+//! and memory all 0 or all 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3,
+//! random; up to 36 runs), and launches the PTX does not declare (the block is guessed when there
+//! is no `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads
+//! `%tid.y`/`%tid.z`).
+//!
 //! ### Example
 //! ```ptx
 //! mov.u32 %r1, %tid.x;

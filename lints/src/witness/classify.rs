@@ -43,7 +43,7 @@ pub fn lint_of(
             &lints::warp_collective_divergence::LINT
         }
         K::BarrierRedMixed => &lints::barrier_red_sync_mix::LINT,
-        K::BarrierThreadCount | K::BarrierId | K::BarrierArriveTwice => &lints::barrier_count::LINT,
+        K::BarrierThreadCount | K::BarrierId | K::BarrierInstanceSplit => &lints::barrier_count::LINT,
         K::MbarrierMissingWait | K::AsyncReadBeforeWait | K::MbarrierCountRange
             if !ignored_failure(log) && stale_wait(log) =>
         {
@@ -65,10 +65,32 @@ pub fn lint_of(
             &lints::cluster_barrier_double_arrive::LINT
         }
         K::ProxyFenceMissing => &lints::missing_proxy_fence::LINT,
+        // A race between accesses that a named barrier was to order, in a run where a warp's
+        // second arrival counted in a phase: the extra arrival released the barrier early.
+        K::SharedRace if doubled_arrival(log) => &lints::barrier_count::LINT,
         K::ExitedCtaAccess => &lints::cluster_peer_exit::LINT,
         K::Deadlock => deadlock(run)?,
         _ => return None,
     })
+}
+
+/// Whether some warp arrived twice in one phase of a named barrier (`bar.arrive` then
+/// `bar.sync`): §9.7.13.1 counts both.
+fn doubled_arrival(log: &[LogEvent]) -> bool {
+    let mut seen: std::collections::HashMap<(u32, Object, Option<i64>), u32> =
+        std::collections::HashMap::new();
+    log.iter()
+        .filter(|e| e.kind == LogKind::Arrive)
+        .filter_map(|e| match e.object {
+            Some(o @ Object::Named { .. }) => Some((e, o)),
+            _ => None,
+        })
+        .any(|(e, o)| {
+            let lanes = seen.entry((e.warp, o, e.phase)).or_insert(0);
+            let again = *lanes & e.lanes != 0;
+            *lanes |= e.lanes;
+            again
+        })
 }
 
 /// Whether some thread went on after a wait that failed: its next wait on the object is for

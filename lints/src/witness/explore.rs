@@ -530,6 +530,9 @@ impl Runs<'_> {
         };
         let mut notes: Vec<String> = r.state.iter().map(|s| format!("state: {s}")).collect();
         notes.extend(r.notes.iter().cloned());
+        if r.kind == FindingKind::SharedRace {
+            notes.push("in this run a warp arrived twice in one phase of a named barrier (bar.arrive, then another barrier instruction on the same barrier before it completed): both arrivals count (PTX ISA §9.7.13.1), so the phase completed before the warps it was to wait for arrived, and the accesses it was to order race".into());
+        }
         self.proof.findings.push(Proven {
             lint,
             function,

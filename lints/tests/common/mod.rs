@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use phasegate_lints::{Diagnostic, LintConfig, lint_module};
+use phasegate_lints::{Diagnostic, Level, LintConfig, lint_module};
 
 /// A module with one `.entry k` whose body is `body` (declarations included), for `sm_90a`.
 pub fn module(directives: &str, body: &str) -> String {
@@ -11,9 +11,25 @@ pub fn module(directives: &str, body: &str) -> String {
     )
 }
 
+/// The line, in the module [`module`] makes of `body` (directives take one line whatever they
+/// are), of the first line of `body` that contains `needle`.
+pub fn line_of(body: &str, needle: &str) -> u32 {
+    let text = module("", body);
+    let at = text
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("`{needle}` is not in the kernel"));
+    at as u32 + 1
+}
+
 /// The static lints alone (no witness runs): what the patterns match.
 pub fn static_findings(lint: &str, body: &str) -> Vec<Diagnostic> {
-    let text = module("", body);
+    static_findings_with(lint, "", body)
+}
+
+/// [`static_findings`] of a kernel with launch directives (`.reqntid 128, 1, 1`).
+pub fn static_findings_with(lint: &str, directives: &str, body: &str) -> Vec<Diagnostic> {
+    let text = module(directives, body);
     let m = phasegate_ptx::parse(&text)
         .unwrap_or_else(|e| panic!("test PTX does not parse: {e}\n{text}"));
     lint_module(&m, &LintConfig::default().with_witnesses(false))
@@ -47,7 +63,12 @@ pub fn all(body: &str) -> Vec<Diagnostic> {
 
 /// Asserts exactly `n` findings of `lint`, printing them otherwise.
 pub fn expect(lint: &str, body: &str, n: usize) -> Vec<Diagnostic> {
-    let f = findings(lint, body);
+    expect_with(lint, "", body, n)
+}
+
+/// [`expect`] for a kernel with launch directives.
+pub fn expect_with(lint: &str, directives: &str, body: &str, n: usize) -> Vec<Diagnostic> {
+    let f = findings_with(lint, directives, body);
     assert_eq!(
         f.len(),
         n,
@@ -62,7 +83,12 @@ pub fn expect(lint: &str, body: &str, n: usize) -> Vec<Diagnostic> {
 
 /// Asserts no findings at all (any lint).
 pub fn clean(body: &str) {
-    let f = all(body);
+    clean_with("", body);
+}
+
+/// [`clean`] for a kernel with launch directives.
+pub fn clean_with(directives: &str, body: &str) {
+    let f = lint_text(&module(directives, body));
     assert!(
         f.is_empty(),
         "expected no findings, got:\n{}",
@@ -73,9 +99,27 @@ pub fn clean(body: &str) {
     );
 }
 
+/// Asserts that `d` is denied with a witness: a run of the kernel broke its rule.
+pub fn assert_proven(d: &Diagnostic) {
+    assert_eq!(d.level, Level::Deny, "not denied: {d}");
+    assert!(d.witness.is_some(), "denied without a witness: {d}");
+}
+
+/// Asserts that `d` is a warning that says it is unproven: no run reproduced it.
+pub fn assert_unproven(d: &Diagnostic) {
+    assert_eq!(d.level, Level::Warn, "not a warning: {d}");
+    assert!(d.message.ends_with("(unproven)"), "{d}");
+    assert!(d.notes.iter().any(|n| n.starts_with("unproven: ")), "{d}");
+}
+
+/// The block of [`pipeline`]: one producer warp and the four consumer warps whose 128 threads
+/// the `empty` barriers count.
+pub const PIPELINE_BLOCK: &str = ".reqntid 160, 1, 1";
+
 /// Options of the warp-specialised bulk-copy pipeline kernel: one producer thread fills
 /// `full[s]` (expect_tx + cp.async.bulk), consumer warps wait on `full[s]` and arrive on
-/// `empty[s]`; four stages indexed `k % 4`, parity `(k / 4) & 1`.
+/// `empty[s]`; four stages indexed `k % 4`, parity `(k / 4) & 1`. The copies land in `tiles`,
+/// 4096 bytes a stage. Runs need [`PIPELINE_BLOCK`].
 #[derive(Clone, Copy, Debug)]
 pub struct Pipeline {
     pub producer_wait: bool,
@@ -138,6 +182,7 @@ pub fn pipeline(o: &Pipeline) -> String {
         "
 	.shared .align 8 .b8 full[32];
 	.shared .align 8 .b8 empty[32];
+	.shared .align 128 .b8 tiles[16384];
 	ld.param.u32 %r9, [k_param_1];
 	mov.u32 %r1, %tid.x;
 	setp.ne.u32 %p1, %r1, 0;
@@ -199,7 +244,9 @@ FILL:
 	mov.u32 %r31, full;
 	add.u32 %r32, %r31, %r30;
 	mbarrier.arrive.expect_tx.shared::cta.b64 %rd6, [%r32], {bytes};
-	shl.b32 %r33, %r21, 12;
+	shl.b32 %r34, %r21, 12;
+	mov.u32 %r35, tiles;
+	add.u32 %r33, %r35, %r34;
 	ld.param.u64 %rd7, [k_param_0];
 	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r33], [%rd7], 4096, [%r32];
 	add.u32 %r20, %r20, 1;

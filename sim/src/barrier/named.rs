@@ -6,7 +6,19 @@
 //! barrier is reinitialised at once. `.red` delivers the reduction of the arrivals' predicates
 //! to every waiting thread. Checked here: ids 0..15, counts that are positive multiples of 32
 //! and agree within a phase, no count below the arrivals, `.red` not mixed with `.sync` /
-//! `.arrive` (nor `.red` of another operation), and no thread arriving twice in a phase.
+//! `.arrive` (nor `.red` of another operation), and that the warps executing one barrier
+//! instruction for the k-th time meet in one instance of the barrier.
+//!
+//! A warp may arrive twice in one phase (`bar.arrive` then `bar.sync` on the same barrier): the
+//! hardware counts both, and FlashAttention-3 relies on it (its first warp group arrives on its
+//! own scheduler barrier so that its first `bar.sync` passes). "Care must be taken to keep a warp
+//! from executing more barrier instructions than intended ... prior to the reset of the
+//! barrier" (§9.7.13.1): when the extra arrival is not intended, it completes a phase early, and
+//! the warps that were meant to meet there are split between two phases — the k-th execution of
+//! one `bar.arrive` by warp A in phase p, by warp B in phase p + 1. That split is the finding:
+//! the warps of one barrier instruction and iteration are the instance it stands for
+//! (FlashInfer's epilogue arrives and then syncs on one barrier with all its warps; a fast warp's
+//! `bar.sync` completes the phase before a slow warp has arrived).
 //!
 //! One phase may gather threads at different instructions with the same id and count: "different
 //! warps may execute different forms of the barrier instruction using the same barrier name and
@@ -20,6 +32,7 @@ use crate::decode::BarAction;
 use crate::race::{Clock, Race};
 use crate::report::FindingKind;
 use crate::state::lanes;
+use std::collections::HashMap;
 
 pub(crate) const SPEC: &str = "§9.7.13.1";
 
@@ -43,6 +56,15 @@ pub(crate) struct NamedBarrier {
     /// `.red` waiters: warp, lanes, destination register.
     pub reds: Vec<(u32, u32, u32)>,
     pub completed: u64,
+    /// How many times each warp (cluster index) executed each barrier instruction (pc) on it.
+    pub executions: HashMap<(u32, u32), u32>,
+    /// The phase the k-th execution of instruction pc joined, and the first warp to join it:
+    /// (pc, k) -> (phase, warp). Entries of phases two behind are dropped.
+    pub instances: HashMap<(u32, u32), (u64, u32)>,
+    /// A warp that arrived a second time in the current phase (warp, pc of the second).
+    pub doubled: Option<(u32, u32)>,
+    /// The last phase completed with a doubled warp, and that warp and instruction.
+    pub last_doubled: Option<(u64, u32, u32)>,
 }
 
 impl NamedBarrier {
@@ -166,17 +188,67 @@ impl NamedBarrier {
                     .note("\"barrier.red should not be intermixed with barrier.sync or barrier.arrive using the same active barrier\""));
             }
         }
-        // Per-thread double arrival.
+        // The k-th execution of this instruction by this warp joins this phase; every warp's
+        // k-th must join the same one.
+        let k = {
+            let e = self.executions.entry((at.warp, pc)).or_insert(0);
+            *e += 1;
+            *e - 1
+        };
+        match self.instances.get(&(pc, k)) {
+            Some(&(phase, other)) if phase != self.phase => {
+                let nth = ordinal(k + 1);
+                let mut v = Violation::new(
+                    FindingKind::BarrierInstanceSplit,
+                    SPEC,
+                    format!(
+                        "warps executing this barrier {id} instruction for the {nth} time meet in different phases of the barrier: warp {other} in phase {phase}, this warp in phase {}",
+                        self.phase
+                    ),
+                )
+                .site(at, format!("arrives in phase {}", self.phase))
+                .site(
+                    At {
+                        warp: other,
+                        lanes: u32::MAX,
+                        pc,
+                    },
+                    format!("arrived here in phase {phase}"),
+                )
+                .state(state);
+                let doubled = self
+                    .last_doubled
+                    .filter(|&(p, ..)| p == phase.min(self.phase))
+                    .map(|(p, w, dpc)| (p, w, dpc))
+                    .or_else(|| self.doubled.map(|(w, dpc)| (self.phase, w, dpc)));
+                if let Some((p, w, dpc)) = doubled {
+                    v = v
+                        .site(
+                            At {
+                                warp: w,
+                                lanes: u32::MAX,
+                                pc: dpc,
+                            },
+                            format!("arrived a second time in phase {p}, which counted it twice"),
+                        );
+                }
+                return Err(v.note("\"care must be taken to keep a warp from executing more barrier instructions than intended (barrier.arrive followed by any other barrier instruction to the same barrier) prior to the reset of the barrier\": a warp's extra arrival completed a phase before the warps it was meant to wait for arrived"));
+            }
+            Some(_) => {}
+            None => {
+                self.instances.insert((pc, k), (self.phase, at.warp));
+            }
+        }
+        // A thread arriving a second time in this phase: counted again (see the module docs).
         let base = (a.index * 32) as usize;
-        if let Some(lane) = lanes(at.lanes).find(|&l| {
-            self.arrivals
-                .get((base + l) / 64)
-                .is_some_and(|b| b >> ((base + l) % 64) & 1 == 1)
-        }) {
-            return Err(Violation::new(FindingKind::BarrierArriveTwice, SPEC, format!("a thread arrives twice at barrier {id} before the barrier completes"))
-                .site(At { lanes: 1 << lane, ..at }, "arrives again")
-                .state(state)
-                .note("\"care must be taken to keep a warp from executing more barrier instructions than intended (barrier.arrive followed by any other barrier instruction to the same barrier) prior to the reset of the barrier\""));
+        if self.doubled.is_none()
+            && lanes(at.lanes).any(|l| {
+                self.arrivals
+                    .get((base + l) / 64)
+                    .is_some_and(|b| b >> ((base + l) % 64) & 1 == 1)
+            })
+        {
+            self.doubled = Some((at.warp, pc));
         }
         let n = at.lanes.count_ones();
         let expected = count_v.unwrap_or(live);
@@ -241,7 +313,12 @@ impl NamedBarrier {
             _ => self.any as u64,
         };
         let reds = std::mem::take(&mut self.reds);
+        if let Some((w, pc)) = self.doubled.take() {
+            self.last_doubled = Some((self.phase, w, pc));
+        }
         self.phase += 1;
+        let phase = self.phase;
+        self.instances.retain(|_, (p, _)| *p + 2 >= phase);
         self.completed += 1;
         self.arrived = 0;
         self.first = None;
@@ -258,4 +335,16 @@ impl NamedBarrier {
             value,
         })
     }
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st`.
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

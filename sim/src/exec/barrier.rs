@@ -86,6 +86,7 @@ impl Machine<'_> {
         self.trace_barrier(w, cta_id, &format!("bar.{} {id_v}", action.name()), false);
         if self.made.is_some() {
             let state = self.ctas[cta].named[id_v as usize].describe(id_v, live);
+            let phase = self.ctas[cta].named[id_v as usize].phase as i64;
             let count = count_v.map_or("all threads".to_string(), |c| format!("{c} threads"));
             self.log_event(
                 w,
@@ -96,7 +97,7 @@ impl Machine<'_> {
                     id: id_v,
                 }),
                 crate::probe::LogKind::Arrive,
-                None,
+                Some(phase),
                 || format!("bar.{} {id_v} (count {count}): {state}", action.name()),
             );
         }

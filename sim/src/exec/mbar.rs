@@ -55,6 +55,10 @@ impl<'a> Machine<'a> {
         // For the log of a probe run: (cta, offset, lanes, succeeded lanes) per object.
         let logging = self.made.as_ref().is_some_and(|m| m.log.is_some());
         let mut touched: Vec<(u32, u32, u32, u32, u32)> = Vec::new();
+        // Objects this instruction initialised, with their counts: lanes of one `mbarrier.init`
+        // that name one object with one count are one initialisation (a warp that initialises
+        // its barriers, as ThunderKittens does), not a re-initialisation of a valid object.
+        let mut initialised: Vec<(u32, u32, i64)> = Vec::new();
         for lane in lanes(eff) {
             let at = self.addr_value(w, lane, addr);
             let (cta, off) = match located {
@@ -107,7 +111,13 @@ impl<'a> Machine<'a> {
                 )?;
             }
             match op {
-                MbarOp::Init => self.mbar_init(cta, off, actor, arg as u32 as i64)?,
+                MbarOp::Init => {
+                    let count = arg as u32 as i64;
+                    if !initialised.contains(&(cta, off, count)) {
+                        self.mbar_init(cta, off, actor, count)?;
+                        initialised.push((cta, off, count));
+                    }
+                }
                 MbarOp::Inval => {
                     let m = self.ctas[cta as usize].mbars.get_mut(&off).expect("valid");
                     let parked = m.inval(actor);
