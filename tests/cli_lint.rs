@@ -708,3 +708,26 @@ fn sarif_log_is_valid_sarif_2_1_0() {
     assert!(validator.is_valid(&log), "{out}");
     assert_eq!(log["runs"][0]["results"], Value::Array(Vec::new()));
 }
+
+/// `--protocol`: what the analyzer believes a kernel does — the launch of its runs, the roles
+/// with their barrier operations (loops folded), and what the runs found.
+#[test]
+fn protocol_prints_roles_loops_and_findings() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/corpus/ptx/md_last_tile_unsignalled.ptx"
+    );
+    let (status, out) = lint(&["--protocol", path]);
+    assert_eq!(status, 0, "{out}");
+    assert!(out.contains("kernel `md_last_tile_unsignalled`"), "{out}");
+    assert!(out.contains("launch: block 160 (declared)"), "{out}");
+    // The producer warp and the consumer warps are two roles; the consumers' loop is folded.
+    assert!(out.contains("role: warp 0\n"), "{out}");
+    assert!(out.contains("role: warps 1-4\n"), "{out}");
+    assert!(out.contains(" times:\n"), "{out}");
+    assert!(out.contains("mbarrier.try_wait.parity"), "{out}");
+    assert!(out.contains("found: [mbarrier_deadlock]"), "{out}");
+    // It conflicts with an output format.
+    let (status, out) = lint(&["--protocol", "--format", "json", path]);
+    assert_eq!(status, 2, "{out}");
+}

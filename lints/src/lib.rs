@@ -13,13 +13,21 @@
 //! Entry points: [`lint_module`] (every function of a module, e.g. `phasegate lint`) and
 //! [`lint_function`] (one function, e.g. from `#[kernel]`).
 //!
+//! A `deny` finding is a claim about a run: it carries a witness, a run of the kernel in the
+//! simulator that breaks the rule ([`witness`]). Here thread 0 skips the CTA barrier the rest of
+//! its warp waits at, and waits at the next one:
+//!
 //! ```
 //! let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
 //!     .visible .entry k()\n{\n .reg .pred %p<2>;\n .reg .b32 %r<2>;\n\
-//!     mov.u32 %r1, %tid.x;\n setp.eq.u32 %p1, %r1, 0;\n @%p1 bra L;\n bar.sync 0;\nL:\n membar.cta;\n ret;\n}\n";
+//!     mov.u32 %r1, %tid.x;\n setp.eq.u32 %p1, %r1, 0;\n @%p1 bra L;\n bar.sync 0;\nL:\n bar.sync 0;\n ret;\n}\n";
 //! let module = phasegate_ptx::parse(ptx).unwrap();
 //! let found = phasegate_lints::lint_module(&module, &phasegate_lints::LintConfig::default());
+//! assert_eq!(found.len(), 1);
 //! assert_eq!(found[0].lint, "aligned_barrier_divergence");
+//! // `phasegate sim --witness` replays the run.
+//! let witness = found[0].witness.as_ref().unwrap();
+//! assert!(witness.replay.starts_with("block="), "{}", witness.replay);
 //! ```
 
 #![warn(missing_docs)]
@@ -63,11 +71,11 @@ pub const ANALYSIS_LIMIT: &str = "analysis_limit";
 /// ```rust
 /// use phasegate_lints::{Level, LintConfig, lint_function};
 ///
-/// // Thread 0 skips the CTA barrier that the others wait at, and goes on.
+/// // Thread 0 skips the CTA barrier that the rest of its warp waits at, and waits at the next.
 /// let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
 ///     .visible .entry k()\n{\n .reg .pred %p<2>;\n .reg .b32 %r<2>;\n\
 ///     mov.u32 %r1, %tid.x;\n setp.eq.u32 %p1, %r1, 0;\n @%p1 bra L;\n bar.sync 0;\n\
-///     L:\n membar.cta;\n ret;\n}\n";
+///     L:\n bar.sync 0;\n ret;\n}\n";
 /// let module = phasegate_ptx::parse(ptx).unwrap();
 /// let k = module.function("k").unwrap();
 ///
@@ -75,10 +83,20 @@ pub const ANALYSIS_LIMIT: &str = "analysis_limit";
 /// assert_eq!(found.len(), 1);
 /// assert_eq!((found[0].lint, found[0].level), ("aligned_barrier_divergence", Level::Deny));
 /// assert_eq!(found[0].span.line, 11);
+/// // Denied with its witness: the run in which warp 0 reaches the barrier divergent.
+/// let witness = found[0].witness.as_ref().unwrap();
+/// assert!(witness.steps.iter().any(|s| s.span.line == 11));
 ///
 /// // Allowed, the lint reports nothing.
 /// let config = LintConfig::new().with("aligned_barrier_divergence", Level::Allow).unwrap();
 /// assert!(lint_function(&module, k, &config).is_empty());
+///
+/// // Had thread 0 exited instead, the barrier would wait for the non-exited threads only
+/// // (PTX ISA §9.7.13.1): the runs complete, and the pattern the static lint matched is dropped.
+/// let exits = ptx.replace("L:\n bar.sync 0;", "L:\n membar.cta;");
+/// let module = phasegate_ptx::parse(&exits).unwrap();
+/// let k = module.function("k").unwrap();
+/// assert!(lint_function(&module, k, &LintConfig::default()).is_empty());
 /// ```
 pub fn lint_function(module: &Module, function: &Function, config: &LintConfig) -> Vec<Diagnostic> {
     let fa = match analysis::FunctionAnalysis::build(module, function) {
@@ -142,21 +160,27 @@ fn analysis_limit(function: &Function, members: usize) -> Diagnostic {
     }
 }
 
+/// The witness runs of every entry of `module` with a body (what [`lint_module`] bases its
+/// findings on): the launch, the barrier skeleton of the run that chose it, the findings and
+/// what the runs could not decide. The entries run on all cores; each worker analyzes its entry
+/// for itself (an analysis is not shared between threads).
+pub fn witness_runs(module: &Module, config: &LintConfig) -> Vec<(String, witness::Proof)> {
+    let entries: Vec<&Function> = module.entries().filter(|f| f.body.is_some()).collect();
+    par::map(&entries, |entry| {
+        let proof = match analysis::FunctionAnalysis::build(module, entry) {
+            Ok(Some(fa)) => witness::prove(module, entry, &fa, config.budget()),
+            _ => witness::Proof::default(),
+        };
+        (entry.name.clone(), proof)
+    })
+}
+
 /// Lints every function with a body, in module order. Each entry is run once for its
 /// witnesses ([`witness::prove`]); a function's findings use the runs of the entries that run
 /// it.
 pub fn lint_module(module: &Module, config: &LintConfig) -> Vec<Diagnostic> {
-    // The entries' runs first, on all cores: each worker analyzes its entry for itself (an
-    // analysis is not shared between threads).
     let proofs: Vec<(String, witness::Proof)> = if config.witnesses() {
-        let entries: Vec<&Function> = module.entries().filter(|f| f.body.is_some()).collect();
-        par::map(&entries, |entry| {
-            let proof = match analysis::FunctionAnalysis::build(module, entry) {
-                Ok(Some(fa)) => witness::prove(module, entry, &fa, config.budget()),
-                _ => witness::Proof::default(),
-            };
-            (entry.name.clone(), proof)
-        })
+        witness_runs(module, config)
     } else {
         Vec::new()
     };

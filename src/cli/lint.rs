@@ -45,6 +45,11 @@ pub struct LintArgs {
     /// List the lints with their default levels and summaries
     #[arg(long)]
     pub list: bool,
+    /// Print what the analyzer believes each kernel does instead of findings: the launch its
+    /// runs use, the roles (warps with the same barrier operations) and each role's barrier
+    /// operations with loops folded, then what the runs found and could not decide
+    #[arg(long, conflicts_with = "format")]
+    pub protocol: bool,
 }
 
 /// How findings are printed.
@@ -120,6 +125,10 @@ pub(crate) fn execute(args: LintArgs, matches: &ArgMatches, out: &mut String) ->
                 continue;
             }
         };
+        if args.protocol {
+            protocol(path, &module, &config, out);
+            continue;
+        }
         let findings = lint_module(&module, &config);
         if findings.iter().any(|d| d.level == Level::Deny) {
             status = 1;
@@ -242,6 +251,39 @@ fn human(path: &str, source: &Source, kernels: usize, d: &Diagnostic, out: &mut 
     }
     if let Some(w) = &d.witness {
         witness(path, kernels, w, out);
+    }
+}
+
+/// `--protocol`: per kernel, the launch of its runs, its roles and their barrier operations,
+/// and what the runs found.
+fn protocol(path: &str, module: &crate::ptx::Module, config: &LintConfig, out: &mut String) {
+    for (kernel, proof) in crate::lints::witness_runs(module, config) {
+        out.push_str(&format!("{path}: kernel `{kernel}`
+"));
+        if proof.launch.is_empty() {
+            out.push_str("  no launch runs it
+");
+        } else {
+            out.push_str(&format!(
+                "  launch: {}; {} runs
+",
+                proof.launch, proof.runs
+            ));
+        }
+        out.push_str(&proof.skeleton.to_string());
+        for p in &proof.findings {
+            out.push_str(&format!(
+                "  found: [{}] at line {}: {}
+",
+                p.lint.name,
+                p.witness.steps.last().map_or(0, |s| s.span.line),
+                p.message
+            ));
+        }
+        for u in &proof.unproven {
+            out.push_str(&format!("  cannot decide: {u}
+"));
+        }
     }
 }
 

@@ -220,6 +220,10 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
     let first_signature = Some(signature(&first));
     let first = Some(first);
     cx.proof.launch = shape.describe();
+    if let Some(run) = &first {
+        cx.proof.skeleton =
+            super::skeleton::skeleton(module, &kernel, run, shape.cluster != (1, 1, 1));
+    }
     if let Some(run) = first {
         cx.record(shape, SEARCH, Schedule::default(), &run);
     }

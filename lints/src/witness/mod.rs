@@ -21,6 +21,7 @@ mod explore;
 pub mod launch;
 pub mod params;
 pub mod replay;
+pub mod skeleton;
 pub mod steps;
 
 pub use explore::{Budget, prove};
@@ -69,6 +70,8 @@ pub struct Proof {
     pub runs: usize,
     /// The launch the runs used, described.
     pub launch: String,
+    /// The barrier skeleton of the run that chose the launch ([`skeleton`]).
+    pub skeleton: skeleton::Skeleton,
 }
 
 impl Proof {
