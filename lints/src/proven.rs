@@ -10,6 +10,8 @@
 //!   reason runs through a loaded value (the runs' memory is made up), which keeps it unproven. When no run
 //!   reached it, it is a warning that says it is unproven, and why (the runs did not reach the
 //!   statement; what stopped runs the analyzer could not judge).
+//! - A candidate of a lint that a run proved at another statement of the function becomes a
+//!   related place of that finding: the static explanation of what the witness shows.
 //! - Warning-only lints (`divergent_exit_before_barrier`) stay as they are: a warning needs no
 //!   witness.
 
@@ -85,6 +87,22 @@ pub(crate) fn merge(
             || proofs.is_empty() && c.level == Level::Warn
         {
             out.push(c);
+            continue;
+        }
+        // A run proved the same lint at another statement of the function (a tx mismatch
+        // found where the phase never completes, not at its expect_tx): the candidate is that
+        // finding's explanation, kept with it rather than reported on its own.
+        if let (Some(stmt), Some(d)) = (
+            c.stmt,
+            out.iter_mut()
+                .find(|d| d.lint == c.lint && d.witness.is_some() && d.function == c.function),
+        ) {
+            d.related.push(crate::diagnostic::Related {
+                stmt,
+                span: c.span,
+                message: format!("the analysis points here: {}", c.message),
+                source: c.source.clone(),
+            });
             continue;
         }
         let stmt = c.stmt;

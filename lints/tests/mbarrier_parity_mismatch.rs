@@ -6,52 +6,79 @@ const LINT: &str = "mbarrier_parity_mismatch";
 #[test]
 fn pipelines_that_are_correct() {
     // nvcc's shape: the producer waits from the second round with the flipped parity.
-    clean(&pipeline(&Pipeline::default()));
+    clean_with(PIPELINE_BLOCK, &pipeline(&Pipeline::default()));
     // CUTLASS' shape: the producer waits in every round, the first wait passes at once.
-    clean(&pipeline(&Pipeline {
-        producer_skips_first_round: false,
-        ..Pipeline::default()
-    }));
+    clean_with(
+        PIPELINE_BLOCK,
+        &pipeline(&Pipeline {
+            producer_skips_first_round: false,
+            ..Pipeline::default()
+        }),
+    );
 }
 
 #[test]
 fn producer_waits_on_the_same_round() {
-    let f = expect(
-        LINT,
-        &pipeline(&Pipeline {
-            producer_flip: false,
-            ..Pipeline::default()
-        }),
-        1,
+    let body = pipeline(&Pipeline {
+        producer_flip: false,
+        ..Pipeline::default()
+    });
+    // The pattern is at the producer's wait on `empty`, with the parity of this round's
+    // release instead of the last round's: while the consumers have not released the last
+    // round, that parity names the phase before, which has completed, and the wait returns at
+    // once (once they have, it waits for a release that needs its own fill: a hang).
+    let s = static_findings(LINT, &body);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(s[0].message.contains("`empty`"), "{}", s[0].message);
+    assert_eq!(s[0].related.len(), 1);
+    // The run shows what that does: the producer re-arms `full` of a stage whose copy has not
+    // landed, whose pending count then goes below zero (§9.7.13.15.2). The finding is there.
+    let f = expect_with(LINT, PIPELINE_BLOCK, &body, 1);
+    assert_proven(&f[0]);
+    assert_eq!(
+        f[0].span.line,
+        line_of(&body, "mbarrier.arrive.expect_tx"),
+        "{}",
+        f[0]
     );
-    assert!(f[0].message.contains("`empty`"), "{}", f[0].message);
-    assert_eq!(f[0].related.len(), 1);
+    assert!(f[0].message.contains("pending arrival count"), "{}", f[0]);
+}
+
+/// The pipelines whose consumers wait on `full` with the parity of the round before: one
+/// mistake, at the consumers' wait. The runs deny it there (the pattern's message, witness
+/// added) and at the other statements where other schedules of it break a rule (the producer
+/// hangs on `empty`, or re-arms a `full` whose copy has not landed).
+fn consumers_one_round_behind(o: &Pipeline) {
+    let body = pipeline(o);
+    let s = static_findings(LINT, &body);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(s[0].message.contains("`full`"), "{}", s[0].message);
+    let f = findings_with(LINT, PIPELINE_BLOCK, &body);
+    let wait = f
+        .iter()
+        .find(|d| d.span.line == s[0].span.line)
+        .unwrap_or_else(|| panic!("not denied at the consumers' wait: {f:#?}"));
+    assert_eq!(wait.message, s[0].message);
+    for d in &f {
+        assert_proven(d);
+    }
 }
 
 #[test]
 fn consumer_waits_one_round_behind() {
-    let f = expect(
-        LINT,
-        &pipeline(&Pipeline {
-            consumer_flip: true,
-            ..Pipeline::default()
-        }),
-        1,
-    );
-    assert!(f[0].message.contains("`full`"), "{}", f[0].message);
+    consumers_one_round_behind(&Pipeline {
+        consumer_flip: true,
+        ..Pipeline::default()
+    });
 }
 
 #[test]
 fn both_flipped() {
-    expect(
-        LINT,
-        &pipeline(&Pipeline {
-            consumer_flip: true,
-            producer_skips_first_round: false,
-            ..Pipeline::default()
-        }),
-        1,
-    );
+    consumers_one_round_behind(&Pipeline {
+        consumer_flip: true,
+        producer_skips_first_round: false,
+        ..Pipeline::default()
+    });
 }
 
 const PROLOGUE: &str = "
@@ -61,10 +88,16 @@ const PROLOGUE: &str = "
 	@%p1 mbarrier.init.shared::cta.b64 [bar], 128;
 	bar.sync 0;";
 
+/// Each thread arrives and then waits for parity 1, the phase before the first: the wait
+/// returns at once while phase 0 is incomplete, and once the CTA's 128 arrivals complete it,
+/// waits for phase 1, which never comes. `.reqntid`: under a block smaller than the barrier's
+/// count phase 0 never completes and every wait returns at once, which the runs cannot tell
+/// from a kernel that means it.
 #[test]
 fn first_wait_with_parity_one() {
-    let f = expect(
+    let f = expect_with(
         LINT,
+        ".reqntid 128, 1, 1",
         &format!(
             "{PROLOGUE}
 	mbarrier.arrive.shared::cta.b64 %rd1, [bar];
@@ -76,6 +109,7 @@ W:
         1,
     );
     assert!(f[0].message.contains("phase 0"), "{}", f[0].message);
+    assert_proven(&f[0]);
 }
 
 #[test]
@@ -177,14 +211,22 @@ W:
     };
     // The producer's empty barrier: nothing is copied behind it.
     assert!(findings(LINT, &body("")).is_empty());
-    let f = expect(
-        LINT,
-        &body(
-            "@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 1024;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [stage], [%rd2], 1024, [bar];",
-        ),
-        1,
+    let copied = body(
+        "@%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 1024;\n\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [stage], [%rd2], 1024, [bar];",
     );
-    assert!(f[0].message.contains("parity 1"), "{}", f[0].message);
+    let s = static_findings(LINT, &copied);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(s[0].message.contains("parity 1"), "{}", s[0].message);
+    // The run: a thread passes the wait at once and reads `stage` with no order against the
+    // copy that then lands there; the finding is at the copy, whose write breaks the order.
+    let f = expect_with(LINT, ".reqntid 128, 1, 1", &copied, 1);
+    assert_proven(&f[0]);
+    assert_eq!(
+        f[0].span.line,
+        line_of(&copied, "cp.async.bulk"),
+        "{}",
+        f[0]
+    );
 }
 
 /// CUTLASS's `PipelineState`: a stage index and a phase bit carried around the loop, the phase

@@ -5,25 +5,38 @@ const LINT: &str = "mbarrier_tx_mismatch";
 
 #[test]
 fn pipeline_with_the_right_bytes_is_fine() {
-    clean(&pipeline(&Pipeline::default()));
+    clean_with(PIPELINE_BLOCK, &pipeline(&Pipeline::default()));
 }
 
 #[test]
 fn pipeline_expecting_twice_the_bytes() {
-    let f = expect(
-        LINT,
-        &pipeline(&Pipeline {
-            expect_bytes: 8192,
-            ..Pipeline::default()
-        }),
-        1,
-    );
+    let body = pipeline(&Pipeline {
+        expect_bytes: 8192,
+        ..Pipeline::default()
+    });
+    // The pattern, at the expect_tx: the bytes announced and the bytes copied.
+    let s = static_findings(LINT, &body);
+    assert_eq!(s.len(), 1, "{s:?}");
     assert!(
-        f[0].message.contains("8192") && f[0].message.contains("4096"),
+        s[0].message.contains("8192") && s[0].message.contains("4096"),
         "{}",
-        f[0].message
+        s[0].message
     );
-    assert_eq!(f[0].related.len(), 1);
+    assert_eq!(s[0].related.len(), 1);
+    // The run: the copy completes 4096 of the 8192 bytes, `full` never completes its phase and
+    // the waiters hang. The finding is where they hang (the consumers' wait on `full`, or the
+    // producer's on `empty`, as the schedule has it), and says which bytes are missing.
+    let f = findings_with(LINT, PIPELINE_BLOCK, &body);
+    assert!(!f.is_empty());
+    for d in &f {
+        assert_proven(d);
+        assert!(
+            d.notes.iter().any(|n| n.contains(
+                "waits for 4096 bytes of transactions that no pending copy will complete"
+            )),
+            "{d}"
+        );
+    }
 }
 
 fn single(expect_tx: &str, copy_bytes: &str) -> String {
@@ -82,9 +95,7 @@ W:
 
 #[test]
 fn expect_without_any_copy() {
-    let f = expect(
-        LINT,
-        "
+    let body = "
 	.shared .align 8 .b64 bar;
 	mov.u32 %r1, %tid.x;
 	setp.eq.u32 %p1, %r1, 0;
@@ -94,8 +105,20 @@ fn expect_without_any_copy() {
 W:
 	mbarrier.try_wait.parity.shared::cta.b64 %p2, [bar], 0;
 	@!%p2 bra W;
-	ret;",
-        1,
+	ret;";
+    let s = static_findings(LINT, body);
+    assert_eq!(s.len(), 1, "{s:?}");
+    assert!(s[0].message.contains("no bulk copy"), "{}", s[0].message);
+    // The run: every thread waits for a phase that 4096 bytes nobody copies keep open. The
+    // finding is at the wait where the threads hang.
+    let f = expect(LINT, body, 1);
+    assert_proven(&f[0]);
+    assert_eq!(f[0].span.line, line_of(body, "try_wait"));
+    assert!(
+        f[0].notes
+            .iter()
+            .any(|n| n.contains("waits for 4096 bytes of transactions")),
+        "{}",
+        f[0]
     );
-    assert!(f[0].message.contains("no bulk copy"), "{}", f[0].message);
 }

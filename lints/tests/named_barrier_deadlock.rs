@@ -1,5 +1,6 @@
 mod common;
 use common::*;
+use phasegate_lints::Diagnostic;
 
 const LINT: &str = "named_barrier_deadlock";
 
@@ -79,9 +80,12 @@ DONE:
 
 #[test]
 fn loop_where_producer_waits_first() {
-    // The producer waits on the consumer's barrier in its first round too.
-    let f = expect(
+    // The producer waits on the consumer's barrier in its first round too. One warp each
+    // (`.reqntid 64`): with more consumer warps than the count, the consumers alone would
+    // complete the producer's barrier, a mistake of another kind.
+    let f = expect_with(
         LINT,
+        ".reqntid 64, 1, 1",
         "
 	ld.param.u32 %r9, [k_param_1];
 	mov.u32 %r1, %tid.x;
@@ -110,6 +114,7 @@ DONE:
         1,
     );
     assert!(f[0].message.contains("barrier"), "{}", f[0].message);
+    assert_proven(&f[0]);
 }
 
 fn guarded_bar(cond: &str, bar: &str) -> String {
@@ -125,49 +130,73 @@ L:
     )
 }
 
+/// The block of the "more threads than the count" kernels: four warps, the guards let three
+/// (or, for `guarded_barrier_instruction`, two) of them reach the barrier. Without it the runs
+/// pick a block under which they complete (64 threads: exactly the count).
+const FOUR_WARPS: &str = ".reqntid 128, 1, 1";
+
+/// More warps reach a counted barrier than its count: the pattern names the threads and says
+/// which wait. In a run, the first warps complete the phase and the later ones start the next
+/// at the same instruction, their first execution of it: the warps of one instance split
+/// between two phases (§9.7.13.1), which the runs report as `barrier_count` at the barrier.
+/// The pattern's finding at the same statement is then not reported (a finding per statement).
+fn more_threads_than_the_count_is_denied(body: &str) -> Diagnostic {
+    let s = static_findings_with(LINT, FOUR_WARPS, body);
+    assert_eq!(s.len(), 1, "{s:?}");
+    let f = lint_text(&module(FOUR_WARPS, body));
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(
+        (f[0].lint, f[0].span.line),
+        ("barrier_count", s[0].span.line)
+    );
+    assert!(
+        f[0].message
+            .contains("meet in different phases of the barrier"),
+        "{}",
+        f[0]
+    );
+    assert_proven(&f[0]);
+    s[0].clone()
+}
+
 #[test]
 fn more_threads_than_the_count() {
     // if (threadIdx.x < 96) bar.sync 1, 64: the third warp waits on a second instance forever.
-    let f = expect(
-        LINT,
-        &guarded_bar("\tsetp.lt.u32 %p1, %r1, 96;", "bar.sync 1, 64;"),
-        1,
-    );
-    let m = &f[0].message;
+    let s = more_threads_than_the_count_is_denied(&guarded_bar(
+        "\tsetp.lt.u32 %p1, %r1, 96;",
+        "bar.sync 1, 64;",
+    ));
+    let m = &s.message;
     assert!(
         m.contains("barrier 1 with thread count 64 is reached by 96 threads (`%tid.x` in [0, 96))"),
         "{m}"
     );
     assert!(m.contains("the other 32 wait"), "{m}");
     assert!(
-        f[0].notes.iter().any(|n| n.contains("§9.7.13.1")),
+        s.notes.iter().any(|n| n.contains("§9.7.13.1")),
         "{:?}",
-        f[0].notes
+        s.notes
     );
 }
 
 #[test]
 fn more_threads_than_the_count_swapped_operands_and_arrive() {
-    // 96 > tid.x, with bar.arrive.
-    expect(
-        LINT,
-        &guarded_bar("\tsetp.gt.u32 %p1, 96, %r1;", "bar.arrive 1, 64;"),
-        1,
-    );
+    // 96 > tid.x, with bar.arrive: nobody waits, but the third warp's arrival opens a phase of
+    // its own.
+    more_threads_than_the_count_is_denied(&guarded_bar(
+        "\tsetp.gt.u32 %p1, 96, %r1;",
+        "bar.arrive 1, 64;",
+    ));
 }
 
 #[test]
 fn more_warps_than_the_count() {
     // (tid >> 5) in [1, 4): 96 threads on a barrier of 64.
-    let f = expect(
-        LINT,
-        &guarded_bar(
-            "\tshr.u32 %r2, %r1, 5;\n\tadd.u32 %r3, %r2, -1;\n\tsetp.lt.u32 %p1, %r3, 3;",
-            "bar.sync 2, 64;",
-        ),
-        1,
-    );
-    assert!(f[0].message.contains("[32, 128)"), "{}", f[0].message);
+    let s = more_threads_than_the_count_is_denied(&guarded_bar(
+        "\tshr.u32 %r2, %r1, 5;\n\tadd.u32 %r3, %r2, -1;\n\tsetp.lt.u32 %p1, %r3, 3;",
+        "bar.sync 2, 64;",
+    ));
+    assert!(s.message.contains("[32, 128)"), "{}", s.message);
 }
 
 #[test]
@@ -252,16 +281,15 @@ SKIP:
 
 #[test]
 fn guarded_barrier_instruction() {
-    // @%p1 bar.sync 1, 32 with tid.x < 64.
-    expect(
-        LINT,
+    // @%p1 bar.sync 1, 32 with tid.x < 64: two warps, each a whole instance of 32; the second
+    // warp's first execution lands in the next phase.
+    more_threads_than_the_count_is_denied(
         "
 	mov.u32 %r1, %tid.x;
 	setp.lt.u32 %p1, %r1, 64;
 	@%p1 bar.sync 1, 32;
 	st.global.u32 [%rd1], %r1;
 	ret;",
-        1,
     );
 }
 
@@ -339,13 +367,22 @@ fn with_an_exact_shape_overlapping_subsets_may_share_a_barrier() {
 }
 
 #[test]
-fn without_an_exact_shape_overlapping_subsets_are_reported() {
-    // Without `.reqntid` the sizes of the roles are unknown and the run waits for every role
-    // that uses the id: the documented imprecision (docs/reliability.md).
+fn without_an_exact_shape_overlapping_subsets_are_a_pattern_the_runs_drop() {
+    // Without `.reqntid` the sizes of the roles are unknown and the pattern waits for every
+    // role that uses the id: the documented imprecision (docs/reliability.md).
+    let max = ".maxntid 96, 1, 1";
     assert_eq!(
-        findings_with(LINT, ".maxntid 96, 1, 1", OVERLAPPING_SUBSETS).len(),
+        static_findings_with(LINT, max, OVERLAPPING_SUBSETS).len(),
         1
     );
+    // The runs launch the most threads `.maxntid` allows, 96, under which it completes: the
+    // pattern's finding is dropped.
+    assert!(findings_with(LINT, max, OVERLAPPING_SUBSETS).is_empty());
+    // A launch of 64 threads, which `.maxntid 96` allows too, does hang (warp 1 alone at the
+    // second `bar.sync 1, 64`, warp 0 at `bar.sync 0`); the runs do not try it.
+    let f = findings_with(LINT, ".reqntid 64, 1, 1", OVERLAPPING_SUBSETS);
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_proven(&f[0]);
 }
 
 #[test]
@@ -388,8 +425,14 @@ fn with_an_exact_shape_a_barrier_short_of_its_count_hangs() {
         "{}",
         f[0].message
     );
+    assert_proven(&f[0]);
     // Two warps: exactly the count.
     assert!(findings_with(LINT, ".reqntid 96, 1, 1", &subset_sync(2)).is_empty());
-    // Without an exact shape the sizes of the roles are unknown: not reported.
-    assert!(findings_with(LINT, "", &subset_sync(1)).is_empty());
+    // Without an exact shape the sizes of the roles are unknown: the pattern does not report
+    // it. But one warp never completes a barrier of 64 in any block (nor may a block of 32 use
+    // the count): a run under a chosen block hangs, and that is the finding.
+    assert!(static_findings(LINT, &subset_sync(1)).is_empty());
+    let f = findings_with(LINT, "", &subset_sync(1));
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_proven(&f[0]);
 }

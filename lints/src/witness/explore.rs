@@ -443,10 +443,19 @@ impl Runs<'_> {
                     Outcome::Completed(s) => s.thread_instructions,
                     Outcome::Finding(r) => r.thread_instructions,
                 };
-                for e in &run.log {
-                    let loc = self.kernel.location(e.pc);
-                    if let Some(stmt) = loc.stmt {
-                        self.proof.reached.insert((loc.function.to_string(), stmt));
+                // A run that stopped on what made-up inputs cause (an access outside memory,
+                // a trap) says nothing about the rules at the statements it passed: only runs
+                // that completed, ran out of steps or broke a rule count as having kept them.
+                let judged = match &run.outcome {
+                    Outcome::Completed(_) => true,
+                    Outcome::Finding(r) => r.kind == FindingKind::StepLimit || protocol(r, &run),
+                };
+                if judged {
+                    for e in &run.log {
+                        let loc = self.kernel.location(e.pc);
+                        if let Some(stmt) = loc.stmt {
+                            self.proof.reached.insert((loc.function.to_string(), stmt));
+                        }
                     }
                 }
                 Some(run)
@@ -548,7 +557,7 @@ impl Runs<'_> {
             witness,
             unproven: (!shape.block_declared && self.reads_thread_yz).then(|| {
                 format!(
-                    "the kernel reads %tid.y/%tid.z or %ntid.y/%ntid.z but declares no block shape (.reqntid or .maxntid): the run's block {}x{}x{} is a guess",
+                    "the kernel's roles read %tid.y/%tid.z for a block shape fixed at compile time (it never reads %ntid) that the PTX does not declare (.reqntid or .maxntid): the run's block {}x{}x{} is a guess",
                     shape.block.0, shape.block.1, shape.block.2
                 )
             }),

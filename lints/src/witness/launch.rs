@@ -152,18 +152,24 @@ fn thread_count(inst: &Instruction) -> Option<u32> {
 
 /// Whether the function uses anything of a cluster: its barrier, `mapa`, `.shared::cluster`
 /// accesses, multicast copies, the cluster special registers.
-/// Whether the kernel (its entry or a function of its module) reads the y or z thread index or
-/// block dimension: then a block shape the PTX does not declare cannot be guessed (a 1-D
-/// block collapses its roles), and a run under a chosen one proves nothing.
+/// Whether the kernel (its entry or a function of its module) reads the y or z thread index
+/// but never the block's dimensions: its roles then assume a block shape fixed at compile time
+/// (FlashInfer's decode kernels take `bdx`, `bdy`, `bdz` as template constants), which a 1-D
+/// guess breaks, so a run under a block the PTX does not declare proves nothing. A kernel that
+/// reads `%ntid` works with the shape it gets (the linear thread index of `#[kernel]`, a tile
+/// loop over `blockDim.y`), and a 1-D block is one of its launches.
 pub fn reads_thread_yz(module: &Module, entry: &Function) -> bool {
-    std::iter::once(entry)
-        .chain(module.functions().filter(|f| f.kind != FunctionKind::Entry))
-        .flat_map(|f| f.body.iter().flat_map(|b| b.instructions()))
-        .any(|(_, inst)| {
-            inst.operands.iter().any(|o| {
-                matches!(o.as_reg(), Some("%tid.y" | "%tid.z" | "%ntid.y" | "%ntid.z"))
+    let reads = |names: &[&str]| {
+        std::iter::once(entry)
+            .chain(module.functions().filter(|f| f.kind != FunctionKind::Entry))
+            .flat_map(|f| f.body.iter().flat_map(|b| b.instructions()))
+            .any(|(_, inst)| {
+                inst.operands
+                    .iter()
+                    .any(|o| o.as_reg().is_some_and(|r| names.contains(&r)))
             })
-        })
+    };
+    reads(&["%tid.y", "%tid.z"]) && !reads(&["%ntid.x", "%ntid.y", "%ntid.z"])
 }
 
 fn uses_clusters(function: &Function) -> bool {

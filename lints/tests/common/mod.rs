@@ -105,13 +105,6 @@ pub fn assert_proven(d: &Diagnostic) {
     assert!(d.witness.is_some(), "denied without a witness: {d}");
 }
 
-/// Asserts that `d` is a warning that says it is unproven: no run reproduced it.
-pub fn assert_unproven(d: &Diagnostic) {
-    assert_eq!(d.level, Level::Warn, "not a warning: {d}");
-    assert!(d.message.ends_with("(unproven)"), "{d}");
-    assert!(d.notes.iter().any(|n| n.starts_with("unproven: ")), "{d}");
-}
-
 /// The block of [`pipeline`]: one producer warp and the four consumer warps whose 128 threads
 /// the `empty` barriers count.
 pub const PIPELINE_BLOCK: &str = ".reqntid 160, 1, 1";

@@ -69,6 +69,9 @@ pub(crate) struct NamedBarrier {
 
 impl NamedBarrier {
     pub(crate) fn describe(&self, id: u32, expected: u32) -> String {
+        if self.arrived == 0 {
+            return format!("named barrier {id}: phase {}, no thread arrived yet", self.phase);
+        }
         let count = match self.count {
             Some(Some(c)) => format!("{c}"),
             _ => format!("{expected} (all non-exited threads)"),
@@ -162,7 +165,13 @@ impl NamedBarrier {
                 lanes: 1 << fl,
                 pc: first_pc,
             };
-            if self.count.is_some_and(|c| c != count_v) {
+            // No count means every non-exited thread of the CTA (§9.7.13.1): the same as
+            // a count of that many.
+            let effective = |c: Option<u32>| c.unwrap_or(live);
+            if self
+                .count
+                .is_some_and(|c| effective(c) != effective(count_v))
+            {
                 return Err(Violation::new(
                     FindingKind::BarrierThreadCount,
                     SPEC,
