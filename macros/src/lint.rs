@@ -100,6 +100,33 @@ fn message(d: &Diagnostic, kernel: &Kernel, source: &OnceCell<SourceText>) -> St
     for note in &d.notes {
         text.push_str(&format!("\n  = note: {note}"));
     }
+    if let Some(w) = &d.witness {
+        text.push_str(&witness(w, kernel));
+    }
+    text
+}
+
+/// A witness on the kernel's own lines: each step at the Rust tokens that made its
+/// instruction (line and column in the kernel's file).
+fn witness(w: &phasegate_lints::Witness, kernel: &Kernel) -> String {
+    let mut text = format!("\n  = witness: a run that breaks the rule ({})", w.launch);
+    for s in &w.steps {
+        if s.number == 0 {
+            text.push_str(&format!("\n      {}", s.event));
+            continue;
+        }
+        let at = kernel
+            .spans
+            .get(s.stmt.index())
+            .map(|sp| sp.start())
+            .filter(|lc| lc.line > 0)
+            .map(|lc| format!("line {}, column {}", lc.line, lc.column + 1))
+            .unwrap_or_else(|| format!("PTX line {}", s.span.line));
+        text.push_str(&format!("\n    {:>3}. {at}: {}: {}", s.number, s.who, s.event));
+    }
+    for a in &w.assumptions {
+        text.push_str(&format!("\n      assuming {a}"));
+    }
     text
 }
 

@@ -202,6 +202,14 @@ impl Kernel {
         self.prog.shared_static_end - crate::memory::SHARED_BASE
     }
 
+    /// The most dynamic shared memory a launch of the kernel may ask for: what a CTA's shared
+    /// memory (H100: 227 KB) leaves after the static variables, from where the dynamic block
+    /// starts (the static end rounded up to the `extern` declaration's alignment).
+    pub fn max_dynamic_shared_bytes(&self) -> u32 {
+        let start = self.prog.dynamic_shared_offset() - u64::from(crate::memory::SHARED_BASE);
+        u64::from(crate::memory::MAX_SHARED_BYTES).saturating_sub(start) as u32
+    }
+
     /// Whether the kernel declares dynamic (`extern`) shared memory.
     pub fn uses_dynamic_shared(&self) -> bool {
         self.prog

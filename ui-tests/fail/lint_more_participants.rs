@@ -1,6 +1,8 @@
 use phasegate::prelude::*;
 
-#[kernel]
+// The block is declared: launched with 64 threads the kernel would be correct, and the analyzer
+// proves a finding under the launch a kernel declares, or one under which it completes.
+#[kernel(block = "128,1,1")]
 fn k(out: &mut [u32]) {
     let t = thread_idx_x();
     if t < 96 {

@@ -10,16 +10,21 @@ fn k(
     limit: u32,
 ) {
     let pipe = pipeline::<f32, 2, 4096>(thread_idx_x() == 0, 1, 128);
-    let mut consumer = pipe.consumer();
-    let slot = consumer.wait();
-    if lane_id() < limit {
-        let acc = accumulator::<f32, 64, 64>()
-            .mma(&slot, &a, &b)
-            .commit()
-            .wait::<0>();
-        acc.store(c, 0, 64);
+    if warp_id() == 0 && elect_one() {
+        let mut producer = pipe.producer();
+        producer.acquire().load_tiles(&a, [0, 0], &b, [0, 0]);
+    } else if warp_id() >= 4 {
+        let mut consumer = pipe.consumer();
+        let slot = consumer.wait();
+        if lane_id() < limit {
+            let acc = accumulator::<f32, 64, 64>()
+                .mma(&slot, &a, &b)
+                .commit()
+                .wait::<0>();
+            acc.store(c, 0, 64);
+        }
+        slot.release();
     }
-    slot.release();
 }
 
 fn main() {}

@@ -24,12 +24,4 @@ fn computed_by_expressions(out: &mut [u32], n: u32) {
     out[base] = n;
 }
 
-#[kernel(cluster = "2,1,1")]
-fn cta_uniform_is_not_enough(out: &mut [u32], n: u32) {
-    if block_idx_x() * block_dim_x() < n {
-        let _ = cluster_barrier().arrive_aligned().wait_aligned();
-    }
-    out[0] = n;
-}
-
 fn main() {}

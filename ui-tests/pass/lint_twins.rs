@@ -68,7 +68,10 @@ fn tx_agree(x: &[f32], out: &mut [f32]) {
     let bar = mbarrier().init(t == 0, 1).publish();
     let bar = if t == 0 { bar.arrive_load(&mut tile, 0, x, 0, 1024).wait() } else { bar.observe() };
     out[t] = tile[t];
-    bar.inval();
+    sync_threads();
+    if t == 0 {
+        bar.inval();
+    }
 }
 
 /// The producer/consumer order that completes.

@@ -3,18 +3,22 @@ use phasegate::prelude::*;
 
 /// PTX ISA §9.7.13.15.16 example 1a: arrive, then wait with test_wait (sm_80).
 #[kernel(target = "sm_80")]
-fn example_1a(out: &mut [u32], n: u32) {
-    let bar = mbarrier().init(thread_idx_x() == 0, n).publish_cta();
+fn example_1a(out: &mut [u32]) {
+    let bar = mbarrier().init(thread_idx_x() == 0, block_dim_x()).publish_cta();
     let token = bar.arrive();
     out[thread_idx_x()] = 1; // computation not requiring the barrier
     let bar = token.wait_test();
-    bar.inval();
+    // every thread is done with the barrier before one thread invalidates it
+    sync_threads();
+    if thread_idx_x() == 0 {
+        bar.inval();
+    }
 }
 
 /// Example 1b: the same with try_wait.relaxed.cluster.
 #[kernel(target = "sm_90")]
-fn example_1b(n: u32) {
-    let bar = mbarrier().init(thread_idx_x() == 0, n).publish();
+fn example_1b() {
+    let bar = mbarrier().init(thread_idx_x() == 0, block_dim_x()).publish();
     let token = bar.arrive();
     let _ = token.wait_with(Sem::Relaxed, Scope::Cluster);
 }
@@ -39,14 +43,18 @@ fn example_3(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     bar.cp_async_arrive();
     let bar = bar.arrive().wait_test();
     y[t] = shard[t];
-    bar.inval();
+    sync_threads();
+    if t == 0 {
+        bar.inval();
+    }
 }
 
 /// Example 4: the threads of a cluster arrive on CTA 0's barrier; CTA 0 waits for them.
 #[kernel(cluster = "2,1,1")]
-fn example_4(n: u32) {
+fn example_4() {
+    // every thread of both CTAs arrives once
     let leader = cluster_cta_rank() == 0 && thread_idx_x() == 0;
-    let bar = mbarrier().init(leader, n).publish();
+    let bar = mbarrier().init(leader, 2 * block_dim_x()).publish();
     let cluster = cluster_barrier().arrive().wait();
     bar.arrive_on_peer(0);
     if cluster_cta_rank() == 0 {

@@ -11,8 +11,17 @@ fn two_in_flight(
     alpha: f32,
 ) {
     const PENDING: u32 = 2;
+    // the consumers keep two tiles in flight: fewer than two is not this kernel's work
+    if k_tiles < 2 {
+        return;
+    }
     let pipe = pipeline::<f32, 4, 4096>(thread_idx_x() == 0, 1, 128);
-    if warp_id() >= 4 {
+    if warp_id() == 0 && elect_one() {
+        let mut producer = pipe.producer();
+        for kt in 0..k_tiles {
+            producer.acquire().load_tiles(&a, [kt * 32, 0], &b, [kt * 32, 0]);
+        }
+    } else if warp_id() >= 4 {
         let mut consumer = pipe.consumer();
         let first = consumer.wait();
         let acc = accumulator::<f32, 64, 64>().mma(&first, &a, &b).commit();

@@ -129,8 +129,10 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
             maxntid,
             reqnctapercluster,
         },
-        kernel.static_shared_bytes(),
-        kernel.uses_dynamic_shared(),
+        kernel
+            .uses_dynamic_shared()
+            .then(|| kernel.max_dynamic_shared_bytes())
+            .unwrap_or(0),
     );
     let fields = params::fields(fa);
     let unknown = unknown_bytes(fa, &kernel);

@@ -47,22 +47,13 @@ impl Shape {
     }
 }
 
-/// The most shared memory a CTA may have (H100: 227 KB usable per block).
-const MAX_SHARED: u32 = 227 * 1024;
-
 /// The shapes to try, in order: one when the PTX declares block and cluster, else the
 /// candidates of the module docs.
 pub fn candidates(
     function: &Function,
     directives: Directives,
-    static_shared: u32,
-    dynamic: bool,
+    dynamic_shared: u32,
 ) -> Vec<Shape> {
-    let dynamic_shared = if dynamic {
-        (MAX_SHARED.saturating_sub(static_shared)) / 128 * 128
-    } else {
-        0
-    };
     let blocks: Vec<((u32, u32, u32), bool)> = match (directives.reqntid, directives.maxntid) {
         (Some(b), _) => vec![(b, true)],
         (None, Some(b)) => vec![(b, true)],

@@ -230,17 +230,19 @@ impl NamedBarrier {
                     .filter(|&(p, ..)| p == phase.min(self.phase))
                     .map(|(p, w, dpc)| (p, w, dpc))
                     .or_else(|| self.doubled.map(|(w, dpc)| (self.phase, w, dpc)));
-                if let Some((p, w, dpc)) = doubled {
-                    v = v
-                        .site(
-                            At {
-                                warp: w,
-                                lanes: u32::MAX,
-                                pc: dpc,
-                            },
-                            format!("arrived a second time in phase {p}, which counted it twice"),
-                        );
-                }
+                let Some((p, w, dpc)) = doubled else {
+                    // No warp arrived twice: the phase filled up with other arrivals (more
+                    // threads than the count here, or arrivals at another instruction).
+                    return Err(v.note("no warp arrived twice: the phase was completed by the arrivals before this warp's (more threads meet here than the barrier's thread count, or other instructions of the same barrier arrived in the phase), and this warp waits in the next one"));
+                };
+                v = v.site(
+                    At {
+                        warp: w,
+                        lanes: u32::MAX,
+                        pc: dpc,
+                    },
+                    format!("arrived a second time in phase {p}, which counted it twice"),
+                );
                 return Err(v.note("\"care must be taken to keep a warp from executing more barrier instructions than intended (barrier.arrive followed by any other barrier instruction to the same barrier) prior to the reset of the barrier\": a warp's extra arrival completed a phase before the warps it was meant to wait for arrived"));
             }
             Some(_) => {}
