@@ -10,7 +10,7 @@ use phasegate::runtime::sim::{FindingKind, Launch, RunError};
 
 /// The roles wait on each other: each syncs on the barrier the other arrives on afterwards.
 /// The analyzer rejects it, so it is allowed here to see the simulator find the same hang.
-#[kernel(allow(named_barrier_deadlock))]
+#[kernel(block = "64,1,1", allow(named_barrier_deadlock))]
 fn crossed(out: &mut [u32]) {
     let first = named_barrier::<1, 64>();
     let second = named_barrier::<2, 64>();

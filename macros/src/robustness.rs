@@ -23,7 +23,7 @@ const SEEDS: &[(&str, &str)] = &[
     ),
     (
         "target = \"sm_90\"",
-        "fn bars(out: &mut [u32], n: u32) { let bar = mbarrier().init(thread_idx_x() == 0, n).publish(); let t = bar.arrive(); let bar = t.wait(); let bar = if thread_idx_x() == 0 { bar.arrive_count(2).wait_test() } else { bar.observe() }; let r = reduction_barrier::<1, 64>(); out[0] = r.popc(!(lane_id() > 3)) + bar.arrive().pending_count(); named_barrier::<2, 64>().sync(); }",
+        "fn bars(out: &mut [u32], n: u32) { let bar = mbarrier().init(thread_idx_x() == 0, block_dim_x()).publish(); let t = bar.arrive(); let bar = t.wait(); sync_threads(); let bar = if thread_idx_x() == 0 { bar.arrive_count(block_dim_x()).wait_test() } else { bar.observe() }; let r = reduction_barrier::<1, 64>(); out[0] = r.popc(!(lane_id() > 3)) + bar.arrive().pending_count() + n; named_barrier::<2, 64>().sync(); }",
     ),
     (
         "target = \"sm_90a\"",

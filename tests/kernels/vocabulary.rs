@@ -1,16 +1,18 @@
 //! Kernels that use every instruction form of the barrier vocabulary at least once, so that
-//! each form is assembled by ptxas (`tests/ptxas.rs`). They are written to type-check and to
-//! follow each protocol; what they compute is beside the point.
+//! each form is assembled by ptxas (`tests/ptxas.rs`). They are written to type-check and,
+//! except where an `allow` says which rule a kernel breaks and why it is kept, to follow each
+//! protocol; what they compute is beside the point.
 
 use phasegate::prelude::*;
 
 /// The producer/consumer pattern of PTX ISA §9.7.13.1 with two named barriers, and every
-/// spelling of `bar`/`barrier` sync and arrive.
-#[kernel]
+/// spelling of `bar`/`barrier` sync and arrive. Each barrier counts its producers and its
+/// consumers: two warps each.
+#[kernel(block = "128,1,1")]
 pub fn named_barriers(data: &mut [u32], id: u32) {
     let warp = warp_id();
-    let produced = named_barrier::<1, 64>();
-    let consumed = named_barrier::<2, 64>();
+    let produced = named_barrier::<1, 128>();
+    let consumed = named_barrier::<2, 128>();
     let t = thread_idx_x();
     if warp < 2 {
         // producer warps
@@ -28,14 +30,24 @@ pub fn named_barriers(data: &mut [u32], id: u32) {
     all.sync_unaligned();
     let spelled = named_barrier_cta::<4, 128>();
     spelled.sync();
-    spelled.arrive();
-    spelled.sync_unaligned();
-    spelled.arrive_unaligned();
+    // two warps arrive while two wait; barrier 5 keeps each round in a phase of its own (an
+    // arrive followed by another arrive in one phase would count a warp twice, §9.7.13.1)
+    if warp < 2 {
+        spelled.arrive();
+    } else {
+        spelled.sync_unaligned();
+    }
+    cta_barrier_cta::<5>().sync();
+    if warp < 2 {
+        spelled.arrive_unaligned();
+    } else {
+        spelled.sync();
+    }
+    cta_barrier_cta::<5>().sync_unaligned();
     produced.sync_unaligned();
     produced.arrive_unaligned();
-    cta_barrier_cta::<5>().sync();
-    cta_barrier_cta::<5>().sync_unaligned();
-    let dynamic = named_barrier_dyn(id, 128);
+    // an id in a register, away from the barriers above
+    let dynamic = named_barrier_dyn(6 + id % 8, 128);
     dynamic.sync();
     dynamic.arrive();
 }
@@ -66,7 +78,9 @@ pub fn reductions(values: &[u32], out: &mut [u32]) {
 }
 
 /// The typed mbarrier: every arrive, arrive_drop, wait and observe form, in one lifecycle.
-#[kernel]
+/// Not a protocol: where the leader arrives alone on the 128-count object, the phase never
+/// completes (the analyzer proves the hang); the forms are what the kernel is for.
+#[kernel(allow(mbarrier_deadlock))]
 pub fn mbarrier_forms(out: &mut [u32], hint: u32) {
     let t = thread_idx_x();
     let leader = t == 0;
@@ -144,8 +158,10 @@ pub fn mbarrier_forms(out: &mut [u32], hint: u32) {
     }
 }
 
-/// mbarrier invalidation and reuse, and the parity-in-a-register handle in a loop.
-#[kernel]
+/// mbarrier invalidation and reuse, and the parity-in-a-register handle in a loop. The typed
+/// `inval` runs in every thread, so every thread after the first invalidates an invalidated
+/// object (undefined, §9.7.13.15; the analyzer proves it): the form is what is kept here.
+#[kernel(allow(mbarrier_uninit))]
 pub fn mbarrier_reuse(out: &mut [u32], rounds: u32) {
     let t = thread_idx_x();
     let bar = mbarrier().init(t == 0, 32).publish();
@@ -176,6 +192,8 @@ pub fn bulk_copies(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     } else {
         bar.observe()
     };
+    // the leader may start the next phase only once every thread saw this one (§9.7.13.15.4)
+    sync_threads();
     let bar = if t == 0 {
         bar.expect_tx(4096);
         bulk_load(&bar, &mut tile, 0, x, 0, 256);
@@ -206,12 +224,14 @@ pub fn bulk_copies(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     membar_gl();
     membar_sys();
     fence_mbarrier_init();
-    bar.inval();
+    if t == 0 {
+        bar.inval();
+    }
 }
 
 /// The cluster barrier in every form, distributed shared memory through `mapa`, remote
 /// arrive-on, and a multicast bulk copy.
-#[kernel(cluster = "2,1,1")]
+#[kernel(cluster = "2,1,1", block = "128,1,1")]
 pub fn cluster_forms(x: &[f32], out: &mut [f32]) {
     let mut mine = shared_array::<f32, 128>();
     let t = thread_idx_x();
@@ -239,12 +259,12 @@ pub fn cluster_forms(x: &[f32], out: &mut [f32]) {
 
 /// Ampere's asynchronous copies completing on an mbarrier (`cp.async.mbarrier.arrive` with and
 /// without `.noinc`), published with `bar.sync` alone: all sm_80.
-#[kernel(target = "sm_80")]
+#[kernel(target = "sm_80", block = "128,1,1")]
 pub fn ampere_copies(x: &[[f32; 4]], y: &mut [[f32; 4]], words: &[u32]) {
     let mut tile = shared_array::<[f32; 4], 128>();
     let mut small = shared_array::<u32, 128>();
     let t = thread_idx_x();
-    let [a, b] = publish_cta([mbarrier().init(t == 0, 128), mbarrier().init(t == 0, 256)]);
+    let [a, b] = publish_cta([mbarrier().init(t == 0, 128), mbarrier().init(t == 0, 128)]);
     cp_async(&mut tile, t, x, block_idx_x() * 128 + t);
     a.cp_async_arrive();
     let a = a.arrive().wait_test();
@@ -253,8 +273,11 @@ pub fn ampere_copies(x: &[[f32; 4]], y: &mut [[f32; 4]], words: &[u32]) {
     let b = b.observe_test();
     let v = tile[t];
     y[block_idx_x() * 128 + t] = [v[0] + small[t] as f32, v[1], v[2], v[3]];
-    a.inval();
-    b.inval();
+    sync_threads();
+    if t == 0 {
+        a.inval();
+        b.inval();
+    }
 }
 
 /// Dynamic shared memory after a pipeline's buffers.

@@ -7,7 +7,9 @@
 //!    whose run executed the most barrier instructions is the launch the kernel was written
 //!    for (a block too small leaves roles empty), one whose run completed before one whose run
 //!    broke a rule, the earlier candidate before the later; and the smallest cluster under
-//!    which some block fits (a kernel that needs a cluster does not fit a smaller one).
+//!    which some block fits (a kernel that needs a cluster does not fit a smaller one). These
+//!    runs stop at the same number of instructions per thread ([`search_steps`]); the chosen
+//!    shape's run, if it stopped there, goes on with a whole run's budget.
 //! 2. Scenarios: parameter values ([`params`]) and global memory: every integer field 128 (a
 //!    few tiles and iterations), 2048 and 65536 (rings that wrap many times: a kernel over `n`
 //!    elements in tiles of thousands needs a large `n`), 1 (loops that run once),
@@ -136,12 +138,14 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
     );
     let fields = params::fields(fa);
     let unknown = unknown_bytes(fa, &kernel);
+    let made_up = made_up_operands(fa);
     let mut spent = 0u64;
     let mut cx = Runs {
         module,
         entry: &entry.name,
         kernel: &kernel,
         unknown_bytes: &unknown,
+        made_up_operands: &made_up,
         fields: &fields,
         param_bytes: kernel.param_bytes(),
         reads_thread_yz: launch::reads_thread_yz(module, entry),
@@ -168,7 +172,8 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
                 break;
             }
             searched += 1;
-            let Some(run) = cx.run(shape, SEARCH, Schedule::default()) else {
+            let Some(run) = cx.run_for(shape, SEARCH, Schedule::default(), search_steps(shape, budget))
+            else {
                 // The simulator cannot run the kernel (an instruction it does not know):
                 // another shape would not help; the proof says why it is incomplete.
                 break 'clusters;
@@ -218,6 +223,16 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
                 .join("; ")
         ));
         return proof;
+    };
+    // A search run that ran out of its share of steps is run again with the whole budget: the
+    // same schedule replays the same prefix, and goes on.
+    let first = match &first.outcome {
+        Outcome::Finding(r)
+            if r.kind == FindingKind::StepLimit && search_steps(shape, budget) < budget.run_steps =>
+        {
+            cx.run(shape, SEARCH, Schedule::default()).unwrap_or(first)
+        }
+        _ => first,
     };
     let first_signature = Some(signature(&first));
     let first = Some(first);
@@ -285,6 +300,17 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
     proof
 }
 
+/// Thread-instructions per thread of a launch-search run.
+const SEARCH_STEPS_PER_THREAD: u64 = 3000;
+
+/// The steps of a launch-search run of `shape`: the same number per thread for every shape, so
+/// that the coverage the search compares is how far each shape's threads got (equal totals would
+/// carry a small block's threads further), at most one run's budget.
+fn search_steps(shape: Shape, budget: Budget) -> u64 {
+    let threads = |d: (u32, u32, u32)| u64::from(d.0) * u64::from(d.1) * u64::from(d.2);
+    (threads(shape.block) * threads(shape.cluster) * SEARCH_STEPS_PER_THREAD).min(budget.run_steps)
+}
+
 /// Runs in a row that repeat an earlier run of their scenario before the scenario is settled.
 const SETTLED: usize = 3;
 
@@ -340,6 +366,37 @@ pub(crate) fn unknown_bytes(fa: &FunctionAnalysis, kernel: &Kernel) -> Vec<u32> 
     out
 }
 
+/// The statements whose barrier operands (a named barrier's id or thread count, an mbarrier's
+/// expected count) are not constants: computed from the parameters or memory, which the runs
+/// make up. A run that breaks a range rule there (an id past 15, a count past the CTA) broke
+/// it with a made-up value, which proves nothing about the kernel.
+fn made_up_operands(fa: &FunctionAnalysis) -> std::collections::HashSet<phasegate_ptx::StmtId> {
+    use phasegate_ptx::{Opcode, Operand};
+    let mut out = std::collections::HashSet::new();
+    for (stmt, inst) in fa.instructions() {
+        let operands: &[Operand] = match &inst.opcode {
+            Opcode::Bar | Opcode::Barrier if inst.has("cluster") => &[],
+            // `bar.red.op d, a{, b}, {!}c`: the id and count sit between the result and the
+            // predicate.
+            Opcode::Bar | Opcode::Barrier if inst.has("red") => {
+                let n = inst.operands.len();
+                inst.operands.get(1..n.saturating_sub(1)).unwrap_or(&[])
+            }
+            Opcode::Bar | Opcode::Barrier => &inst.operands,
+            Opcode::Mbarrier if inst.has("init") => inst.operands.get(1..).unwrap_or(&[]),
+            _ => &[],
+        };
+        let made_up = operands.iter().any(|op| match op {
+            Operand::Imm(_) => false,
+            op => fa.consts.operand(stmt, op, &fa.vars).as_const().is_none(),
+        });
+        if made_up {
+            out.insert(stmt);
+        }
+    }
+    out
+}
+
 /// The schedules tried per scenario (module docs).
 fn schedules() -> Vec<Schedule> {
     let mut out = vec![Schedule::default()];
@@ -382,6 +439,8 @@ struct Runs<'a> {
     kernel: &'a Kernel,
     /// Ops whose byte counts the kernel computes from its inputs ([`unknown_bytes`]).
     unknown_bytes: &'a [u32],
+    /// Statements of the entry whose barrier ids and counts are made up ([`made_up_operands`]).
+    made_up_operands: &'a std::collections::HashSet<phasegate_ptx::StmtId>,
     fields: &'a [Field],
     param_bytes: u32,
     /// Whether the kernel's roles depend on the y or z thread index ([`launch::reads_thread_yz`]).
@@ -403,6 +462,17 @@ impl Runs<'_> {
 
     /// One run; `None` when the simulator cannot run it (the reason goes to the proof).
     fn run(&mut self, shape: Shape, scenario: Scenario, schedule: Schedule) -> Option<ProbeRun> {
+        self.run_for(shape, scenario, schedule, self.budget.run_steps)
+    }
+
+    /// One run of at most `max_steps` thread-instructions.
+    fn run_for(
+        &mut self,
+        shape: Shape,
+        scenario: Scenario,
+        schedule: Schedule,
+        max_steps: u64,
+    ) -> Option<ProbeRun> {
         if self.exhausted() {
             return None;
         }
@@ -412,7 +482,7 @@ impl Runs<'_> {
             cluster: Some(shape.cluster),
             dynamic_shared_bytes: shape.dynamic_shared,
             schedule,
-            max_steps: self.budget.run_steps,
+            max_steps,
             race_check: true,
         };
         let probe = Probe {
@@ -483,7 +553,18 @@ impl Runs<'_> {
         }
         let site = r.sites.first();
         let instruction = site.map(|s| s.instruction.as_str()).unwrap_or("");
-        let Some(lint) = classify::lint_of(r.kind, &r.message, instruction, run) else {
+        let out_of_range = matches!(
+            r.kind,
+            FindingKind::BarrierId | FindingKind::BarrierThreadCount | FindingKind::MbarrierCountRange
+        ) && site.is_some_and(|s| {
+            s.function == self.entry && s.stmt.is_some_and(|st| self.made_up_operands.contains(&st))
+        });
+        let lint = if out_of_range {
+            None
+        } else {
+            classify::lint_of(r.kind, &r.message, instruction, run)
+        };
+        let Some(lint) = lint else {
             let why = format!(
                 "a run stopped on what made-up inputs may cause, not a barrier rule: {}",
                 r.message
