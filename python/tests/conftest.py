@@ -4,7 +4,9 @@ import pytest
 
 HERE = pathlib.Path(__file__).parent
 
-# bar.sync under a branch on %tid.x: thread 0 skips the barrier that the rest of its warp waits at.
+# bar.sync under a branch on %tid.x: thread 0 skips the barrier that the rest of its warp waits at,
+# and waits at the next one (a thread that skipped it and exited would only have left the CTA,
+# which a count-less barrier allows).
 DIVERGENT_BARRIER_PTX = """\
 .version 8.0
 .target sm_90
@@ -19,7 +21,7 @@ DIVERGENT_BARRIER_PTX = """\
  @%p1 bra L;
  bar.sync 0;
 L:
- membar.cta;
+ bar.sync 0;
  ret;
 }
 """

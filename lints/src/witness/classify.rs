@@ -31,7 +31,14 @@ pub fn lint_of(
     let log = &run.log;
     Some(match kind {
         K::DivergentAlignedBarrier => {
-            if instruction.starts_with("bar") || instruction.contains("barrier") {
+            // The opcode after a guard (`@p bar.sync 0`).
+            let opcode = match instruction.trim_start().strip_prefix('@') {
+                Some(guarded) => guarded
+                    .split_once(char::is_whitespace)
+                    .map_or("", |(_, rest)| rest.trim_start()),
+                None => instruction.trim_start(),
+            };
+            if opcode.starts_with("bar") || opcode.contains("barrier") {
                 &lints::aligned_barrier_divergence::LINT
             } else {
                 &lints::warp_collective_divergence::LINT
