@@ -68,7 +68,10 @@ fn known_findings() -> Vec<(String, String)> {
 }
 
 /// What one file gives: problems, and its deny findings as (file, lint, line).
-fn check_file(path: &Path) -> (Vec<String>, Vec<(String, String, u32)>, usize) {
+/// What one file gave: failures, deny findings (file, lint, line), and its Hopper entries.
+type FileResult = (Vec<String>, Vec<(String, String, u32)>, usize);
+
+fn check_file(path: &Path) -> FileResult {
     let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/realworld"));
     let rel = path
         .strip_prefix(root)
@@ -115,7 +118,7 @@ fn every_corpus_file_reads_round_trips_and_denies_only_its_known_bugs() {
     // Files on all cores: each takes a file as it finishes one.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let results: Vec<(Vec<String>, Vec<(String, String, u32)>, usize)> =
+    let results: Vec<FileResult> =
         std::thread::scope(|s| {
             let workers: Vec<_> = (0..threads)
                 .map(|_| {

@@ -70,6 +70,10 @@ pub(crate) struct ClusterRun {
 /// Runs cluster `c` on `mem`; `steps_before` thread-instructions of the launch's budget are
 /// spent. Returns what it left, and its view of global memory (an overlay holds its reads and
 /// writes).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the launch, the cluster and its memory, the budget spent, and the two optional observers (trace, probe) are independent inputs"
+)]
 pub(crate) fn run_cluster<'a>(
     prog: &'a Program,
     shape: &'a Shape,

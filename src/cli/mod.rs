@@ -45,7 +45,7 @@ pub enum Command {
     /// Run the barrier analyzer on PTX files
     Lint(lint::LintArgs),
     /// Run a kernel in the CPU simulator
-    Sim(sim::SimArgs),
+    Sim(Box<sim::SimArgs>),
     /// Read PTX and check that its .version and .target cover every feature it uses
     #[command(after_help = EXIT_STATUS)]
     Check {
@@ -93,7 +93,7 @@ pub fn run(args: &[String], out: &mut String) -> u8 {
             let sub = matches.subcommand_matches("lint").expect("lint matches");
             lint::execute(a, sub, out)
         }
-        Command::Sim(a) => sim::execute(a, out),
+        Command::Sim(a) => sim::execute(*a, out),
         Command::Check { files } => check(&files, out),
         Command::Fmt { file } => fmt(&file, out),
     }

@@ -131,10 +131,11 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
             maxntid,
             reqnctapercluster,
         },
-        kernel
-            .uses_dynamic_shared()
-            .then(|| kernel.max_dynamic_shared_bytes())
-            .unwrap_or(0),
+        if kernel.uses_dynamic_shared() {
+            kernel.max_dynamic_shared_bytes()
+        } else {
+            0
+        },
     );
     let fields = params::fields(fa);
     let unknown = unknown_bytes(fa, &kernel);

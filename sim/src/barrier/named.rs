@@ -228,7 +228,6 @@ impl NamedBarrier {
                 let doubled = self
                     .last_doubled
                     .filter(|&(p, ..)| p == phase.min(self.phase))
-                    .map(|(p, w, dpc)| (p, w, dpc))
                     .or_else(|| self.doubled.map(|(w, dpc)| (self.phase, w, dpc)));
                 let Some((p, w, dpc)) = doubled else {
                     // No warp arrived twice: the phase filled up with other arrivals (more
