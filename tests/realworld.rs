@@ -103,7 +103,10 @@ fn check_file(path: &Path) -> FileResult {
     for d in lint_module(&module, &LintConfig::default()) {
         if d.level == Level::Deny {
             if d.witness.is_none() {
-                failures.push(format!("{rel}:{}: a deny finding without a witness: {d}", d.span.line));
+                failures.push(format!(
+                    "{rel}:{}: a deny finding without a witness: {d}",
+                    d.span.line
+                ));
             }
             denies.push((rel.clone(), d.lint.to_string(), d.span.line));
         }
@@ -118,26 +121,25 @@ fn every_corpus_file_reads_round_trips_and_denies_only_its_known_bugs() {
     // Files on all cores: each takes a file as it finishes one.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let results: Vec<FileResult> =
-        std::thread::scope(|s| {
-            let workers: Vec<_> = (0..threads)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut out = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            let Some(path) = files.get(i) else { break };
-                            out.push(check_file(path));
-                        }
-                        out
-                    })
+    let results: Vec<FileResult> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(path) = files.get(i) else { break };
+                        out.push(check_file(path));
+                    }
+                    out
                 })
-                .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().expect("a worker panicked"))
-                .collect()
-        });
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a worker panicked"))
+            .collect()
+    });
     let mut failures: Vec<String> = Vec::new();
     let mut denies: Vec<(String, String, u32)> = Vec::new();
     let mut hopper_entries = 0;

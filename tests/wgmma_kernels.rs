@@ -209,7 +209,11 @@ fn a_wgmma_under_a_divergent_branch_is_reported() {
         Err(RunError::Finding(report)) => {
             // The first instruction the split warp reaches is `wgmma.fence.sync.aligned`: an
             // aligned instruction the whole warp must execute (§9.7.15.5.1, §9.7.13).
-            assert_eq!(report.kind, FindingKind::DivergentAlignedBarrier, "{report}");
+            assert_eq!(
+                report.kind,
+                FindingKind::DivergentAlignedBarrier,
+                "{report}"
+            );
             assert!(report.to_string().contains("wgmma"), "{report}");
         }
         other => panic!("expected a finding, got {other:?}"),

@@ -111,8 +111,7 @@ pub(crate) fn merge(
         // on loaded data) is about data the runs made up: reaching it proves nothing.
         let loaded = c.related.iter().any(|r| {
             r.why().is_some_and(|w| {
-                matches!(w.cause, crate::diagnostic::WhyCause::Op(_))
-                    || reads_memory(fa, r.stmt)
+                matches!(w.cause, crate::diagnostic::WhyCause::Op(_)) || reads_memory(fa, r.stmt)
             })
         });
         if reached && !loaded {
@@ -146,8 +145,6 @@ pub(crate) fn merge(
 fn reads_memory(fa: &FunctionAnalysis, stmt: phasegate_ptx::StmtId) -> bool {
     use phasegate_ptx::Opcode;
     fa.instructions().any(|(s, inst)| {
-        s == stmt
-            && matches!(inst.opcode, Opcode::Ld | Opcode::Atom)
-            && !inst.has("param")
+        s == stmt && matches!(inst.opcode, Opcode::Ld | Opcode::Atom) && !inst.has("param")
     })
 }

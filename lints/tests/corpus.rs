@@ -137,8 +137,14 @@ fn every_bug_is_denied_with_a_witness_that_replays() {
         if denied.is_empty() && deny_by_default && !unproven {
             wrong.push(format!("{name}: {expected:?} expected, nothing denied"));
         }
-        if unproven && !found.iter().any(|d| d.level == Level::Warn && d.message.ends_with("(unproven)")) {
-            wrong.push(format!("{name}: listed as unproven, but found as {found:?}"));
+        if unproven
+            && !found
+                .iter()
+                .any(|d| d.level == Level::Warn && d.message.ends_with("(unproven)"))
+        {
+            wrong.push(format!(
+                "{name}: listed as unproven, but found as {found:?}"
+            ));
         }
         for d in denied {
             let Some(w) = &d.witness else {
@@ -153,7 +159,9 @@ fn every_bug_is_denied_with_a_witness_that_replays() {
                     "{name}: the witness of [{}] at line {} replays as {:?}",
                     d.lint,
                     d.span.line,
-                    other.report().map(|r| (r.kind, r.sites.first().and_then(|s| s.stmt)))
+                    other
+                        .report()
+                        .map(|r| (r.kind, r.sites.first().and_then(|s| s.stmt)))
                 )),
             }
         }

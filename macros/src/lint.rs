@@ -122,7 +122,10 @@ fn witness(w: &phasegate_lints::Witness, kernel: &Kernel) -> String {
             .filter(|lc| lc.line > 0)
             .map(|lc| format!("line {}, column {}", lc.line, lc.column + 1))
             .unwrap_or_else(|| format!("PTX line {}", s.span.line));
-        text.push_str(&format!("\n    {:>3}. {at}: {}: {}", s.number, s.who, s.event));
+        text.push_str(&format!(
+            "\n    {:>3}. {at}: {}: {}",
+            s.number, s.who, s.event
+        ));
     }
     for a in &w.assumptions {
         text.push_str(&format!("\n      assuming {a}"));

@@ -258,11 +258,15 @@ fn human(path: &str, source: &Source, kernels: usize, d: &Diagnostic, out: &mut 
 /// and what the runs found.
 fn protocol(path: &str, module: &crate::ptx::Module, config: &LintConfig, out: &mut String) {
     for (kernel, proof) in crate::lints::witness_runs(module, config) {
-        out.push_str(&format!("{path}: kernel `{kernel}`
-"));
+        out.push_str(&format!(
+            "{path}: kernel `{kernel}`
+"
+        ));
         if proof.launch.is_empty() {
-            out.push_str("  no launch runs it
-");
+            out.push_str(
+                "  no launch runs it
+",
+            );
         } else {
             out.push_str(&format!(
                 "  launch: {}; {} runs
@@ -281,8 +285,10 @@ fn protocol(path: &str, module: &crate::ptx::Module, config: &LintConfig, out: &
             ));
         }
         for u in &proof.unproven {
-            out.push_str(&format!("  cannot decide: {u}
-"));
+            out.push_str(&format!(
+                "  cannot decide: {u}
+"
+            ));
         }
     }
 }
@@ -318,7 +324,11 @@ fn witness(path: &str, kernels: usize, w: &crate::lints::Witness, out: &mut Stri
     if !w.replay.is_empty() {
         out.push_str(&format!(
             "      replay: phasegate sim {path}{} --witness {}\n",
-            if kernels > 1 { format!(" --kernel {}", w.kernel) } else { String::new() },
+            if kernels > 1 {
+                format!(" --kernel {}", w.kernel)
+            } else {
+                String::new()
+            },
             w.replay
         ));
     }

@@ -172,7 +172,8 @@ impl Log {
                 } else {
                     json!({})
                 };
-                location["message"] = json!({ "text": format!("{}. {}: {}", s.number, s.who, s.event) });
+                location["message"] =
+                    json!({ "text": format!("{}. {}: {}", s.number, s.who, s.event) });
                 location["logicalLocations"] = json!([{ "name": s.function, "kind": "function" }]);
                 json!({ "location": location, "executionOrder": s.number })
             })

@@ -50,7 +50,9 @@ pub fn lint_of(
             &lints::warp_collective_divergence::LINT
         }
         K::BarrierRedMixed => &lints::barrier_red_sync_mix::LINT,
-        K::BarrierThreadCount | K::BarrierId | K::BarrierInstanceSplit => &lints::barrier_count::LINT,
+        K::BarrierThreadCount | K::BarrierId | K::BarrierInstanceSplit => {
+            &lints::barrier_count::LINT
+        }
         K::MbarrierMissingWait | K::AsyncReadBeforeWait | K::MbarrierCountRange
             if !ignored_failure(log) && stale_wait(log) =>
         {
@@ -146,7 +148,11 @@ fn stale_wait(log: &[LogEvent]) -> bool {
     };
     // (warp, lane, object) -> phases seen complete.
     let mut seen: Vec<(u32, u32, Object, i64)> = Vec::new();
-    for (i, e) in log.iter().enumerate().filter(|(_, e)| e.kind == LogKind::WaitDone) {
+    for (i, e) in log
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.kind == LogKind::WaitDone)
+    {
         let (Some(o @ Object::Mbarrier { .. }), Some(phase)) = (e.object, e.phase) else {
             continue;
         };

@@ -173,8 +173,12 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
                 break;
             }
             searched += 1;
-            let Some(run) = cx.run_for(shape, SEARCH, Schedule::default(), search_steps(shape, budget))
-            else {
+            let Some(run) = cx.run_for(
+                shape,
+                SEARCH,
+                Schedule::default(),
+                search_steps(shape, budget),
+            ) else {
                 // The simulator cannot run the kernel (an instruction it does not know):
                 // another shape would not help; the proof says why it is incomplete.
                 break 'clusters;
@@ -229,7 +233,8 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
     // same schedule replays the same prefix, and goes on.
     let first = match &first.outcome {
         Outcome::Finding(r)
-            if r.kind == FindingKind::StepLimit && search_steps(shape, budget) < budget.run_steps =>
+            if r.kind == FindingKind::StepLimit
+                && search_steps(shape, budget) < budget.run_steps =>
         {
             cx.run(shape, SEARCH, Schedule::default()).unwrap_or(first)
         }
@@ -556,7 +561,9 @@ impl Runs<'_> {
         let instruction = site.map(|s| s.instruction.as_str()).unwrap_or("");
         let out_of_range = matches!(
             r.kind,
-            FindingKind::BarrierId | FindingKind::BarrierThreadCount | FindingKind::MbarrierCountRange
+            FindingKind::BarrierId
+                | FindingKind::BarrierThreadCount
+                | FindingKind::MbarrierCountRange
         ) && site.is_some_and(|s| {
             s.function == self.entry && s.stmt.is_some_and(|st| self.made_up_operands.contains(&st))
         });

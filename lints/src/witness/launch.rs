@@ -49,11 +49,7 @@ impl Shape {
 
 /// The shapes to try, in order: one when the PTX declares block and cluster, else the
 /// candidates of the module docs.
-pub fn candidates(
-    function: &Function,
-    directives: Directives,
-    dynamic_shared: u32,
-) -> Vec<Shape> {
+pub fn candidates(function: &Function, directives: Directives, dynamic_shared: u32) -> Vec<Shape> {
     let blocks: Vec<((u32, u32, u32), bool)> = match (directives.reqntid, directives.maxntid) {
         (Some(b), _) => vec![(b, true)],
         (None, Some(b)) => vec![(b, true)],

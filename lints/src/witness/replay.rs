@@ -59,9 +59,8 @@ impl Spec {
                 "ints" => spec.ints = value.parse().map_err(|_| bad("an integer"))?,
                 "fill" => spec.fill = value.parse().map_err(|_| bad("a byte, 0 to 255"))?,
                 "schedule" => {
-                    spec.schedule = schedule(value).ok_or_else(|| {
-                        bad("round-robin:SEED, random:SEED or pct:DEPTH:SEED")
-                    })?
+                    spec.schedule = schedule(value)
+                        .ok_or_else(|| bad("round-robin:SEED, random:SEED or pct:DEPTH:SEED"))?
                 }
                 _ => {
                     return Err(format!(
@@ -149,9 +148,14 @@ mod tests {
 
     #[test]
     fn reads_what_a_witness_prints() {
-        let s = Spec::parse("block=160x1x1,cluster=2x1x1,grid=4x1x1,smem=0,ints=128,fill=255,schedule=pct:2:3")
-            .unwrap();
-        assert_eq!((s.block, s.cluster, s.grid), ((160, 1, 1), (2, 1, 1), (4, 1, 1)));
+        let s = Spec::parse(
+            "block=160x1x1,cluster=2x1x1,grid=4x1x1,smem=0,ints=128,fill=255,schedule=pct:2:3",
+        )
+        .unwrap();
+        assert_eq!(
+            (s.block, s.cluster, s.grid),
+            ((160, 1, 1), (2, 1, 1), (4, 1, 1))
+        );
         assert_eq!((s.ints, s.fill), (128, 255));
         assert_eq!(s.schedule.policy, Policy::Pct { depth: 2 });
         assert_eq!(s.schedule.seed, 3);

@@ -50,7 +50,10 @@ pub fn skeleton(module: &Module, kernel: &Kernel, run: &ProbeRun, clustered: boo
     // Per warp, its own operations (not the completions of its copies).
     let mut per_warp: Vec<(u32, Vec<u32>)> = Vec::new();
     for e in &run.log {
-        if matches!(e.kind, LogKind::Complete | LogKind::Phase | LogKind::WaitPending) {
+        if matches!(
+            e.kind,
+            LogKind::Complete | LogKind::Phase | LogKind::WaitPending
+        ) {
             continue;
         }
         match per_warp.iter_mut().find(|(w, _)| *w == e.warp) {

@@ -148,7 +148,8 @@ fn involved(
     }
     for site in &report.sites {
         let flat = site.cta_rank * warps_per_cta + site.warp;
-        let of_warp = |e: &&LogEvent| e.warp == flat && e.lanes & site.lanes != 0 && e.object.is_some();
+        let of_warp =
+            |e: &&LogEvent| e.warp == flat && e.lanes & site.lanes != 0 && e.object.is_some();
         // The barrier event at the site's statement; for a site that is no barrier event (an
         // access of a race), the warp's last barrier event before it: what ordered it, or
         // failed to.

@@ -70,7 +70,10 @@ pub(crate) struct NamedBarrier {
 impl NamedBarrier {
     pub(crate) fn describe(&self, id: u32, expected: u32) -> String {
         if self.arrived == 0 {
-            return format!("named barrier {id}: phase {}, no thread arrived yet", self.phase);
+            return format!(
+                "named barrier {id}: phase {}, no thread arrived yet",
+                self.phase
+            );
         }
         let count = match self.count {
             Some(Some(c)) => format!("{c}"),

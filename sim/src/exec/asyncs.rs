@@ -175,7 +175,13 @@ impl Machine<'_> {
                 }
                 join_into(&mut m.cur_vc, &op.vc);
                 let done = m.unknown_completed(actor, &name).map_err(|v| {
-                    self.violation_on(v, crate::report::Object::Mbarrier { cta: mc, offset: mo })
+                    self.violation_on(
+                        v,
+                        crate::report::Object::Mbarrier {
+                            cta: mc,
+                            offset: mo,
+                        },
+                    )
                 })?;
                 self.log_event(
                     op.warp as usize,

@@ -33,9 +33,9 @@ use crate::decode::Fmt;
 use crate::decode::*;
 use crate::decode::{Elem, Mma, TensorOp, Wgmma, WgmmaA};
 use crate::machine::{Machine, Res};
+use crate::race::Clock;
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
-use crate::race::Clock;
 use crate::state::{Block, lanes};
 use crate::tensor_state::{Pending, Role, TensorState, WarpMma, WarpgroupEntry};
 
