@@ -184,21 +184,31 @@ pub fn lint_module(module: &Module, config: &LintConfig) -> Vec<Diagnostic> {
     } else {
         Vec::new()
     };
-    let mut analyses = Vec::new();
-    let mut out = Vec::new();
-    for f in module.functions() {
+    let running_entries = calls::entries_by_function(module);
+    let proof_of: std::collections::HashMap<&str, &witness::Proof> =
+        proofs.iter().map(|(n, p)| (n.as_str(), p)).collect();
+    // Each function on its own core: its analysis, then its lints under the runs of the
+    // entries that run it. A function too large to analyze says so, ahead of the findings.
+    let functions: Vec<&Function> = module.functions().collect();
+    let per_function = par::map(&functions, |f| {
         match analysis::FunctionAnalysis::build(module, f) {
-            Ok(Some(fa)) => analyses.push(fa),
-            Ok(None) => {}
-            Err(members) => out.push(analysis_limit(f, members)),
+            Ok(Some(fa)) => {
+                let running: Vec<&witness::Proof> = running_entries
+                    .get(f.name.as_str())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| proof_of.get(e.name.as_str()).copied())
+                    .collect();
+                (None, lint_analyzed(&fa, &running, config))
+            }
+            Ok(None) => (None, Vec::new()),
+            Err(members) => (Some(analysis_limit(f, members)), Vec::new()),
         }
-    }
-    for fa in &analyses {
-        let running: Vec<&witness::Proof> = calls::entries_running(module, &fa.function.name)
-            .iter()
-            .filter_map(|e| proofs.iter().find(|(n, _)| n == &e.name).map(|(_, p)| p))
-            .collect();
-        out.extend(lint_analyzed(fa, &running, config));
-    }
-    out
+    });
+    let (limits, findings): (Vec<_>, Vec<_>) = per_function.into_iter().unzip();
+    limits
+        .into_iter()
+        .flatten()
+        .chain(findings.into_iter().flatten())
+        .collect()
 }
