@@ -360,7 +360,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
                 k(Kind::MBar),
             ),
             "wait_parity" => (M::WaitParity, &[Parity], k(Kind::MBar)),
-            "inval" => (M::Inval, &[], k(Kind::MBar)),
+            "inval" => (M::Inval, &[Bool], k(Kind::MBar)),
             "into_dynamic" => (M::IntoDynamic, &[], k(Kind::DynMBar)),
             "arrive_load" => (
                 M::ArriveLoad,

@@ -158,15 +158,15 @@ pub fn mbarrier_forms(out: &mut [u32], hint: u32) {
     }
 }
 
-/// mbarrier invalidation and reuse, and the parity-in-a-register handle in a loop. The typed
-/// `inval` runs in every thread, so every thread after the first invalidates an invalidated
-/// object (undefined, §9.7.13.15; the analyzer proves it): the form is what is kept here.
-#[kernel(allow(mbarrier_uninit))]
+/// mbarrier invalidation and reuse, and the parity-in-a-register handle in a loop.
+#[kernel]
 pub fn mbarrier_reuse(out: &mut [u32], rounds: u32) {
     let t = thread_idx_x();
     let bar = mbarrier().init(t == 0, 32).publish();
     let bar = bar.arrive().wait();
-    let bar = bar.inval();
+    // every thread is done with the object before its one thread invalidates it
+    sync_threads();
+    let bar = bar.inval(t == 0);
     let bar = bar.init(t == 0, 32).publish();
     let mut ring = bar.into_dynamic();
     for _ in 0..rounds {
@@ -224,9 +224,7 @@ pub fn bulk_copies(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     membar_gl();
     membar_sys();
     fence_mbarrier_init();
-    if t == 0 {
-        bar.inval();
-    }
+    bar.inval(t == 0);
 }
 
 /// The cluster barrier in every form, distributed shared memory through `mapa`, remote
@@ -274,10 +272,8 @@ pub fn ampere_copies(x: &[[f32; 4]], y: &mut [[f32; 4]], words: &[u32]) {
     let v = tile[t];
     y[block_idx_x() * 128 + t] = [v[0] + small[t] as f32, v[1], v[2], v[3]];
     sync_threads();
-    if t == 0 {
-        a.inval();
-        b.inval();
-    }
+    a.inval(t == 0);
+    b.inval(t == 0);
 }
 
 /// Dynamic shared memory after a pipeline's buffers.

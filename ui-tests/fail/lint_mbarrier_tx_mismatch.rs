@@ -14,7 +14,8 @@ fn k(x: &[f32], out: &mut [f32]) {
         bar.observe()
     };
     out[t] = tile[t];
-    bar.inval();
+    sync_threads();
+    bar.inval(t == 0);
 }
 
 fn main() {}

@@ -4,7 +4,8 @@ use phasegate::prelude::*;
 fn k(out: &mut [u32]) {
     let bar = mbarrier().init(thread_idx_x() == 0, 64).publish();
     let bar = bar.arrive().wait();
-    let gone = bar.inval();
+    sync_threads();
+    let gone = bar.inval(thread_idx_x() == 0);
     let token = gone.arrive();
     out[0] = 1;
 }

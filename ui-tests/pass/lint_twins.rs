@@ -69,9 +69,7 @@ fn tx_agree(x: &[f32], out: &mut [f32]) {
     let bar = if t == 0 { bar.arrive_load(&mut tile, 0, x, 0, 1024).wait() } else { bar.observe() };
     out[t] = tile[t];
     sync_threads();
-    if t == 0 {
-        bar.inval();
-    }
+    bar.inval(t == 0);
 }
 
 /// The producer/consumer order that completes.

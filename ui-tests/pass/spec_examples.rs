@@ -10,9 +10,7 @@ fn example_1a(out: &mut [u32]) {
     let bar = token.wait_test();
     // every thread is done with the barrier before one thread invalidates it
     sync_threads();
-    if thread_idx_x() == 0 {
-        bar.inval();
-    }
+    bar.inval(thread_idx_x() == 0);
 }
 
 /// Example 1b: the same with try_wait.relaxed.cluster.
@@ -44,9 +42,7 @@ fn example_3(x: &[[f32; 4]], y: &mut [[f32; 4]]) {
     let bar = bar.arrive().wait_test();
     y[t] = shard[t];
     sync_threads();
-    if t == 0 {
-        bar.inval();
-    }
+    bar.inval(t == 0);
 }
 
 /// Example 4: the threads of a cluster arrive on CTA 0's barrier; CTA 0 waits for them.

@@ -24,7 +24,7 @@ const SEEDS: &[(&str, &str, &str)] = &[
     (
         "fn f(bar: MBarrier<Ready<Even>>, out: &mut [u32], t: u32) -> MBarrier<Ready<Odd>> { out[t] = 1; bar.arrive().wait() }",
         "target = \"sm_90\"",
-        "fn k(out: &mut [u32]) { let t = thread_idx_x(); let bar = mbarrier().init(t == 0, block_dim_x()).publish_cta(); let bar = f(bar, out, t); sync_threads(); if t == 0 { bar.inval(); } }",
+        "fn k(out: &mut [u32]) { let t = thread_idx_x(); let bar = mbarrier().init(t == 0, block_dim_x()).publish_cta(); let bar = f(bar, out, t); sync_threads(); bar.inval(t == 0); }",
     ),
     (
         "fn f(slot: ConsumerSlot<'_, f32, 2, 256>, y: &mut [f32], t: u32) { y[t] = slot.get(t); slot.release(); }",

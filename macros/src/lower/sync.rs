@@ -389,10 +389,14 @@ impl Lowerer<'_> {
                 }))
             }
             (M::Inval, HVal::MBar { sym, .. }) => {
-                self.inst(
-                    Opcode::Mbarrier,
-                    &["inval", "shared::cta", "b64"],
-                    vec![addr(&sym)],
+                let leader = self.take(&mut it);
+                self.guarded_by(
+                    leader,
+                    Instruction::new(
+                        Opcode::Mbarrier,
+                        &["inval", "shared::cta", "b64"],
+                        vec![addr(&sym)],
+                    ),
                 );
                 Val::Handle(Box::new(HVal::MBar { sym, parity: 0 }))
             }

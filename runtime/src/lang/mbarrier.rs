@@ -160,8 +160,11 @@ impl<P: Parity> MBarrier<Ready<P>> {
         observe_with(sem: Sem, scope: Scope) -> MBarrier<Ready<P::Next>>;
         /// Observes the phase of parity `parity`, which must be the current one's.
         wait_parity(parity: P) -> MBarrier<Ready<P::Next>>;
-        /// `mbarrier.inval.shared::cta.b64 [bar]`: its memory may be reused.
-        inval() -> MBarrier<Uninit>;
+        /// `@leader mbarrier.inval.shared::cta.b64 [bar]`: one thread invalidates the object, as
+        /// one thread initialises it, once every thread is done with it (after a barrier); its
+        /// memory may then be reused. A second `inval`, or any operation but `init`, on an
+        /// invalidated object is undefined (§9.7.13.15).
+        inval(leader: bool) -> MBarrier<Uninit>;
         /// The same barrier with its phase parity in a register, for loops.
         into_dynamic() -> DynMBarrier;
     }
