@@ -14,31 +14,27 @@
 //!   wait), and else a deadlock of arrivals that never come;
 //! - a deadlock of threads at named barriers only is a named-barrier deadlock.
 
+use phasegate_ptx::{Instruction, Opcode};
 use phasegate_sim::FindingKind;
 use phasegate_sim::probe::{LogEvent, LogKind, Object, ProbeRun};
 
 use crate::lints::{self, LintInfo};
 
-/// The lint of a rule a run broke; `None` for stops that say nothing about the kernel's
-/// barriers (a trap, an access outside memory under made-up inputs, the step budget).
+/// The lint of a rule a run broke, at `instruction` (the PTX model's instruction of the report's
+/// first site); `None` for stops that say nothing about the kernel's barriers (a trap, an
+/// access outside memory under made-up inputs, the step budget).
 pub fn lint_of(
     kind: FindingKind,
     message: &str,
-    instruction: &str,
+    instruction: Option<&Instruction>,
     run: &ProbeRun,
 ) -> Option<&'static LintInfo> {
     use FindingKind as K;
     let log = &run.log;
     Some(match kind {
         K::DivergentAlignedBarrier => {
-            // The opcode after a guard (`@p bar.sync 0`).
-            let opcode = match instruction.trim_start().strip_prefix('@') {
-                Some(guarded) => guarded
-                    .split_once(char::is_whitespace)
-                    .map_or("", |(_, rest)| rest.trim_start()),
-                None => instruction.trim_start(),
-            };
-            if opcode.starts_with("bar") || opcode.contains("barrier") {
+            // A `bar`/`barrier` (guarded or not: `@p bar.sync 0`), else a warp collective.
+            if instruction.is_some_and(|i| matches!(i.opcode, Opcode::Bar | Opcode::Barrier)) {
                 &lints::aligned_barrier_divergence::LINT
             } else {
                 &lints::warp_collective_divergence::LINT

@@ -187,7 +187,7 @@ pub fn prove(module: &Module, entry: &Function, fa: &FunctionAnalysis, budget: B
                 Outcome::Completed(_) => true,
                 Outcome::Finding(r) if r.kind == FindingKind::StepLimit => true,
                 Outcome::Finding(r) => {
-                    if !protocol(r, &run) {
+                    if !protocol(module, r, &run) {
                         // A stop that is not a barrier rule: the shape does not fit the kernel.
                         continue;
                     }
@@ -347,7 +347,7 @@ fn signature(run: &ProbeRun) -> u64 {
 /// is as unknown as a tensor copy's box (CUTLASS reads its transaction bytes from its
 /// parameters), so the runs take it to be what balances the transactions.
 pub(crate) fn unknown_bytes(fa: &FunctionAnalysis, kernel: &Kernel) -> Vec<u32> {
-    use phasegate_ptx::{Opcode, Operand};
+    use phasegate_ptx::Opcode;
     let mut out = Vec::new();
     for (stmt, inst) in fa.instructions() {
         let count = match &inst.opcode {
@@ -361,11 +361,7 @@ pub(crate) fn unknown_bytes(fa: &FunctionAnalysis, kernel: &Kernel) -> Vec<u32> 
             }
             _ => None,
         };
-        let constant = match count {
-            Some(Operand::Imm(_)) | None => true,
-            Some(op) => fa.consts.operand(stmt, op, &fa.vars).as_const().is_some(),
-        };
-        if !constant {
+        if count.is_some_and(|op| made_up(fa, stmt, op)) {
             out.extend(kernel.pcs_of(&fa.function.name, stmt));
         }
     }
@@ -392,15 +388,22 @@ fn made_up_operands(fa: &FunctionAnalysis) -> std::collections::HashSet<phasegat
             Opcode::Mbarrier if inst.has("init") => inst.operands.get(1..).unwrap_or(&[]),
             _ => &[],
         };
-        let made_up = operands.iter().any(|op| match op {
-            Operand::Imm(_) => false,
-            op => fa.consts.operand(stmt, op, &fa.vars).as_const().is_none(),
-        });
-        if made_up {
+        if operands.iter().any(|op| made_up(fa, stmt, op)) {
             out.insert(stmt);
         }
     }
     out
+}
+
+/// Whether operand `op` of statement `stmt` is no constant: the kernel computes it from its
+/// parameters or memory, which the runs make up.
+fn made_up(
+    fa: &FunctionAnalysis,
+    stmt: phasegate_ptx::StmtId,
+    op: &phasegate_ptx::Operand,
+) -> bool {
+    !matches!(op, phasegate_ptx::Operand::Imm(_))
+        && fa.consts.operand(stmt, op, &fa.vars).as_const().is_none()
 }
 
 /// The schedules tried per scenario (module docs).
@@ -428,13 +431,18 @@ fn schedules() -> Vec<Schedule> {
 }
 
 /// Whether a run's stop is about the barriers (a lint's rule).
-fn protocol(r: &Report, run: &ProbeRun) -> bool {
-    let instruction = r
-        .sites
-        .first()
-        .map(|s| s.instruction.as_str())
-        .unwrap_or("");
-    classify::lint_of(r.kind, &r.message, instruction, run).is_some()
+fn protocol(module: &Module, r: &Report, run: &ProbeRun) -> bool {
+    classify::lint_of(r.kind, &r.message, site_instruction(module, r), run).is_some()
+}
+
+/// The instruction of a report's first site, in the PTX model.
+fn site_instruction<'m>(module: &'m Module, r: &Report) -> Option<&'m phasegate_ptx::Instruction> {
+    let site = r.sites.first()?;
+    let body = module.function(&site.function)?.body.as_ref()?;
+    match body.get(site.stmt?) {
+        phasegate_ptx::Statement::Instruction(i) => Some(i),
+        _ => None,
+    }
 }
 
 /// The state of the runs of one entry.
@@ -526,7 +534,9 @@ impl Runs<'_> {
                 // that completed, ran out of steps or broke a rule count as having kept them.
                 let judged = match &run.outcome {
                     Outcome::Completed(_) => true,
-                    Outcome::Finding(r) => r.kind == FindingKind::StepLimit || protocol(r, &run),
+                    Outcome::Finding(r) => {
+                        r.kind == FindingKind::StepLimit || protocol(self.module, r, &run)
+                    }
                 };
                 if judged {
                     for e in &run.log {
@@ -558,7 +568,6 @@ impl Runs<'_> {
             return;
         }
         let site = r.sites.first();
-        let instruction = site.map(|s| s.instruction.as_str()).unwrap_or("");
         let out_of_range = matches!(
             r.kind,
             FindingKind::BarrierId
@@ -570,7 +579,7 @@ impl Runs<'_> {
         let lint = if out_of_range {
             None
         } else {
-            classify::lint_of(r.kind, &r.message, instruction, run)
+            classify::lint_of(r.kind, &r.message, site_instruction(self.module, r), run)
         };
         let Some(lint) = lint else {
             let why = format!(

@@ -30,6 +30,48 @@ impl Machine<'_> {
             .issue(t, w as u32, lane as u32, pc, kind, bulk, vc, issued_at);
     }
 
+    /// Issues a copy of lane `lane` of warp `w` whose transactions complete on mbarrier `mbar`
+    /// (CTA rank, offset), and logs its barrier event: "issues `copy()` that completes
+    /// transactions on ...". A copy of unknown size (`AsyncKind::Unknown`) is counted on the
+    /// object as one that leaves its tx-count open.
+    pub(crate) fn issue_on_mbarrier(
+        &mut self,
+        w: usize,
+        lane: usize,
+        pc: u32,
+        mbar: (u32, u32),
+        kind: AsyncKind,
+        copy: impl FnOnce() -> String,
+    ) {
+        let (mc, mo) = mbar;
+        if matches!(kind, AsyncKind::Unknown { .. }) {
+            self.ctas[mc as usize]
+                .mbars
+                .get_mut(&mo)
+                .expect("the caller checked the object is valid")
+                .unknown_issued();
+        }
+        let name = self.shared_name(mo);
+        self.log_event(
+            w,
+            1 << lane,
+            pc,
+            Some(crate::probe::Object::Mbarrier {
+                cta: mc,
+                offset: mo,
+            }),
+            crate::probe::LogKind::Issue,
+            None,
+            || {
+                format!(
+                    "issues {} that completes transactions on {name} of CTA rank {mc}",
+                    copy()
+                )
+            },
+        );
+        self.issue_async(w, lane, pc, kind, None);
+    }
+
     /// `commit_group` for lanes `eff`.
     pub(crate) fn commit_groups(&mut self, w: usize, eff: u32, bulk: bool) {
         for lane in lanes(eff) {

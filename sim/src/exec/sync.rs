@@ -429,45 +429,23 @@ impl Machine<'_> {
             }
             if self.unknown_bytes(pc) {
                 // Its size comes from made-up inputs: a copy of unknown size (no data).
-                self.ctas[mc as usize]
-                    .mbars
-                    .get_mut(&mo)
-                    .expect("valid")
-                    .unknown_issued();
-                let name = self.shared_name(mo);
-                self.log_event(
-                    w,
-                    1 << lane,
-                    pc,
-                    Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
-                    crate::probe::LogKind::Issue,
-                    None,
-                    || format!("issues a bulk copy of unknown size that completes transactions on {name} of CTA rank {mc}"),
-                );
-                self.issue_async(
+                self.issue_on_mbarrier(
                     w,
                     lane,
                     pc,
+                    (mc, mo),
                     AsyncKind::Unknown {
                         mbar: Some((mc, mo)),
                     },
-                    None,
+                    || "a bulk copy of unknown size".into(),
                 );
                 continue;
             }
-            let name = self.shared_name(mo);
-            self.log_event(
-                w,
-                1 << lane,
-                pc,
-                Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
-                crate::probe::LogKind::Issue,
-                None, || format!("issues a bulk copy of {bytes} bytes that completes transactions on {name} of CTA rank {mc}"),
-            );
-            self.issue_async(
+            self.issue_on_mbarrier(
                 w,
                 lane,
                 pc,
+                (mc, mo),
                 AsyncKind::BulkLoad {
                     from,
                     cta,
@@ -476,7 +454,7 @@ impl Machine<'_> {
                     mbar: (mc, mo),
                     reduce,
                 },
-                None,
+                || format!("a bulk copy of {bytes} bytes"),
             );
         }
         Ok(())

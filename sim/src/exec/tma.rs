@@ -497,28 +497,15 @@ impl Machine<'_> {
                     )
                     .into());
             }
-            self.ctas[mc as usize]
-                .mbars
-                .get_mut(&mo)
-                .expect("valid")
-                .unknown_issued();
-            let name = self.shared_name(mo);
-            self.log_event(
-                w,
-                1 << lane,
-                pc,
-                Some(crate::probe::Object::Mbarrier { cta: mc, offset: mo }),
-                crate::probe::LogKind::Issue,
-                None, || format!("issues a tensor copy that completes transactions on {name} of CTA rank {mc}"),
-            );
-            self.issue_async(
+            self.issue_on_mbarrier(
                 w,
                 lane,
                 pc,
+                (mc, mo),
                 AsyncKind::Unknown {
                     mbar: Some((mc, mo)),
                 },
-                None,
+                || "a tensor copy".into(),
             );
         }
         Ok(())
