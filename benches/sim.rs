@@ -4,7 +4,9 @@
 //! example (256×256, 64 CTAs of 32×8 threads), with and without the shared-memory race check,
 //! all on one thread; and multi-CTA launches (the transpose at 1024×1024: 1024 CTAs, Triton's
 //! bf16 `wgmma` matmul at 512×1024×128: 16 CTAs of 256 threads) on rayon pools of 1 and 2
-//! threads, where clusters run in parallel. `cargo bench --bench sim`.
+//! threads, where clusters run in parallel; and one kernel of each class of the real-world
+//! corpus (Triton's softmax, layernorm, `mma.sync` and `wgmma` matmuls and attention forwards)
+//! on one thread. `cargo bench --bench sim`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use phasegate::ptx;
@@ -208,11 +210,174 @@ fn parallel(c: &mut Criterion) {
     group.finish();
 }
 
+/// A kernel of the real-world corpus, with the launch and arguments it runs with here.
+struct CorpusKernel {
+    name: &'static str,
+    file: &'static str,
+    entry: &'static str,
+    grid: (u32, u32, u32),
+    block: u32,
+    dynamic_shared_bytes: u32,
+    args: Vec<ArgValue>,
+}
+
+/// `n` bytes of `byte` (0x3c3c is 1.06 as f16, 0x3c3c3c3c is 0.0115 as f32: finite inputs).
+fn filled(n: usize, byte: u8) -> ArgValue {
+    ArgValue::Buffer(vec![byte; n])
+}
+
+/// One kernel of each class of the real-world corpus that the simulator runs: Triton's
+/// softmax and layernorm (row reductions through shared memory, `cp.async` in softmax), its
+/// `mma.sync` matmul (Ampere: `cp.async` pipelines, `ldmatrix`, tensor-core MMA) and its
+/// `wgmma` matmul (Hopper), its attention forward in both forms, and nvcc's bulk-copy mbarrier
+/// pipeline.
+fn corpus_kernels() -> Vec<CorpusKernel> {
+    let scratch = || [ArgValue::zeroed(0), ArgValue::zeroed(0)];
+    let matmul = |n: u32| {
+        let mut args = vec![
+            filled((n * n * 2) as usize, 60),
+            filled((n * n * 2) as usize, 60),
+            ArgValue::zeroed((n * n * 2) as usize),
+        ];
+        args.extend([n; 6].map(ArgValue::U32));
+        args.extend(scratch());
+        args
+    };
+    let attention = |seq: u32, heads: u32| {
+        let bytes = (heads * seq * 64 * 2) as usize;
+        let mut args = vec![
+            filled(bytes, 60),
+            filled(bytes, 60),
+            filled(bytes, 60),
+            ArgValue::zeroed(bytes),
+            ArgValue::zeroed((heads * seq * 4) as usize),
+            ArgValue::F32(0.125),
+            ArgValue::U32(heads * seq * 64),
+            ArgValue::U32(seq * 64),
+            ArgValue::U32(64),
+            ArgValue::U32(heads),
+            ArgValue::U32(seq),
+        ];
+        args.extend(scratch());
+        args
+    };
+    let (rows, cols) = (64u32, 1024u32);
+    let mut softmax = vec![
+        ArgValue::zeroed((rows * cols * 4) as usize),
+        filled((rows * cols * 4) as usize, 60),
+    ];
+    softmax.extend([cols, cols, rows, cols].map(ArgValue::U32));
+    softmax.extend(scratch());
+    let mut layernorm = vec![
+        filled((rows * cols * 2) as usize, 60),
+        ArgValue::zeroed((rows * cols * 2) as usize),
+        filled((cols * 4) as usize, 60),
+        filled((cols * 4) as usize, 60),
+        ArgValue::zeroed((rows * 4) as usize),
+        ArgValue::zeroed((rows * 4) as usize),
+        ArgValue::U32(cols),
+        ArgValue::U32(cols),
+        ArgValue::F32(1e-5),
+    ];
+    layernorm.extend(scratch());
+    let kernel = |name, file, entry, grid, block, dynamic_shared_bytes, args| CorpusKernel {
+        name,
+        file,
+        entry,
+        grid,
+        block,
+        dynamic_shared_bytes,
+        args,
+    };
+    vec![
+        kernel(
+            "triton softmax 64x1024 (cp.async), 64 ctas x 256",
+            "triton/softmax_sm90a.ptx",
+            "softmax_rows",
+            (rows, 1, 1),
+            256,
+            12320,
+            softmax,
+        ),
+        kernel(
+            "triton layernorm 64x1024, 64 ctas x 256",
+            "triton/layernorm_fwd_sm80.ptx",
+            "layernorm_fwd",
+            (rows, 1, 1),
+            256,
+            32,
+            layernorm,
+        ),
+        kernel(
+            "triton mma.sync matmul 256^3 (cp.async, ldmatrix), 4 ctas x 256",
+            "triton/matmul_sm80.ptx",
+            "matmul",
+            (4, 1, 1),
+            256,
+            98304,
+            matmul(256),
+        ),
+        kernel(
+            "triton wgmma matmul 256^3 (sm_90a), 2 ctas x 256",
+            "triton/matmul_bf16_sm90a.ptx",
+            "matmul",
+            (2, 1, 1),
+            256,
+            147456,
+            matmul(256),
+        ),
+        kernel(
+            "triton mma.sync attention 2 heads x 256 x 64, 4 ctas x 128",
+            "triton/attn_fwd_sm80.ptx",
+            "attn_fwd",
+            (2, 2, 1),
+            128,
+            49152,
+            attention(256, 2),
+        ),
+        kernel(
+            "triton wgmma attention 2 heads x 256 x 64, 4 ctas x 128",
+            "triton/attn_fwd_sm90a.ptx",
+            "attn_fwd",
+            (2, 2, 1),
+            128,
+            65536,
+            attention(256, 2),
+        ),
+    ]
+}
+
+/// The corpus's kernel classes on one thread, with the race check: the figure that tells a user
+/// how long a real kernel takes in `cargo test`.
+fn corpus(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sim corpus");
+    group.sample_size(10);
+    let one = pool(1);
+    for k in corpus_kernels() {
+        let path = format!("{}/tests/realworld/{}", env!("CARGO_MANIFEST_DIR"), k.file);
+        let text = std::fs::read_to_string(&path).expect("a corpus kernel");
+        let module = ptx::parse(&text).expect("parses");
+        let launch = Launch {
+            grid: k.grid,
+            block: (k.block, 1, 1),
+            dynamic_shared_bytes: k.dynamic_shared_bytes,
+            ..Launch::default()
+        };
+        let steps = one.install(|| run(&module, k.entry, &launch, &k.args));
+        group.throughput(Throughput::Elements(steps));
+        group.bench_function(k.name, |b| {
+            b.iter(|| one.install(|| run(&module, k.entry, &launch, &k.args)))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     pipeline_example,
     pipeline_fixture,
     transpose,
-    parallel
+    parallel,
+    corpus
 );
 criterion_main!(benches);

@@ -8,7 +8,7 @@
 
 use crate::decode::{AtomOp, MemTy};
 use crate::memory::GlobalLoc;
-use crate::race::{Clock, join_into};
+use crate::race::OpClock;
 use crate::tensor_copy::TensorCopy;
 
 /// The source of a copy into shared memory.
@@ -38,14 +38,11 @@ pub(crate) enum AsyncKind {
         bytes: u32,
         reduce: Option<(AtomOp, MemTy)>,
     },
-    /// `cp.async`: `src_bytes` from global, zero-filled up to `bytes`.
-    CpAsync {
-        /// `None` when the source size is 0: nothing is read.
-        from: Option<GlobalLoc>,
-        off: u32,
-        bytes: u32,
-        src_bytes: u32,
-    },
+    /// `cp.async` of a warp's lanes (one warp instruction): each lane copies `src_bytes` from
+    /// global, zero-filled up to `bytes` (at most 16). The lanes complete together, one legal
+    /// order of many, and one scheduling decision and queue entry instead of 32: real kernels
+    /// keep thousands of them in flight.
+    CpAsync { bytes: u32, lanes: Vec<CpLane> },
     /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
     MbarArrive { mbar: (u32, u32), after: Vec<u64> },
     /// A tensor copy or reduction (`exec::tma`).
@@ -59,18 +56,35 @@ pub(crate) enum AsyncKind {
     },
 }
 
+/// One lane's `cp.async` of a warp instruction.
+#[derive(Clone, Debug)]
+pub(crate) struct CpLane {
+    pub by: Issue,
+    /// `None` when the source size is 0: nothing is read.
+    pub from: Option<GlobalLoc>,
+    pub off: u32,
+    pub src_bytes: u32,
+}
+
+/// Who issued an operation, and what for its groups.
+#[derive(Clone, Debug)]
+pub(crate) struct Issue {
+    pub lane: u32,
+    /// The issuing thread's clock at issue, with a new event of its async agent.
+    pub vc: OpClock,
+    /// The bulk or cp.async group it joins (`u64::MAX`: none; see [`Groups`]).
+    pub group: u64,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) struct AsyncOp {
     pub id: u64,
     pub warp: u32,
-    pub lane: u32,
     pub pc: u32,
     pub kind: AsyncKind,
-    /// The issuing thread's clock at issue, with a new event of its async agent.
-    pub vc: Clock,
+    /// The issuing lane (a `cp.async`'s first lane; [`AsyncOp::issues`] gives every lane).
+    pub by: Issue,
     pub issued_at: u64,
-    /// Bulk group / cp.async group sequence number (`u64::MAX`: not committed yet).
-    pub group: u64,
     /// Whether it may complete. A copy of unknown size completes only when nothing else can
     /// happen ([`AsyncState::release_all`]): its mbarrier can then count every copy issued for
     /// the phase (the A and B tiles of a stage, a peer's multicast) before it decides whether
@@ -80,28 +94,42 @@ pub(crate) struct AsyncOp {
     pub ready: bool,
 }
 
+impl AsyncOp {
+    /// Every lane that issued the operation: a `cp.async`'s lanes, else the one issuer.
+    pub(crate) fn issues(&self) -> impl Iterator<Item = &Issue> {
+        let (lanes, one) = match &self.kind {
+            AsyncKind::CpAsync { lanes, .. } => (Some(lanes.iter().map(|l| &l.by)), None),
+            _ => (None, Some(&self.by)),
+        };
+        lanes.into_iter().flatten().chain(one)
+    }
+}
+
 /// Groups of one thread: uncommitted operations and committed groups still pending.
+///
+/// A thread that waits for its groups acquires what their operations did: their clocks are
+/// the thread's own clock at each issue (which it has seen since) but for its async agent's
+/// component, so a group keeps only the latest agent event of its completed operations.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Groups {
     pub next_group: u64,
     /// Committed groups in commit order from the oldest with operations pending: (group,
-    /// pending count, joined clock). Completed groups leave the front into `done_vc`.
-    pub committed: std::collections::VecDeque<(u64, u32, Clock)>,
-    /// The joined clocks of the completed groups that left `committed`.
-    pub done_vc: Clock,
+    /// pending count, latest agent event completed). Completed groups leave the front into
+    /// `done_event`.
+    pub committed: std::collections::VecDeque<(u64, u32, u32)>,
+    /// The latest agent event of the completed groups that left `committed`.
+    pub done_event: u32,
     pub open: u32,
-    pub open_vc: Clock,
+    /// The latest agent event of completed operations not committed yet.
+    pub open_event: u32,
 }
 
 impl Groups {
-    /// Moves the completed groups at the front of `committed` into `done_vc`.
+    /// Moves the completed groups at the front of `committed` into `done_event`.
     fn settle(&mut self) {
         while self.committed.front().is_some_and(|c| c.1 == 0) {
-            let (_, _, vc) = self.committed.pop_front().expect("a front");
-            if vc.len() > self.done_vc.len() {
-                self.done_vc.resize(vc.len(), 0);
-            }
-            join_into(&mut self.done_vc, &vc);
+            let (_, _, event) = self.committed.pop_front().expect("a front");
+            self.done_event = self.done_event.max(event);
         }
     }
 }
@@ -117,18 +145,23 @@ pub(crate) struct AsyncState {
     /// Per thread (cluster numbering): bulk-group and cp.async-group bookkeeping.
     pub bulk: Vec<Groups>,
     pub cp: Vec<Groups>,
-    /// Per thread: ids of `cp.async` not yet complete (for `cp.async.mbarrier.arrive`).
+    /// Per thread: ids of `cp.async` not yet complete (for `cp.async.mbarrier.arrive`; kept
+    /// only when the program has one).
     pub cp_pending: Vec<Vec<u64>>,
+    track_cp_pending: bool,
 }
 
 impl AsyncState {
-    pub(crate) fn new(threads: usize) -> AsyncState {
+    /// The state of a cluster of `threads` threads; `cp_arrives`: whether the program has a
+    /// `cp.async.mbarrier.arrive`, which needs each thread's pending `cp.async`.
+    pub(crate) fn new(threads: usize, cp_arrives: bool) -> AsyncState {
         AsyncState {
             pending: std::collections::BTreeMap::new(),
             next_id: 0,
             bulk: vec![Groups::default(); threads],
             cp: vec![Groups::default(); threads],
             cp_pending: vec![Vec::new(); threads],
+            track_cp_pending: cp_arrives,
         }
     }
 
@@ -158,46 +191,26 @@ impl AsyncState {
         groups.committed.len() <= n as usize
     }
 
-    /// Records operation `kind` issued by lane `lane` of warp `warp` (thread `t`) at `pc`,
-    /// with the thread's async clock `vc`; `bulk` names its group kind, if it joins one.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn issue(
-        &mut self,
-        t: u32,
-        warp: u32,
-        lane: u32,
-        pc: u32,
-        kind: AsyncKind,
-        bulk: Option<bool>,
-        vc: Clock,
-        issued_at: u64,
-    ) {
+    /// Thread `t`'s next operation joins its open group (bulk or `cp.async`): returns the
+    /// group's number for [`Issue::group`].
+    pub(crate) fn join_group(&mut self, t: u32, bulk: bool) -> u64 {
+        let g = self.groups_mut(t, bulk);
+        g.open += 1;
+        g.next_group
+    }
+
+    /// Queues operation `op` (its `id` is given here), issued by warp `warp`.
+    pub(crate) fn issue(&mut self, mut op: AsyncOp) {
         let id = self.next_id;
         self.next_id += 1;
-        let mut group = u64::MAX;
-        if let Some(is_bulk) = bulk {
-            let g = self.groups_mut(t, is_bulk);
-            g.open += 1;
-            group = g.next_group;
+        op.id = id;
+        if self.track_cp_pending && matches!(op.kind, AsyncKind::CpAsync { .. }) {
+            for by in op.issues() {
+                self.cp_pending[(op.warp * 32 + by.lane) as usize].push(id);
+            }
         }
-        if matches!(kind, AsyncKind::CpAsync { .. }) {
-            self.cp_pending[t as usize].push(id);
-        }
-        let ready = !matches!(kind, AsyncKind::Unknown { .. });
-        self.pending.insert(
-            id,
-            AsyncOp {
-                ready,
-                id,
-                warp,
-                lane,
-                pc,
-                kind,
-                vc,
-                issued_at,
-                group,
-            },
-        );
+        op.ready = !matches!(op.kind, AsyncKind::Unknown { .. });
+        self.pending.insert(id, op);
     }
 
     fn groups_mut(&mut self, t: u32, bulk: bool) -> &mut Groups {
@@ -221,33 +234,10 @@ impl AsyncState {
         let g = self.groups_mut(t, bulk);
         let id = g.next_group;
         g.next_group += 1;
-        let vc = std::mem::take(&mut g.open_vc);
-        g.committed.push_back((id, g.open, vc));
+        let event = std::mem::take(&mut g.open_event);
+        g.committed.push_back((id, g.open, event));
         g.open = 0;
         g.settle();
-    }
-
-    /// The other `cp.async` pending from the same warp instruction as `id` (other lanes, same
-    /// op, same group), when `id` is one; they may complete with it.
-    pub(crate) fn same_instruction(&self, id: u64) -> Vec<u64> {
-        let Some(op) = self.pending.get(&id) else {
-            return Vec::new();
-        };
-        if !matches!(op.kind, AsyncKind::CpAsync { .. }) {
-            return Vec::new();
-        }
-        self.pending
-            .values()
-            .filter(|p| {
-                p.id != id
-                    && p.warp == op.warp
-                    && p.pc == op.pc
-                    && p.issued_at == op.issued_at
-                    && p.group == op.group
-                    && matches!(p.kind, AsyncKind::CpAsync { .. })
-            })
-            .map(|p| p.id)
-            .collect()
     }
 
     /// Whether copies of unknown size wait to complete (see [`AsyncOp::ready`]).
@@ -267,25 +257,26 @@ impl AsyncState {
         self.pending.remove(&id).expect("pending op")
     }
 
-    /// Group bookkeeping of a completed operation: the issuing thread's waits acquire its clock.
+    /// Group bookkeeping of a completed operation, for each lane that issued it.
     pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) {
-        if op.group == u64::MAX {
-            return;
-        }
-        let g = self.groups_mut(op.warp * 32 + op.lane, is_bulk);
-        if let Some(c) = g.committed.iter_mut().find(|c| c.0 == op.group) {
-            c.1 -= 1;
-            if op.vc.len() > c.2.len() {
-                c.2.resize(op.vc.len(), 0);
+        for by in op.issues() {
+            let t = op.warp * 32 + by.lane;
+            if self.track_cp_pending && matches!(op.kind, AsyncKind::CpAsync { .. }) {
+                self.cp_pending[t as usize].retain(|&i| i != op.id);
             }
-            join_into(&mut c.2, &op.vc);
-            g.settle();
-        } else {
-            g.open -= 1;
-            if op.vc.len() > g.open_vc.len() {
-                g.open_vc.resize(op.vc.len(), 0);
+            if by.group == u64::MAX {
+                continue;
             }
-            join_into(&mut g.open_vc, &op.vc);
+            let event = by.vc.event();
+            let g = self.groups_mut(t, is_bulk);
+            if let Some(c) = g.committed.iter_mut().find(|c| c.0 == by.group) {
+                c.1 -= 1;
+                c.2 = c.2.max(event);
+                g.settle();
+            } else {
+                g.open -= 1;
+                g.open_event = g.open_event.max(event);
+            }
         }
     }
 
@@ -296,20 +287,11 @@ impl AsyncState {
         AsyncState::groups_done(g, n) && (!wait_all || g.open == 0)
     }
 
-    /// The joined clocks of thread `t`'s completed groups, which its wait acquires.
-    pub(crate) fn completed_clock(&self, t: u32, bulk: bool) -> Clock {
+    /// The latest agent event of thread `t`'s completed operations, which its wait acquires
+    /// (see [`Groups`]).
+    pub(crate) fn completed_event(&self, t: u32, bulk: bool) -> u32 {
         let g = self.groups(t, bulk);
-        let mut vc = g.done_vc.clone();
-        for c in g.committed.iter().filter(|c| c.1 == 0) {
-            if c.2.len() > vc.len() {
-                vc.resize(c.2.len(), 0);
-            }
-            join_into(&mut vc, &c.2);
-        }
-        if g.open_vc.len() > vc.len() {
-            vc.resize(g.open_vc.len(), 0);
-        }
-        join_into(&mut vc, &g.open_vc);
-        vc
+        let committed = g.committed.iter().filter(|c| c.1 == 0).map(|c| c.2);
+        committed.fold(g.done_event.max(g.open_event), u32::max)
     }
 }

@@ -62,9 +62,9 @@ pub(crate) struct ClusterRun {
     pub stats: Stats,
     pub tma: TmaState,
     /// A probe run's threads still blocked at its end, and on what ([`crate::probe`]).
-    pub blocked: Vec<crate::probe::Blocked>,
+    pub blocked: Vec<crate::event_log::Blocked>,
     /// A probe run's valid mbarriers at its end.
-    pub mbarriers: Vec<crate::probe::MbarrierState>,
+    pub mbarriers: Vec<crate::event_log::MbarrierState>,
 }
 
 /// Runs cluster `c` on `mem`; `steps_before` thread-instructions of the launch's budget are
@@ -82,7 +82,7 @@ pub(crate) fn run_cluster<'a>(
     mem: ClusterMem<'a>,
     steps_before: u64,
     trace: Option<&'a mut Trace>,
-    made: Option<crate::probe::Made<'a>>,
+    made: Option<crate::event_log::Made<'a>>,
 ) -> (ClusterRun, GlobalMem<'a>) {
     let mut sched = Scheduler::new(launch.schedule.for_cluster(c), 4096);
     let (ctas, warps) = build_cluster(prog, shape, c);
@@ -101,7 +101,12 @@ pub(crate) fn run_cluster<'a>(
             shape.shared_bytes as usize,
             launch.race_check,
         ),
-        asyncs: AsyncState::new(threads),
+        asyncs: AsyncState::new(
+            threads,
+            prog.ops
+                .iter()
+                .any(|op| matches!(op.kind, crate::decode::Kind::CpAsyncMbarArrive { .. })),
+        ),
         stats: Stats::default(),
         trace,
         max_steps: launch.max_steps,

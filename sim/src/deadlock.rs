@@ -116,9 +116,9 @@ impl Machine<'_> {
     }
 
     /// The groups of blocked threads (warp, wait op) and the barrier each waits on.
-    pub(crate) fn blocked_groups(&self) -> Vec<crate::probe::Blocked> {
-        use crate::probe::Object;
-        let mut out: Vec<crate::probe::Blocked> = Vec::new();
+    pub(crate) fn blocked_groups(&self) -> Vec<crate::event_log::Blocked> {
+        use crate::report::Object;
+        let mut out: Vec<crate::event_log::Blocked> = Vec::new();
         for (w, warp) in self.warps.iter().enumerate() {
             for lane in lanes(warp.blocked & !warp.exited) {
                 let on = match warp.why[lane] {
@@ -136,7 +136,7 @@ impl Machine<'_> {
                     .find(|b| b.warp == w as u32 && b.pc == pc && b.on == on)
                 {
                     Some(b) => b.lanes |= 1 << lane,
-                    None => out.push(crate::probe::Blocked {
+                    None => out.push(crate::event_log::Blocked {
                         warp: w as u32,
                         lanes: 1 << lane,
                         pc,
@@ -149,11 +149,11 @@ impl Machine<'_> {
     }
 
     /// The valid mbarrier objects of the cluster and their states.
-    pub(crate) fn mbarrier_states(&self) -> Vec<crate::probe::MbarrierState> {
+    pub(crate) fn mbarrier_states(&self) -> Vec<crate::event_log::MbarrierState> {
         let mut out = Vec::new();
         for cta in &self.ctas {
             for (&offset, m) in cta.mbars.iter().filter(|(_, m)| m.valid) {
-                out.push(crate::probe::MbarrierState {
+                out.push(crate::event_log::MbarrierState {
                     object: crate::report::Object::Mbarrier {
                         cta: cta.rank,
                         offset,

@@ -69,6 +69,7 @@ mod cluster;
 mod deadlock;
 mod decode;
 mod error;
+mod event_log;
 mod exec;
 pub mod fp8;
 pub mod generate;

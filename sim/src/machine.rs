@@ -350,7 +350,7 @@ pub(crate) struct Machine<'a> {
     pub tensor: super::tensor_state::TensorState,
     /// A probe run's (the analyzer's): inputs made up, barrier events logged
     /// ([`crate::probe`]).
-    pub made: Option<crate::probe::Made<'a>>,
+    pub made: Option<crate::event_log::Made<'a>>,
 }
 
 impl Machine<'_> {
@@ -381,13 +381,13 @@ impl Machine<'_> {
         w: usize,
         lanes: u32,
         pc: u32,
-        object: Option<crate::probe::Object>,
-        kind: crate::probe::LogKind,
+        object: Option<crate::report::Object>,
+        kind: crate::event_log::LogKind,
         phase: Option<i64>,
         text: impl FnOnce() -> String,
     ) {
         if let Some(log) = self.made.as_mut().and_then(|m| m.log.as_deref_mut()) {
-            log.push(crate::probe::LogEvent {
+            log.push(crate::event_log::LogEvent {
                 warp: w as u32,
                 lanes,
                 pc,

@@ -23,10 +23,121 @@
 //! Triton's order). Fences of third threads on the path are not followed (missed fences are
 //! reported: precision over recall stops there).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// A vector clock.
 pub(crate) type Clock = Vec<u32>;
+
+/// What an access has seen, component by component: a thread's clock (a slice) or an async
+/// operation's ([`OpClock`]). The shadow-memory checks read clocks through it.
+pub(crate) trait Seen {
+    /// Component `i`.
+    fn at(&self, i: usize) -> u32;
+    /// How many components the clock has (the cluster's clock width).
+    fn width(&self) -> usize;
+}
+
+impl Seen for [u32] {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u32 {
+        self[i]
+    }
+
+    fn width(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The clock of an async operation: its issuing thread's clock at the issue, with a new event
+/// of the thread's async agent.
+///
+/// It is kept as the thread's snapshot (shared, [`Race::issue_async`]) with those two
+/// components apart, so issuing costs no copy of the clock: the snapshot of a thread's clock
+/// stays valid for all its components but its own until the thread acquires something, and
+/// after a CTA barrier every waiting thread's clock *is* the barrier's joined clock but for its
+/// own component, so one warp instruction's 32 `cp.async` (and the CTA's, until the next
+/// barrier) share one snapshot.
+#[derive(Clone, Debug)]
+pub(crate) struct OpClock {
+    base: std::sync::Arc<[u32]>,
+    /// The issuing thread and its own component at the issue.
+    thread: u32,
+    own: u32,
+    /// The component of the thread's async agent and the operation's event in it.
+    agent: u32,
+    event: u32,
+}
+
+impl Seen for OpClock {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u32 {
+        if i == self.thread as usize {
+            self.own
+        } else if i == self.agent as usize {
+            self.event
+        } else {
+            self.base[i]
+        }
+    }
+
+    fn width(&self) -> usize {
+        self.base.len()
+    }
+}
+
+/// A thread's clock as the shadow-memory checks read it: its snapshot or its own row, with
+/// its own component and its async agent's (always current in the row) apart.
+struct ThreadClock<'a> {
+    base: &'a [u32],
+    thread: usize,
+    own: u32,
+    /// Its agent's component (`u32::MAX as usize`: none yet) and value.
+    agent: usize,
+    agent_value: u32,
+}
+
+impl Seen for ThreadClock<'_> {
+    #[inline(always)]
+    fn at(&self, i: usize) -> u32 {
+        if i == self.thread {
+            self.own
+        } else if i == self.agent {
+            self.agent_value
+        } else {
+            self.base[i]
+        }
+    }
+
+    fn width(&self) -> usize {
+        self.base.len()
+    }
+}
+
+impl OpClock {
+    /// The operation's event in its agent's component.
+    pub(crate) fn event(&self) -> u32 {
+        self.event
+    }
+
+    /// `into = max(into, self)`, widening `into` to the clock's width.
+    pub(crate) fn join_into(&self, into: &mut Clock) {
+        if into.len() < self.base.len() {
+            into.resize(self.base.len(), 0);
+        }
+        join_into(into, &self.base);
+        for i in [self.thread as usize, self.agent as usize] {
+            into[i] = into[i].max(self.at(i));
+        }
+    }
+
+    /// The clock as a vector (for the operations that release it into an mbarrier).
+    pub(crate) fn to_clock(&self) -> Clock {
+        let mut vc = self.base.to_vec();
+        vc[self.thread as usize] = self.own;
+        vc[self.agent as usize] = self.event;
+        vc
+    }
+}
 
 /// `into = max(into, from)` componentwise. Clocks stay below 2^31, so the signed maximum
 /// (one compare and blend per lane with baseline SSE2) gives the same result.
@@ -84,14 +195,29 @@ pub(crate) struct Conflict {
 }
 
 /// Concurrent readers of cells, by (cta, first byte of the cell).
-type ReadSets = HashMap<(u32, u32), Clock>;
+type ReadSets = FxHashMap<(u32, u32), ReadSet>;
+
+/// The concurrent reads of a cell since its last write: (clock component, latest clock) per
+/// reader, in no order. Sparse, as a cell has few concurrent readers but for broadcasts: a
+/// dense clock per cell cost an allocation of the cluster's width (hundreds of components)
+/// for every cell two warps read.
+type ReadSet = Vec<(u32, u32)>;
+
+/// Records read `me` in `set`.
+#[inline(always)]
+fn add_read(set: &mut ReadSet, me: Access) {
+    match set.iter_mut().find(|(who, _)| *who == me.who) {
+        Some((_, c)) => *c = (*c).max(me.clock),
+        None => set.push((me.who, me.clock)),
+    }
+}
 
 /// Shadow memory of one cluster's shared memory: a cell per 4-byte granule, split into
 /// per-byte cells for granules that see narrower accesses.
 #[derive(Default)]
 struct Shadow {
     cells: Vec<Vec<Cell>>,
-    bytes: HashMap<(u32, u32), [Cell; 4]>,
+    bytes: FxHashMap<(u32, u32), [Cell; 4]>,
     /// Concurrent readers of a cell, by (cta, first byte of the cell).
     read_sets: ReadSets,
 }
@@ -175,24 +301,27 @@ impl Shadow {
 }
 
 #[inline(always)]
-fn sees(seen: &[u32], a: Access) -> bool {
-    a.clock == 0 || seen[a.who as usize] >= a.clock
+fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
+    a.clock == 0 || seen.at(a.who as usize) >= a.clock
 }
 
 /// Records a read by `me` (whose clock is `seen`) in `cell`.
 #[inline(always)]
-fn record_read(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Access, seen: &[u32]) {
+fn record_read<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    cta: u32,
+    key: u32,
+    me: Access,
+    seen: &S,
+) {
     if cell.shared_reads {
-        let set = sets
-            .entry((cta, key))
-            .or_insert_with(|| vec![0; seen.len()]);
-        set[me.who as usize] = set[me.who as usize].max(me.clock);
+        add_read(sets.entry((cta, key)).or_default(), me);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
-        let mut set = vec![0; seen.len()];
-        set[cell.read.who as usize] = cell.read.clock;
-        set[me.who as usize] = me.clock;
+        let mut set = vec![(cell.read.who, cell.read.clock)];
+        add_read(&mut set, me);
         sets.insert((cta, key), set);
         cell.shared_reads = true;
         cell.read = me;
@@ -201,12 +330,12 @@ fn record_read(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
 
 /// Checks that a writer that has seen `seen` is ordered after every access in `cell`.
 #[inline(always)]
-fn check_write(
+fn check_write<S: Seen + ?Sized>(
     cell: &Cell,
     sets: &ReadSets,
     cta: u32,
     key: u32,
-    seen: &[u32],
+    seen: &S,
     instr: u32,
 ) -> Result<(), Conflict> {
     let same_store = instr != 0 && cell.write.instr == instr;
@@ -223,20 +352,24 @@ fn check_write(
 
 /// Checks that a writer that has seen `seen` is ordered after every read in `cell`.
 #[inline(always)]
-fn check_after_reads(
+fn check_after_reads<S: Seen + ?Sized>(
     cell: &Cell,
     sets: &ReadSets,
     cta: u32,
     key: u32,
-    seen: &[u32],
+    seen: &S,
 ) -> Result<(), Conflict> {
     if cell.shared_reads {
+        // The unordered read of the lowest component, whatever order the set is in.
         if let Some(set) = sets.get(&(cta, key))
-            && let Some((who, &c)) = set.iter().enumerate().find(|(i, c)| **c > seen[*i])
+            && let Some(&(who, c)) = set
+                .iter()
+                .filter(|(who, c)| *c > seen.at(*who as usize))
+                .min_by_key(|(who, _)| *who)
         {
             return Err(Conflict {
                 earlier: Access {
-                    who: who as u32,
+                    who,
                     clock: c,
                     pc: cell.read.pc,
                     instr: 0,
@@ -273,6 +406,50 @@ fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
     };
 }
 
+/// A generic-proxy read `me` of `[offset, offset + len)` of CTA `cta` by a thread that has
+/// seen `seen`.
+#[inline(always)]
+fn read_cells<S: Seen + ?Sized>(
+    shadow: &mut Shadow,
+    cta: u32,
+    offset: u32,
+    len: u32,
+    me: Access,
+    seen: &S,
+) -> Result<(), Conflict> {
+    shadow.each(cta, offset, len, |cell, sets, key| {
+        if !sees(seen, cell.write) {
+            return Err(Conflict {
+                earlier: cell.write,
+                earlier_write: true,
+                offset: key,
+                missing_fence: false,
+            });
+        }
+        record_read(cell, sets, cta, key, me, seen);
+        Ok(())
+    })
+}
+
+/// A generic-proxy write `me` (after `fences` proxy fences of its thread) of
+/// `[offset, offset + len)` of CTA `cta` by a thread that has seen `seen`.
+#[inline(always)]
+fn write_cells<S: Seen + ?Sized>(
+    shadow: &mut Shadow,
+    cta: u32,
+    offset: u32,
+    len: u32,
+    me: Access,
+    fences: u32,
+    seen: &S,
+) -> Result<(), Conflict> {
+    shadow.each(cta, offset, len, |cell, sets, key| {
+        check_write(cell, sets, cta, key, seen, me.instr)?;
+        set_written(cell, sets, cta, key, me, fences);
+        Ok(())
+    })
+}
+
 pub(crate) struct Race {
     pub threads: usize,
     dims: usize,
@@ -296,6 +473,34 @@ pub(crate) struct Race {
     shadow: Shadow,
     /// The serial of the store instruction being executed (see [`Access::instr`]).
     instr: u32,
+    /// Per thread, a snapshot equal to its clock in every component but its own and its
+    /// agent's (see [`OpClock`]); `None` once the thread acquired something since.
+    snapshot: Vec<Option<std::sync::Arc<[u32]>>>,
+    /// Per thread, whether its row of `clocks` is out of date but for its own component and
+    /// its agent's (always current): its clock is then its snapshot. A CTA barrier gives its waiters the
+    /// barrier's joined clock this way, without writing hundreds of rows
+    /// ([`Race::acquire_barrier`]).
+    stale: Vec<bool>,
+    /// Per thread, whether it acquired anything since its latest release.
+    acquired: Vec<bool>,
+}
+
+/// The releases into a CTA barrier's phase: the joined clock, and the thread snapshots already
+/// joined into it. After a barrier every thread's clock is the same snapshot but for its own
+/// component, so the next phase's releases join that snapshot once and then set one
+/// component each ([`Race::release_into`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Releases {
+    pub vc: Clock,
+    bases: Vec<std::sync::Arc<[u32]>>,
+}
+
+impl Releases {
+    /// The joined clock, shared; the releases start over.
+    pub(crate) fn take(&mut self) -> std::sync::Arc<[u32]> {
+        self.bases.clear();
+        std::mem::take(&mut self.vc).into()
+    }
 }
 
 impl Race {
@@ -327,6 +532,11 @@ impl Race {
                 ..Shadow::default()
             },
             instr: 0,
+            // At the launch every thread has seen nothing but its own first epoch: one zero
+            // snapshot serves them all.
+            snapshot: vec![Some(vec![0; dims].into()); threads],
+            stale: vec![false; threads],
+            acquired: vec![false; threads],
         }
     }
 
@@ -339,12 +549,65 @@ impl Race {
         !self.shadow.cells.is_empty()
     }
 
-    pub(crate) fn clock(&self, t: u32) -> &[u32] {
+    /// Thread `t`'s clock (its row, brought up to date).
+    pub(crate) fn clock(&mut self, t: u32) -> &[u32] {
+        self.materialize(t);
+        self.row(t)
+    }
+
+    fn row(&self, t: u32) -> &[u32] {
         &self.clocks[t as usize * self.dims..(t as usize + 1) * self.dims]
     }
 
-    fn clock_mut(&mut self, t: u32) -> &mut [u32] {
-        &mut self.clocks[t as usize * self.dims..(t as usize + 1) * self.dims]
+    /// Brings `t`'s row up to date from its snapshot (see [`Race::stale`]).
+    fn materialize(&mut self, t: u32) {
+        let i = t as usize;
+        if !self.stale[i] {
+            return;
+        }
+        self.stale[i] = false;
+        let base = self.snapshot[i]
+            .as_ref()
+            .expect("a stale row has a snapshot");
+        let agent = self.agent_of[i] as usize;
+        let row = &mut self.clocks[i * self.dims..(i + 1) * self.dims];
+        let (own, agent_value) = (row[i], row.get(agent).copied());
+        row.copy_from_slice(base);
+        row[i] = own;
+        if let Some(v) = agent_value {
+            row[agent] = v;
+        }
+    }
+
+    /// `t`'s clock for the shadow-memory checks, read without bringing its row up to date
+    /// (fields apart, so the shadow can be borrowed beside it).
+    #[inline(always)]
+    fn view<'a>(
+        clocks: &'a [u32],
+        snapshot: &'a [Option<std::sync::Arc<[u32]>>],
+        stale: &[bool],
+        agent_of: &[u32],
+        dims: usize,
+        t: u32,
+    ) -> ThreadClock<'a> {
+        let i = t as usize;
+        let row = &clocks[i * dims..(i + 1) * dims];
+        let base = match &snapshot[i] {
+            Some(s) if stale[i] => &s[..],
+            _ => row,
+        };
+        let agent = agent_of[i] as usize;
+        ThreadClock {
+            base,
+            thread: i,
+            own: row[i],
+            agent,
+            agent_value: row.get(agent).copied().unwrap_or(0),
+        }
+    }
+
+    fn own_mut(&mut self, t: u32) -> &mut u32 {
+        &mut self.clocks[t as usize * self.dims + t as usize]
     }
 
     pub(crate) fn now(&self, t: u32) -> u32 {
@@ -357,15 +620,40 @@ impl Race {
             into.resize(self.dims, 0);
         }
         let w = self.width;
-        join_into(&mut into[..w], &self.clock(t)[..w]);
-        self.clock_mut(t)[t as usize] += 1;
-        self.fenced[t as usize] = false;
+        self.materialize(t);
+        let (dims, i) = (self.dims, t as usize);
+        join_into(&mut into[..w], &self.clocks[i * dims..i * dims + w]);
+        self.tick(t);
+    }
+
+    /// [`Race::release`] into a CTA barrier's phase: a thread whose clock is a snapshot
+    /// already joined into it adds only its own component.
+    pub(crate) fn release_into(&mut self, t: u32, into: &mut Releases) {
+        let i = t as usize;
+        let Some(base) = &self.snapshot[i] else {
+            return self.release(t, &mut into.vc);
+        };
+        if into.vc.len() != self.dims {
+            into.vc.resize(self.dims, 0);
+        }
+        if !into.bases.iter().any(|b| std::sync::Arc::ptr_eq(b, base)) {
+            join_into(&mut into.vc[..self.width], &base[..self.width]);
+            into.bases.push(base.clone());
+        }
+        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
+        into.vc[i] = into.vc[i].max(row[i]);
+        if let Some(&v) = row.get(self.agent_of[i] as usize) {
+            let a = self.agent_of[i] as usize;
+            into.vc[a] = into.vc[a].max(v);
+        }
+        self.tick(t);
     }
 
     /// A new epoch of `t`, after the caller released its clock.
     pub(crate) fn tick(&mut self, t: u32) {
-        self.clock_mut(t)[t as usize] += 1;
+        *self.own_mut(t) += 1;
         self.fenced[t as usize] = false;
+        self.acquired[t as usize] = false;
     }
 
     /// Acquire: `t` learns everything `from` has seen.
@@ -373,25 +661,91 @@ impl Race {
         if from.is_empty() {
             return;
         }
+        self.materialize(t);
         let (dims, w) = (self.dims, self.width);
         join_into(
             &mut self.clocks[t as usize * dims..t as usize * dims + w],
             from,
         );
+        self.snapshot[t as usize] = None;
+        self.acquired[t as usize] = true;
     }
 
-    /// A snapshot of `t`'s clock with a new event of `t`'s async agent: the clock of an async
-    /// operation `t` issues now.
-    pub(crate) fn issue_async(&mut self, t: u32) -> (Clock, u32) {
+    /// Acquire of a CTA barrier's joined clock `from` by a thread that waited for the phase:
+    /// it released its clock into `from` when it arrived and, blocked since, has acquired
+    /// nothing (unless a divergent warp's other lanes made it: then this is [`Race::acquire`]),
+    /// so its clock is now `from` in every component but its own, which becomes its snapshot
+    /// without writing its row.
+    pub(crate) fn acquire_barrier(&mut self, t: u32, from: &std::sync::Arc<[u32]>) {
+        let i = t as usize;
+        if self.acquired[i] {
+            return self.acquire(t, from);
+        }
+        debug_assert!(
+            {
+                let mut me = self.row(t).to_vec();
+                if self.stale[i] {
+                    me.copy_from_slice(self.snapshot[i].as_deref().expect("a snapshot"));
+                }
+                let agent = self.agent_of[i] as usize;
+                let row = self.row(t);
+                (0..self.width).all(|c| {
+                    let mine = if c == agent { row[c] } else { me[c] };
+                    c == i || mine <= from[c]
+                })
+            },
+            "thread {t} acquires a barrier it did not release into"
+        );
+        let agent = self.agent_of[i] as usize;
+        if agent < self.dims {
+            self.clocks[i * self.dims + agent] = from[agent];
+        }
+        self.snapshot[i] = Some(from.clone());
+        self.stale[i] = true;
+    }
+
+    /// `t` acquires the completion of its own async operations up to `event` of its agent
+    /// (a `wait_group` that returns): the operations' clocks are `t`'s own clock at their
+    /// issue, which `t` has seen, but for that component.
+    pub(crate) fn acquire_agent(&mut self, t: u32, event: u32) {
+        if event == 0 {
+            return;
+        }
+        // The agent's component is current in the row even when the rest is the snapshot.
         let slot = self.agent(t) as usize;
-        self.width = self.width.max(slot + 1);
+        let dims = self.dims;
+        let c = &mut self.clocks[t as usize * dims + slot];
+        if *c < event {
+            *c = event;
+            self.acquired[t as usize] = true;
+        }
+    }
+
+    /// The clock of an async operation `t` issues now: `t`'s clock with a new event of its
+    /// async agent (see [`OpClock`]).
+    pub(crate) fn issue_async(&mut self, t: u32) -> OpClock {
+        let slot = self.agent(t);
+        self.width = self.width.max(slot as usize + 1);
         self.agent_clock[t as usize] += 1;
-        let c = self.agent_clock[t as usize];
-        let mut vc = self.clock(t).to_vec();
-        vc[slot] = c;
+        let event = self.agent_clock[t as usize];
+        let base = match &self.snapshot[t as usize] {
+            Some(base) => base.clone(),
+            None => {
+                let base: std::sync::Arc<[u32]> = self.row(t).into();
+                self.snapshot[t as usize] = Some(base.clone());
+                base
+            }
+        };
+        let op = OpClock {
+            base,
+            thread: t,
+            own: self.now(t),
+            agent: slot,
+            event,
+        };
         // The thread's later accesses are not ordered before the operation.
-        self.clock_mut(t)[t as usize] += 1;
-        (vc, c)
+        *self.own_mut(t) += 1;
+        op
     }
 
     /// The clock component of `t`'s async agent.
@@ -428,27 +782,29 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), Conflict> {
-        let dims = self.dims;
-        let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
         let me = Access {
             who: t,
-            clock: seen[t as usize],
+            clock: self.now(t),
             pc,
             instr: 0,
         };
-        let cell_read = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
-            if !sees(seen, cell.write) {
-                return Err(Conflict {
-                    earlier: cell.write,
-                    earlier_write: true,
-                    offset: key,
-                    missing_fence: false,
-                });
-            }
-            record_read(cell, sets, cta, key, me, seen);
-            Ok(())
-        };
-        self.shadow.each(cta, offset, len, cell_read)
+        // A thread whose row is current reads it as it is (the common case outside barrier
+        // phases); a stale one through its snapshot.
+        if self.stale[t as usize] {
+            let seen = &Race::view(
+                &self.clocks,
+                &self.snapshot,
+                &self.stale,
+                &self.agent_of,
+                self.dims,
+                t,
+            );
+            read_cells(&mut self.shadow, cta, offset, len, me, seen)
+        } else {
+            let dims = self.dims;
+            let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
+            read_cells(&mut self.shadow, cta, offset, len, me, seen)
+        }
     }
 
     /// Whether every byte of `[offset, offset + len)` of CTA `cta`'s shared memory has been
@@ -475,31 +831,39 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), Conflict> {
-        let dims = self.dims;
-        let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
         let me = Access {
             who: t,
-            clock: seen[t as usize],
+            clock: self.now(t),
             pc,
             instr: self.instr,
         };
         let fences = self.fences[t as usize].len() as u32;
-        let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
-            check_write(cell, sets, cta, key, seen, me.instr)?;
-            set_written(cell, sets, cta, key, me, fences);
-            Ok(())
-        };
-        self.shadow.each(cta, offset, len, cell_write)
+        // As in `read`: the row when it is current, else the snapshot.
+        if self.stale[t as usize] {
+            let seen = &Race::view(
+                &self.clocks,
+                &self.snapshot,
+                &self.stale,
+                &self.agent_of,
+                self.dims,
+                t,
+            );
+            write_cells(&mut self.shadow, cta, offset, len, me, fences, seen)
+        } else {
+            let dims = self.dims;
+            let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
+            write_cells(&mut self.shadow, cta, offset, len, me, fences, seen)
+        }
     }
 
     /// A write by the async agent of thread `t` whose operation has clock `vc`; `reduction`
     /// for an element-wise reduction (`cp.reduce.async.bulk`), which need not be ordered after
     /// an earlier reduction of the same bytes.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn async_write(
+    pub(crate) fn async_write<S: Seen + ?Sized>(
         &mut self,
         t: u32,
-        vc: &[u32],
+        vc: &S,
         cta: u32,
         offset: u32,
         len: u32,
@@ -524,10 +888,10 @@ impl Race {
     /// [`Race::async_write`], and an async-proxy read of it needs a proxy fence (module docs),
     /// of `t` after the write or of the reader.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn cp_async_write(
+    pub(crate) fn cp_async_write<S: Seen + ?Sized>(
         &mut self,
         t: u32,
-        vc: &[u32],
+        vc: &S,
         cta: u32,
         offset: u32,
         len: u32,
@@ -544,11 +908,11 @@ impl Race {
     }
 
     /// The access of thread `t`'s async agent, for an operation issued with clock `vc`.
-    fn agent_access(&mut self, t: u32, vc: &[u32], pc: u32) -> Access {
+    fn agent_access<S: Seen + ?Sized>(&mut self, t: u32, vc: &S, pc: u32) -> Access {
         let who = self.agent(t);
         Access {
             who,
-            clock: vc[who as usize],
+            clock: vc.at(who as usize),
             pc,
             instr: 0,
         }
@@ -556,10 +920,10 @@ impl Race {
 
     /// A read by the async agent of thread `t`: generic writes must be ordered before it and
     /// fenced with `fence.proxy.async` (module docs).
-    pub(crate) fn async_read(
+    pub(crate) fn async_read<S: Seen + ?Sized>(
         &mut self,
         t: u32,
-        vc: &[u32],
+        vc: &S,
         cta: u32,
         offset: u32,
         len: u32,
@@ -571,7 +935,7 @@ impl Race {
         let owner = &self.owner;
         // The issuing thread's latest fence, if it came before the issue.
         let issuer_fence = Some(&self.fence_vc[t as usize])
-            .filter(|f| !f.is_empty() && f[t as usize] <= vc[t as usize]);
+            .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize));
         self.shadow.each(cta, offset, len, |cell, sets, key| {
             let w = cell.write;
             if !sees(vc, w) {
@@ -596,7 +960,7 @@ impl Race {
                 && let Some(x) = writer
                 && fences[x]
                     .get(cell.write_fences as usize)
-                    .is_none_or(|&f| vc[x] < f)
+                    .is_none_or(|&f| vc.at(x) < f)
                 && issuer_fence.is_none_or(|f| f[w.who as usize] < w.clock)
             {
                 return Err(Conflict {

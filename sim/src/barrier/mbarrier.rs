@@ -128,19 +128,17 @@ pub(crate) type Parked = Vec<(u32, u32)>;
 /// Every operation but `init` needs a valid object (`m`; `None`: never initialised) whose
 /// initialisation happens before it: `seen` is the clock of the operation (the thread's, or
 /// for an asynchronous one its issuer's at issue), `thread` the clock component of the thread.
-pub(crate) fn require_valid(
+pub(crate) fn require_valid<S: crate::race::Seen + ?Sized>(
     m: Option<&MBarrier>,
     actor: Actor,
     thread: u32,
-    seen: &[u32],
+    seen: &S,
     op: MbarOp,
     name: Name<'_>,
 ) -> Result<(), Violation> {
     if let Some(m) = m.filter(|m| m.valid) {
         let ordered = thread == m.init_by
-            || seen
-                .get(m.init_by as usize)
-                .is_some_and(|&c| c >= m.init_epoch);
+            || ((m.init_by as usize) < seen.width() && seen.at(m.init_by as usize) >= m.init_epoch);
         if ordered {
             return Ok(());
         }

@@ -29,10 +29,10 @@
 
 use super::violation::{At, Violation};
 use crate::decode::BarAction;
-use crate::race::{Clock, Race};
+use crate::race::{Race, Releases};
 use crate::report::FindingKind;
 use crate::state::lanes;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub(crate) const SPEC: &str = "§9.7.13.1";
 
@@ -50,17 +50,17 @@ pub(crate) struct NamedBarrier {
     pub popc: u32,
     pub all: bool,
     pub any: bool,
-    pub vc: Clock,
+    pub vc: Releases,
     /// Threads (by warp-relative id within the CTA) that arrived in this phase.
     pub arrivals: Vec<u64>,
     /// `.red` waiters: warp, lanes, destination register.
     pub reds: Vec<(u32, u32, u32)>,
     pub completed: u64,
     /// How many times each warp (cluster index) executed each barrier instruction (pc) on it.
-    pub executions: HashMap<(u32, u32), u32>,
+    pub executions: FxHashMap<(u32, u32), u32>,
     /// The phase the k-th execution of instruction pc joined, and the first warp to join it:
     /// (pc, k) -> (phase, warp). Entries of phases two behind are dropped.
-    pub instances: HashMap<(u32, u32), (u64, u32)>,
+    pub instances: FxHashMap<(u32, u32), (u64, u32)>,
     /// A warp that arrived a second time in the current phase (warp, pc of the second).
     pub doubled: Option<(u32, u32)>,
     /// The last phase completed with a doubled warp, and that warp and instruction.
@@ -161,7 +161,6 @@ impl NamedBarrier {
         race: &mut Race,
     ) -> Result<bool, Violation> {
         let (at, action, count_v, pc) = (a.at, a.action, a.count, a.at.pc);
-        let state = self.describe(id, live);
         if let Some((first_action, first_pc, fw, fl)) = self.first {
             let first_at = At {
                 warp: fw,
@@ -188,7 +187,7 @@ impl NamedBarrier {
                     ),
                 )
                 .site(first_at, "arrived first in this phase")
-                .state(state));
+                .state(self.describe(id, live)));
             }
             if first_action.is_red() != action.is_red()
                 || (action.is_red() && first_action != action)
@@ -196,7 +195,7 @@ impl NamedBarrier {
                 return Err(Violation::new(FindingKind::BarrierRedMixed, SPEC, format!("bar.{} mixed with bar.{} on active barrier {id}", action.name(), first_action.name()))
                     .site(at, format!("executes bar.{}", action.name()))
                     .site(first_at, format!("executed bar.{} in the same phase", first_action.name()))
-                    .state(state)
+                    .state(self.describe(id, live))
                     .note("\"barrier.red should not be intermixed with barrier.sync or barrier.arrive using the same active barrier\""));
             }
         }
@@ -227,7 +226,7 @@ impl NamedBarrier {
                     },
                     format!("arrived here in phase {phase}"),
                 )
-                .state(state);
+                .state(self.describe(id, live));
                 let doubled = self
                     .last_doubled
                     .filter(|&(p, ..)| p == phase.min(self.phase))
@@ -268,12 +267,12 @@ impl NamedBarrier {
         if self.arrived + n > expected && count_v.is_some() {
             return Err(Violation::new(FindingKind::BarrierThreadCount, SPEC, format!("{} threads arrive at barrier {id} whose count is {expected}", self.arrived + n))
                 .site(at, "arrives beyond the count")
-                .state(state)
+                .state(self.describe(id, live))
                 .note("more threads participate than the thread count: the barrier completes before all of them arrive"));
         }
         // Arrive: release each thread's clock into the barrier, fold the reduction operands.
         for lane in lanes(at.lanes) {
-            race.release(at.warp * 32 + lane as u32, &mut self.vc);
+            race.release_into(at.warp * 32 + lane as u32, &mut self.vc);
         }
         if self.arrived == 0 {
             self.first = Some((action, pc, at.warp, at.lanes.trailing_zeros()));
@@ -318,7 +317,7 @@ impl NamedBarrier {
             return None;
         }
         let waiters = std::mem::take(&mut self.waiters);
-        let vc = std::mem::take(&mut self.vc);
+        let vc = self.vc.take();
         // Reductions reach every waiting thread.
         let value = match self.first.map(|f| f.0) {
             Some(BarAction::RedPopc) => self.popc as u64,
@@ -337,9 +336,10 @@ impl NamedBarrier {
         self.first = None;
         self.count = None;
         self.arrivals.iter_mut().for_each(|b| *b = 0);
+        // Every waiter acquires the same clock, shared (`Race::acquire_barrier`).
         for &(w, mask) in &waiters {
             for lane in lanes(mask) {
-                race.acquire(w * 32 + lane as u32, &vc);
+                race.acquire_barrier(w * 32 + lane as u32, &vc);
             }
         }
         Some(Completed {

@@ -2,12 +2,11 @@
 //! completing them (reading their source, writing their destination, signalling their
 //! mbarrier) and waking the threads that wait for their groups.
 
-use crate::async_copy::{AsyncKind, From};
+use crate::async_copy::{AsyncKind, AsyncOp, CpLane, From, Issue};
 use crate::barrier::mbarrier::Actor;
 use crate::decode::{AtomOp, MbarOp, MemTy};
 use crate::machine::Machine;
 use crate::memory::{SHARED_BASE, load_le, store_le};
-use crate::race::join_into;
 use crate::report::{FindingKind, Report};
 use crate::state::{Block, Res, lanes};
 
@@ -21,13 +20,59 @@ impl Machine<'_> {
         kind: AsyncKind,
         bulk: Option<bool>,
     ) {
-        let t = w as u32 * 32 + lane as u32;
-        let (vc, _) = self.race.issue_async(t);
+        let by = self.issue_by(w, lane as u32, bulk);
+        self.queue_async(w, pc, kind, by);
+    }
+
+    /// The `cp.async` of lanes `lanes` (lane, source, shared address, source bytes) of one
+    /// instruction of warp `w`, `bytes` each: one operation (see [`AsyncKind::CpAsync`]).
+    pub(crate) fn issue_cp_async(
+        &mut self,
+        w: usize,
+        pc: u32,
+        bytes: u32,
+        lanes: impl Iterator<Item = (u32, Option<crate::memory::GlobalLoc>, u32, u32)>,
+    ) {
+        let lanes: Vec<CpLane> = lanes
+            .map(|(lane, from, off, src_bytes)| CpLane {
+                by: self.issue_by(w, lane, Some(false)),
+                from,
+                off,
+                src_bytes,
+            })
+            .collect();
+        let Some(first) = lanes.first() else {
+            return;
+        };
+        let by = first.by.clone();
+        self.stats.async_ops += lanes.len() as u64 - 1;
+        self.queue_async(w, pc, AsyncKind::CpAsync { bytes, lanes }, by);
+    }
+
+    /// The clock and group of an operation lane `lane` of warp `w` issues now; `bulk` names
+    /// its group kind, if it joins one.
+    fn issue_by(&mut self, w: usize, lane: u32, bulk: Option<bool>) -> Issue {
+        let t = w as u32 * 32 + lane;
+        Issue {
+            lane,
+            vc: self.race.issue_async(t),
+            group: bulk.map_or(u64::MAX, |b| self.asyncs.join_group(t, b)),
+        }
+    }
+
+    fn queue_async(&mut self, w: usize, pc: u32, kind: AsyncKind, by: Issue) {
         self.warps[w].effects += 1;
-        let issued_at = self.warps[w].clock;
         self.stats.async_ops += 1;
-        self.asyncs
-            .issue(t, w as u32, lane as u32, pc, kind, bulk, vc, issued_at);
+        let issued_at = self.warps[w].clock;
+        self.asyncs.issue(AsyncOp {
+            id: 0,
+            warp: w as u32,
+            pc,
+            kind,
+            by,
+            issued_at,
+            ready: true,
+        });
     }
 
     /// Issues a copy of lane `lane` of warp `w` whose transactions complete on mbarrier `mbar`
@@ -56,11 +101,11 @@ impl Machine<'_> {
             w,
             1 << lane,
             pc,
-            Some(crate::probe::Object::Mbarrier {
+            Some(crate::report::Object::Mbarrier {
                 cta: mc,
                 offset: mo,
             }),
-            crate::probe::LogKind::Issue,
+            crate::event_log::LogKind::Issue,
             None,
             || {
                 format!(
@@ -82,11 +127,11 @@ impl Machine<'_> {
     /// Completes pending operation `id`.
     pub(crate) fn complete_async(&mut self, id: u64) -> Res<()> {
         let op = self.asyncs.take(id);
-        let t = op.warp * 32 + op.lane;
+        let t = op.warp * 32 + op.by.lane;
         let done_at = self.warps[op.warp as usize].clock.max(op.issued_at + 100);
         let actor = Actor {
             warp: op.warp,
-            lane: op.lane,
+            lane: op.by.lane,
             pc: op.pc,
             async_op: true,
             time: done_at,
@@ -112,7 +157,7 @@ impl Machine<'_> {
                     From::Shared { cta: sc, off: so } => {
                         if self.race.checking() {
                             self.race
-                                .async_read(t, &op.vc, sc, so - SHARED_BASE, *bytes, op.pc)
+                                .async_read(t, &op.by.vc, sc, so - SHARED_BASE, *bytes, op.pc)
                                 .map_err(|c| self.race_report(c, sc, t, op.pc, true, true))?;
                         }
                         let s = (so - SHARED_BASE) as usize;
@@ -123,7 +168,7 @@ impl Machine<'_> {
                     self.race
                         .async_write(
                             t,
-                            &op.vc,
+                            &op.by.vc,
                             *cta,
                             off - SHARED_BASE,
                             *bytes,
@@ -139,22 +184,19 @@ impl Machine<'_> {
                     *reduce,
                 );
                 let (mc, mo) = *mbar;
-                self.async_mbar_valid(mc, mo, actor, &op.vc)?;
+                self.async_mbar_valid(mc, mo, actor, &op.by.vc)?;
                 let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
-                if op.vc.len() > m.cur_vc.len() {
-                    m.cur_vc.resize(op.vc.len(), 0);
-                }
-                join_into(&mut m.cur_vc, &op.vc);
+                op.by.vc.join_into(&mut m.cur_vc);
                 let (n, name) = (*bytes, self.shared_name(mo));
                 self.log_event(
                     op.warp as usize,
-                    1 << op.lane,
+                    1 << op.by.lane,
                     op.pc,
-                    Some(crate::probe::Object::Mbarrier {
+                    Some(crate::report::Object::Mbarrier {
                         cta: mc,
                         offset: mo,
                     }),
-                    crate::probe::LogKind::Complete,
+                    crate::event_log::LogKind::Complete,
                     None,
                     || format!("its bulk copy completes {n} bytes of transactions on {name}"),
                 );
@@ -169,7 +211,7 @@ impl Machine<'_> {
                 let cta = self.warps[op.warp as usize].cta;
                 if self.race.checking() {
                     self.race
-                        .async_read(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc)
+                        .async_read(t, &op.by.vc, cta, off - SHARED_BASE, *bytes, op.pc)
                         .map_err(|c| self.race_report(c, cta, t, op.pc, true, true))?;
                 }
                 let s = (off - SHARED_BASE) as usize;
@@ -182,40 +224,37 @@ impl Machine<'_> {
                 combine(&mut out, &data, *reduce);
                 self.mem.global.write(*to, &out);
             }
-            AsyncKind::CpAsync {
-                from,
-                off,
-                bytes,
-                src_bytes,
-            } => {
+            AsyncKind::CpAsync { bytes, lanes } => {
                 let cta = self.warps[op.warp as usize].cta;
-                let mut data = match from {
-                    Some(from) => self.mem.global.read_vec(*from, *src_bytes as usize),
-                    None => Vec::new(),
-                };
-                data.resize(*bytes as usize, 0);
-                if self.race.checking() {
-                    self.race
-                        .cp_async_write(t, &op.vc, cta, off - SHARED_BASE, *bytes, op.pc)
-                        .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
+                let n = *bytes as usize;
+                for l in lanes {
+                    let t = op.warp * 32 + l.by.lane;
+                    // Zero-filled past the source bytes (at most 16).
+                    let mut data = [0u8; 16];
+                    if let Some(from) = l.from {
+                        self.mem
+                            .global
+                            .read(from, &mut data[..l.src_bytes as usize]);
+                    }
+                    if self.race.checking() {
+                        self.race
+                            .cp_async_write(t, &l.by.vc, cta, l.off - SHARED_BASE, *bytes, op.pc)
+                            .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
+                    }
+                    let s = (l.off - SHARED_BASE) as usize;
+                    self.ctas[cta as usize].shared[s..s + n].copy_from_slice(&data[..n]);
                 }
-                let s = (off - SHARED_BASE) as usize;
-                self.ctas[cta as usize].shared[s..s + *bytes as usize].copy_from_slice(&data);
-                self.asyncs.cp_pending[t as usize].retain(|&i| i != op.id);
             }
-            AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.vc, op.pc, actor)?,
+            AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.by.vc, op.pc, actor)?,
             AsyncKind::Unknown { mbar: None } => {}
             AsyncKind::Unknown {
                 mbar: Some((mc, mo)),
             } => {
                 let (mc, mo) = (*mc, *mo);
-                self.async_mbar_valid(mc, mo, actor, &op.vc)?;
+                self.async_mbar_valid(mc, mo, actor, &op.by.vc)?;
                 let name = self.mbar_namer(mc, mo);
                 let m = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
-                if op.vc.len() > m.cur_vc.len() {
-                    m.cur_vc.resize(op.vc.len(), 0);
-                }
-                join_into(&mut m.cur_vc, &op.vc);
+                op.by.vc.join_into(&mut m.cur_vc);
                 let done = m.unknown_completed(actor, &name).map_err(|v| {
                     self.violation_on(
                         v,
@@ -227,13 +266,13 @@ impl Machine<'_> {
                 })?;
                 self.log_event(
                     op.warp as usize,
-                    1 << op.lane,
+                    1 << op.by.lane,
                     op.pc,
-                    Some(crate::probe::Object::Mbarrier {
+                    Some(crate::report::Object::Mbarrier {
                         cta: mc,
                         offset: mo,
                     }),
-                    crate::probe::LogKind::Complete,
+                    crate::event_log::LogKind::Complete,
                     None,
                     || "its tensor copy completes its transactions".to_string(),
                 );
@@ -243,17 +282,17 @@ impl Machine<'_> {
             }
             AsyncKind::MbarArrive { mbar, .. } => {
                 let (mc, mo) = *mbar;
-                self.async_mbar_valid(mc, mo, actor, &op.vc)?;
+                self.async_mbar_valid(mc, mo, actor, &op.by.vc)?;
                 let name = self.shared_name(mo);
                 self.log_event(
                     op.warp as usize,
-                    1 << op.lane,
+                    1 << op.by.lane,
                     op.pc,
-                    Some(crate::probe::Object::Mbarrier {
+                    Some(crate::report::Object::Mbarrier {
                         cta: mc,
                         offset: mo,
                     }),
-                    crate::probe::LogKind::Complete,
+                    crate::event_log::LogKind::Complete,
                     None,
                     || format!("its cp.async operations are done: asynchronous arrive on {name}"),
                 );
@@ -264,7 +303,7 @@ impl Machine<'_> {
                     1,
                     false,
                     false,
-                    Some(&op.vc),
+                    Some(&op.by.vc.to_clock()),
                     MbarOp::Arrive {
                         drop: false,
                         expect_tx: false,
@@ -279,7 +318,13 @@ impl Machine<'_> {
         Ok(())
     }
 
-    pub(crate) fn async_mbar_valid(&self, cta: u32, off: u32, actor: Actor, vc: &[u32]) -> Res<()> {
+    pub(crate) fn async_mbar_valid(
+        &self,
+        cta: u32,
+        off: u32,
+        actor: Actor,
+        vc: &crate::race::OpClock,
+    ) -> Res<()> {
         if let Some(m) = self.ctas[cta as usize].mbars.get(&off).filter(|m| m.valid) {
             let name = self.mbar_namer(cta, off);
             let issuer = actor.warp * 32 + actor.lane;
@@ -311,10 +356,10 @@ impl Machine<'_> {
     /// Wakes lanes of warp `w` blocked in `wait_group` whose groups are now done.
     pub(crate) fn wake_async_waiters(&mut self, w: usize, at: u64) {
         let warp = &self.warps[w];
-        let waiting: Vec<usize> = lanes(warp.blocked)
+        let waiting = lanes(warp.blocked)
             .filter(|&l| warp.why[l] == Block::AsyncWait)
-            .collect();
-        for lane in waiting {
+            .fold(0u32, |m, l| m | 1 << l);
+        for lane in lanes(waiting) {
             let pc = self.warps[w].wait_pc[lane];
             let (n, bulk) = match &self.prog.ops[pc as usize].kind {
                 crate::decode::Kind::BulkWait { n, .. } => (*n, true),
@@ -337,10 +382,10 @@ impl Machine<'_> {
         self.asyncs.wait_satisfied(t as u32, n, bulk, wait_all)
     }
 
-    /// The waiting thread acquires the clocks of its completed groups.
+    /// The waiting thread acquires the completion of its completed groups.
     pub(crate) fn acquire_groups(&mut self, t: u32, bulk: bool) {
-        let vc = self.asyncs.completed_clock(t, bulk);
-        self.race.acquire(t, &vc);
+        let event = self.asyncs.completed_event(t, bulk);
+        self.race.acquire_agent(t, event);
     }
 }
 

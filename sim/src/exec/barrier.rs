@@ -83,7 +83,7 @@ impl Machine<'_> {
             self.warps[w].block(eff, Block::Named { id: id_v as u8 }, pc, pc + 1);
         }
         let cta_id = self.warps[w].cta;
-        self.trace_barrier(w, cta_id, &format!("bar.{} {id_v}", action.name()), false);
+        self.trace_barrier(w, cta_id, || format!("bar.{} {id_v}", action.name()), false);
         if self.made.is_some() {
             let state = self.ctas[cta].named[id_v as usize].describe(id_v, live);
             let phase = self.ctas[cta].named[id_v as usize].phase as i64;
@@ -92,11 +92,11 @@ impl Machine<'_> {
                 w,
                 eff,
                 pc,
-                Some(crate::probe::Object::Named {
+                Some(crate::report::Object::Named {
                     cta: cta_id,
                     id: id_v,
                 }),
-                crate::probe::LogKind::Arrive,
+                crate::event_log::LogKind::Arrive,
                 Some(phase),
                 || format!("bar.{} {id_v} (count {count}): {state}", action.name()),
             );
@@ -132,11 +132,11 @@ impl Machine<'_> {
                 w as usize,
                 mask,
                 self.warps[w as usize].wait_pc[mask.trailing_zeros() as usize],
-                Some(crate::probe::Object::Named {
+                Some(crate::report::Object::Named {
                     cta: cta as u32,
                     id: id as u32,
                 }),
-                crate::probe::LogKind::Phase,
+                crate::event_log::LogKind::Phase,
                 None,
                 || format!("barrier {id} completes a phase: its waiting threads go on"),
             );
@@ -164,14 +164,19 @@ impl Machine<'_> {
         self.cluster
             .arrive(at, own, relaxed, live, &mut self.race)
             .map_err(|v| self.violation_on(v, crate::report::Object::Cluster))?;
-        self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.arrive", false);
+        self.trace_barrier(
+            w,
+            self.warps[w].cta,
+            || "barrier.cluster.arrive".into(),
+            false,
+        );
         let sem = if relaxed { ".relaxed" } else { "" };
         self.log_event(
             w,
             eff,
             pc,
-            Some(crate::probe::Object::Cluster),
-            crate::probe::LogKind::Arrive,
+            Some(crate::report::Object::Cluster),
+            crate::event_log::LogKind::Arrive,
             None,
             || format!("barrier.cluster.arrive{sem}"),
         );
@@ -196,15 +201,20 @@ impl Machine<'_> {
             .cluster
             .wait(at, own, live, &mut self.race)
             .map_err(|v| self.violation_on(v, crate::report::Object::Cluster))?;
-        self.trace_barrier(w, self.warps[w].cta, "barrier.cluster.wait", false);
+        self.trace_barrier(
+            w,
+            self.warps[w].cta,
+            || "barrier.cluster.wait".into(),
+            false,
+        );
         let (kind, what) = if blocked != 0 {
             (
-                crate::probe::LogKind::WaitPending,
+                crate::event_log::LogKind::WaitPending,
                 "waits at barrier.cluster.wait",
             )
         } else {
             (
-                crate::probe::LogKind::WaitDone,
+                crate::event_log::LogKind::WaitDone,
                 "passes barrier.cluster.wait",
             )
         };
@@ -212,7 +222,7 @@ impl Machine<'_> {
             w,
             eff,
             pc,
-            Some(crate::probe::Object::Cluster),
+            Some(crate::report::Object::Cluster),
             kind,
             None,
             || what.to_string(),

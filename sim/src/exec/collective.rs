@@ -55,9 +55,13 @@ impl Machine<'_> {
                 }
             }
             Kind::Redux { op, ty, d, a, .. } => {
-                let vals: Vec<u64> = lanes(eff)
-                    .map(|l| self.src_value(w, l, *a) & 0xffff_ffff)
-                    .collect();
+                let mut vals = [0u64; 32];
+                let mut n = 0;
+                for l in lanes(eff) {
+                    vals[n] = self.src_value(w, l, *a) & 0xffff_ffff;
+                    n += 1;
+                }
+                let vals = &vals[..n];
                 let signed = |v: u64| v as u32 as i32 as i64;
                 let r = match op {
                     AtomOp::Add => vals.iter().fold(0u64, |s, v| s.wrapping_add(*v)) & 0xffff_ffff,
@@ -86,10 +90,13 @@ impl Machine<'_> {
                 c,
                 ..
             } => {
-                let src: Vec<(usize, u64)> =
-                    lanes(eff).map(|l| (l, self.src_value(w, l, *a))).collect();
-                let value_of = |j: usize| src.iter().find(|(l, _)| *l == j).map(|(_, v)| *v);
-                let mut out = Vec::new();
+                // Every source is read before any destination is written (`d` may be `a`).
+                let mut src = [0u64; 32];
+                for l in lanes(eff) {
+                    src[l] = self.src_value(w, l, *a);
+                }
+                let value_of = |j: usize| (eff >> j & 1 == 1).then(|| src[j]);
+                let mut out = [(0u64, false); 32];
                 for lane in lanes(eff) {
                     let bval = self.src_value(w, lane, *b) as u32 & 0x1f;
                     let cv = self.src_value(w, lane, *c) as u32;
@@ -118,9 +125,10 @@ impl Machine<'_> {
                             .note("the source lane must be in the member mask and execute the same shfl.sync")
                             .into());
                     };
-                    out.push((lane, v, ok));
+                    out[lane] = (v, ok);
                 }
-                for (lane, v, ok) in out {
+                for lane in lanes(eff) {
+                    let (v, ok) = out[lane];
                     self.warps[w].set_reg(*d, lane, v);
                     self.warps[w].set_reg(*dp, lane, ok as u64);
                 }

@@ -186,13 +186,11 @@ impl<'a> Machine<'a> {
                     0
                 })) as u32,
             );
-            let own = self.warps[w].cta;
-            self.trace_barrier(
-                w,
-                own,
-                &format!("{} {}", mbarrier::op_name(op), self.shared_name(off)),
-                false,
-            );
+            if self.tracing() {
+                let own = self.warps[w].cta;
+                let what = format!("{} {}", mbarrier::op_name(op), self.shared_name(off));
+                self.trace_barrier(w, own, || what, false);
+            }
         }
         if parked != 0 {
             self.warps[w].block(parked, Block::Parked { cta: 0, offset: 0 }, pc, pc);
@@ -228,7 +226,7 @@ impl<'a> Machine<'a> {
         arg: Option<u64>,
         touched: &[(u32, u32, u32, u32, u32)],
     ) {
-        use crate::probe::LogKind;
+        use crate::event_log::LogKind;
         for &(cta, off, lanes, done, before) in touched {
             let before = before as i64;
             let name = self.shared_name(off);
@@ -236,7 +234,7 @@ impl<'a> Machine<'a> {
                 .mbars
                 .get(&off)
                 .map_or_else(|| "invalidated".to_string(), |m| m.describe());
-            let object = Some(crate::probe::Object::Mbarrier { cta, offset: off });
+            let object = Some(crate::report::Object::Mbarrier { cta, offset: off });
             let arg = arg.unwrap_or(0);
             let (kind, what) = match op {
                 MbarOp::Init => (
@@ -402,8 +400,8 @@ impl<'a> Machine<'a> {
                 actor.warp as usize,
                 1 << actor.lane,
                 actor.pc,
-                Some(crate::probe::Object::Mbarrier { cta, offset: off }),
-                crate::probe::LogKind::Phase,
+                Some(crate::report::Object::Mbarrier { cta, offset: off }),
+                crate::event_log::LogKind::Phase,
                 Some(done as i64),
                 || {
                     format!(

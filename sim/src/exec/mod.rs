@@ -78,16 +78,8 @@ impl Machine<'_> {
                 }
                 Action::Async(i) => {
                     let id = completable[i];
-                    // The `cp.async` of the other lanes of the same instruction complete with
-                    // it: one legal order of many, and one decision instead of 32 (a kernel can
-                    // have thousands in flight).
-                    let lanes = self.asyncs.same_instruction(id);
                     sched.retire_async(id);
                     self.complete_async(id)?;
-                    for other in lanes {
-                        sched.retire_async(other);
-                        self.complete_async(other)?;
-                    }
                 }
             }
             self.stats.decisions += 1;
@@ -313,9 +305,15 @@ impl Machine<'_> {
         let mask = mask & !self.warps[w].exited;
         if mask != 0 {
             let pc = self.warps[w].pc[mask.trailing_zeros() as usize];
-            self.log_event(w, mask, pc, None, crate::probe::LogKind::Exit, None, || {
-                "exit".into()
-            });
+            self.log_event(
+                w,
+                mask,
+                pc,
+                None,
+                crate::event_log::LogKind::Exit,
+                None,
+                || "exit".into(),
+            );
         }
         let warp = &mut self.warps[w];
         for lane in lanes(mask) {

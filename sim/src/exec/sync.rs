@@ -150,6 +150,9 @@ impl Machine<'_> {
                 cp_size,
                 src_size,
             } => {
+                // Every lane is checked before the warp's copies are issued, as one operation.
+                let mut issued = [(0u32, None, 0u32, 0u32); 32];
+                let mut n = 0;
                 for lane in lanes(eff) {
                     let src_bytes = src_size.map_or(*cp_size, |s| {
                         (self.src_value(w, lane, s) as u32).min(*cp_size)
@@ -172,19 +175,10 @@ impl Machine<'_> {
                     if !to.is_multiple_of(*cp_size as u64) {
                         return Err(self.misaligned(w, lane, pc, "cp.async destination", *cp_size));
                     }
-                    self.issue_async(
-                        w,
-                        lane,
-                        pc,
-                        AsyncKind::CpAsync {
-                            from,
-                            off: off + SHARED_BASE,
-                            bytes: *cp_size,
-                            src_bytes,
-                        },
-                        Some(false),
-                    );
+                    issued[n] = (lane as u32, from, off + SHARED_BASE, src_bytes);
+                    n += 1;
                 }
+                self.issue_cp_async(w, pc, *cp_size, issued[..n].iter().copied());
             }
             Kind::CpAsyncMbarArrive { addr, space, noinc } => {
                 for lane in lanes(eff) {

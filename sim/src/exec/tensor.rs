@@ -928,7 +928,7 @@ impl Machine<'_> {
         let n = g.n;
         // The async agent reading shared memory, with what every thread of the warp has seen.
         let t0 = w as u32 * 32;
-        let (mut vc, _) = self.race.issue_async(t0);
+        let mut vc = self.race.issue_async(t0).to_clock();
         for lane in 1..32 {
             let c = self.race.clock(t0 + lane).to_vec();
             join_into(&mut vc, &c);

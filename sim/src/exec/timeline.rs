@@ -70,7 +70,25 @@ impl Machine<'_> {
         }
     }
 
-    pub(crate) fn trace_barrier(&mut self, w: usize, cta: u32, what: &str, _blocks: bool) {
+    /// Whether barrier operations are recorded: a timeline is kept, or a `tracing` subscriber
+    /// wants them.
+    pub(crate) fn tracing(&self) -> bool {
+        self.trace.is_some() || tracing::enabled!(target: "phasegate::sim", tracing::Level::TRACE)
+    }
+
+    /// Records barrier operation `what` (made only when a trace or a `tracing` subscriber
+    /// wants it: barrier operations are frequent).
+    pub(crate) fn trace_barrier(
+        &mut self,
+        w: usize,
+        cta: u32,
+        what: impl FnOnce() -> String,
+        _blocks: bool,
+    ) {
+        if !self.tracing() {
+            return;
+        }
+        let what = what();
         tracing::trace!(target: "phasegate::sim", cta, warp = self.warps[w].index, op = what, "barrier operation");
         let at = self.warps[w].clock;
         let Some(trace) = self.trace.as_deref_mut() else {
@@ -82,7 +100,7 @@ impl Machine<'_> {
             start: trace.base + at,
             end: trace.base + at,
             kind: EventKind::Barrier,
-            label: what.to_string(),
+            label: what,
         });
     }
 

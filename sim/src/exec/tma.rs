@@ -22,7 +22,6 @@ use crate::error::SimError;
 use crate::machine::Machine;
 use crate::memory::{GlobalLoc, SHARED_BASE};
 use crate::memory::{load_le, store_le};
-use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Res, lanes};
 use crate::tensor_copy::TensorCopy;
@@ -678,7 +677,7 @@ impl Machine<'_> {
         &mut self,
         copy: &TensorCopy,
         t: u32,
-        vc: &[u32],
+        vc: &crate::race::OpClock,
         pc: u32,
         actor: Actor,
     ) -> Res<()> {
@@ -718,10 +717,7 @@ impl Machine<'_> {
             });
             self.async_mbar_valid(mc, mo, actor, vc)?;
             let mb = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
-            if vc.len() > mb.cur_vc.len() {
-                mb.cur_vc.resize(vc.len(), 0);
-            }
-            join_into(&mut mb.cur_vc, vc);
+            vc.join_into(&mut mb.cur_vc);
             let bytes = map.box_bytes() as i64;
             self.mbar_tx(mc, mo, actor, -bytes, MbarOp::CompleteTx)?;
             return Ok(());
