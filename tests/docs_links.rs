@@ -474,7 +474,8 @@ fn ci_commands() -> Vec<String> {
 
 /// The book's chapters that record measurements made on the GPU machine (or with nightly
 /// fuzzing tools) with the commands that made them, dated: CI has no GPU, so it cannot run
-/// them, and `shell_commands_are_ci_commands` leaves them out. The Python chapter shows the
+/// them, and `shell_commands_are_ci_commands` only checks that the repository's scripts and
+/// files they name exist. The Python chapter shows the
 /// package's install commands (`python/README.md`, what `python/ci.sh` does in a virtual
 /// environment).
 const RECORDS: [&str; 5] = [
@@ -516,10 +517,23 @@ fn shell_commands_are_ci_commands() {
     let mut problems = Vec::new();
     for doc in std::iter::once(root().join("README.md")).chain(pages()) {
         let r = rel(&doc);
+        let (blocks, _) = markdown::split(&shown(&doc));
         if RECORDS.iter().any(|p| r.starts_with(p)) {
+            // Records: the scripts and files their commands name exist.
+            for block in blocks
+                .iter()
+                .filter(|b| matches!(b.lang(), "sh" | "bash" | "shell"))
+            {
+                for word in block.lines.iter().flat_map(|l| l.split_whitespace()) {
+                    if let Some(path) = repository_path(word)
+                        && !root().join(path).exists()
+                    {
+                        problems.push(format!("{r}:{}: `{path}` does not exist", block.line));
+                    }
+                }
+            }
             continue;
         }
-        let (blocks, _) = markdown::split(&shown(&doc));
         for block in blocks
             .iter()
             .filter(|b| matches!(b.lang(), "sh" | "bash" | "shell"))
