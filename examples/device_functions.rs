@@ -28,6 +28,7 @@ mod helpers {
 
 use helpers::{clamp, global_index};
 
+// ANCHOR: halve
 /// One step of a shared-memory tree sum: the first `N` threads add the upper half in.
 #[device]
 fn halve<const N: u32>(sums: &mut SharedArray<f32, 256>, t: u32) {
@@ -36,6 +37,7 @@ fn halve<const N: u32>(sums: &mut SharedArray<f32, 256>, t: u32) {
     }
     sync_threads();
 }
+// ANCHOR_END: halve
 
 /// The sum of the CTA's 256 values of `sums`, in thread 0's result (others get garbage).
 #[device]
@@ -51,6 +53,7 @@ fn tree_sum(sums: &mut SharedArray<f32, 256>, t: u32) -> f32 {
     sums[0]
 }
 
+// ANCHOR: block_sums
 /// `out[b]` = the sum over block `b` of `clamp(x[i], hi)`. Blocks of 256 threads.
 #[kernel(block = "256,1,1")]
 pub fn block_sums(x: &[f32], out: &mut [f32], hi: f32, n: u32) {
@@ -68,13 +71,16 @@ pub fn block_sums(x: &[f32], out: &mut [f32], hi: f32, n: u32) {
         out[block_idx_x()] = total;
     }
 }
+// ANCHOR_END: block_sums
 
+// ANCHOR: produce
 /// Loads tile `tile` of `x` into the producer's acquired stage: the slot is moved in and used
 /// up (a second `load` of it would be a rustc error at the call's caller).
 #[device]
 fn produce(slot: ProducerSlot<'_, [f32; 4], 4, 1024>, x: &[[f32; 4]], tile: u32) {
     slot.load(x, tile * 1024);
 }
+// ANCHOR_END: produce
 
 /// Scales a full stage into `y` and releases it: the slot is moved in and released here.
 #[device]

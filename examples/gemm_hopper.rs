@@ -28,6 +28,7 @@
 use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
+// ANCHOR: kernel
 /// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation).
 #[kernel(
     target = "sm_90a",
@@ -142,6 +143,7 @@ pub fn gemm_hopper(
         }
     }
 }
+// ANCHOR_END: kernel
 
 /// bf16 values of small integers: every product and every sum of `k ≤ 2¹⁶` of them is exact in
 /// f32, so the only rounding is the final one to bf16, which any order of summation shares.

@@ -1,7 +1,7 @@
 //! `y = a * x`, one element per thread: the smallest kernel.
 //!
 //! `cargo run --example scale` prints its PTX.
-
+// ANCHOR: readme
 use phasegate::prelude::*;
 
 /// Scales `x` by `a` into `y`; launch with at least `n` threads in total.
@@ -16,3 +16,4 @@ pub fn scale(x: &[f32], y: &mut [f32], a: f32, n: u32) {
 fn main() {
     println!("{}", scale::PTX);
 }
+// ANCHOR_END: readme

@@ -46,6 +46,7 @@ pub fn wgmma_gemm(
         }
     } else {
         let mut consumer = pipe.consumer();
+        // ANCHOR: main_loop
         let slot = consumer.wait();
         let mut acc = accumulator::<f32, 64, 64>().mma(&slot, &a, &b).commit();
         let mut held = slot.retire();
@@ -59,6 +60,7 @@ pub fn wgmma_gemm(
         let acc = acc.wait::<0>();
         held.release();
         acc.store(c, row0 * n + col0, n);
+        // ANCHOR_END: main_loop
     }
 }
 

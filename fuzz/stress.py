@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Large, regular PTX kernels that stress the analyzer's worst cases (docs/reliability.md).
+"""Large, regular PTX kernels that stress the analyzer's worst cases (book/src/reliability/README.md).
 
     python3 fuzz/stress.py SHAPE N > big.ptx && phasegate lint big.ptx
 

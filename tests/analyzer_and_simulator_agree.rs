@@ -3,9 +3,9 @@
 //!
 //! The kernels are the generator's random barrier-correct ones (named barriers over warp
 //! subsets, `bar.red`, mbarrier phases, bulk copies) and the examples. The generated kernels
-//! are correct by construction (and agree with an H100, `docs/gpu-validation.md`), so any
+//! are correct by construction (and agree with an H100, `book/src/gpu/validation.md`), so any
 //! finding of the analyzer on them is a false positive, and a failure here. (Seeds 0..2000 pass
-//! in a release run; `docs/reliability.md`.)
+//! in a release run; `book/src/reliability/README.md`.)
 
 #[path = "../examples/support/kernels_for_sim.rs"]
 mod kernels_for_sim;

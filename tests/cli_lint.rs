@@ -427,7 +427,7 @@ fn json_lines_are_objects_with_the_fields() {
     // Clean files print nothing in JSON.
     let (status, out) = lint(&["--format", "json", &fixture("named_barriers.ptx")]);
     assert_eq!((status, out.as_str()), (0, ""));
-    // Every object has the fields of docs/json-format.md, in its order; read errors too.
+    // Every object has the fields of the book's JSON page (book/src/analyzer/formats.md), in its order; read errors too.
     let keys = |o: &Json| match o {
         Json::Obj(fields) => fields.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>(),
         _ => panic!("not an object"),
@@ -457,7 +457,7 @@ fn json_lines_are_objects_with_the_fields() {
     assert_eq!(keys(&read), documented);
     assert_eq!(read.get("lint").and_then(Json::str), Some("read"));
     assert_eq!(read.get("kernel"), Some(&Json::Null));
-    let doc = include_str!("../docs/json-format.md");
+    let doc = include_str!("../book/src/analyzer/formats.md");
     for key in documented {
         assert!(
             doc.contains(&format!("| `{key}` |")),
@@ -547,7 +547,7 @@ fn corpus_verdicts_through_the_cli() {
 
 /// A function whose loops nest past the analyzer's limit is reported, not analyzed: an error in
 /// both formats and exit status 1, even with every lint allowed (found while fuzzing; see
-/// docs/reliability.md).
+/// book/src/reliability/README.md).
 #[test]
 fn functions_over_the_analysis_limit_are_errors() {
     let depth = 3000;
@@ -756,4 +756,38 @@ fn protocol_prints_roles_loops_and_findings() {
     // It conflicts with an output format.
     let (status, out) = lint(&["--protocol", "--format", "json", path]);
     assert_eq!(status, 2, "{out}");
+}
+
+/// `--explain LINT` prints the lint's explanation, the text of `lints/explain/LINT.md` (the
+/// book's page on the lint); an unknown name is a usage error that names the known lints.
+#[test]
+fn explain_prints_the_lints_page() {
+    for l in phasegate::lints::LINTS {
+        let (status, out) = lint(&["--explain", l.name]);
+        assert_eq!(status, 0, "{out}");
+        let path = format!("{}/lints/explain/{}.md", env!("CARGO_MANIFEST_DIR"), l.name);
+        let page = std::fs::read_to_string(&path).expect("the lint's explanation");
+        assert_eq!(out, page, "{}", l.name);
+        assert!(out.starts_with(&format!("# `{}`\n", l.name)), "{out}");
+        assert!(out.contains("## What it cannot decide"), "{out}");
+    }
+    let (status, out) = lint(&["--explain", "mbarrier_unint"]);
+    assert_eq!(status, 2, "{out}");
+    assert!(
+        out.starts_with("error: unknown lint `mbarrier_unint` (did you mean `mbarrier_uninit`?)\n"),
+        "{out}"
+    );
+    for l in phasegate::lints::LINTS {
+        assert!(out.contains(l.name), "{} missing from:\n{out}", l.name);
+    }
+    let (status, out) = lint(&["--explain", "nothing_like_a_lint"]);
+    assert_eq!(status, 2, "{out}");
+    assert!(
+        out.starts_with("error: unknown lint `nothing_like_a_lint`\nthe lints are: "),
+        "{out}"
+    );
+    // With files it is a usage error (clap's), not a lint run.
+    let (status, out) = lint(&["--explain", "barrier_count", "x.ptx"]);
+    assert_eq!(status, 2, "{out}");
+    assert!(out.contains("cannot be used with"), "{out}");
 }

@@ -808,7 +808,8 @@ fn every_kernel_assembles_for_its_target_and_reads_back() {
     assert_eq!(vectors::TARGET, "sm_89");
 }
 
-/// The README's example.
+/// The book's example (`book/src/language/storage-floats.md` includes it from here).
+// ANCHOR: scale_rows
 #[kernel]
 fn scale_rows(x: &[[bf16; 8]], y: &mut [[bf16; 8]], q: &mut [[f8e4m3; 4]], s: bf16, n: u32) {
     let i = block_idx_x() * block_dim_x() + thread_idx_x();
@@ -824,9 +825,10 @@ fn scale_rows(x: &[[bf16; 8]], y: &mut [[bf16; 8]], q: &mut [[f8e4m3; 4]], s: bf
         ]; // st.global.v4.u8
     }
 }
+// ANCHOR_END: scale_rows
 
 #[test]
-fn the_readme_example_does_what_it_says() -> Result<(), RunError> {
+fn the_book_example_does_what_it_says() -> Result<(), RunError> {
     let n = 10usize;
     let x: Vec<[bf16; 8]> = (0..n)
         .map(|i| std::array::from_fn(|l| bf16::from_f32(i as f32 * 3.5 - l as f32 * 17.25)))

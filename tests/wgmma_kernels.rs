@@ -284,7 +284,7 @@ fn get_row_and_col_follow_the_d_fragment_layout() {
     }
     // Six elements of each of the 128 threads, every one at a place of its own and holding the
     // product there: the coordinates agree with the simulator's D fragment (§9.7.15.5.1.1,
-    // checked against an H100 in docs/gpu-validation.md).
+    // checked against an H100 in book/src/gpu/validation.md).
     assert_eq!(written, 6 * 128);
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
     let result = ptxas::assemble(&ptxas, by_element::PTX, SmVersion::arch_specific(90))

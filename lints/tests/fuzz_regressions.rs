@@ -1,5 +1,5 @@
 //! Inputs that made the analyzer use unbounded time or memory, found while fuzzing it
-//! (`fuzz/`, docs/reliability.md), kept so that they stay fixed. Each runs `lint_module` on
+//! (`fuzz/`, book/src/reliability/README.md), kept so that they stay fixed. Each runs `lint_module` on
 //! the input and checks the result.
 
 use phasegate_lints::{

@@ -369,7 +369,7 @@ fn with_an_exact_shape_overlapping_subsets_may_share_a_barrier() {
 #[test]
 fn without_an_exact_shape_overlapping_subsets_are_a_pattern_the_runs_drop() {
     // Without `.reqntid` the sizes of the roles are unknown and the pattern waits for every
-    // role that uses the id: the documented imprecision (docs/reliability.md).
+    // role that uses the id: the documented imprecision (book/src/reliability/README.md).
     let max = ".maxntid 96, 1, 1";
     assert_eq!(
         static_findings_with(LINT, max, OVERLAPPING_SUBSETS).len(),

@@ -3,13 +3,14 @@
 //! ```text
 //! phasegate lint [--format text|json|sarif] [--allow LINT] [--warn LINT] [--deny LINT] FILE.ptx...
 //! phasegate lint --list
+//! phasegate lint --explain LINT
 //! ```
 //!
 //! Text output is one `FILE:LINE:COL: error[lint]: message` per finding, then the kernel and
 //! the CUDA source position (from `.loc`), an excerpt of the PTX with a caret under the
 //! finding and the other places it is about (rustc's style, drawn by `annotate-snippets`), and
 //! notes. `--format json` prints one JSON object per finding and line (the fields are listed in
-//! `docs/json-format.md`); `--format sarif` prints one SARIF 2.1.0 log ([`super::sarif`]).
+//! `book/src/analyzer/formats.md`); `--format sarif` prints one SARIF 2.1.0 log ([`super::sarif`]).
 //! `LINT` may be `all`; the level options apply in order. Exit status: 1 when a deny-level
 //! finding (or a file that cannot be read) was reported, 2 on usage errors, 0 otherwise.
 
@@ -27,7 +28,7 @@ LINT is a lint name (`phasegate lint --list`) or `all`; --allow/--warn/--deny ap
 Exit status: 1 when a deny-level finding or a read error was reported, 2 on usage errors, else 0")]
 pub struct LintArgs {
     /// The PTX files to analyze
-    #[arg(value_name = "FILE.ptx", required_unless_present = "list")]
+    #[arg(value_name = "FILE.ptx", required_unless_present_any = ["list", "explain"])]
     pub files: Vec<String>,
     /// Output format: `text` (with source excerpts), `json` (one object per finding and line)
     /// or `sarif` (one SARIF 2.1.0 log)
@@ -45,6 +46,10 @@ pub struct LintArgs {
     /// List the lints with their default levels and summaries
     #[arg(long)]
     pub list: bool,
+    /// Print what LINT finds, why it is a bug, a real finding, how to fix it and what it cannot
+    /// decide (Markdown, as `rustc --explain` prints an error code)
+    #[arg(long, value_name = "LINT", conflicts_with_all = ["files", "list", "protocol"])]
+    pub explain: Option<String>,
     /// Print what the analyzer believes each kernel does instead of findings: the launch its
     /// runs use, the roles (warps with the same barrier operations) and each role's barrier
     /// operations with loops folded, then what the runs found and could not decide
@@ -57,7 +62,7 @@ pub struct LintArgs {
 pub enum Format {
     /// `FILE:LINE:COL: error[lint]: message`, then a source excerpt and notes
     Text,
-    /// One JSON object per finding and line (docs/json-format.md)
+    /// One JSON object per finding and line (book/src/analyzer/formats.md)
     Json,
     /// One SARIF 2.1.0 log for all the files
     Sarif,
@@ -97,6 +102,9 @@ pub(crate) fn execute(args: LintArgs, matches: &ArgMatches, out: &mut String) ->
     if args.list {
         list(out);
         return 0;
+    }
+    if let Some(name) = &args.explain {
+        return explain(name, out);
     }
     let mut config = LintConfig::default();
     for (name, level) in levels(&args, matches) {
@@ -184,6 +192,26 @@ fn list(out: &mut String) {
             l.default.name(),
             l.summary
         ));
+    }
+}
+
+/// `--explain LINT`: the lint's documentation; an unknown name is a usage error that names the
+/// known lints.
+fn explain(name: &str, out: &mut String) -> u8 {
+    match crate::lints::lints::explain(name) {
+        Ok(text) => {
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+            0
+        }
+        Err(e) => {
+            out.push_str(&format!("error: {e}\n"));
+            let names: Vec<&str> = LINTS.iter().map(|l| l.name).collect();
+            out.push_str(&format!("the lints are: {}\n", names.join(", ")));
+            2
+        }
     }
 }
 
@@ -421,7 +449,7 @@ fn excerpt(source: &Source, d: &Diagnostic) -> String {
     rendered
 }
 
-/// One line of `--format json` (docs/json-format.md): a finding, or a file that did not read
+/// One line of `--format json` (book/src/analyzer/formats.md): a finding, or a file that did not read
 /// (`"lint": "read"`).
 #[derive(Serialize)]
 struct JsonFinding<'a> {

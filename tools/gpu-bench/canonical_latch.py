@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Experiments for docs/performance.md: rewrite the latch of phasegate's step-1 range loops.
+"""Experiments for book/src/performance/pipeline.md: rewrite the latch of phasegate's step-1 range loops.
 
 phasegate lowers `for i in 0..n { body }` to
 

@@ -5,7 +5,7 @@
 # both pipelines and all latency kernels with ptxas -arch=sm_90a and dumps their SASS
 # (cuobjdump -sass) and ptxas resource lines to $OUT (or $BUILD_DIR/out), then runs bench; its
 # table is the last thing printed.
-# Inputs (defaults in parentheses; the .device folder is git-ignored, see docs/performance.md):
+# Inputs (defaults in parentheses; the .device folder is git-ignored, see book/src/performance/pipeline.md):
 #   PG_LATENCY    phasegate's latency PTX, one NAME.ptx per kernel   (.device/latency)
 #   PG_PIPELINE   phasegate's pipeline PTX                           (.device/latency/scale_pipeline.ptx)
 #   CUDA_PIPELINE nvcc's pipeline PTX                                (tests/fixtures/ptx/pipeline_ref.ptx)

@@ -1,50 +1,6 @@
-//! ### What it does
-//! Finds aligned barriers executed under control that is not uniform enough for their form:
-//! - `bar.sync a`, `bar.red`, `barrier.sync.aligned a` without a thread count: every thread of
-//!   the CTA must execute the same instruction, so the control must be CTA-uniform;
-//! - the same with a thread count, and `bar.arrive`: each participating warp executes it
-//!   convergently, so the control must be warp-uniform (`if warp < 2 { bar.sync 1, 64 }` is
-//!   fine);
-//! - `barrier.cluster.*.aligned`: warp-uniform; and `barrier.cluster.arrive` (aligned or not)
-//!   must be reached by every thread of the cluster, so a branch on `%ctaid` or
-//!   `%cluster_ctarank` around it is a bug although it is CTA-uniform.
-//!
-//! Loops count: a barrier in a loop whose trip count differs between threads is under
-//! divergent control. A guard (`@%p bar.sync 0`) counts like a branch.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.1: "an aligned `barrier{.cta}` instruction should only be used if it is
-//! known that all threads in CTA evaluate the condition identically, otherwise behavior is
-//! undefined." §9.7.13.3 says the same of the warp for `barrier.cluster`, and the cluster
-//! barrier completes only when every non-exited thread of the cluster has arrived. In practice
-//! the kernel hangs or the barrier completes early and a race follows.
-//!
-//! ### What its witness shows
-//! A run in which the threads of one aligned barrier cannot all meet: lanes of a warp gather at
-//! it while the others have exited or wait elsewhere, or (without a count) warps of the CTA never
-//! come; the steps are the barrier's arrivals up to the divergence.
-//!
-//! ### What it cannot decide
-//! Divergence that comes from loaded values (the runs' memory is uniform, so such a static
-//! candidate stays an unproven warning), and inputs the runs do not choose (a trip count or flag
-//! from a parameter, data in global memory: the runs make every integer parameter 1, 128, 2048 or
-//! 65536 and memory all 0 or all 0xff), schedules they do not try (round-robin, PCT of depth 2
-//! and 3, random; up to 36 runs), and launches the PTX does not declare (the block is guessed
-//! when there is no `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads
-//! `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! mov.u32 %r1, %tid.x;
-//! setp.lt.u32 %p1, %r1, 16;
-//! @%p1 bra SKIP;
-//! bar.sync 0;
-//! SKIP:
-//! ```
-//!
-//! ### Use instead
-//! Hoist the barrier out of the branch, give it a thread count and make the condition
-//! warp-uniform (`tid.x / 32 < k`), or use the non-aligned `barrier.sync`.
+// This lint's documentation is `lints/explain/aligned_barrier_divergence.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain aligned_barrier_divergence` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/aligned_barrier_divergence.md")]
 
 use super::control::{Requirement, Rule, divergence, report};
 use super::{Context, LintInfo, Sink};
@@ -59,6 +15,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "aligned_barrier_divergence",
     default: Level::Deny,
     summary: "an aligned barrier under control that is not uniform enough for its form",
+    explanation: include_str!("../../explain/aligned_barrier_divergence.md"),
 };
 
 /// The requirement of a barrier instruction, if it has one.

@@ -1,49 +1,6 @@
-//! ### What it does
-//! Checks the barrier id and thread count of `bar`/`barrier` instructions, where constant
-//! propagation knows them:
-//! - ids out of `0..15`;
-//! - thread counts that are zero or not a multiple of 32, or larger than the CTA
-//!   (`.reqntid`/`.maxntid`);
-//! - `bar.arrive`/`barrier.arrive` without a thread count;
-//! - one id used with different thread counts in one kernel (no count means "all threads of
-//!   the CTA"), unless the uses cannot be pending at once: a CTA-wide use that comes before the
-//!   counted one on every path, with no loop repeating both (Triton's warp-specialised
-//!   prologue), has completed for every thread before any reaches the counted one.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.1: "Each CTA instance has sixteen barriers numbered 0..15", the count "must
-//! be a multiple of the warp size", and "a non-zero thread count is required for
-//! `barrier{.cta}.arrive`". ptxas rejects the constant cases; a register id or count passes
-//! ptxas and is undefined at run time. Different counts for one id make the barrier complete
-//! after a number of arrivals that depends on which warp got there first.
-//!
-//! ### What its witness shows
-//! A run in which the warps of one named barrier disagree: different thread counts in one phase,
-//! more threads than the count, an id outside 0..15, or warps executing one barrier instruction
-//! for the same (k-th) time meeting in different phases because some warp's extra arrival
-//! (`bar.arrive` then `bar.sync` on the same barrier, §9.7.13.1) completed a phase early. A warp
-//! arriving twice by design (FlashAttention-3's first warp group opening its own scheduler
-//! barrier) is not a finding: the hardware counts both arrivals.
-//!
-//! ### What it cannot decide
-//! A count or id computed from a parameter the runs make up; and inputs the runs do not choose (a
-//! trip count or flag from a parameter, data in global memory: the runs make every integer
-//! parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff), schedules they do not try
-//! (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and launches the PTX does not
-//! declare (the block is guessed when there is no `.reqntid`/`.maxntid`, and a guess is no proof
-//! for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! bar.sync 1, 48;
-//! bar.arrive 2;
-//! ```
-//!
-//! ### Use instead
-//! ```ptx
-//! bar.sync 1, 64;
-//! bar.arrive 2, 64;
-//! ```
+// This lint's documentation is `lints/explain/barrier_count.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain barrier_count` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/barrier_count.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::barriers::{BarKind, cta_barriers};
@@ -55,6 +12,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "barrier_count",
     default: Level::Deny,
     summary: "a barrier id out of 0..15, a thread count not a multiple of 32, an arrive without count, or different counts for one id",
+    explanation: include_str!("../../explain/barrier_count.md"),
 };
 
 /// The number of threads of the CTA: exact from `.reqntid`, an upper bound from `.maxntid`.

@@ -1,36 +1,6 @@
-//! ### What it does
-//! Finds one barrier id used by `bar.red` and by `bar.sync`/`bar.arrive` where both can be
-//! pending at once: executed by different groups of threads (under control that is not
-//! CTA-uniform, or with thread counts), or a `bar.arrive` (which does not wait) followed by a
-//! `bar.red` on the same id.
-//!
-//! A CTA that runs `bar.sync 0` and, later, `__syncthreads_count` (`bar.red.popc 0`) in the
-//! same order in every thread is fine: each instance completes before the next begins.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.1: "`barrier{.cta}.red` should not be intermixed with `barrier{.cta}.sync`
-//! or `barrier{.cta}.arrive` using the same active barrier. Execution in this case is
-//! unpredictable." On an H100 the red + arrive mix traps.
-//!
-//! ### What its witness shows
-//! A run in which `bar.red` and `bar.sync`/`bar.arrive` (or two `bar.red` of different
-//! operations) meet in one phase of one barrier.
-//!
-//! ### What it cannot decide
-//! Inputs the runs do not choose (a trip count or flag from a parameter, data in global memory:
-//! the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff),
-//! schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and
-//! launches the PTX does not declare (the block is guessed when there is no
-//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! @%p_producer bar.arrive 1, 64;
-//! @!%p_producer bar.red.popc.u32 %r1, 1, 64, %p2;
-//! ```
-//!
-//! ### Use instead
-//! Give the reduction its own barrier id (`bar.red.popc.u32 %r1, 2, 64, %p2`).
+// This lint's documentation is `lints/explain/barrier_red_sync_mix.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain barrier_red_sync_mix` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/barrier_red_sync_mix.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::barriers::{BarKind, CtaBarrier, cta_barriers};
@@ -43,6 +13,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "barrier_red_sync_mix",
     default: Level::Deny,
     summary: "one barrier id used by bar.red and by bar.sync/bar.arrive at the same time",
+    explanation: include_str!("../../explain/barrier_red_sync_mix.md"),
 };
 
 /// Whether every thread of the CTA executes this barrier, in the same order as the others.

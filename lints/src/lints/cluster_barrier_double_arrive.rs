@@ -1,39 +1,6 @@
-//! ### What it does
-//! Follows each thread's `barrier.cluster.arrive` and `barrier.cluster.wait` over the CFG:
-//! an arrive that a path reaches after an earlier arrive with no wait in between (twice in a
-//! row, or once per loop iteration without a wait), and a wait that no arrive precedes.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.3: "Each thread must arrive at the barrier only once before the barrier
-//! completes", and `barrier.cluster.wait` waits for every non-exited thread of the cluster to
-//! arrive, so a thread that waits without having arrived waits for itself: the cluster hangs.
-//!
-//! ### What its witness shows
-//! A run in which a thread arrives on the cluster barrier twice without waiting in between, or
-//! waits without having arrived.
-//!
-//! ### What it cannot decide
-//! Clusters the PTX does not declare are chosen (the smallest that fits, larger ones when it does
-//! not); and inputs the runs do not choose (a trip count or flag from a parameter, data in global
-//! memory: the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all
-//! 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs),
-//! and launches the PTX does not declare (the block is guessed when there is no
-//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! barrier.cluster.arrive.aligned;
-//! barrier.cluster.arrive.aligned;
-//! barrier.cluster.wait.aligned;
-//! ```
-//!
-//! ### Use instead
-//! ```ptx
-//! barrier.cluster.arrive.aligned;
-//! barrier.cluster.wait.aligned;
-//! barrier.cluster.arrive.aligned;
-//! barrier.cluster.wait.aligned;
-//! ```
+// This lint's documentation is `lints/explain/cluster_barrier_double_arrive.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain cluster_barrier_double_arrive` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/cluster_barrier_double_arrive.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::barriers::{ClusterKind, cluster_barrier};
@@ -47,6 +14,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "cluster_barrier_double_arrive",
     default: Level::Deny,
     summary: "barrier.cluster.arrive twice without a wait in between, or a wait without an arrive",
+    explanation: include_str!("../../explain/cluster_barrier_double_arrive.md"),
 };
 
 /// The state of one thread: not arrived (may be), and the arrives that may be pending.

@@ -1,58 +1,6 @@
-//! ### What it does
-//! Follows each thread over the CFG and finds an arrive-on of an mbarrier object that is
-//! not ordered after a successful `test_wait`/`try_wait` of the phase of that thread's
-//! previous arrive on the same object. The order may come from a wait on the object itself,
-//! or from a wait on another object whose arrivals all follow a wait on this one (the
-//! producer of a full/empty pipeline never waits on `full[s]`: it waits on `empty[s]`, on
-//! which the consumers arrive only after their wait on `full[s]`). Ring buffers whose stage
-//! is an iteration counter modulo the stage count are followed stage by stage, and a wait
-//! that runs only from the second round (`if (t >= STAGES)`) is counted from then on.
-//!
-//! Silent where it cannot prove the bug (precision over recall on production code): an arrive
-//! behind a flag that every iteration resets runs once per loop (CUTLASS's load-order barrier);
-//! a successful wait on an object of the same barrier array whose index the analysis cannot
-//! relate to the arrive's object is taken to order the arrives (CUTLASS's
-//! `OrderedSequenceBarrier`); arrives on objects whose address it cannot name are not followed.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.15.4: "For each phase of the mbarrier object, at least one test_wait or
-//! try_wait operation must be performed which returns True for waitComplete before an
-//! arrive-on operation in the subsequent phase." An arrive that runs ahead of the waiters
-//! completes a phase they have not observed: they wait for a parity that has flipped twice and
-//! hang, or read data of the wrong round.
-//!
-//! ### What its witness shows
-//! A run in which a phase of an mbarrier completes before any `test_wait`/`try_wait` returned
-//! true for the phase before it (§9.7.13.15.4: that phase can no longer be observed), or in which
-//! shared memory that an asynchronous copy writes is read before the copy's phase was waited on,
-//! or refilled before its readers released it (the simulator's happens-before clocks say which
-//! accesses no phase orders).
-//!
-//! ### What it cannot decide
-//! Arrivals of the next phase that come before the wait but cannot complete that phase without
-//! the waiter (a peer CTA's consumers releasing a buffer ahead of its producer): they keep the
-//! rule's purpose and are not findings; and inputs the runs do not choose (a trip count or flag
-//! from a parameter, data in global memory: the runs make every integer parameter 1, 128, 2048 or
-//! 65536 and memory all 0 or all 0xff), schedules they do not try (round-robin, PCT of depth 2
-//! and 3, random; up to 36 runs), and launches the PTX does not declare (the block is guessed
-//! when there is no `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads
-//! `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! LOOP:
-//! mbarrier.arrive.shared::cta.b64 %rd1, [bar];   // next iteration arrives again
-//! add.u32 %r1, %r1, 1;
-//! @%p bra LOOP;
-//! ```
-//!
-//! ### Use instead
-//! ```ptx
-//! LOOP:
-//! mbarrier.arrive.shared::cta.b64 %rd1, [bar];
-//! W: mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], %r2;   // %r2 = iteration & 1
-//! @!%p1 bra W;
-//! ```
+// This lint's documentation is `lints/explain/mbarrier_missing_wait.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain mbarrier_missing_wait` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/mbarrier_missing_wait.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::analysis::FunctionAnalysis;
@@ -72,6 +20,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_missing_wait",
     default: Level::Deny,
     summary: "an arrive-on of the next phase not ordered after a successful wait of the current phase",
+    explanation: include_str!("../../explain/mbarrier_missing_wait.md"),
 };
 
 /// How an object reference repeats along a loop.

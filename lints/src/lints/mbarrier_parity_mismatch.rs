@@ -1,51 +1,6 @@
-//! ### What it does
-//! Checks the `phaseParity` operand of `mbarrier.test_wait.parity`/`try_wait.parity` against
-//! the phase the wait is for:
-//! - a thread that arrives and then waits in each iteration (round) must wait for the parity
-//!   of the phase it arrived in: `k & 1` (or `(k / STAGES) & 1` on a ring of stages);
-//! - in a full/empty pipeline, the two sides' parities must differ by one round: consumers
-//!   wait on `full[s]` for `(k / S) & 1`, the producer waits on `empty[s]` for the previous
-//!   round, `((k / S) & 1) ^ 1` (whether it skips or not the first round); both on the same
-//!   round deadlock, both on the previous round never wait, a data waiter one round behind
-//!   reads a stage before it is filled;
-//! - a parity that changes at another rate than the barrier's phase, or is constant in a loop
-//!   that advances the barrier each iteration;
-//! - the first wait on an object (outside loops) must be for parity 0: phase 0 is the first.
-//!   A thread that has not arrived on the object itself and waits for parity 1 is flagged only
-//!   where data arrives behind the object (bulk copies complete on it): on an object nothing
-//!   is copied behind, returning at once is the producer's start on its empty barriers
-//!   (CUTLASS's `make_producer_start_state`).
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.15.16: `try_wait.parity` is only valid for the current or the immediately
-//! preceding phase. Waiting for the parity of a phase that has not started refers, by parity,
-//! to an already completed phase: the wait returns true at once and the thread reads data
-//! that is not there; waiting on the wrong round of a pipeline deadlocks.
-//!
-//! ### What its witness shows
-//! A run in which a wait returns for the wrong phase: a parity that names a phase long complete
-//! (or the phase before the first, once the first has counted arrivals) returns at once and the
-//! thread then breaks a rule, or waiters skip a completed phase that no thread saw and wait for
-//! one whose arrivals come after their wait.
-//!
-//! ### What it cannot decide
-//! A first-round wait for parity 1 that returns at once is reported only when something breaks
-//! after it (on an empty barrier it is what the producer means); and inputs the runs do not
-//! choose (a trip count or flag from a parameter, data in global memory: the runs make every
-//! integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff), schedules they do not
-//! try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and launches the PTX does not
-//! declare (the block is guessed when there is no `.reqntid`/`.maxntid`, and a guess is no proof
-//! for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! mbarrier.arrive.shared::cta.b64 %rd1, [bar];
-//! W: mbarrier.try_wait.parity.shared::cta.b64 %p1, [bar], 1;   // phase 0 is waited with 1
-//! @!%p1 bra W;
-//! ```
-//!
-//! ### Use instead
-//! Wait with the parity of the phase: `0` for the first, then `k & 1`.
+// This lint's documentation is `lints/explain/mbarrier_parity_mismatch.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain mbarrier_parity_mismatch` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/mbarrier_parity_mismatch.md")]
 
 use super::mbarrier_missing_wait::{Cycle, cycle_of, same_shape};
 use super::{Context, LintInfo, Sink};
@@ -63,6 +18,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_parity_mismatch",
     default: Level::Deny,
     summary: "an mbarrier wait for the parity of a phase that has not started, or of the wrong round",
+    explanation: include_str!("../../explain/mbarrier_parity_mismatch.md"),
 };
 
 /// Whether `a` comes before `b` in one iteration of loop `lp` (a path inside the body that does

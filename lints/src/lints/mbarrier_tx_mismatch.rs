@@ -1,41 +1,6 @@
-//! ### What it does
-//! Compares, per mbarrier object and per loop iteration (or straight-line region), the bytes
-//! announced with `mbarrier.arrive.expect_tx`/`mbarrier.expect_tx` with the bytes of the bulk
-//! copies (`cp.async.bulk ... .mbarrier::complete_tx::bytes`) and `mbarrier.complete_tx` that
-//! complete on it, where both are known: as constants, or as the same register (`expect_tx
-//! %r9` with a copy of `%r9` bytes is fine whatever `%r9` is). An expect_tx on an object that no
-//! copy or complete_tx ever completes on is reported too. Tensor copies (the size is in the
-//! tensor map) and multicast copies are not judged.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.15.5-6: a phase completes when the pending arrivals and the tx-count both
-//! reach zero. If the copies complete fewer bytes than expected the phase never completes and
-//! the waiters hang; if more, the tx-count goes negative and the phase completes before the
-//! data has arrived.
-//!
-//! ### What its witness shows
-//! A run in which the bytes completing on an mbarrier and the bytes it expects do not match: a
-//! phase that can never complete (its tx-count cannot reach zero), or a copy whose bytes land in
-//! the next phase because the phase did not expect them.
-//!
-//! ### What it cannot decide
-//! The bytes of a tensor copy, whose box is in a tensor map the PTX does not hold: the runs
-//! assume each tensor copy delivers what its barrier expects, so a box that disagrees with an
-//! `expect_tx` is not found; known sizes (bulk copies, constant expectations) are checked
-//! exactly; and inputs the runs do not choose (a trip count or flag from a parameter, data in
-//! global memory: the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or
-//! all 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36
-//! runs), and launches the PTX does not declare (the block is guessed when there is no
-//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 8192;
-//! cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2], 4096, [bar];
-//! ```
-//!
-//! ### Use instead
-//! Expect exactly the bytes that the phase's copies move (`4096` here).
+// This lint's documentation is `lints/explain/mbarrier_tx_mismatch.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain mbarrier_tx_mismatch` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/mbarrier_tx_mismatch.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::consts::{Term, Val};
@@ -49,6 +14,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_tx_mismatch",
     default: Level::Deny,
     summary: "the expect_tx total differs from the bytes the phase's bulk copies complete",
+    explanation: include_str!("../../explain/mbarrier_tx_mismatch.md"),
 };
 
 /// A sum of byte counts: a constant plus symbolic terms.

@@ -1,46 +1,6 @@
-//! ### What it does
-//! Follows the life of each mbarrier object over the CFG: an operation on an object that no
-//! `mbarrier.init` reaches (use before init), after `mbarrier.inval` (use after inval), an
-//! `mbarrier.init` of an object that is already initialized, and an object initialized by
-//! some threads and used by others with no barrier in between (`bar.sync`,
-//! `barrier.cluster.wait`) to publish the initialization.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.15: "Performing any mbarrier operation except `mbarrier.init` on an
-//! uninitialized mbarrier object results in undefined behavior", the same after
-//! `mbarrier.inval`, and `mbarrier.init` on a valid object is undefined. The spec's examples
-//! put `bar.sync` between the initializing thread and the others: without it the others can
-//! arrive on memory that is not an mbarrier yet.
-//!
-//! ### What its witness shows
-//! A run in which an operation on an mbarrier is not ordered after its `mbarrier.init` by the
-//! simulator's happens-before clocks (a CTA barrier, a releasing cluster barrier, or
-//! `fence.mbarrier_init` before a relaxed one order it), or comes after `mbarrier.inval`, or a
-//! second `mbarrier.init` meets a valid object. The run's order may even put the init first in
-//! time: the point is that nothing makes the other thread see it, which on an H200 fails with
-//! "unspecified launch failure" once shared memory is dirty (`tools/gpu-witness/`).
-//!
-//! ### What it cannot decide
-//! Lanes of one `mbarrier.init` instruction that name one object with one count are one
-//! initialisation; and inputs the runs do not choose (a trip count or flag from a parameter, data
-//! in global memory: the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0
-//! or all 0xff), schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36
-//! runs), and launches the PTX does not declare (the block is guessed when there is no
-//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! @%p_thread0 mbarrier.init.shared::cta.b64 [bar], 128;
-//! mbarrier.arrive.shared::cta.b64 %rd1, [bar];      // other threads: no barrier since init
-//! ```
-//!
-//! ### Use instead
-//! ```ptx
-//! @%p_thread0 mbarrier.init.shared::cta.b64 [bar], 128;
-//! fence.mbarrier_init.release.cluster;   // when other CTAs of the cluster use it
-//! bar.sync 0;
-//! mbarrier.arrive.shared::cta.b64 %rd1, [bar];
-//! ```
+// This lint's documentation is `lints/explain/mbarrier_uninit.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain mbarrier_uninit` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/mbarrier_uninit.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::barriers::{BarKind, ClusterKind, cluster_barrier, cta_barrier};
@@ -54,6 +14,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "mbarrier_uninit",
     default: Level::Deny,
     summary: "an mbarrier used before init or after inval, initialized twice, or used by other threads without a barrier after init",
+    explanation: include_str!("../../explain/mbarrier_uninit.md"),
 };
 
 const UNINIT: u8 = 1;

@@ -1,40 +1,6 @@
-//! ### What it does
-//! Finds shared-memory stores of the generic proxy (`st.shared`, `atom`/`red` on shared,
-//! `stmatrix`) that reach a bulk copy reading that shared memory (`cp.async.bulk` /
-//! `cp.reduce.async.bulk` / `cp.async.bulk.tensor` from `.shared::cta`) along some path with
-//! no `fence.proxy.async` in between. The path may cross barriers: the usual shape is "every
-//! thread stores, `fence.proxy.async.shared::cta`, `bar.sync`, one thread copies".
-//!
-//! ### Why is this bad
-//! The bulk copy is performed by the async proxy, which does not see the generic proxy's
-//! writes without a proxy fence (PTX ISA §8, memory consistency model, proxies; the article in
-//! `spec/asynchronicity-and-barriers.md`): the copy can read stale shared memory.
-//!
-//! ### What its witness shows
-//! A run in which a bulk copy (async proxy) reads shared memory that a generic-proxy store wrote,
-//! ordered by barriers but with no `fence.proxy.async` between the store and the copy.
-//!
-//! ### What it cannot decide
-//! Inputs the runs do not choose (a trip count or flag from a parameter, data in global memory:
-//! the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff),
-//! schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and
-//! launches the PTX does not declare (the block is guessed when there is no
-//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! st.shared.f32 [tile+%r1], %f1;
-//! bar.sync 0;
-//! @%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 4096;
-//! ```
-//!
-//! ### Use instead
-//! ```ptx
-//! st.shared.f32 [tile+%r1], %f1;
-//! fence.proxy.async.shared::cta;
-//! bar.sync 0;
-//! @%p0 cp.async.bulk.global.shared::cta.bulk_group [%rd1], [tile], 4096;
-//! ```
+// This lint's documentation is `lints/explain/missing_proxy_fence.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain missing_proxy_fence` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/missing_proxy_fence.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::consts::Val;
@@ -48,6 +14,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "missing_proxy_fence",
     default: Level::Deny,
     summary: "generic-proxy shared stores read by a bulk copy without fence.proxy.async",
+    explanation: include_str!("../../explain/missing_proxy_fence.md"),
 };
 
 /// What a statement does for this lint.

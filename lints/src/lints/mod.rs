@@ -33,6 +33,11 @@ pub struct LintInfo {
     pub default: Level,
     /// What the lint finds, in one line (`phasegate lint --list`, SARIF rule descriptions).
     pub summary: &'static str,
+    /// The lint's documentation in Markdown, `lints/explain/NAME.md`: what it finds, why that
+    /// is a bug, an example and a real finding, how to fix it, what it cannot decide. It is the
+    /// one text behind `phasegate lint --explain NAME`, this lint module's rustdoc and the
+    /// book's page on the lint.
+    pub explanation: &'static str,
 }
 
 /// Every lint, in the order they run.
@@ -56,6 +61,34 @@ pub const ALL: [&LintInfo; 14] = [
 /// Looks a lint up by name.
 pub fn find(name: &str) -> Option<&'static LintInfo> {
     ALL.iter().copied().find(|l| l.name == name)
+}
+
+/// The documentation of lint `name` ([`LintInfo::explanation`]), as `phasegate lint --explain`
+/// prints it; `Err` names the known lints (with a suggestion when one name is close).
+///
+/// ```rust
+/// let text = phasegate_lints::lints::explain("mbarrier_uninit").unwrap();
+/// assert!(text.starts_with("# `mbarrier_uninit`"));
+/// let err = phasegate_lints::lints::explain("mbarier_uninit").unwrap_err();
+/// assert_eq!(err.suggestion, Some("mbarrier_uninit"));
+/// ```
+pub fn explain(name: &str) -> Result<&'static str, UnknownLint> {
+    match find(name) {
+        Some(lint) => Ok(lint.explanation),
+        None => Err(UnknownLint {
+            name: name.to_string(),
+            suggestion: closest(name),
+        }),
+    }
+}
+
+/// The known lint name closest to `name`, if one is within three edits.
+fn closest(name: &str) -> Option<&'static str> {
+    ALL.iter()
+        .map(|l| (edit_distance(name, l.name), l.name))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, n)| n)
 }
 
 /// A lint name that is not one of [`ALL`].
@@ -153,18 +186,10 @@ impl LintConfig {
                 entry.1 = level;
                 Ok(())
             }
-            None => {
-                let suggestion = ALL
-                    .iter()
-                    .map(|l| (edit_distance(name, l.name), l.name))
-                    .filter(|(d, _)| *d <= 3)
-                    .min()
-                    .map(|(_, n)| n);
-                Err(UnknownLint {
-                    name: name.to_string(),
-                    suggestion,
-                })
-            }
+            None => Err(UnknownLint {
+                name: name.to_string(),
+                suggestion: closest(name),
+            }),
         }
     }
 

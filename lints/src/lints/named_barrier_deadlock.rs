@@ -1,72 +1,6 @@
-//! ### What it does
-//! Finds warp roles that wait on each other's named barriers in an order that can never
-//! complete, as Weft does: the kernel is walked once per role (a role is a side of a
-//! warp-uniform branch, such as `if (warp == 0)`), with the values a first pass through the
-//! code gives (a loop counter is 0 in the first iteration, so `if (k > 0) bar.sync` is skipped
-//! then), collecting each role's sequence of `bar.sync`/`bar.arrive`/`bar.red` with their ids;
-//! then the roles are run against each other: an arrive registers and goes on, a sync waits
-//! until every role that still has that id ahead has arrived — or, where the block shape is
-//! exact (`.reqntid`) and every role is decided on the thread index, so that each role's
-//! number of threads is known, until the barrier's thread count has arrived (so one id may
-//! serve overlapping warp subsets in different phases; and a role left alone at a counted
-//! barrier that the finished others left short of its count is a hang too). If every role that has not
-//! finished waits, the kernel deadlocks, and the finding names each role's barrier.
-//!
-//! A role whose decisions on the thread index cannot all hold for one thread (inside
-//! `tid.x < 64` at one branch and outside it at a later test of the same subset) is dropped
-//! before the run: no warp has it.
-//!
-//! Unknown loop exits are taken as "stay in the loop" (long runs), unknown CTA-uniform
-//! branches as the side with barriers, and a divergent branch with barriers on a side ends the
-//! analysis (that is `aligned_barrier_divergence`'s business). A role that runs out of its
-//! walk budget makes the run inconclusive: nothing is reported then.
-//!
-//! It also finds a counted barrier (`bar.sync id, C`, `barrier.sync`, `bar.arrive`, `bar.red`
-//! with a constant count C, a multiple of 32) that more than C threads reach in one pass, such
-//! as `if (threadIdx.x < 96) bar.sync 1, 64;`. The threads that reach it are known when every
-//! branch it is control dependent on (transitively, each with the edge every path to the barrier
-//! takes), and its own guard, test `setp.<cmp>.u32/s32 p, X, K` (or `K, X`) with K constant and X
-//! `%tid.x` plus a constant, the linear thread index, or those shifted right / divided by
-//! `2^s` (the warp index). The conditions are intersected over the thread indices (bounded by
-//! `.reqntid`/`.maxntid` when given); if they form one bounded range of N > C threads, the
-//! finding gives N and the range. Any other condition (a parameter, a loop branch, an unbounded
-//! range) leaves N unknown and nothing is reported; N <= C is not this check's business.
-//!
-//! ### Why is this bad
-//! PTX ISA §9.7.13.1: `bar.sync` waits until the barrier's thread count has arrived; a role
-//! that syncs on barrier 0 before arriving on 1, while the other role syncs on 1 before
-//! arriving on 0, waits forever. The GPU hangs without an error. The thread count is "the
-//! number of threads participating in the barrier": when more threads reach it, the first C
-//! complete it and the others start an instance that never gets its C threads.
-//!
-//! ### What its witness shows
-//! A run in which every live thread is blocked at named barriers that can no longer complete.
-//!
-//! ### What it cannot decide
-//! Inputs the runs do not choose (a trip count or flag from a parameter, data in global memory:
-//! the runs make every integer parameter 1, 128, 2048 or 65536 and memory all 0 or all 0xff),
-//! schedules they do not try (round-robin, PCT of depth 2 and 3, random; up to 36 runs), and
-//! launches the PTX does not declare (the block is guessed when there is no
-//! `.reqntid`/`.maxntid`, and a guess is no proof for a kernel that reads `%tid.y`/`%tid.z`).
-//!
-//! ### Example
-//! ```ptx
-//! // warp 0                      // warp 1
-//! bar.sync 0, 64;                bar.sync 1, 64;
-//! bar.arrive 1, 64;              bar.arrive 0, 64;
-//! ```
-//!
-//! ```ptx
-//! setp.lt.u32 %p1, %r1, 96;      // %r1 = %tid.x: 96 threads
-//! @!%p1 bra L;
-//! bar.sync 1, 64;                // 64 complete it, 32 wait forever
-//! L:
-//! ```
-//!
-//! ### Use instead
-//! One role arrives first: warp 0 `bar.arrive 0, 64; bar.sync 1, 64;`, warp 1
-//! `bar.sync 0, 64; bar.arrive 1, 64;`. Make a barrier's count the number of threads that
-//! reach it (`bar.sync 1, 96;`), or guard it so that exactly that many do (`tid.x < 64`).
+// This lint's documentation is `lints/explain/named_barrier_deadlock.md`: the one text that rustdoc shows here,
+// `phasegate lint --explain named_barrier_deadlock` prints and the book's page on the lint includes.
+#![doc = include_str!("../../explain/named_barrier_deadlock.md")]
 
 use super::{Context, LintInfo, Sink};
 use crate::analysis::FunctionAnalysis;
@@ -86,6 +20,7 @@ pub const LINT: LintInfo = LintInfo {
     name: "named_barrier_deadlock",
     default: Level::Deny,
     summary: "warp roles that wait on each other's named barriers in an order that can never complete",
+    explanation: include_str!("../../explain/named_barrier_deadlock.md"),
 };
 
 const MAX_OPS: usize = 64;
