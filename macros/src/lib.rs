@@ -39,12 +39,12 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// of every kernel that calls it. See the `phasegate` crate's documentation.
 #[proc_macro_attribute]
 pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    device::device(attr.into(), item.into()).into()
+    expand::device(attr.into(), item.into()).into()
 }
 
 /// Internal: one step of the chain that brings device functions' bodies to a kernel.
 #[doc(hidden)]
 #[proc_macro]
 pub fn __phasegate_step(input: TokenStream) -> TokenStream {
-    device::chain::step(input.into()).into()
+    expand::step(input.into()).into()
 }
