@@ -1,12 +1,16 @@
-//! `#[kernel]`: checks the function, lowers it, and emits the kernel's module and the copy
-//! that rustc type-checks.
+//! The last stage: runs the others and emits what they produced. For `#[kernel]`: checks the
+//! function, lowers it, lints it, and emits the kernel's module and the copy that rustc
+//! type-checks. For `#[device]`: checks the function and emits its copy and the items that
+//! bring its body to the kernels calling it. For `__phasegate_step!`: passes the device
+//! table along, and expands the kernel once the table is complete.
 //!
 //! On errors the module is still emitted (with empty PTX), so the user sees the kernel's own
 //! errors and no cascade of "unresolved module" errors where it is used.
 
 use crate::attr::{self, KernelArgs};
 use crate::check::Checker;
-use crate::device::DeviceTable;
+use crate::device::chain::{self, Step};
+use crate::device::{self, DeviceTable, Signature};
 use crate::diag::Diagnostics;
 use crate::lower::{Lowerer, Param};
 use crate::types::{Prim, Ty};
@@ -67,7 +71,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
         shadow::narrow_casts(&func.block, &checker.finish())
     };
     let copy = shadow::type_check_copy(&func, &krate, &accepted, &narrow_casts);
-    let callees = crate::device::calls(&func.block);
+    let callees = device::calls(&func.block);
     if callees.is_empty() {
         let rest = kernel_with(attr, func, DeviceTable::default());
         return quote! { #copy #rest };
@@ -77,13 +81,22 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(rest) = expand(attr.clone(), func.clone(), None) {
         return quote! { #copy #rest };
     }
-    let chain = crate::device::chain::kernel_chain(&attr, &func, &callees);
-    quote! { #copy #chain }
+    let collect = chain::kernel_chain(&attr, &func, &callees);
+    quote! { #copy #collect }
+}
+
+/// `__phasegate_step!`: a step of the chain that brings the kernel its device functions'
+/// bodies; at its end, the kernel expanded with them.
+pub fn step(input: TokenStream) -> TokenStream {
+    match chain::step(input) {
+        Step::Emit(tokens) => tokens,
+        Step::Collected(kernel) => kernel_with(kernel.attr, kernel.item, kernel.devices),
+    }
 }
 
 /// Expands the kernel with the device functions it calls: its module, its errors and lint
 /// warnings (the copy rustc checks is [`kernel`]'s).
-pub fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> TokenStream {
+fn kernel_with(attr: TokenStream, func: ItemFn, devices: DeviceTable) -> TokenStream {
     expand(attr, func, Some(&devices)).unwrap_or_default()
 }
 
@@ -233,6 +246,66 @@ fn expand(attr: TokenStream, func: ItemFn, devices: Option<&DeviceTable>) -> Opt
     let module = kernel_module(&func, &krate, &kernel_params, &output);
     let errors = diag.to_compile_errors();
     Some(quote! { #module #errors #lint_warnings })
+}
+
+/// `#[device] fn ...`: the function as Rust that rustc checks, its errors, and the hidden
+/// items by which kernels that call it receive its body (see [`crate::device`]).
+pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut diag = Diagnostics::default();
+    let krate = match attr::parse_crate_only(attr) {
+        Ok(k) => k,
+        Err(e) => {
+            diag.push(e);
+            None
+        }
+    }
+    .unwrap_or_else(|| syn::parse_quote!(::phasegate));
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(_) => {
+            let span = item
+                .clone()
+                .into_iter()
+                .next()
+                .map(|t| t.span())
+                .unwrap_or_else(Span::call_site);
+            let mut out = syn::Error::new(
+                span,
+                "#[device] applies to a function: `#[device] fn name(x: f32) -> f32 { ... }`",
+            )
+            .to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    // What is wrong with the body at every call is reported here, once; kernels then do not
+    // check it again (its bundle says it is poisoned).
+    let mut narrow_casts = Vec::new();
+    if let Some(sig) = Signature::read(&func, &mut diag) {
+        let mut checker = Checker::new(&mut diag).lenient();
+        checker.check_device(&sig, &func.block);
+        narrow_casts = shadow::narrow_casts(&func.block, &checker.finish());
+    }
+    let callees = device::calls(&func.block);
+    let own = func.sig.ident.to_string();
+    for path in &callees {
+        if path.get_ident().is_some_and(|i| *i == own) {
+            diag.error(
+                path.segments[0].ident.span(),
+                format!("`{own}` calls itself (`{own}` -> `{own}`): device functions are inlined into the kernel's PTX, so they cannot recurse; write a loop"),
+            );
+        }
+    }
+    let copy = shadow::device_copy(&func, &krate, &narrow_casts);
+    let errors = diag.to_compile_errors();
+    // A function with errors is not lowered again by its callers: its callees do not matter.
+    let callees = if diag.has_errors() {
+        Vec::new()
+    } else {
+        callees
+    };
+    let def = device::definition(&func, &krate, diag.has_errors(), &callees);
+    quote! { #copy #def #errors }
 }
 
 fn check_signature(func: &ItemFn, diag: &mut Diagnostics) {

@@ -1,4 +1,5 @@
-//! Kernel-language types as written in Rust: parameters, annotations, `shared_array` arguments.
+//! Kernel-language types and constants as written in Rust: parameters, annotations,
+//! `shared_array` arguments, integer literals and constant expressions.
 
 use crate::types::{Elem, MapShape, Prim, Ty};
 use std::collections::HashMap;
@@ -289,6 +290,19 @@ pub fn shared_array_args(
             len_span,
             "the length of a shared array is an integer literal or a kernel `const`",
         )),
+    }
+}
+
+/// The value of an integer literal, if `e` is one (a vector lane, a loop's step, a copy's
+/// size): the checker and the lowering read literals alike.
+pub fn const_usize(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse::<u64>().ok(),
+        Expr::Paren(p) => const_usize(&p.expr),
+        _ => None,
     }
 }
 

@@ -284,6 +284,14 @@ impl MapShape {
     pub fn box_bytes(self) -> u64 {
         self.box_elems() * self.elem.size() as u64
     }
+    /// The alignment of a box in shared memory, which the checker requires of a stage and the
+    /// lowering gives the boxes it places. Shared-memory destinations of tensor copies are
+    /// 128-byte aligned (PTX ISA §9.7.9.25.5.2); a swizzled box repeats its pattern every 8
+    /// spans, and the kernel places boxes at that granule so the pattern the copy writes is
+    /// the one a reader computes from the address.
+    pub fn box_alignment(self) -> u64 {
+        (8 * self.swizzle as u64).max(128)
+    }
     /// The swizzle's Rust name.
     pub fn swizzle_name(self) -> &'static str {
         match self.swizzle {

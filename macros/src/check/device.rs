@@ -397,14 +397,3 @@ impl Checker<'_> {
         }
     }
 }
-
-/// The name a memory argument passes (`tile` for `&mut tile`).
-pub fn memory_name(arg: &Expr) -> Option<String> {
-    match arg {
-        Expr::Reference(r) => memory_name(&r.expr),
-        Expr::Paren(p) => memory_name(&p.expr),
-        Expr::Group(g) => memory_name(&g.expr),
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    }
-}

@@ -13,12 +13,12 @@ mod tma;
 mod wgmma;
 
 pub use registers::{RegisterBudget, RegisterRole, check_roles};
-pub use tma::box_alignment;
 
-pub use device::{Instance, memory_name};
+pub use device::Instance;
 
 use crate::builtins::{self, Builtin, MethodKind, SyncFn};
 use crate::diag::Diagnostics;
+use crate::params::const_usize;
 use crate::types::{Elem, Handle, Prim, Ty};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -1263,6 +1263,8 @@ pub struct RangeParts<'a> {
     pub step: Option<&'a Expr>,
 }
 
+/// The range of a `for` loop, if it has a shape the language has: the checker decides which
+/// ranges those are, and the lowering reads the loops it accepted with this same function.
 pub fn range_parts(e: &Expr) -> Option<RangeParts<'_>> {
     match e {
         Expr::Range(r) => Some(RangeParts {
@@ -1281,17 +1283,6 @@ pub fn range_parts(e: &Expr) -> Option<RangeParts<'_>> {
             parts.step = m.args.first();
             Some(parts)
         }
-        _ => None,
-    }
-}
-
-/// The value of an integer literal, if `e` is one.
-pub fn const_usize(e: &Expr) -> Option<u64> {
-    match e {
-        Expr::Lit(syn::ExprLit {
-            lit: Lit::Int(i), ..
-        }) => i.base10_parse::<u64>().ok(),
-        Expr::Paren(p) => const_usize(&p.expr),
         _ => None,
     }
 }

@@ -12,13 +12,6 @@ use crate::types::{MapShape, PipeShape, Prim, Ty};
 use syn::Expr;
 use syn::spanned::Spanned;
 
-/// Shared-memory destinations of tensor copies are 128-byte aligned (PTX ISA §9.7.9.25.5.2);
-/// a swizzled box repeats its pattern every 8 spans, and the kernel places boxes at that
-/// granule so the pattern the copy writes is the one a reader computes from the address.
-pub fn box_alignment(map: MapShape) -> u64 {
-    (8 * map.swizzle as u64).max(128)
-}
-
 /// Whether `e` is a name, or a reference to one (`map`, `&map`), as the lowering finds maps.
 fn names_a_map(e: &Expr) -> bool {
     match e {
@@ -164,7 +157,7 @@ impl Checker<'_> {
                     ),
                 );
             }
-            let align = box_alignment(map);
+            let align = map.box_alignment();
             let spread = multicast && pair == 1;
             let misplaced =
                 !offset.is_multiple_of(align) || spread && !map.box_bytes().is_multiple_of(align);
@@ -235,7 +228,7 @@ impl Checker<'_> {
             src_elem,
             crate::params::const_value(&call.args[3], &self.consts),
         ) {
-            let (offset, align) = (i * elem.size() as u64, box_alignment(map));
+            let (offset, align) = (i * elem.size() as u64, map.box_alignment());
             if !offset.is_multiple_of(align) {
                 self.diag.error(
                     call.args[3].span(),

@@ -10,8 +10,12 @@
 //! own calls are queued by the path of its alias module (`path::c0`, `path::c1`, ...): they
 //! resolve where the device function is defined, whatever module the kernel is in. An entry
 //! reached again (a function called from two places, or recursion) is not followed again, so
-//! the chain ends; the kernel's checker then names any cycle. With nothing pending the kernel
-//! is expanded with every entry.
+//! the chain ends; the kernel's checker then names any cycle. With nothing pending the step
+//! hands the kernel and the [`DeviceTable`] of every entry back ([`Step::Collected`]), and the
+//! expansion checks and lowers the kernel with it.
+//!
+//! The chain ends in data, not in a call of the expansion, so that the device stage comes
+//! before the stages that use its table (check, lower, expand) and needs nothing of theirs.
 //!
 //! An entry is `{ "key" ok|poisoned { item } [ "callee path" ... ] }`.
 
@@ -32,6 +36,23 @@ pub fn own_entry(func: &ItemFn, poisoned: bool, callees: &[syn::Path]) -> TokenS
     };
     let names = callees.iter().map(super::path_text);
     quote!({ #key #flag { #func } [ #(#names)* ] })
+}
+
+/// What one step of the chain leaves to the expansion.
+pub enum Step {
+    /// Tokens to emit as they are: the next callee's macro call, or the error of a malformed
+    /// state.
+    Emit(TokenStream),
+    /// Every entry is in: the kernel to expand with its device functions.
+    Collected(Box<Collected>),
+}
+
+/// A kernel whose device functions' entries have all come in.
+pub struct Collected {
+    /// The kernel's `#[kernel(...)]` arguments.
+    pub attr: TokenStream,
+    pub item: ItemFn,
+    pub devices: DeviceTable,
 }
 
 /// A call whose callee's entry is wanted.
@@ -151,8 +172,9 @@ fn parse_calls(
     Some(out)
 }
 
-/// `__phasegate_step! { state }`.
-pub fn step(input: TokenStream) -> TokenStream {
+/// `__phasegate_step! { state }`: the next callee's macro call while calls are pending, then
+/// the kernel with its device table.
+pub fn step(input: TokenStream) -> Step {
     let mut it = input.into_iter();
     let head_ok = matches!(it.next(), Some(TokenTree::Punct(p)) if p.as_char() == '@')
         && matches!(it.next(), Some(TokenTree::Ident(i)) if i == "kernel");
@@ -161,16 +183,16 @@ pub fn step(input: TokenStream) -> TokenStream {
         group(it.next(), Delimiter::Brace),
         group(it.next(), Delimiter::Bracket),
     ) else {
-        return malformed();
+        return Step::Emit(malformed());
     };
     let (Some(pending), Some(done)) = (
         parse_calls(&mut pending.into_iter(), false),
         parse_calls(&mut it, true),
     ) else {
-        return malformed();
+        return Step::Emit(malformed());
     };
     if !head_ok {
-        return malformed();
+        return Step::Emit(malformed());
     }
     let mut pending: Vec<Call> = pending.into_iter().map(|(c, _)| c).collect();
     // The newest entry's own calls, unless its function was reached before.
@@ -199,16 +221,16 @@ pub fn step(input: TokenStream) -> TokenStream {
                 quote!(#c #e)
             })
             .collect();
-        return invoke(&quote!({ #attr } { #item }), &pending, &done_tokens);
+        return Step::Emit(invoke(&quote!({ #attr } { #item }), &pending, &done_tokens));
     }
     let Ok(item) = syn::parse2::<ItemFn>(item) else {
-        return malformed();
+        return Step::Emit(malformed());
     };
     let mut table = DeviceTable::default();
     let mut callees: HashMap<String, HashMap<String, String>> = HashMap::new();
     for (call, entry) in done {
         let Some(entry) = entry else {
-            return malformed();
+            return Step::Emit(malformed());
         };
         if call.caller.is_empty() {
             table.roots.insert(call.name.clone(), entry.key.clone());
@@ -222,7 +244,7 @@ pub fn step(input: TokenStream) -> TokenStream {
             continue;
         }
         let Ok(func) = syn::parse2::<ItemFn>(entry.item) else {
-            return malformed();
+            return Step::Emit(malformed());
         };
         // The function's own expansion reported its signature's errors.
         let mut quiet = Diagnostics::default();
@@ -250,7 +272,11 @@ pub fn step(input: TokenStream) -> TokenStream {
             f.callees = map;
         }
     }
-    crate::expand::kernel_with(attr, item, table)
+    Step::Collected(Box::new(Collected {
+        attr,
+        item,
+        devices: table,
+    }))
 }
 
 fn entry_tokens(e: &Entry) -> TokenStream {

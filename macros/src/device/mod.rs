@@ -1,4 +1,5 @@
-//! `#[device]`: ordinary Rust functions that kernels call, inlined into the kernel's PTX.
+//! The device table: the `#[device]` functions a kernel calls (ordinary Rust functions,
+//! inlined into the kernel's PTX), brought to the kernel's expansion as a [`DeviceTable`].
 //!
 //! A proc macro sees only the item it is applied to, so a kernel cannot read the bodies of the
 //! functions it calls. Each `#[device] fn f` therefore expands to:
@@ -17,14 +18,19 @@
 //! `#[kernel]` finds the calls in its body that are not kernel-language functions and expands
 //! to a chain: the first callee's macro is invoked with the kernel's tokens, appends its entry
 //! and invokes `__phasegate_step!`, which queues the entry's own callees and invokes the next
-//! macro, and so on; the last step checks and lowers the kernel with all the bodies (see
-//! [`chain`]). Nothing waits for anything else's expansion, so recursion through several
-//! device functions ends the chain too, and the checker names the cycle.
+//! macro, and so on; the last step hands the kernel and all the bodies, as a [`DeviceTable`],
+//! to the expansion, which checks and lowers the kernel with them (see [`chain`]). Nothing
+//! waits for anything else's expansion, so recursion through several device functions ends
+//! the chain too, and the checker names the cycle.
+//!
+//! This module is the pipeline's second stage: it reads the function items and their
+//! signatures, and produces the table and the tokens that carry it. Checking a body and
+//! emitting its Rust copy are later stages' work; `expand` runs them for `#[device]` as for
+//! `#[kernel]`, so this stage imports none of them.
 
 pub mod chain;
 pub mod sig;
 
-use crate::diag::Diagnostics;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use std::collections::HashMap;
@@ -115,65 +121,6 @@ pub fn key_of(func: &ItemFn) -> String {
         at.column,
         func.sig.ident
     )
-}
-
-/// `#[device] fn ...`.
-pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let mut diag = Diagnostics::default();
-    let krate = match crate::attr::parse_crate_only(attr) {
-        Ok(k) => k,
-        Err(e) => {
-            diag.push(e);
-            None
-        }
-    }
-    .unwrap_or_else(|| syn::parse_quote!(::phasegate));
-    let func: ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(_) => {
-            let span = item
-                .clone()
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(Span::call_site);
-            let mut out = syn::Error::new(
-                span,
-                "#[device] applies to a function: `#[device] fn name(x: f32) -> f32 { ... }`",
-            )
-            .to_compile_error();
-            out.extend(item);
-            return out;
-        }
-    };
-    // What is wrong with the body at every call is reported here, once; kernels then do not
-    // check it again (its bundle says it is poisoned).
-    let mut narrow_casts = Vec::new();
-    if let Some(sig) = Signature::read(&func, &mut diag) {
-        let mut checker = crate::check::Checker::new(&mut diag).lenient();
-        checker.check_device(&sig, &func.block);
-        narrow_casts = crate::shadow::narrow_casts(&func.block, &checker.finish());
-    }
-    let callees = calls(&func.block);
-    let own = func.sig.ident.to_string();
-    for path in &callees {
-        if path.get_ident().is_some_and(|i| *i == own) {
-            diag.error(
-                path.segments[0].ident.span(),
-                format!("`{own}` calls itself (`{own}` -> `{own}`): device functions are inlined into the kernel's PTX, so they cannot recurse; write a loop"),
-            );
-        }
-    }
-    let copy = crate::shadow::device_copy(&func, &krate, &narrow_casts);
-    let errors = diag.to_compile_errors();
-    // A function with errors is not lowered again by its callers: its callees do not matter.
-    let callees = if diag.has_errors() {
-        Vec::new()
-    } else {
-        callees
-    };
-    let def = definition(&func, &krate, diag.has_errors(), &callees);
-    quote! { #copy #def #errors }
 }
 
 /// The hidden items that make `f`'s tokens reachable by the name `f`: a `macro_rules!` that

@@ -2,7 +2,8 @@
 //! `#[device]` and then inlined into a kernel through the last step of the chain, give spanned
 //! errors or PTX that ptxas accepts, never a panic or an internal error.
 
-use crate::device::{self, chain};
+use crate::device::chain;
+use crate::expand;
 use crate::robustness::{assemble, mutate, mutation, ptx_const, tokens};
 use proc_macro2::TokenStream;
 use proptest::prelude::*;
@@ -43,7 +44,7 @@ fn expand_with_device(device: &str, attr: &str, kernel: &str) -> Result<Option<S
     ) else {
         return Ok(None);
     };
-    let out = std::panic::catch_unwind(|| device::device(TokenStream::new(), device.clone()))
+    let out = std::panic::catch_unwind(|| expand::device(TokenStream::new(), device.clone()))
         .map_err(|_| "#[device] panicked".to_string())?
         .to_string();
     if out.contains("internal error") {
@@ -61,7 +62,7 @@ fn expand_with_device(device: &str, attr: &str, kernel: &str) -> Result<Option<S
     let entry = chain::own_entry(&func, poisoned, &[]);
     let name = func.sig.ident.to_string();
     let state = quote!(@kernel { #attr } { #item } [] (f) "" #name #entry);
-    let out = std::panic::catch_unwind(|| chain::step(state))
+    let out = std::panic::catch_unwind(|| expand::step(state))
         .map_err(|_| "the chain's last step panicked".to_string())?;
     let text = out.to_string();
     if text.contains("internal error") {

@@ -4,12 +4,11 @@
 use super::sync::{HVal, addr, reg_addr};
 use super::{Binding, Lowerer, Val};
 use crate::builtins::SyncFn;
-use crate::check::const_usize;
+use crate::params::const_usize;
 use crate::types::{Elem, Handle, Prim, RegClass, ScopeKind, Ty};
 use phasegate_ptx::{Linkage, Opcode, Operand, ScalarType, StateSpace, VarDecl};
 use syn::Expr;
 
-/// The name a memory argument refers to: `x`, `&x`, `&mut x`.
 /// The name an argument that takes memory, a map or a handle by name refers to: `x`, `&x`,
 /// `&mut x`, `(x)`.
 pub(super) fn memory_name(e: &Expr) -> Option<String> {

@@ -11,8 +11,8 @@
 //! barrier inside a device function called under divergent control is a finding at the
 //! barrier), and ptxas optimises across the call boundary as nvcc's `__forceinline__` does.
 
+use super::copy::memory_name;
 use super::{Binding, Lowerer, Val};
-use crate::check::memory_name;
 use crate::device::ParamKind;
 use crate::types::Ty;
 use phasegate_ptx::Imm;

@@ -5,7 +5,7 @@
 //! condition of the non-coherent read-only path.
 
 use super::{Binding, Lowerer, Val};
-use crate::check::const_usize;
+use crate::params::const_usize;
 use crate::types::{Elem, RegClass};
 use phasegate_ptx::{Address, AddressBase, Imm, Instruction, Opcode, Operand, StateSpace, VarDecl};
 use syn::Expr;

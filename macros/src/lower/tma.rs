@@ -8,7 +8,6 @@
 use super::copy::memory_name;
 use super::sync::{PipeState, PipeVal, SlotAddrs, reg_addr};
 use super::{Binding, Lowerer, Val};
-use crate::check::box_alignment;
 use crate::types::{MapShape, RegClass};
 use phasegate_ptx::{Address, AddressBase, Opcode, Operand};
 use syn::Expr;
@@ -64,7 +63,7 @@ impl Lowerer<'_> {
     /// shared memory, where pipelines put their stages, is declared with that alignment.
     fn align_dynamic(&mut self, map: MapShape) {
         let sym = self.dynamic_smem();
-        let want = box_alignment(map) as u32;
+        let want = map.box_alignment() as u32;
         if let Some(decl) = self.module_vars.iter_mut().find(|d| d.name == sym) {
             decl.align = Some(decl.align.unwrap_or(1).max(want));
         }
@@ -77,7 +76,7 @@ impl Lowerer<'_> {
         else {
             return;
         };
-        let want = box_alignment(map) as u32;
+        let want = map.box_alignment() as u32;
         if let Some(decl) = self.shared_decls.iter_mut().find(|d| d.name == symbol)
             && decl.align.unwrap_or(1) < want
         {

@@ -165,7 +165,7 @@ impl Lowerer<'_> {
             },
             Expr::Paren(p) => self.const_generic_value(&p.expr),
             Expr::Path(p) => self.const_binding(&p.path.get_ident()?.to_string()),
-            other => crate::check::const_usize(other),
+            other => crate::params::const_usize(other),
         }
     }
 
@@ -273,7 +273,7 @@ impl Lowerer<'_> {
     /// chunk `q ^ (r % 8)` — and `r % 8` is `l / 4`.
     fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
         let Some(block) =
-            crate::check::const_usize(&m.args[2]).or_else(|| self.const_generic_value(&m.args[2]))
+            crate::params::const_usize(&m.args[2]).or_else(|| self.const_generic_value(&m.args[2]))
         else {
             return self.internal_val("stage_columns block");
         };
