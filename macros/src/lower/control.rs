@@ -412,7 +412,7 @@ impl Lowerer<'_> {
     /// A small `for i in a..b` loop around a barrier, unrolled sixteen times, as nvcc's front
     /// end and ptxas together unroll such loops (four times each): a barrier round then costs
     /// no loop bookkeeping of its own, and reductions overlap their result waits as in nvcc's
-    /// code (`docs/performance.md`: 4 copies left `bar.red.popc` 20 % slower at 128 threads, 8
+    /// code (`book/src/performance/pipeline.md`: 4 copies left `bar.red.popc` 20 % slower at 128 threads, 8
     /// made it 9 % slower at 1024, 16 matches nvcc within 5 % on every row). ptxas does not
     /// unroll a loop with a `try_wait` spin inside, so this is phasegate's to do. The trip count
     /// is counted down; the last `trips % 16` iterations run in a plain loop.

@@ -94,7 +94,7 @@ impl Lowerer<'_> {
     /// arrive keeps the default `.release.cta` semantics, as CUTLASS's cluster barrier does:
     /// what it orders is this thread's reads of its own CTA's stage. `.release.cluster` makes
     /// ptxas put `MEMBAR.ALL.GPU` before every arrive, which cost a GEMM 40 % on an H100
-    /// (docs/performance.md).
+    /// (book/src/performance/pipeline.md).
     pub(super) fn release_stage(&mut self, barrier: &str, ctas: u32) {
         if ctas <= 1 {
             let token = self.reg(RegClass::B64);

@@ -363,7 +363,7 @@ fn f16_to_f32(h: u16) -> f32 {
 
 /// A value (exact in f64: every f32, f64, f16, bf16 and integer of at most 53 bits) to f16 or
 /// bf16, rounded to nearest even once (no double rounding through f32). A NaN gives the
-/// canonical NaN 0x7fff from an f32, as an H100 does (`docs/gpu-validation.md`), and from an
+/// canonical NaN 0x7fff from an f32, as an H100 does (`book/src/gpu/validation.md`), and from an
 /// f64 the NaN an H100's f64 conversion gives ([`super::half::converted_nan`]).
 fn float_to_half(v: f64, to: CvtTy, from_f64: bool) -> u64 {
     let fmt = if to == CvtTy::Bf16 {

@@ -23,7 +23,7 @@
 //! elements are exact; a result element is C (or the accumulator) plus the products in k order,
 //! summed in f64 and rounded once to the destination type (nearest even). The ISA leaves the
 //! accumulation order and rounding of the hardware unspecified ("at least single precision").
-//! Measured on an H100 (docs/gpu-validation.md): exact inputs agree bit for bit; otherwise
+//! Measured on an H100 (book/src/gpu/validation.md): exact inputs agree bit for bit; otherwise
 //! f16, bf16 and tf32 results differ by about one f32 ulp of the largest output, and fp8
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
