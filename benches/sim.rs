@@ -369,6 +369,29 @@ fn corpus(c: &mut Criterion) {
             b.iter(|| one.install(|| run(&module, k.entry, &launch, &k.args)))
         });
     }
+    // The yardstick for the tensor-core kernels: a naive CPU GEMM of the same 256³
+    // multiply-adds the two matmuls above simulate, the textbook i-j-k loops with one f32
+    // accumulator per output (the compiler keeps the additions in order, so one chain of
+    // multiply-adds at a time, as the simulator's tensor-core steps accumulate).
+    let n = 256usize;
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 - 3.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    group.throughput(Throughput::Elements((n * n * n) as u64));
+    group.bench_function("naive cpu gemm 256^3, f32 (multiply-adds)", |bch| {
+        bch.iter(|| {
+            let mut c = vec![0.0f32; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    let mut acc = 0.0f32;
+                    for k in 0..n {
+                        acc += a[i * n + k] * b[k * n + j];
+                    }
+                    c[i * n + j] = acc;
+                }
+            }
+            std::hint::black_box(c)
+        })
+    });
     group.finish();
 }
 
