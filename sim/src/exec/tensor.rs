@@ -48,9 +48,12 @@ const WAIT_SPEC: &str = "§9.7.15.7.3 (wgmma.wait_group)";
 /// The value of an element's bit pattern.
 fn elem_value(t: Elem, bits: u64) -> f64 {
     let b = bits as u32;
+    // The 16-bit formats by their exact widenings (every tensor-core operand goes through here);
+    // a NaN is the canonical one, as `half::decode` gives (the test compares all patterns).
+    let canonical = |v: f64| if v.is_nan() { f64::NAN } else { v };
     match t {
-        Elem::F16 => super::half::decode(Fmt::F16, b & 0xffff),
-        Elem::Bf16 => super::half::decode(Fmt::Bf16, b & 0xffff),
+        Elem::F16 => canonical(::half::f16::from_bits(b as u16).to_f64()),
+        Elem::Bf16 => canonical(f32::from_bits((b & 0xffff) << 16) as f64),
         Elem::E4m3 => super::half::decode(Fmt::E4m3, b & 0xff),
         Elem::E5m2 => super::half::decode(Fmt::E5m2, b & 0xff),
         Elem::Tf32 => f32::from_bits(b & 0xffff_e000) as f64,
@@ -631,16 +634,22 @@ impl Machine<'_> {
         let k = m.k as usize;
         let bits = m.a_ty.bits();
         let a = self.gather(w, &m.a, m.a_ty, (16, k), |l, i| a_coord(m.k, bits, l, i));
-        let b = self.gather(w, &m.b, m.b_ty, (k, 8), |l, i| b_coord(m.k, bits, l, i));
+        // B transposed (column n's k values together), so each output is a dot product of two
+        // contiguous rows, summed in the same order.
+        let bt = self.gather(w, &m.b, m.b_ty, (8, k), |l, i| {
+            let (kk, n) = b_coord(m.k, bits, l, i);
+            (n, kk)
+        });
         let c = self.gather(w, &m.c, m.c_ty, (16, 8), c_coord);
         let mut d = [0.0f64; 128];
         for r in 0..16 {
+            let a_row = &a[r * k..(r + 1) * k];
             for n in 0..8 {
-                let mut acc = c[r * 8 + n];
-                for kk in 0..k {
-                    acc += a[r * k + kk] * b[kk * 8 + n];
-                }
-                d[r * 8 + n] = acc;
+                let b_col = &bt[n * k..(n + 1) * k];
+                d[r * 8 + n] = a_row
+                    .iter()
+                    .zip(b_col)
+                    .fold(c[r * 8 + n], |acc, (x, y)| acc + x * y);
             }
         }
         let per = if m.d_ty == Elem::F16 { 2 } else { 1 };
@@ -1073,6 +1082,17 @@ fn retitle(stop: Stop) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sixteen_bit_operands_widen_as_the_general_decoder() {
+        for bits in 0..=0xffffu64 {
+            for (ty, fmt) in [(Elem::F16, Fmt::F16), (Elem::Bf16, Fmt::Bf16)] {
+                let fast = elem_value(ty, bits);
+                let general = super::super::half::decode(fmt, bits as u32);
+                assert_eq!(fast.to_bits(), general.to_bits(), "{fmt:?} {bits:#06x}");
+            }
+        }
+    }
 
     #[test]
     fn descriptor_fields() {
