@@ -32,24 +32,30 @@ struct Output {
     bounds: crate::attr::LaunchBounds,
 }
 
+/// The function an attribute applies to; anything else is an error at its first token saying
+/// what `what` expects, emitted before the item itself (which then compiles or fails as
+/// written, with no cascade from a half-expanded attribute).
+fn parse_function(item: &TokenStream, what: &str) -> Result<ItemFn, TokenStream> {
+    syn::parse2(item.clone()).map_err(|_| {
+        let span = item
+            .clone()
+            .into_iter()
+            .next()
+            .map(|t| t.span())
+            .unwrap_or_else(Span::call_site);
+        let mut out = syn::Error::new(span, what).to_compile_error();
+        out.extend(item.clone());
+        out
+    })
+}
+
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let func: ItemFn = match syn::parse2(item.clone()) {
+    let func = match parse_function(
+        &item,
+        "#[kernel] applies to a function: `#[kernel] fn name(x: &[f32], n: u32) { ... }`",
+    ) {
         Ok(f) => f,
-        Err(_) => {
-            let span = item
-                .clone()
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(Span::call_site);
-            let e = syn::Error::new(
-                span,
-                "#[kernel] applies to a function: `#[kernel] fn name(x: &[f32], n: u32) { ... }`",
-            );
-            let mut out = e.to_compile_error();
-            out.extend(item);
-            return out;
-        }
+        Err(out) => return out,
     };
     // The copy rustc checks is emitted here, once: with device functions the kernel itself is
     // expanded at the end of the chain that collects their bodies.
@@ -260,23 +266,12 @@ pub fn device(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     }
     .unwrap_or_else(|| syn::parse_quote!(::phasegate));
-    let func: ItemFn = match syn::parse2(item.clone()) {
+    let func = match parse_function(
+        &item,
+        "#[device] applies to a function: `#[device] fn name(x: f32) -> f32 { ... }`",
+    ) {
         Ok(f) => f,
-        Err(_) => {
-            let span = item
-                .clone()
-                .into_iter()
-                .next()
-                .map(|t| t.span())
-                .unwrap_or_else(Span::call_site);
-            let mut out = syn::Error::new(
-                span,
-                "#[device] applies to a function: `#[device] fn name(x: f32) -> f32 { ... }`",
-            )
-            .to_compile_error();
-            out.extend(item);
-            return out;
-        }
+        Err(out) => return out,
     };
     // What is wrong with the body at every call is reported here, once; kernels then do not
     // check it again (its bundle says it is poisoned).

@@ -48,55 +48,23 @@ impl Seen for [u32] {
     }
 }
 
-/// The clock of an async operation: its issuing thread's clock at the issue, with a new event
-/// of the thread's async agent.
-///
-/// It is kept as the thread's snapshot (shared, [`Race::issue_async`]) with those two
-/// components apart, so issuing costs no copy of the clock: the snapshot of a thread's clock
-/// stays valid for all its components but its own until the thread acquires something, and
-/// after a CTA barrier every waiting thread's clock *is* the barrier's joined clock but for its
-/// own component, so one warp instruction's 32 `cp.async` (and the CTA's, until the next
-/// barrier) share one snapshot.
+/// A shared snapshot of a thread's clock with two components apart: the thread's own and its
+/// async agent's. Snapshots are what make clocks cheap to hand around: a thread's clock stays its
+/// snapshot in every other component until it acquires something, and after a CTA barrier every
+/// waiting thread's clock *is* the barrier's joined clock but for those two, so a CTA's threads
+/// share one.
 #[derive(Clone, Debug)]
-pub(crate) struct OpClock {
-    base: std::sync::Arc<[u32]>,
-    /// The issuing thread and its own component at the issue.
-    thread: u32,
-    own: u32,
-    /// The component of the thread's async agent and the operation's event in it.
-    agent: u32,
-    event: u32,
-}
-
-impl Seen for OpClock {
-    #[inline(always)]
-    fn at(&self, i: usize) -> u32 {
-        if i == self.thread as usize {
-            self.own
-        } else if i == self.agent as usize {
-            self.event
-        } else {
-            self.base[i]
-        }
-    }
-
-    fn width(&self) -> usize {
-        self.base.len()
-    }
-}
-
-/// A thread's clock as the shadow-memory checks read it: its snapshot or its own row, with
-/// its own component and its async agent's (always current in the row) apart.
-struct ThreadClock<'a> {
-    base: &'a [u32],
+pub(crate) struct Snapshot<B> {
+    base: B,
+    /// The thread and its own component.
     thread: usize,
     own: u32,
-    /// Its agent's component (`u32::MAX as usize`: none yet) and value.
+    /// The component of the thread's async agent (`u32::MAX as usize`: none yet) and its value.
     agent: usize,
     agent_value: u32,
 }
 
-impl Seen for ThreadClock<'_> {
+impl<B: std::ops::Deref<Target = [u32]>> Seen for Snapshot<B> {
     #[inline(always)]
     fn at(&self, i: usize) -> u32 {
         if i == self.thread {
@@ -113,10 +81,20 @@ impl Seen for ThreadClock<'_> {
     }
 }
 
+/// The clock of an async operation: its issuing thread's clock at the issue, with a new event
+/// of the thread's async agent; the snapshot is shared with the thread ([`Race::issue_async`]),
+/// so issuing copies no clock (one warp instruction's 32 `cp.async`, and the CTA's until the
+/// next barrier, share one).
+pub(crate) type OpClock = Snapshot<std::sync::Arc<[u32]>>;
+
+/// A thread's clock as the shadow-memory checks read it when its row is out of date: its
+/// snapshot, with its own component and its agent's (always current in the row) apart.
+type ThreadClock<'a> = Snapshot<&'a [u32]>;
+
 impl OpClock {
     /// The operation's event in its agent's component.
     pub(crate) fn event(&self) -> u32 {
-        self.event
+        self.agent_value
     }
 
     /// `into = max(into, self)`, widening `into` to the clock's width.
@@ -125,7 +103,7 @@ impl OpClock {
             into.resize(self.base.len(), 0);
         }
         join_into(into, &self.base);
-        for i in [self.thread as usize, self.agent as usize] {
+        for i in [self.thread, self.agent] {
             into[i] = into[i].max(self.at(i));
         }
     }
@@ -133,8 +111,8 @@ impl OpClock {
     /// The clock as a vector (for the operations that release it into an mbarrier).
     pub(crate) fn to_clock(&self) -> Clock {
         let mut vc = self.base.to_vec();
-        vc[self.thread as usize] = self.own;
-        vc[self.agent as usize] = self.event;
+        vc[self.thread] = self.own;
+        vc[self.agent] = self.agent_value;
         vc
     }
 }
@@ -406,48 +384,34 @@ fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Acc
     };
 }
 
-/// A generic-proxy read `me` of `[offset, offset + len)` of CTA `cta` by a thread that has
-/// seen `seen`.
-#[inline(always)]
-fn read_cells<S: Seen + ?Sized>(
-    shadow: &mut Shadow,
-    cta: u32,
-    offset: u32,
-    len: u32,
-    me: Access,
-    seen: &S,
-) -> Result<(), Conflict> {
-    shadow.each(cta, offset, len, |cell, sets, key| {
-        if !sees(seen, cell.write) {
-            return Err(Conflict {
-                earlier: cell.write,
-                earlier_write: true,
-                offset: key,
-                missing_fence: false,
-            });
+/// Runs `$body` with `$shadow` bound to the shadow memory and `$seen` to thread `$t`'s clock:
+/// its row when current (the common case outside barrier phases), else its snapshot
+/// ([`ThreadClock`]), without bringing the row up to date. The body is compiled once for each,
+/// so the common case reads the row with no indirection.
+macro_rules! with_thread_clock {
+    ($race:expr, $t:expr, |$shadow:ident, $seen:ident| $body:expr) => {{
+        let race: &mut Race = $race;
+        let i = $t as usize;
+        let row = &race.clocks[i * race.dims..(i + 1) * race.dims];
+        let $shadow = &mut race.shadow;
+        match &race.snapshot[i] {
+            Some(base) if race.stale[i] => {
+                let agent = race.agent_of[i] as usize;
+                let $seen = &ThreadClock {
+                    base,
+                    thread: i,
+                    own: row[i],
+                    agent,
+                    agent_value: row.get(agent).copied().unwrap_or(0),
+                };
+                $body
+            }
+            _ => {
+                let $seen = row;
+                $body
+            }
         }
-        record_read(cell, sets, cta, key, me, seen);
-        Ok(())
-    })
-}
-
-/// A generic-proxy write `me` (after `fences` proxy fences of its thread) of
-/// `[offset, offset + len)` of CTA `cta` by a thread that has seen `seen`.
-#[inline(always)]
-fn write_cells<S: Seen + ?Sized>(
-    shadow: &mut Shadow,
-    cta: u32,
-    offset: u32,
-    len: u32,
-    me: Access,
-    fences: u32,
-    seen: &S,
-) -> Result<(), Conflict> {
-    shadow.each(cta, offset, len, |cell, sets, key| {
-        check_write(cell, sets, cta, key, seen, me.instr)?;
-        set_written(cell, sets, cta, key, me, fences);
-        Ok(())
-    })
+    }};
 }
 
 pub(crate) struct Race {
@@ -576,33 +540,6 @@ impl Race {
         row[i] = own;
         if let Some(v) = agent_value {
             row[agent] = v;
-        }
-    }
-
-    /// `t`'s clock for the shadow-memory checks, read without bringing its row up to date
-    /// (fields apart, so the shadow can be borrowed beside it).
-    #[inline(always)]
-    fn view<'a>(
-        clocks: &'a [u32],
-        snapshot: &'a [Option<std::sync::Arc<[u32]>>],
-        stale: &[bool],
-        agent_of: &[u32],
-        dims: usize,
-        t: u32,
-    ) -> ThreadClock<'a> {
-        let i = t as usize;
-        let row = &clocks[i * dims..(i + 1) * dims];
-        let base = match &snapshot[i] {
-            Some(s) if stale[i] => &s[..],
-            _ => row,
-        };
-        let agent = agent_of[i] as usize;
-        ThreadClock {
-            base,
-            thread: i,
-            own: row[i],
-            agent,
-            agent_value: row.get(agent).copied().unwrap_or(0),
         }
     }
 
@@ -738,10 +675,10 @@ impl Race {
         };
         let op = OpClock {
             base,
-            thread: t,
+            thread: t as usize,
             own: self.now(t),
-            agent: slot,
-            event,
+            agent: slot as usize,
+            agent_value: event,
         };
         // The thread's later accesses are not ordered before the operation.
         *self.own_mut(t) += 1;
@@ -788,23 +725,23 @@ impl Race {
             pc,
             instr: 0,
         };
-        // A thread whose row is current reads it as it is (the common case outside barrier
-        // phases); a stale one through its snapshot.
-        if self.stale[t as usize] {
-            let seen = &Race::view(
-                &self.clocks,
-                &self.snapshot,
-                &self.stale,
-                &self.agent_of,
-                self.dims,
-                t,
-            );
-            read_cells(&mut self.shadow, cta, offset, len, me, seen)
-        } else {
-            let dims = self.dims;
-            let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
-            read_cells(&mut self.shadow, cta, offset, len, me, seen)
-        }
+        with_thread_clock!(self, t, |shadow, seen| shadow.each(
+            cta,
+            offset,
+            len,
+            |cell, sets, key| {
+                if !sees(seen, cell.write) {
+                    return Err(Conflict {
+                        earlier: cell.write,
+                        earlier_write: true,
+                        offset: key,
+                        missing_fence: false,
+                    });
+                }
+                record_read(cell, sets, cta, key, me, seen);
+                Ok(())
+            }
+        ))
     }
 
     /// Whether every byte of `[offset, offset + len)` of CTA `cta`'s shared memory has been
@@ -838,22 +775,16 @@ impl Race {
             instr: self.instr,
         };
         let fences = self.fences[t as usize].len() as u32;
-        // As in `read`: the row when it is current, else the snapshot.
-        if self.stale[t as usize] {
-            let seen = &Race::view(
-                &self.clocks,
-                &self.snapshot,
-                &self.stale,
-                &self.agent_of,
-                self.dims,
-                t,
-            );
-            write_cells(&mut self.shadow, cta, offset, len, me, fences, seen)
-        } else {
-            let dims = self.dims;
-            let seen = &self.clocks[t as usize * dims..(t as usize + 1) * dims];
-            write_cells(&mut self.shadow, cta, offset, len, me, fences, seen)
-        }
+        with_thread_clock!(self, t, |shadow, seen| shadow.each(
+            cta,
+            offset,
+            len,
+            |cell, sets, key| {
+                check_write(cell, sets, cta, key, seen, me.instr)?;
+                set_written(cell, sets, cta, key, me, fences);
+                Ok(())
+            }
+        ))
     }
 
     /// A write by the async agent of thread `t` whose operation has clock `vc`; `reduction`
