@@ -6,12 +6,16 @@
 //! bf16 `wgmma` matmul at 512×1024×128: 16 CTAs of 256 threads) on rayon pools of 1 and 2
 //! threads, where clusters run in parallel; and one kernel of each class of the real-world
 //! corpus (Triton's softmax, layernorm, `mma.sync` and `wgmma` matmuls and attention forwards)
-//! on one thread. `cargo bench --bench sim`.
+//! and the kernel language's Hopper GEMM on one thread, beside a naive CPU GEMM as the yardstick
+//! for tensor-core work. `cargo bench --bench sim`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use phasegate::ptx;
 use phasegate::runtime::sim::{self, ArgValue, Launch, Outcome};
 
+#[path = "../examples/gemm_hopper.rs"]
+#[allow(dead_code)]
+mod gemm_hopper;
 #[path = "../examples/pipeline.rs"]
 #[allow(dead_code)]
 mod pipeline;
@@ -369,6 +373,15 @@ fn corpus(c: &mut Criterion) {
             b.iter(|| one.install(|| run(&module, k.entry, &launch, &k.args)))
         });
     }
+    // The kernel language's Hopper GEMM (a cluster of 2 CTAs of 384 threads: TMA multicast,
+    // warp-specialised mbarrier pipelines, `wgmma` m64n256k16), in multiply-adds a second.
+    let (m, n, k) = (256u32, 256u32, 128u32);
+    let (a, b) = (gemm_hopper::operand(m, k, 3), gemm_hopper::operand(n, k, 4));
+    group.throughput(Throughput::Elements((m * n * k) as u64));
+    group.bench_function(
+        "kernel-language hopper gemm 256x256x128, 1 cluster of 2 ctas x 384 (multiply-adds)",
+        |bch| bch.iter(|| one.install(|| gemm_hopper::simulate(m, n, k, &a, &b, 2))),
+    );
     // The yardstick for the tensor-core kernels: a naive CPU GEMM of the same 256³
     // multiply-adds the two matmuls above simulate, the textbook i-j-k loops with one f32
     // accumulator per output (the compiler keeps the additions in order, so one chain of
