@@ -199,7 +199,7 @@ impl AsyncState {
         g.next_group
     }
 
-    /// Queues operation `op` (its `id` is given here), issued by warp `warp`.
+    /// Queues operation `op`, giving it its `id`.
     pub(crate) fn issue(&mut self, mut op: AsyncOp) {
         let id = self.next_id;
         self.next_id += 1;
@@ -209,7 +209,6 @@ impl AsyncState {
                 self.cp_pending[(op.warp * 32 + by.lane) as usize].push(id);
             }
         }
-        op.ready = !matches!(op.kind, AsyncKind::Unknown { .. });
         self.pending.insert(id, op);
     }
 

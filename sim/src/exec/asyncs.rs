@@ -64,6 +64,7 @@ impl Machine<'_> {
         self.warps[w].effects += 1;
         self.stats.async_ops += 1;
         let issued_at = self.warps[w].clock;
+        let ready = !matches!(kind, AsyncKind::Unknown { .. });
         self.asyncs.issue(AsyncOp {
             id: 0,
             warp: w as u32,
@@ -71,7 +72,7 @@ impl Machine<'_> {
             kind,
             by,
             issued_at,
-            ready: true,
+            ready,
         });
     }
 

@@ -939,8 +939,7 @@ impl Machine<'_> {
         let t0 = w as u32 * 32;
         let mut vc = self.race.issue_async(t0).to_clock();
         for lane in 1..32 {
-            let c = self.race.clock(t0 + lane).to_vec();
-            join_into(&mut vc, &c);
+            join_into(&mut vc, self.race.clock(t0 + lane));
         }
         let desc = |m: &mut Self, s: Src, what: &str| -> Res<Desc> {
             let d = Desc::parse(m.uniform(w, pc, s, what, WGMMA_SPEC)?);
