@@ -41,6 +41,10 @@ pub enum SyncFn {
     PipelineCluster,
     /// `accumulator::<f32, 64, N>()`: a zeroed wgmma accumulator.
     Accumulator,
+    /// `online_softmax(scale_log2)`.
+    OnlineSoftmax,
+    /// `ping_pong::<ID>(group)`.
+    PingPong,
     ClusterBarrier,
     PeerShared,
     DynamicShared,
@@ -78,6 +82,7 @@ impl SyncFn {
             | SyncFn::Membar(_) => 0,
             SyncFn::ElectOne => 0,
             SyncFn::Publish | SyncFn::PublishCta | SyncFn::BulkWait | SyncFn::BulkWaitRead => 1,
+            SyncFn::OnlineSoftmax | SyncFn::PingPong => 1,
             SyncFn::FenceAcqRel | SyncFn::FenceSc | SyncFn::Nanosleep => 1,
             SyncFn::NamedDyn | SyncFn::PeerShared => 2,
             SyncFn::Pipeline | SyncFn::PipelineCluster => 3,
@@ -97,6 +102,7 @@ impl SyncFn {
                 | SyncFn::DynamicShared
                 | SyncFn::Registers
                 | SyncFn::Accumulator
+                | SyncFn::PingPong
         )
     }
 }
@@ -310,6 +316,8 @@ const FUNCTIONS: &[(&str, Builtin)] = &[
     ("pipeline", Builtin::Sync(SyncFn::Pipeline)),
     ("pipeline_cluster", Builtin::Sync(SyncFn::PipelineCluster)),
     ("accumulator", Builtin::Sync(SyncFn::Accumulator)),
+    ("online_softmax", Builtin::Sync(SyncFn::OnlineSoftmax)),
+    ("ping_pong", Builtin::Sync(SyncFn::PingPong)),
     ("cluster_barrier", Builtin::Sync(SyncFn::ClusterBarrier)),
     ("peer_shared", Builtin::Sync(SyncFn::PeerShared)),
     ("dynamic_shared", Builtin::Sync(SyncFn::DynamicShared)),

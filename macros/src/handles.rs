@@ -51,6 +51,11 @@ pub enum Kind {
     ConsumerSlot,
     Retired,
     Acc,
+    /// A wgmma A operand in registers (its `K` is the score tile's `N`; the checker types it).
+    Fragment,
+    RowLse,
+    PingPong,
+    Turn,
 }
 
 /// Every handle method, by what it lowers to.
@@ -151,6 +156,22 @@ pub enum Method {
     AccRow,
     AccCol,
     AccStore,
+    /// `mma_tiles`: A and B from two stages.
+    MmaTiles,
+    /// `mma_regs`: A from a register fragment, B N-major from a stage.
+    MmaRegs,
+    /// `mask_columns(limit)`.
+    MaskColumns,
+    /// `mask_causal(offset)`.
+    MaskCausal,
+    // online softmax
+    SoftmaxStep,
+    SoftmaxFinish,
+    LseStore,
+    // ping-pong
+    PingTake,
+    PingEnd,
+    TurnPass,
 }
 
 /// The operand forms of an mbarrier arrive-on.
@@ -548,6 +569,29 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "row" => (M::AccRow, &[ConstU32], Out::U32),
             "col" => (M::AccCol, &[ConstU32], Out::U32),
             "store" => (M::AccStore, &[Global, U32, U32], Out::Unit),
+            "mma_tiles" => (M::MmaTiles, &[], k(Kind::Acc)),
+            "mma_regs" => (M::MmaRegs, &[], k(Kind::Acc)),
+            "mask_columns" => (M::MaskColumns, &[U32], Out::Unit),
+            "mask_causal" => (M::MaskCausal, &[U32], Out::Unit),
+            _ => return None,
+        },
+        // Checked by `Checker::softmax_method` (the accumulators it reads and writes).
+        Handle::Softmax => match name {
+            "step" => (M::SoftmaxStep, &[], k(Kind::Fragment)),
+            "finish" => (M::SoftmaxFinish, &[], k(Kind::RowLse)),
+            _ => return None,
+        },
+        Handle::RowLse => match name {
+            "store" => (M::LseStore, &[Global, U32, U32], Out::Unit),
+            _ => return None,
+        },
+        Handle::PingPong(_) => match name {
+            "take" => (M::PingTake, &[], k(Kind::Turn)),
+            "end" => (M::PingEnd, &[], Out::Unit),
+            _ => return None,
+        },
+        Handle::Turn(_) => match name {
+            "pass" => (M::TurnPass, &[], k(Kind::PingPong)),
             _ => return None,
         },
         _ => return None,
@@ -590,6 +634,15 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
                 Handle::Acc(a) => Handle::Acc(a),
                 _ => return Ty::Unit,
             },
+            (Kind::RowLse, _) => Handle::RowLse,
+            (Kind::Turn, _) => match h {
+                Handle::PingPong(id) => Handle::Turn(id),
+                _ => return Ty::Unit,
+            },
+            (Kind::PingPong, _) => match h {
+                Handle::Turn(id) => Handle::PingPong(id),
+                _ => return Ty::Unit,
+            },
             _ => return Ty::Unit,
         }),
     }
@@ -618,7 +671,13 @@ pub fn names(h: Handle) -> &'static str {
         Handle::Consumer(_) => "wait",
         Handle::ConsumerSlot(_) => "stage, get, address, release, retire",
         Handle::Retired(_) => "release",
-        Handle::Acc(_) => "mma, commit, wait::<K>, get, row, col, store",
+        Handle::Acc(_) => {
+            "mma, mma_block, mma_tiles, mma_regs, commit, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"
+        }
+        Handle::Softmax => "step, finish",
+        Handle::RowLse => "store",
+        Handle::PingPong(_) => "take, end",
+        Handle::Turn(_) => "pass",
         _ => "none",
     }
 }

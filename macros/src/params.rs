@@ -302,6 +302,8 @@ pub fn const_usize(e: &Expr) -> Option<u64> {
             ..
         }) => i.base10_parse::<u64>().ok(),
         Expr::Paren(p) => const_usize(&p.expr),
+        // A literal a `macro_rules!` substituted arrives in an invisible group.
+        Expr::Group(g) => const_usize(&g.expr),
         _ => None,
     }
 }

@@ -415,6 +415,16 @@ pub enum Handle {
     Retired(PipeShape),
     /// A wgmma accumulator (its asynchronous state is rustc's to check).
     Acc(AccShape),
+    /// A wgmma A operand in registers: `64 × K` bf16.
+    Fragment(u32),
+    /// An online softmax's running row maxima and sums.
+    Softmax,
+    /// The rows' log-sum-exp the softmax finished with.
+    RowLse,
+    /// A consumer warpgroup's side of a ping-pong on named barriers `ID`, `ID + 1`.
+    PingPong(u32),
+    /// The ping-pong's turn.
+    Turn(u32),
     /// The CTA's dynamic shared memory as elements.
     DynShared(Elem),
     /// A peer CTA's shared array.
@@ -473,6 +483,11 @@ impl fmt::Display for Handle {
             Handle::ConsumerSlot(_) => "ConsumerSlot",
             Handle::Retired(_) => "Retired",
             Handle::Acc(_) => "Acc",
+            Handle::Fragment(_) => "Fragment",
+            Handle::Softmax => "OnlineSoftmax",
+            Handle::RowLse => "RowLse",
+            Handle::PingPong(_) => "PingPong",
+            Handle::Turn(_) => "Turn",
             Handle::DynShared(_) => "DynamicShared",
             Handle::Peer(..) => "PeerShared",
             Handle::Sem(_) => "Sem",

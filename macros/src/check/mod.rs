@@ -6,6 +6,7 @@
 //! this subset (untyped integer literals default to `i32`, float literals to `f64`), so that
 //! the PTX agrees with the ordinary-Rust copy that rustc checks.
 
+mod attention;
 mod device;
 mod registers;
 mod sync;
@@ -1102,6 +1103,9 @@ impl<'d> Checker<'d> {
         if let Some(Ty::Handle(Handle::Acc(acc))) = self.ty(recv) {
             // `wait::<K>()` takes its count as a generic argument.
             return self.acc_method(acc, m);
+        }
+        if let Some(Ty::Handle(Handle::Softmax)) = self.ty(recv) {
+            return self.softmax_method(m);
         }
         if let Some(t) = &m.turbofish {
             self.diag.error(

@@ -129,6 +129,8 @@ impl Checker<'_> {
                     None => self.fresh(Slot::Free),
                 }
             }
+            SyncFn::OnlineSoftmax => self.attention_call(true, call, args),
+            SyncFn::PingPong => self.attention_call(false, call, args),
             SyncFn::Accumulator => match self.accumulator_shape(&call.func) {
                 Some(shape) => self.known(Ty::Handle(Handle::Acc(shape))),
                 None => self.fresh(Slot::Free),

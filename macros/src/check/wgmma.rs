@@ -108,6 +108,9 @@ impl Checker<'_> {
             ),
             _ => {}
         }
+        if self.attention_acc_method(acc, method, m).is_some() {
+            return self.known(handles::result_type(Handle::Acc(acc), out));
+        }
         let want = match method {
             M::Mma => 3,
             M::MmaBlock => 4,

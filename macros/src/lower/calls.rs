@@ -73,6 +73,9 @@ impl Lowerer<'_> {
         if let Ty::Handle(crate::types::Handle::Acc(_)) = self.ty(&m.receiver) {
             return self.acc_method(m);
         }
+        if let Ty::Handle(crate::types::Handle::Softmax) = self.ty(&m.receiver) {
+            return self.softmax_method(m);
+        }
         if let Ty::Handle(handle) = self.ty(&m.receiver) {
             let Some((method, _, _)) = crate::handles::lookup(handle, &m.method.to_string()) else {
                 return self.internal_val("unknown handle method");

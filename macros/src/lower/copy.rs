@@ -191,6 +191,8 @@ impl Lowerer<'_> {
             }
             SyncFn::Pipeline | SyncFn::PipelineCluster => self.new_pipeline(call, ty),
             SyncFn::Accumulator => self.new_accumulator(ty),
+            SyncFn::OnlineSoftmax => self.new_softmax(&call.args[0]),
+            SyncFn::PingPong => self.new_ping_pong(&call.args[0], ty),
             SyncFn::PeerShared => {
                 let (Some(name), Ty::Handle(Handle::Peer(elem, _))) =
                     (call.args.first().and_then(memory_name), ty)

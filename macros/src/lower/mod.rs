@@ -5,6 +5,7 @@
 //! diagnostics), and `.loc` lines carry the source line and column of each statement into
 //! the PTX.
 
+mod attention;
 mod calls;
 mod control;
 mod copy;
@@ -560,6 +561,16 @@ impl<'a> Lowerer<'a> {
                         self.emit(Instruction::new(
                             Opcode::Mov,
                             &["f32"],
+                            vec![Operand::reg(d), Operand::reg(s)],
+                        ));
+                    }
+                }
+                // `p = softmax.step(..)` in a loop: the binding's fragment takes the new words.
+                (sync::HVal::Fragment(d), sync::HVal::Fragment(s)) if d.len() == s.len() => {
+                    for (d, s) in d.iter().zip(&s) {
+                        self.emit(Instruction::new(
+                            Opcode::Mov,
+                            &["b32"],
                             vec![Operand::reg(d), Operand::reg(s)],
                         ));
                     }

@@ -57,6 +57,20 @@ pub enum HVal {
     },
     /// A wgmma accumulator.
     Acc(super::wgmma::AccVal),
+    /// A wgmma A operand in registers: one 32-bit register per pair of columns.
+    Fragment(Vec<String>),
+    /// An online softmax's registers.
+    Softmax(super::attention::SoftmaxVal),
+    /// The log-sum-exp of the thread's two rows.
+    RowLse([String; 2]),
+    /// A ping-pong handle or its turn: the first barrier id, the group, and the barriers this
+    /// group waits on and passes to.
+    PingPong {
+        id: u32,
+        group: String,
+        mine: String,
+        theirs: String,
+    },
     /// The dynamic shared memory from byte `offset` on.
     DynShared {
         elem: Elem,
@@ -266,6 +280,10 @@ impl Lowerer<'_> {
         use Method as M;
         let mut it = arg_exprs.iter().copied();
         match (method, h) {
+            (M::PingTake, h) => self.ping_pong_method(h, "take"),
+            (M::TurnPass, h) => self.ping_pong_method(h, "pass"),
+            (M::PingEnd, h) => self.ping_pong_method(h, "end"),
+            (M::LseStore, HVal::RowLse(lse)) => self.lse_store(lse, arg_exprs),
             (M::BarSync { aligned }, HVal::Named { id, threads, cta }) => {
                 let op = if aligned {
                     Opcode::Bar

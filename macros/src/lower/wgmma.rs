@@ -139,6 +139,10 @@ impl Lowerer<'_> {
                 self.add_u32(col, 8 * (i >> 2) + (i & 1))
             }
             "store" => self.acc_store(&acc, m),
+            "mma_tiles" => self.mma_tiles(acc, m),
+            "mma_regs" => self.mma_regs(acc, m),
+            "mask_columns" => self.mask(&acc, m, false),
+            "mask_causal" => self.mask(&acc, m, true),
             _ => self.internal_val("accumulator method"),
         }
     }
@@ -404,7 +408,7 @@ impl Lowerer<'_> {
         Val::Handle(Box::new(HVal::Acc(AccVal { open: true, ..acc })))
     }
 
-    fn map_shape(&mut self, e: &Expr) -> Option<MapShape> {
+    pub(super) fn map_shape(&mut self, e: &Expr) -> Option<MapShape> {
         match self.lookup(&memory_name(e)?)? {
             super::Binding::Map { shape, .. } => Some(shape),
             _ => None,
@@ -413,7 +417,7 @@ impl Lowerer<'_> {
 
     /// The descriptor of the box at byte `offset` of the stage at `buffer`: the start address
     /// field is the shared address / 16, the rest [`descriptor_bits`].
-    fn descriptor(&mut self, buffer: &str, offset: u64, map: MapShape) -> String {
+    pub(super) fn descriptor(&mut self, buffer: &str, offset: u64, map: MapShape) -> String {
         let at = self.offset_address(buffer, offset);
         let field = self.reg(RegClass::B32);
         self.inst(
@@ -442,7 +446,7 @@ impl Lowerer<'_> {
 
     /// The descriptor `fields` 16-byte units further along K (within the swizzled rows the
     /// hardware applies the swizzle to the address, so a K step is a plain add).
-    fn advance_desc(&mut self, desc: &str, fields: i64) -> String {
+    pub(super) fn advance_desc(&mut self, desc: &str, fields: i64) -> String {
         let d = self.reg(RegClass::B64);
         self.inst(
             Opcode::Add,

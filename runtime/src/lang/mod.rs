@@ -17,8 +17,10 @@ pub mod device;
 pub mod mbarrier;
 pub mod named;
 pub mod narrow;
+pub mod ping_pong;
 pub mod pipeline;
 pub mod registers;
+pub mod softmax;
 pub mod tma;
 pub mod wgmma;
 
@@ -28,8 +30,10 @@ pub use device::*;
 pub use mbarrier::*;
 pub use named::*;
 pub use narrow::*;
+pub use ping_pong::*;
 pub use pipeline::*;
 pub use registers::*;
+pub use softmax::*;
 pub use tma::*;
 pub use wgmma::*;
 

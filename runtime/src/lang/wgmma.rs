@@ -239,6 +239,72 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::mma_block")
     }
 
+    /// `acc += A · Bᵀ` with A and B in two different stages: A the `64`-row block `a_block` of
+    /// `a`'s box at the start of `a_slot`'s stage (say a query tile both consumer warpgroups
+    /// share), B `b`'s box at element `b_offset` of `b_slot`'s stage (say a key tile). Both boxes
+    /// are K-major in rows of one 128-byte swizzle span; a box of rank 3 or more
+    /// (`Tile3<64, ROWS, CHUNKS>`, `Tile4<64, ROWS, CHUNKS, 1>`) holds `CHUNKS` such tiles one
+    /// after another, so K runs to `64 · CHUNKS`. One `wgmma.mma_async.m64nNk16` per 16 of K.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    pub fn mma_tiles<E, const SA: usize, const TA: usize, const SB: usize, const TB: usize, BA, XA, BB, XB>(
+        self,
+        _a_slot: &ConsumerSlot<'_, E, SA, TA>,
+        _a: &TensorMap<E, BA, XA>,
+        _a_block: u32,
+        _b_slot: &ConsumerSlot<'_, E, SB, TB>,
+        _b: &TensorMap<E, BB, XB>,
+        _b_offset: u32,
+    ) -> Acc<T, M, N, S::Out>
+    where
+        S: Issue,
+        E: WgmmaInput,
+        BA: BoxShape,
+        XA: Swizzling,
+        BB: BoxShape,
+        XB: Swizzling,
+    {
+        outside_kernel("Acc::mma_tiles")
+    }
+
+    /// `acc += P · B` with A from registers: `p` is a [`Fragment`] (the `bf16` rounding of
+    /// another accumulator, [`super::OnlineSoftmax::step`]), B `b`'s box at element `b_offset`
+    /// of the stage, read N-major: its `K` rows of `64 · CHUNKS` contiguous elements (a value
+    /// tile, `Tile3<64, K, CHUNKS>`) are the product's K, its columns the accumulator's N.
+    /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 {d}, {a}, desc_b, 1, 1, 1, 1` (the
+    /// last immediate: B transposed, §9.7.15.5.1.2.1.3), one per 16 of K.
+    pub fn mma_regs<const K: u32, const SB: usize, const TB: usize, BB, XB>(
+        self,
+        _p: &Fragment<half::bf16, K>,
+        _b_slot: &ConsumerSlot<'_, half::bf16, SB, TB>,
+        _b: &TensorMap<half::bf16, BB, XB>,
+        _b_offset: u32,
+    ) -> Acc<T, M, N, S::Out>
+    where
+        S: Issue,
+        BB: BoxShape,
+        XB: Swizzling,
+    {
+        outside_kernel("Acc::mma_regs")
+    }
+
+    /// Sets the elements of columns `limit..N` to −∞ (`selp` per register): the columns past
+    /// the end of a ragged sequence, so that softmax gives them weight 0.
+    pub fn mask_columns(&mut self, _limit: u32)
+    where
+        S: Readable,
+    {
+        outside_kernel("Acc::mask_columns")
+    }
+
+    /// Sets element `(r, c)` to −∞ where `c > r + offset`: causal masking on a diagonal tile,
+    /// `offset` being the tile's first query row minus its first key column.
+    pub fn mask_causal(&mut self, _offset: u32)
+    where
+        S: Readable,
+    {
+        outside_kernel("Acc::mask_causal")
+    }
+
     /// `wgmma.commit_group.sync.aligned`: closes the open batch into a group.
     pub fn commit(self) -> Acc<T, M, N, S::Out>
     where
@@ -323,3 +389,9 @@ impl<T: Element, const STAGES: usize, const TILE: usize> ConsumerSlot<'_, T, STA
         outside_kernel("ConsumerSlot::retire")
     }
 }
+
+/// The A operand of a `wgmma` held in registers: `64 × K` `bf16`, `K / 4` 32-bit registers a
+/// thread, each a pair of neighbouring columns (`cvt.rn.bf16x2.f32`). Its layout is the
+/// accumulator's (§9.7.15.5.1.1: A's register fragment of `m64nNk16` is the D fragment of
+/// `m64n16`), so an f32 accumulator becomes one without moving data between threads.
+pub struct Fragment<E: Element, const K: u32>(PhantomData<E>);

@@ -1,0 +1,365 @@
+//! Checking attention's vocabulary: wgmma over two stages and from registers, masks, the
+//! online softmax, and the ping-pong of two consumer warpgroups.
+//!
+//! rustc checks the states (an accumulator read while in flight, a turn taken twice); here the
+//! sizes: that the boxes are operands a matrix descriptor can describe (K-major or N-major
+//! tiles in rows of one 128-byte swizzle span, `CHUNKS` of them one after another), that they
+//! fit the stages they are read from, and that the shapes of the product agree.
+
+use super::{Checker, Slot};
+use crate::handles::{self, Method};
+use crate::types::{AccShape, Handle, MapShape, PipeShape, Prim, Ty, WgmmaInput};
+use syn::spanned::Spanned;
+use syn::Expr;
+
+/// A box read as `CHUNKS` tiles of rows of one 128-byte swizzle span.
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkedBox {
+    /// Rows of each tile (dimension 1).
+    pub rows: u32,
+    /// Tiles one after another (dimension 2, 1 for a rank-2 box).
+    pub chunks: u32,
+    /// Elements in a row (dimension 0).
+    pub row_elems: u32,
+}
+
+impl ChunkedBox {
+    pub fn of(map: MapShape) -> ChunkedBox {
+        ChunkedBox {
+            rows: map.dims[1],
+            chunks: if map.rank >= 3 { map.dims[2] } else { 1 },
+            row_elems: map.dims[0],
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// `online_softmax(scale_log2)` and `ping_pong::<ID>(group)`.
+    pub(super) fn attention_call(
+        &mut self,
+        softmax: bool,
+        call: &syn::ExprCall,
+        args: &[usize],
+    ) -> usize {
+        if softmax {
+            let f = self.known(Ty::Prim(Prim::F32));
+            self.unify(f, args[0], call.args[0].span());
+            return self.known(Ty::Handle(Handle::Softmax));
+        }
+        let u = self.known(Ty::Prim(Prim::U32));
+        self.unify(u, args[0], call.args[0].span());
+        let generics = self.generic_args(&call.func);
+        let [id] = generics.as_slice() else {
+            self.diag.error(
+                call.func.span(),
+                "`ping_pong` takes the first of its two barrier ids: `ping_pong::<ID>(group)`",
+            );
+            return self.fresh(Slot::Free);
+        };
+        let id = self.const_generic(id, "first barrier id");
+        match id {
+            Some(id) if id <= 14 => self.known(Ty::Handle(Handle::PingPong(id as u32))),
+            Some(id) => {
+                self.diag.error(
+                    generics[0].span(),
+                    format!("a ping-pong uses barriers {id} and {}: a CTA has named barriers 0..15 (PTX ISA §9.7.13.1), so the first id is at most 14", id + 1),
+                );
+                self.fresh(Slot::Free)
+            }
+            None => self.fresh(Slot::Free),
+        }
+    }
+
+    /// The accumulator methods of attention; `None` for the others.
+    pub(super) fn attention_acc_method(
+        &mut self,
+        acc: AccShape,
+        method: Method,
+        m: &syn::ExprMethodCall,
+    ) -> Option<()> {
+        let want = match method {
+            Method::MmaTiles => 6,
+            Method::MmaRegs => 4,
+            Method::MaskColumns | Method::MaskCausal => 1,
+            _ => return None,
+        };
+        let name = m.method.to_string();
+        if m.args.len() != want {
+            self.diag.error(
+                m.span(),
+                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return Some(());
+        }
+        match method {
+            Method::MmaTiles => self.mma_tiles_operands(acc, m),
+            Method::MmaRegs => self.mma_regs_operands(acc, m),
+            _ => {
+                let v = self.operand(&m.args[0]);
+                self.expect_u32(v, &m.args[0]);
+            }
+        }
+        Some(())
+    }
+
+    /// `acc.mma_tiles(&a_slot, &a, a_block, &b_slot, &b, b_offset)`.
+    fn mma_tiles_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
+        let a_stage = self.stage_arg(&m.args[0]);
+        let a = self.map_arg(&m.args[1]);
+        let v = self.operand(&m.args[2]);
+        self.expect_u32(v, &m.args[2]);
+        let b_stage = self.stage_arg(&m.args[3]);
+        let b = self.map_arg(&m.args[4]);
+        let a_box = a.and_then(|a| self.chunked_box(a, &m.args[1], "A", false));
+        let b_box = b.and_then(|b| self.chunked_box(b, &m.args[4], "B", false));
+        if let (Some(map), Some(abox)) = (a, a_box) {
+            if abox.rows == 0 || abox.rows % 64 != 0 {
+                self.diag.error(
+                    m.args[1].span(),
+                    format!("the A box has {} rows: `mma_tiles` reads blocks of M = 64 rows of it, so its rows are a multiple of 64", abox.rows),
+                );
+            }
+            self.fits_stage(a_stage, map, 0, &m.args[0], "A");
+        }
+        if let (Some(map), Some(bbox)) = (b, b_box) {
+            if bbox.rows != acc.n {
+                self.diag.error(
+                    m.args[4].span(),
+                    format!("the B box has {} rows; this wgmma reads N = {} rows of B, the accumulator's N", bbox.rows, acc.n),
+                );
+            }
+            let offset = self.offset_arg(&m.args[5], map);
+            if let Some(offset) = offset {
+                self.fits_stage(b_stage, map, offset, &m.args[3], "B");
+            }
+        } else {
+            let v = self.operand(&m.args[5]);
+            self.expect_u32(v, &m.args[5]);
+        }
+        if let (Some(a), Some(b)) = (a_box, b_box)
+            && a.row_elems * a.chunks != b.row_elems * b.chunks
+        {
+            self.diag.error(
+                m.args[4].span(),
+                format!(
+                    "A's box spans K = {} and B's K = {}: one product needs the same K",
+                    a.row_elems * a.chunks,
+                    b.row_elems * b.chunks
+                ),
+            );
+        }
+    }
+
+    /// `acc.mma_regs(&p, &b_slot, &b, b_offset)`.
+    fn mma_regs_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
+        let p = self.operand(&m.args[0]);
+        let k = match self.resolve(p) {
+            Slot::Known(Ty::Handle(Handle::Fragment(k))) => Some(k),
+            Slot::Free => None,
+            _ => {
+                let found = self.describe(p);
+                self.diag.error(
+                    m.args[0].span(),
+                    format!("`mma_regs` reads A from registers: pass a `Fragment` (`&p`, from `OnlineSoftmax::step`), found `{found}`"),
+                );
+                None
+            }
+        };
+        let stage = self.stage_arg(&m.args[1]);
+        let b = self.map_arg(&m.args[2]);
+        let b_box = b.and_then(|b| self.chunked_box(b, &m.args[2], "B", true));
+        if let (Some(map), Some(bbox)) = (b, b_box) {
+            if bbox.row_elems * bbox.chunks != acc.n {
+                self.diag.error(
+                    m.args[2].span(),
+                    format!("the B box's rows hold {} elements ({} × {}); read N-major they are the accumulator's N = {}", bbox.row_elems * bbox.chunks, bbox.chunks, bbox.row_elems, acc.n),
+                );
+            }
+            if let Some(k) = k
+                && bbox.rows != k
+            {
+                self.diag.error(
+                    m.args[2].span(),
+                    format!("the B box has {} rows, the fragment K = {k} columns: read N-major, B's rows are the product's K", bbox.rows),
+                );
+            }
+            if let Some(offset) = self.offset_arg(&m.args[3], map) {
+                self.fits_stage(stage, map, offset, &m.args[1], "B");
+            }
+        } else {
+            let v = self.operand(&m.args[3]);
+            self.expect_u32(v, &m.args[3]);
+        }
+    }
+
+    /// A consumer slot argument.
+    fn stage_arg(&mut self, e: &Expr) -> Option<PipeShape> {
+        let v = self.operand(e);
+        match self.resolve(v) {
+            Slot::Known(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
+            Slot::Free => None,
+            _ => {
+                let other = self.describe(v);
+                self.diag.error(
+                    e.span(),
+                    format!("a wgmma operand is read from a full stage: pass the consumer slot (`&slot`), found `{other}`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// A box read by a matrix descriptor: wgmma's element, rows of one 128-byte swizzle span,
+    /// dimensions past 2 of extent 1 (dimension 2 may count tiles).
+    fn chunked_box(
+        &mut self,
+        map: MapShape,
+        e: &Expr,
+        which: &str,
+        n_major: bool,
+    ) -> Option<ChunkedBox> {
+        let Some(input) = WgmmaInput::of(map.elem) else {
+            self.diag.error(
+                e.span(),
+                format!("wgmma does not read `{}` operands here: it takes `bf16` and `f16`, and `f32` data as tf32 (PTX ISA §9.7.15.5.2)", map.elem),
+            );
+            return None;
+        };
+        if n_major && input.bytes != 2 {
+            self.diag.error(
+                e.span(),
+                "wgmma reads an N-major (transposed) B only of 16-bit elements (imm-trans-b, PTX ISA §9.7.15.5.1.2)",
+            );
+            return None;
+        }
+        let b = ChunkedBox::of(map);
+        if map.swizzle != 128 || b.row_elems * input.bytes != 128 {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the {which} box's rows are {} bytes with swizzle span {}: these products read tiles whose rows are one 128-byte swizzle span (`Tile3<{}, ROWS, CHUNKS>` with `Swizzle128B`)",
+                    b.row_elems * input.bytes,
+                    map.swizzle,
+                    128 / input.bytes
+                ),
+            );
+            return None;
+        }
+        if map.dims[3..].iter().any(|&d| d != 1) || b.rows % 8 != 0 {
+            self.diag.error(
+                e.span(),
+                format!("the {which} box is `[{}, ROWS, CHUNKS, 1, 1]` with ROWS a multiple of 8 (whole swizzle atoms); dimensions 3 and 4 of a box read by wgmma have extent 1", b.row_elems),
+            );
+            return None;
+        }
+        Some(b)
+    }
+
+    /// A box's element offset in a stage: a constant at a multiple of its alignment.
+    fn offset_arg(&mut self, e: &Expr, map: MapShape) -> Option<u64> {
+        let v = self.operand(e);
+        self.expect_u32(v, e);
+        let Some(offset) = crate::params::const_value(e, &self.consts) else {
+            self.diag.error(
+                e.span(),
+                "the box's offset in the stage is a constant (a literal or a kernel `const`): it places the box where `load_tiles` put it",
+            );
+            return None;
+        };
+        let bytes = offset * map.elem.size() as u64;
+        if !bytes.is_multiple_of(map.box_alignment()) {
+            self.diag.error(
+                e.span(),
+                format!("a box starts where its swizzle pattern does, at a multiple of {} bytes; element {offset} is byte {bytes}", map.box_alignment()),
+            );
+            return None;
+        }
+        Some(offset)
+    }
+
+    /// The box at `offset` lies within the stage and has its element type.
+    fn fits_stage(
+        &mut self,
+        stage: Option<PipeShape>,
+        map: MapShape,
+        offset: u64,
+        e: &Expr,
+        which: &str,
+    ) {
+        let Some(stage) = stage else { return };
+        if stage.elem.lanes != 1 || stage.elem.prim != map.elem {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the {which} map's elements are `{}`, the stage holds `{}`",
+                    map.elem, stage.elem
+                ),
+            );
+        } else if offset + map.box_elems() > stage.tile as u64 {
+            self.diag.error(
+                e.span(),
+                format!(
+                    "the {which} box takes elements {offset}..{} of a stage of {}",
+                    offset + map.box_elems(),
+                    stage.tile
+                ),
+            );
+        }
+    }
+
+    /// `softmax.step(&s, &mut o)` and `softmax.finish(&mut o)`.
+    pub(super) fn softmax_method(&mut self, m: &syn::ExprMethodCall) -> usize {
+        let name = m.method.to_string();
+        let Some((method, _, out)) = handles::lookup(Handle::Softmax, &name) else {
+            self.diag.error(
+                m.method.span(),
+                format!(
+                    "`{name}` is not a method of `OnlineSoftmax`; its methods: {}",
+                    handles::names(Handle::Softmax)
+                ),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        };
+        let want = if method == Method::SoftmaxStep { 2 } else { 1 };
+        if m.args.len() != want {
+            self.diag.error(
+                m.span(),
+                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        }
+        let accs: Vec<Option<AccShape>> = m.args.iter().map(|a| self.acc_arg(a)).collect();
+        if method == Method::SoftmaxStep {
+            if let Some(s) = accs[0] {
+                return self.known(Ty::Handle(Handle::Fragment(s.n)));
+            }
+            return self.fresh(Slot::Free);
+        }
+        self.known(handles::result_type(Handle::Softmax, out))
+    }
+
+    fn acc_arg(&mut self, e: &Expr) -> Option<AccShape> {
+        let v = self.operand(e);
+        match self.resolve(v) {
+            Slot::Known(Ty::Handle(Handle::Acc(a))) => Some(a),
+            Slot::Free => None,
+            _ => {
+                let found = self.describe(v);
+                self.diag.error(
+                    e.span(),
+                    format!("expected a wgmma accumulator (`&s`, `&mut o`), found `{found}`"),
+                );
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The online softmax of attention, on a warpgroup's wgmma accumulators.
+//!
+//! A score tile `S` is an `Acc<f32, 64, N>`: each thread holds elements of two rows, `16 w +
+//! l / 4` and 8 rows below (§9.7.15.5.1.1), and the four threads of a quad (`l / 4` equal)
+//! share those rows. [`OnlineSoftmax`] keeps, per thread and row, the running maximum `m` and the
+//! thread's part of the running sum `l` of `exp2(S · scale_log2 − m · scale_log2)`: the
+//! FlashAttention recurrence, with the sums reduced across the quad only once, at the end.
+
+use super::wgmma::{Acc, AccState, Fragment, Readable};
+use super::{Global, outside_kernel};
+use core::marker::PhantomData;
+
+/// A warpgroup's running row maxima and sums over the score tiles seen so far.
+#[must_use = "the softmax's sums normalise the output: call `finish`"]
+pub struct OnlineSoftmax(PhantomData<()>);
+
+/// The softmax of no tile yet: maxima −∞, sums 0. `scale_log2` is the score scale times
+/// `log2(e)`, so one `fma` and `ex2.approx.ftz.f32` give `exp(scale · s − scale · m)`.
+pub fn online_softmax(_scale_log2: f32) -> OnlineSoftmax {
+    outside_kernel("online_softmax")
+}
+
+impl OnlineSoftmax {
+    /// Takes the next score tile `s`: each row's maximum over its quad (`max.f32`, two
+    /// `shfl.sync.bfly`), the new running maximum `m'`, the rescaling `exp2((m − m') ·
+    /// scale_log2)` applied to the sums and to the output accumulator `o` (rows as in `s`), and
+    /// `P = exp2(s · scale_log2 − m' · scale_log2)` added to the sums and returned rounded to
+    /// `bf16` as the A operand of `o`'s next product. A row whose maximum is still −∞ (every
+    /// column masked) subtracts 0, so it gets zeros, not NaN.
+    pub fn step<const N: u32, const D: u32, A: AccState, B: AccState>(
+        &mut self,
+        _s: &Acc<f32, 64, N, A>,
+        _o: &mut Acc<f32, 64, D, B>,
+    ) -> Fragment<half::bf16, N>
+    where
+        A: Readable,
+        B: Readable,
+    {
+        outside_kernel("OnlineSoftmax::step")
+    }
+
+    /// Ends the recurrence: sums reduced across the quad, `o` divided by them (`rcp.approx`,
+    /// a row with a zero sum stays 0), and each row's log-sum-exp `(m · scale_log2 + log2 l) ·
+    /// ln 2` (the natural logarithm, as attention's backward pass reads it).
+    pub fn finish<const D: u32, B: AccState>(self, _o: &mut Acc<f32, 64, D, B>) -> RowLse
+    where
+        B: Readable,
+    {
+        outside_kernel("OnlineSoftmax::finish")
+    }
+}
+
+/// The log-sum-exp of a warpgroup's 64 rows, two per quad.
+pub struct RowLse(PhantomData<()>);
+
+impl RowLse {
+    /// Stores row `r`'s value to `dst[index + r]` for `r < rows` (the rows that exist in a
+    /// ragged last tile); one thread of each quad stores its two rows.
+    pub fn store(&self, _dst: &mut Global<f32>, _index: u32, _rows: u32) {
+        outside_kernel("RowLse::store")
+    }
+}
