@@ -148,7 +148,10 @@ impl Problem {
 pub fn tensor(p: Problem, seed: u32) -> Vec<bf16> {
     (0..p.heads * p.seq * p.d)
         .map(|i| {
-            let h = i.wrapping_mul(2654435761).wrapping_add(seed.wrapping_mul(40503)) >> 8;
+            let h = i
+                .wrapping_mul(2654435761)
+                .wrapping_add(seed.wrapping_mul(40503))
+                >> 8;
             bf16::from_f32((h % 257) as f32 / 128.0 - 1.0)
         })
         .collect()
@@ -172,7 +175,11 @@ pub fn reference(p: Problem, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec<f64>, V
             let sum: f64 = weights.iter().sum();
             lse[h * s + i] = max + sum.ln();
             for c in 0..d {
-                let o: f64 = weights.iter().enumerate().map(|(j, w)| w * at(v, j, c)).sum();
+                let o: f64 = weights
+                    .iter()
+                    .enumerate()
+                    .map(|(j, w)| w * at(v, j, c))
+                    .sum();
                 out[(h * s + i) * d + c] = o / sum;
             }
         }
@@ -205,9 +212,22 @@ pub fn simulate(
                 let map = ty.tiled(0, &dims, &strides).map_err(|e| e.to_string())?;
                 Ok(TensorMapArg::owning(map, data))
             };
-            let (qa, ka, va) = (map("q", bytes(q))?, map("k", bytes(k))?, map("v", bytes(v))?);
+            let (qa, ka, va) = (
+                map("q", bytes(q))?,
+                map("k", bytes(k))?,
+                map("v", bytes(v))?,
+            );
             let mut oa = map("o", vec![0xff; q.len() * 2])?;
-            let args = (&qa, &ka, &va, &mut oa, &mut lse[..], p.seq, p.causal as u32, p.scale_log2());
+            let args = (
+                &qa,
+                &ka,
+                &va,
+                &mut oa,
+                &mut lse[..],
+                p.seq,
+                p.causal as u32,
+                p.scale_log2(),
+            );
             $kernel::simulate(&launch, args).map_err(|e| e.to_string())?;
             oa.data().ok_or("O's own tensor")?.to_vec()
         }};
@@ -217,7 +237,10 @@ pub fn simulate(
         128 => run!(attention_hd128),
         other => return Err(format!("no kernel for head dimension {other}")),
     };
-    let o = o.chunks_exact(2).map(|h| bf16::from_le_bytes([h[0], h[1]])).collect();
+    let o = o
+        .chunks_exact(2)
+        .map(|h| bf16::from_le_bytes([h[0], h[1]]))
+        .collect();
     Ok((o, lse))
 }
 

@@ -9,8 +9,8 @@
 use super::{Checker, Slot};
 use crate::handles::{self, Method};
 use crate::types::{AccShape, Handle, MapShape, PipeShape, Prim, Ty, WgmmaInput};
-use syn::spanned::Spanned;
 use syn::Expr;
+use syn::spanned::Spanned;
 
 /// A box read as `CHUNKS` tiles of rows of one 128-byte swizzle span.
 #[derive(Clone, Copy, Debug)]

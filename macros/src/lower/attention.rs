@@ -152,7 +152,8 @@ impl Lowerer<'_> {
     /// descriptors of the K-major tiles, stepping 32 bytes within a 128-byte row and a whole
     /// tile (`rows · 128` bytes) from one chunk of K to the next.
     pub(super) fn mma_tiles(&mut self, acc: AccVal, m: &syn::ExprMethodCall) -> Val {
-        let (Some(a_buf), Some(b_buf)) = (self.slot_buffer(&m.args[0]), self.slot_buffer(&m.args[3]))
+        let (Some(a_buf), Some(b_buf)) =
+            (self.slot_buffer(&m.args[0]), self.slot_buffer(&m.args[3]))
         else {
             return self.internal_val("mma_tiles slots");
         };
@@ -174,8 +175,14 @@ impl Lowerer<'_> {
         for j in 0..k / input.k as u64 {
             let within = (j * input.k as u64 * input.bytes as u64) % 128;
             let chunk = j * input.k as u64 / a.dims[0] as u64;
-            let da = self.advance_desc(&a_desc, ((chunk * a.dims[1] as u64 * 128 + within) >> 4) as i64);
-            let db = self.advance_desc(&b_desc, ((chunk * b.dims[1] as u64 * 128 + within) >> 4) as i64);
+            let da = self.advance_desc(
+                &a_desc,
+                ((chunk * a.dims[1] as u64 * 128 + within) >> 4) as i64,
+            );
+            let db = self.advance_desc(
+                &b_desc,
+                ((chunk * b.dims[1] as u64 * 128 + within) >> 4) as i64,
+            );
             let mut operands = vec![regs.clone(), r(&da), r(&db)];
             operands.extend(mma_immediates(input));
             self.emit(Instruction {
@@ -301,7 +308,11 @@ impl Lowerer<'_> {
             let c = 8 * (i >> 2) + (i & 1);
             let k = if causal { c - 8 * ((i >> 1) & 1) } else { c };
             let keep = self.reg(RegClass::Pred);
-            self.op("setp", &["ge", "s32"], vec![r(&keep), r(&d), Operand::int(k)]);
+            self.op(
+                "setp",
+                &["ge", "s32"],
+                vec![r(&keep), r(&d), Operand::int(k)],
+            );
             self.op("selp", &["f32"], vec![r(reg), r(reg), neg_inf(), r(&keep)]);
         }
         Val::Unit
@@ -324,7 +335,11 @@ impl Lowerer<'_> {
                     Operand::int(0xffff_ffff),
                 ],
             );
-            let mods: &[&str] = if combine == "add" { &["rn", "f32"] } else { &["f32"] };
+            let mods: &[&str] = if combine == "add" {
+                &["rn", "f32"]
+            } else {
+                &["f32"]
+            };
             acc = self.f32_reg(combine, mods, vec![r(&acc), r(&other)]);
         }
         acc
@@ -383,7 +398,11 @@ impl Lowerer<'_> {
             // A row still at −∞ subtracts 0 (its exponentials are 0, not NaN).
             let scaled = self.f32_reg("mul", &["rn", "f32"], vec![r(&new_max), r(&sm.scale)]);
             let empty = self.reg(RegClass::Pred);
-            self.op("setp", &["eq", "f32"], vec![r(&empty), r(&new_max), neg_inf()]);
+            self.op(
+                "setp",
+                &["eq", "f32"],
+                vec![r(&empty), r(&new_max), neg_inf()],
+            );
             let zero = Operand::Imm(float_imm(Prim::F32, 0.0));
             let shift = self.f32_reg("selp", &["f32"], vec![zero, r(&scaled), r(&empty)]);
             let old = self.f32_reg("mul", &["rn", "f32"], vec![r(&sm.max[h]), r(&sm.scale)]);
@@ -411,7 +430,13 @@ impl Lowerer<'_> {
                 &["rn", "f32"],
                 vec![r(&sm.sum[h]), r(&sm.sum[h]), r(&correction), r(&row_sum)],
             );
-            for reg in o.regs.iter().enumerate().filter(|(i, _)| in_row(*i, h)).map(|(_, r)| r) {
+            for reg in o
+                .regs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| in_row(*i, h))
+                .map(|(_, r)| r)
+            {
                 self.op("mul", &["rn", "f32"], vec![r(reg), r(reg), r(&correction)]);
             }
         }
@@ -437,7 +462,11 @@ impl Lowerer<'_> {
             let sum = self.quad_reduce(&sm.sum[h], "add");
             let empty = self.reg(RegClass::Pred);
             let zero = Operand::Imm(float_imm(Prim::F32, 0.0));
-            self.op("setp", &["eq", "f32"], vec![r(&empty), r(&sum), zero.clone()]);
+            self.op(
+                "setp",
+                &["eq", "f32"],
+                vec![r(&empty), r(&sum), zero.clone()],
+            );
             let inv = self.f32_reg("rcp", &["approx", "ftz", "f32"], vec![r(&sum)]);
             let inv = self.f32_reg("selp", &["f32"], vec![zero, r(&inv), r(&empty)]);
             for (_, reg) in o.regs.iter().enumerate().filter(|(i, _)| (i >> 1) & 1 == h) {
@@ -474,10 +503,18 @@ impl Lowerer<'_> {
             return self.internal_val("lse store destination");
         };
         let first = self.reg(RegClass::Pred);
-        self.op("setp", &["eq", "u32"], vec![r(&first), r(&col0), Operand::int(0)]);
+        self.op(
+            "setp",
+            &["eq", "u32"],
+            vec![r(&first), r(&col0), Operand::int(0)],
+        );
         for (h, value) in lse.iter().enumerate() {
             let row = self.reg(RegClass::B32);
-            self.op("add", &["u32"], vec![r(&row), r(&row0), Operand::int(8 * h as i64)]);
+            self.op(
+                "add",
+                &["u32"],
+                vec![r(&row), r(&row0), Operand::int(8 * h as i64)],
+            );
             let inside = self.reg(RegClass::Pred);
             self.op("setp", &["lt", "u32"], vec![r(&inside), r(&row), r(&rows)]);
             let both = self.reg(RegClass::Pred);

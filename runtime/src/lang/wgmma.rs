@@ -246,7 +246,17 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
     /// (`Tile3<64, ROWS, CHUNKS>`, `Tile4<64, ROWS, CHUNKS, 1>`) holds `CHUNKS` such tiles one
     /// after another, so K runs to `64 · CHUNKS`. One `wgmma.mma_async.m64nNk16` per 16 of K.
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
-    pub fn mma_tiles<E, const SA: usize, const TA: usize, const SB: usize, const TB: usize, BA, XA, BB, XB>(
+    pub fn mma_tiles<
+        E,
+        const SA: usize,
+        const TA: usize,
+        const SB: usize,
+        const TB: usize,
+        BA,
+        XA,
+        BB,
+        XB,
+    >(
         self,
         _a_slot: &ConsumerSlot<'_, E, SA, TA>,
         _a: &TensorMap<E, BA, XA>,
