@@ -256,6 +256,22 @@ pub fn errors(got: impl Iterator<Item = f64>, want: &[f64]) -> (f64, f64) {
 }
 
 fn main() -> Result<(), String> {
+    // `-- --emit DIR`: each kernel's PTX into DIR, and its dynamic shared memory (for the GPU
+    // benchmark, tools/gpu-attention).
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, dir] = args.as_slice()
+        && flag == "--emit"
+    {
+        for (name, ptx, smem) in [
+            ("attention_hd64", attention_hd64::PTX, attention_hd64::SPEC.dynamic_shared_bytes),
+            ("attention_hd128", attention_hd128::PTX, attention_hd128::SPEC.dynamic_shared_bytes),
+        ] {
+            let path = format!("{dir}/{name}.ptx");
+            std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;
+            println!("{name} {path} {smem}");
+        }
+        return Ok(());
+    }
     println!("{}", attention_hd128::PTX);
     for d in [64, 128] {
         for causal in [false, true] {

@@ -5,6 +5,9 @@
 
 mod kernels;
 
+#[path = "../examples/attention_hopper.rs"]
+#[allow(dead_code)]
+mod attention_hopper;
 #[path = "../examples/cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
@@ -84,6 +87,16 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_roles", tma_tiles::tma_roles::PTX, false),
         ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
         ("gemm_hopper", gemm_hopper::gemm_hopper::PTX, false),
+        (
+            "attention_hd64",
+            attention_hopper::attention_hd64::PTX,
+            false,
+        ),
+        (
+            "attention_hd128",
+            attention_hopper::attention_hd128::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

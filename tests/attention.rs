@@ -1,0 +1,96 @@
+//! The attention kernels of `examples/attention_hopper.rs`: simulated against an f64 reference
+//! on ragged heads, causal and not, under more than one schedule; the PTX forms they rely on;
+//! and the analyzer's silence on them.
+
+#[path = "../examples/attention_hopper.rs"]
+#[allow(dead_code)]
+mod attention_hopper;
+
+use attention_hopper::{Problem, errors, reference, simulate, tensor};
+use phasegate::runtime::sim::{Launch, Policy, Schedule};
+
+fn check(p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
+    let (q, k, v) = (tensor(p, 7), tensor(p, 8), tensor(p, 9));
+    let (o, lse) = simulate(p, &q, &k, &v, launch).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    let (o_ref, lse_ref) = reference(p, &q, &k, &v);
+    let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
+    let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
+    // P is rounded to bf16 before P · V and O once more at the end: a few 2⁻⁸ relative.
+    assert!(o_rel < 5e-3 && o_max < 1e-2, "{p:?}: O error {o_max:e} (relative {o_rel:e})");
+    // The log-sum-exp is f32 throughout (ex2 and lg2 are exact in the simulator).
+    assert!(l_max < 1e-4, "{p:?}: log-sum-exp error {l_max:e}");
+    (o, lse)
+}
+
+#[test]
+fn ragged_heads_match_the_reference_causal_and_not() {
+    for d in [64, 128] {
+        for causal in [false, true] {
+            // Three query tiles, the last of them 44 rows: the key loop stops at the diagonal
+            // (causal) or runs over all three tiles with the last one's columns masked.
+            let p = Problem {
+                heads: 2,
+                seq: 300,
+                d,
+                causal,
+            };
+            check(p, &Launch::default());
+        }
+    }
+}
+
+#[test]
+fn other_schedules_give_the_same_bits() {
+    let p = Problem {
+        heads: 1,
+        seq: 256,
+        d: 64,
+        causal: true,
+    };
+    let base = check(p, &Launch::default());
+    for (policy, seed) in [(Policy::Random, 3), (Policy::Pct { depth: 2 }, 5)] {
+        let launch = Launch {
+            schedule: Schedule { policy, seed },
+            ..Launch::default()
+        };
+        let again = check(p, &launch);
+        // Each thread sums in program order, whatever the order of the warps.
+        assert!(again.0 == base.0, "{policy:?} seed {seed}: O differs");
+        assert!(
+            again.1.iter().zip(&base.1).all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{policy:?} seed {seed}: log-sum-exp differs"
+        );
+    }
+}
+
+#[test]
+fn the_ptx_has_the_forms_the_schedule_needs() {
+    let p = attention_hopper::attention_hd128::PTX;
+    // S = Q · Kᵀ from shared memory: both descriptors.
+    assert!(p.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"));
+    // O += P · V: A from four registers, B transposed (the last immediate 1).
+    let rs = p
+        .lines()
+        .filter(|l| l.contains("wgmma.mma_async") && l.matches('{').count() == 2)
+        .count();
+    assert_eq!(rs, 8, "one register-A wgmma per 16 keys of a 128-key tile");
+    assert!(p.contains("ex2.approx.ftz.f32"));
+    assert!(p.contains("shfl.sync.bfly.b32"));
+    assert!(p.contains("cvt.rn.bf16x2.f32"));
+    // The ping-pong: a sync on this group's barrier, an arrive on the other's.
+    assert!(p.contains("bar.sync \t%r") && p.contains("bar.arrive \t%r"));
+    assert!(p.contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
+    assert!(p.contains("cp.async.bulk.tensor.4d.shared::cluster.global"));
+}
+
+#[test]
+fn the_analyzer_is_silent_on_both_kernels() {
+    for (name, ptx) in [
+        ("attention_hd64", attention_hopper::attention_hd64::PTX),
+        ("attention_hd128", attention_hopper::attention_hd128::PTX),
+    ] {
+        let module = phasegate::ptx::parse(ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let found = phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());
+        assert!(found.is_empty(), "{name}: {found:#?}");
+    }
+}
