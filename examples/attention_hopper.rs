@@ -263,8 +263,16 @@ fn main() -> Result<(), String> {
         && flag == "--emit"
     {
         for (name, ptx, smem) in [
-            ("attention_hd64", attention_hd64::PTX, attention_hd64::SPEC.dynamic_shared_bytes),
-            ("attention_hd128", attention_hd128::PTX, attention_hd128::SPEC.dynamic_shared_bytes),
+            (
+                "attention_hd64",
+                attention_hd64::PTX,
+                attention_hd64::SPEC.dynamic_shared_bytes,
+            ),
+            (
+                "attention_hd128",
+                attention_hd128::PTX,
+                attention_hd128::SPEC.dynamic_shared_bytes,
+            ),
         ] {
             let path = format!("{dir}/{name}.ptx");
             std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;

@@ -16,7 +16,10 @@ fn check(p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
     let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
     let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
     // P is rounded to bf16 before P · V and O once more at the end: a few 2⁻⁸ relative.
-    assert!(o_rel < 5e-3 && o_max < 1e-2, "{p:?}: O error {o_max:e} (relative {o_rel:e})");
+    assert!(
+        o_rel < 5e-3 && o_max < 1e-2,
+        "{p:?}: O error {o_max:e} (relative {o_rel:e})"
+    );
     // The log-sum-exp is f32 throughout (ex2 and lg2 are exact in the simulator).
     assert!(l_max < 1e-4, "{p:?}: log-sum-exp error {l_max:e}");
     (o, lse)
@@ -57,7 +60,11 @@ fn other_schedules_give_the_same_bits() {
         // Each thread sums in program order, whatever the order of the warps.
         assert!(again.0 == base.0, "{policy:?} seed {seed}: O differs");
         assert!(
-            again.1.iter().zip(&base.1).all(|(a, b)| a.to_bits() == b.to_bits()),
+            again
+                .1
+                .iter()
+                .zip(&base.1)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
             "{policy:?} seed {seed}: log-sum-exp differs"
         );
     }
@@ -90,7 +97,8 @@ fn the_analyzer_is_silent_on_both_kernels() {
         ("attention_hd128", attention_hopper::attention_hd128::PTX),
     ] {
         let module = phasegate::ptx::parse(ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let found = phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());
+        let found =
+            phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());
         assert!(found.is_empty(), "{name}: {found:#?}");
     }
 }
