@@ -1119,7 +1119,9 @@ impl<'d> Checker<'d> {
             _ => {}
         }
         let args: Vec<usize> = m.args.iter().map(|a| self.operand(a)).collect();
-        if self.lenient
+        // A receiver whose type is unknown because an error was reported on it: its methods
+        // are not scalar methods to complain about again (rustc's copy still checks them).
+        if (self.lenient || self.diag.has_errors())
             && let Slot::Free = self.resolve(recv)
             && builtins::lookup_method(&m.method.to_string()).is_none()
         {
