@@ -34,7 +34,7 @@ use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
 macro_rules! attention_kernel {
-    ($name:ident, $chunks:literal, [$($c:literal),+], $q_tile:literal, $kv_tile:literal, $v_at:literal, $d:literal) => {
+    ($name:ident, $chunks:literal, [$($c:literal),+], $q_tile:literal, $kv_tile:literal, $d:literal) => {
         /// Attention forward for one head dimension (see the module documentation).
         #[kernel(target = "sm_90a", block = "384,1,1", max_registers = 168)]
         pub fn $name(
@@ -49,7 +49,8 @@ macro_rules! attention_kernel {
         ) {
             let regs = warpgroup_registers::<168>();
             let queries = pipeline::<bf16, 1, $q_tile>(thread_idx_x() == 0, 1, 256);
-            let keys_values = pipeline::<bf16, 2, $kv_tile>(thread_idx_x() == 0, 1, 256);
+            let keys = pipeline::<bf16, 2, $kv_tile>(thread_idx_x() == 0, 1, 256);
+            let values = pipeline::<bf16, 2, $kv_tile>(thread_idx_x() == 0, 1, 256);
             let tile = grid_dim_x() - 1 - block_idx_x();
             let head = block_idx_y();
             let q0 = tile * 128;
@@ -63,10 +64,11 @@ macro_rules! attention_kernel {
                     v.prefetch();
                     let mut q_in = queries.producer();
                     q_in.acquire().load_tile(&q, [0, q0, 0, head]);
-                    let mut producer = keys_values.producer();
+                    let mut k_in = keys.producer();
+                    let mut v_in = values.producer();
                     for j in 0..kv_tiles {
-                        let at = [0, j * 128, 0, head];
-                        producer.acquire().load_tiles(&k, at, &v, at);
+                        k_in.acquire().load_tile(&k, [0, j * 128, 0, head]);
+                        v_in.acquire().load_tile(&v, [0, j * 128, 0, head]);
                     }
                 }
             } else {
@@ -75,38 +77,64 @@ macro_rules! attention_kernel {
                 let row0 = q0 + wg * 64;
                 let mut q_in = queries.consumer();
                 let qs = q_in.wait();
-                let mut consumer = keys_values.consumer();
+                let mut k_in = keys.consumer();
+                let mut v_in = values.consumer();
                 let mut softmax = online_softmax(scale_log2);
                 let mut out = accumulator::<f32, 64, $d>();
                 let mut baton = ping_pong::<1>(wg);
-                for j in 0..kv_tiles {
-                    let kv = consumer.wait();
+                // The first key tile: its scores alone.
+                let ks = k_in.wait();
+                let turn = baton.take();
+                let s = accumulator::<f32, 64, 128>()
+                    .mma_tiles(&qs, &q, wg, &ks, &k, 0)
+                    .commit();
+                baton = turn.pass();
+                let mut s = s.wait::<0>();
+                ks.release();
+                if 128 > seq {
+                    s.mask_columns(seq);
+                }
+                if causal != 0 && tile == 0 {
+                    s.mask_causal(wg * 64);
+                }
+                let mut p = softmax.step(&s, &mut out);
+                let mut vs = v_in.wait();
+                // Each turn issues tile j's scores and tile j - 1's P · V together; the softmax
+                // of tile j then runs while the other warp group has its turn.
+                for j in 1..kv_tiles {
+                    let ks = k_in.wait();
                     let turn = baton.take();
                     let s = accumulator::<f32, 64, 128>()
-                        .mma_tiles(&qs, &q, wg, &kv, &k, 0)
+                        .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                         .commit();
+                    let pending = out.mma_regs(&p, &vs, &v, 0).commit();
                     baton = turn.pass();
                     let mut s = s.wait::<0>();
+                    out = pending.wait::<0>();
+                    // The groups that read both stages are complete: give them back.
+                    ks.release();
+                    vs.release();
+                    vs = v_in.wait();
                     if j * 128 + 128 > seq {
                         s.mask_columns(seq - j * 128);
                     }
                     if causal != 0 && j == tile {
                         s.mask_causal(wg * 64);
                     }
-                    let p = softmax.step(&s, &mut out);
-                    let turn = baton.take();
-                    let pending = out.mma_regs(&p, &kv, &v, $v_at).commit();
-                    baton = turn.pass();
-                    out = pending.wait::<0>();
-                    kv.release();
+                    p = softmax.step(&s, &mut out);
                 }
+                let turn = baton.take();
+                let pending = out.mma_regs(&p, &vs, &v, 0).commit();
+                baton = turn.pass();
+                out = pending.wait::<0>();
+                vs.release();
                 baton.end();
                 qs.release();
                 let row_lse = softmax.finish(&mut out);
                 if row0 < seq {
                     row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
                 }
-                // O through two 64 × 64 staging tiles per column block of 64.
+                // O through a 64 × 64 staging tile per block of 64 columns.
                 let mut staging = shared_array::<[bf16; 2], { 4096 * $chunks }>();
                 let epilogue = named_barrier_dyn(3 + wg, 128);
                 let mine = wg * 2048 * $chunks;
@@ -124,8 +152,8 @@ macro_rules! attention_kernel {
 }
 
 // ANCHOR: kernels
-attention_kernel!(attention_hd64, 1, [0], 8192, 16384, 8192, 64);
-attention_kernel!(attention_hd128, 2, [0, 1], 16384, 32768, 16384, 128);
+attention_kernel!(attention_hd64, 1, [0], 8192, 8192, 64);
+attention_kernel!(attention_hd128, 2, [0, 1], 16384, 16384, 128);
 // ANCHOR_END: kernels
 
 /// One attention problem: `heads` (batch × heads) heads of `seq` rows of dimension `d`.

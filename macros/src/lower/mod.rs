@@ -565,6 +565,20 @@ impl<'a> Lowerer<'a> {
                         ));
                     }
                 }
+                // `slot = consumer.wait()` again after the held slot's release: the binding's
+                // addresses take the new stage's (the consumer's position is shared).
+                (
+                    sync::HVal::ConsumerSlot(dp, ds, d),
+                    sync::HVal::ConsumerSlot(sp, ss, s),
+                ) if *dp == sp && *ds == ss => {
+                    for (d, s) in [(&d.barrier, &s.barrier), (&d.buffer, &s.buffer)] {
+                        self.emit(Instruction::new(
+                            Opcode::Mov,
+                            &["b32"],
+                            vec![Operand::reg(d), Operand::reg(s)],
+                        ));
+                    }
+                }
                 // `p = softmax.step(..)` in a loop: the binding's fragment takes the new words.
                 (sync::HVal::Fragment(d), sync::HVal::Fragment(s)) if d.len() == s.len() => {
                     for (d, s) in d.iter().zip(&s) {
