@@ -99,29 +99,29 @@ macro_rules! attention_kernel {
                 }
                 let mut p = softmax.step(&s, &mut out);
                 let mut vs = v_in.wait();
-                // Each turn issues tile j's scores and tile j - 1's P · V together; the softmax
-                // of tile j then runs while the other warp group has its turn.
+                // Each turn issues tile j's scores and tile j - 1's P · V together. The softmax
+                // of tile j runs once its scores are complete, while the tensor cores still
+                // multiply tile j - 1's P and then take the other warp group's turn.
                 for j in 1..kv_tiles {
                     let ks = k_in.wait();
                     let turn = baton.take();
                     let s = accumulator::<f32, 64, 128>()
                         .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                         .commit();
-                    let pending = out.mma_regs(&p, &vs, &v, 0).commit();
+                    let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
                     baton = turn.pass();
-                    let mut s = s.wait::<0>();
-                    out = pending.wait::<0>();
-                    // The groups that read both stages are complete: give them back.
+                    let mut both = both.wait_scores();
                     ks.release();
-                    vs.release();
-                    vs = v_in.wait();
                     if j * 128 + 128 > seq {
-                        s.mask_columns(seq - j * 128);
+                        both.scores().mask_columns(seq - j * 128);
                     }
                     if causal != 0 && j == tile {
-                        s.mask_causal(wg * 64);
+                        both.scores().mask_causal(wg * 64);
                     }
-                    p = softmax.step(&s, &mut out);
+                    out = both.softmax(&mut softmax, &mut p);
+                    // The group that read the held values is complete: give them back.
+                    vs.release();
+                    vs = v_in.wait();
                 }
                 let turn = baton.take();
                 let pending = out.mma_regs(&p, &vs, &v, 0).commit();

@@ -80,7 +80,12 @@ fn the_ptx_has_the_forms_the_schedule_needs() {
         .lines()
         .filter(|l| l.contains("wgmma.mma_async") && l.matches('{').count() == 2)
         .count();
-    assert_eq!(rs, 8, "one register-A wgmma per 16 keys of a 128-key tile");
+    assert_eq!(
+        rs, 16,
+        "one register-A wgmma per 16 keys of a 128-key tile, in the loop and after it"
+    );
+    // The softmax of tile j starts when only the previous tile's P · V is pending.
+    assert!(p.contains("wgmma.wait_group.sync.aligned \t1;"));
     assert!(p.contains("ex2.approx.ftz.f32"));
     assert!(p.contains("shfl.sync.bfly.b32"));
     assert!(p.contains("cvt.rn.bf16x2.f32"));

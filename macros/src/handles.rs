@@ -56,6 +56,8 @@ pub enum Kind {
     RowLse,
     PingPong,
     Turn,
+    /// `commit_behind`'s result (the checker types it from the scores).
+    Overlap,
 }
 
 /// Every handle method, by what it lowers to.
@@ -172,6 +174,11 @@ pub enum Method {
     PingTake,
     PingEnd,
     TurnPass,
+    // overlap of the scores' softmax with the output's P · V
+    CommitBehind,
+    WaitScores,
+    Scores,
+    OverlapSoftmax,
 }
 
 /// The operand forms of an mbarrier arrive-on.
@@ -573,6 +580,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "mma_regs" => (M::MmaRegs, &[], k(Kind::Acc)),
             "mask_columns" => (M::MaskColumns, &[U32], Out::Unit),
             "mask_causal" => (M::MaskCausal, &[U32], Out::Unit),
+            "commit_behind" => (M::CommitBehind, &[], k(Kind::Overlap)),
             _ => return None,
         },
         // Checked by `Checker::softmax_method` (the accumulators it reads and writes).
@@ -592,6 +600,16 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         },
         Handle::Turn(_) => match name {
             "pass" => (M::TurnPass, &[], k(Kind::PingPong)),
+            _ => return None,
+        },
+        // Checked by `Checker::overlap_method` (the softmax and fragment it takes).
+        Handle::Overlap { ready: false, .. } => match name {
+            "wait_scores" => (M::WaitScores, &[], k(Kind::Overlap)),
+            _ => return None,
+        },
+        Handle::Overlap { ready: true, .. } => match name {
+            "scores" => (M::Scores, &[], k(Kind::Acc)),
+            "softmax" => (M::OverlapSoftmax, &[], k(Kind::Acc)),
             _ => return None,
         },
         _ => return None,
@@ -643,6 +661,10 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
                 Handle::Turn(id) => Handle::PingPong(id),
                 _ => return Ty::Unit,
             },
+            (Kind::Overlap, _) => match h {
+                Handle::Overlap { n, d, .. } => Handle::Overlap { n, d, ready: true },
+                _ => return Ty::Unit,
+            },
             _ => return Ty::Unit,
         }),
     }
@@ -672,12 +694,14 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ConsumerSlot(_) => "stage, get, address, release, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {
-            "mma, mma_block, mma_tiles, mma_regs, commit, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"
+            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"
         }
         Handle::Softmax => "step, finish",
         Handle::RowLse => "store",
         Handle::PingPong(_) => "take, end",
         Handle::Turn(_) => "pass",
+        Handle::Overlap { ready: false, .. } => "wait_scores",
+        Handle::Overlap { ready: true, .. } => "scores, softmax",
         _ => "none",
     }
 }

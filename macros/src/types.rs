@@ -425,6 +425,9 @@ pub enum Handle {
     PingPong(u32),
     /// The ping-pong's turn.
     Turn(u32),
+    /// Scores of `N` columns committed before an output of `D` columns; `ready` once the
+    /// scores' group is complete.
+    Overlap { n: u32, d: u32, ready: bool },
     /// The CTA's dynamic shared memory as elements.
     DynShared(Elem),
     /// A peer CTA's shared array.
@@ -488,6 +491,7 @@ impl fmt::Display for Handle {
             Handle::RowLse => "RowLse",
             Handle::PingPong(_) => "PingPong",
             Handle::Turn(_) => "Turn",
+            Handle::Overlap { .. } => "Overlap",
             Handle::DynShared(_) => "DynamicShared",
             Handle::Peer(..) => "PeerShared",
             Handle::Sem(_) => "Sem",

@@ -76,11 +76,11 @@ impl Checker<'_> {
         acc: AccShape,
         method: Method,
         m: &syn::ExprMethodCall,
-    ) -> Option<()> {
+    ) -> Option<usize> {
         let want = match method {
             Method::MmaTiles => 6,
             Method::MmaRegs => 4,
-            Method::MaskColumns | Method::MaskCausal => 1,
+            Method::MaskColumns | Method::MaskCausal | Method::CommitBehind => 1,
             _ => return None,
         };
         let name = m.method.to_string();
@@ -92,17 +92,27 @@ impl Checker<'_> {
             for a in &m.args {
                 self.expr(a);
             }
-            return Some(());
+            return Some(self.fresh(Slot::Free));
         }
         match method {
             Method::MmaTiles => self.mma_tiles_operands(acc, m),
             Method::MmaRegs => self.mma_regs_operands(acc, m),
+            Method::CommitBehind => {
+                return Some(match self.acc_arg(&m.args[0]) {
+                    Some(s) => self.known(Ty::Handle(Handle::Overlap {
+                        n: s.n,
+                        d: acc.n,
+                        ready: false,
+                    })),
+                    None => self.fresh(Slot::Free),
+                });
+            }
             _ => {
                 let v = self.operand(&m.args[0]);
                 self.expect_u32(v, &m.args[0]);
             }
         }
-        Some(())
+        Some(self.known(Ty::Handle(Handle::Acc(acc))))
     }
 
     /// `acc.mma_tiles(&a_slot, &a, a_block, &b_slot, &b, b_offset)`.
@@ -345,6 +355,57 @@ impl Checker<'_> {
             return self.fresh(Slot::Free);
         }
         self.known(handles::result_type(Handle::Softmax, out))
+    }
+
+    /// `overlap.wait_scores()`, `overlap.scores()` and `overlap.softmax(&mut softmax, &mut p)`.
+    pub(super) fn overlap_method(&mut self, h: Handle, m: &syn::ExprMethodCall) -> usize {
+        let Handle::Overlap { n, d, .. } = h else {
+            return self.fresh(Slot::Free);
+        };
+        let name = m.method.to_string();
+        let Some((method, _, _)) = handles::lookup(h, &name) else {
+            self.diag.error(
+                m.method.span(),
+                format!(
+                    "`{name}` is not a method of `{h}` here; its methods: {}",
+                    handles::names(h)
+                ),
+            );
+            for a in &m.args {
+                self.expr(a);
+            }
+            return self.fresh(Slot::Free);
+        };
+        let want = if method == Method::OverlapSoftmax { 2 } else { 0 };
+        if m.args.len() != want {
+            self.diag.error(
+                m.span(),
+                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
+            );
+            return self.fresh(Slot::Free);
+        }
+        let acc = |n| Ty::Handle(Handle::Acc(AccShape { elem: Prim::F32, n }));
+        match method {
+            Method::WaitScores => self.known(Ty::Handle(Handle::Overlap { n, d, ready: true })),
+            Method::Scores => self.known(acc(n)),
+            _ => {
+                let sm = self.operand(&m.args[0]);
+                if !matches!(self.resolve(sm), Slot::Known(Ty::Handle(Handle::Softmax)) | Slot::Free) {
+                    let found = self.describe(sm);
+                    self.diag.error(m.args[0].span(), format!("expected the online softmax (`&mut softmax`), found `{found}`"));
+                }
+                let p = self.operand(&m.args[1]);
+                match self.resolve(p) {
+                    Slot::Known(Ty::Handle(Handle::Fragment(k))) if k == n => {}
+                    Slot::Free => {}
+                    _ => {
+                        let found = self.describe(p);
+                        self.diag.error(m.args[1].span(), format!("expected the fragment the scores' P goes to, a `Fragment` of K = {n} (`&mut p`), found `{found}`"));
+                    }
+                }
+                self.known(acc(d))
+            }
+        }
     }
 
     fn acc_arg(&mut self, e: &Expr) -> Option<AccShape> {

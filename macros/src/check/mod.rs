@@ -1107,6 +1107,9 @@ impl<'d> Checker<'d> {
         if let Some(Ty::Handle(Handle::Softmax)) = self.ty(recv) {
             return self.softmax_method(m);
         }
+        if let Some(Ty::Handle(h @ Handle::Overlap { .. })) = self.ty(recv) {
+            return self.overlap_method(h, m);
+        }
         if let Some(t) = &m.turbofish {
             self.diag.error(
                 t.span(),

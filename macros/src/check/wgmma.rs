@@ -108,8 +108,8 @@ impl Checker<'_> {
             ),
             _ => {}
         }
-        if self.attention_acc_method(acc, method, m).is_some() {
-            return self.known(handles::result_type(Handle::Acc(acc), out));
+        if let Some(result) = self.attention_acc_method(acc, method, m) {
+            return result;
         }
         let want = match method {
             M::Mma => 3,

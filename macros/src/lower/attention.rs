@@ -22,6 +22,13 @@ pub struct SoftmaxVal {
     pub scale: String,
 }
 
+/// What the first half of a softmax step leaves for the second: the exponentials of the
+/// scores and the two rows' corrections.
+pub struct ScoresStep {
+    exps: Vec<String>,
+    corrections: Vec<String>,
+}
+
 /// `−∞` as an `.f32` immediate.
 fn neg_inf() -> Operand {
     Operand::Imm(Imm::F32(f32::NEG_INFINITY.to_bits()))
@@ -376,33 +383,42 @@ impl Lowerer<'_> {
         self.softmax_finish(&sm, &o)
     }
 
-    /// One step of the recurrence (see `OnlineSoftmax::step`).
+    /// One step of the recurrence (see `OnlineSoftmax::step`): P into new registers.
     fn softmax_step(&mut self, sm: &SoftmaxVal, s: &AccVal, o: &AccVal) -> Val {
+        let scores = self.softmax_scores(sm, s);
+        let frag = (0..s.regs.len() / 2)
+            .map(|_| self.reg(RegClass::B32))
+            .collect::<Vec<_>>();
+        self.softmax_apply(&scores, o, &frag);
+        Val::Handle(Box::new(HVal::Fragment(frag)))
+    }
+
+    /// The part of a step that reads only the scores: each row's maximum over the tile and
+    /// the quad, the new running maximum, the correction `exp2((m − m') · scale)` (applied to
+    /// the sums here, to the output later), and the exponentials, summed into the sums.
+    fn softmax_scores(&mut self, sm: &SoftmaxVal, s: &AccVal) -> ScoresStep {
         let in_row = |i: usize, h: usize| (i >> 1) & 1 == h;
-        let mut p = vec![String::new(); s.regs.len()];
+        let mut exps = vec![String::new(); s.regs.len()];
+        let mut corrections = Vec::new();
         for h in 0..2 {
             // The row's maximum over the tile, then over the quad.
-            let mut mx: Option<String> = None;
-            for (i, reg) in s.regs.iter().enumerate().filter(|(i, _)| in_row(*i, h)) {
-                let _ = i;
-                mx = Some(match mx {
-                    None => reg.clone(),
-                    Some(prev) => self.f32_reg("max", &["f32"], vec![r(&prev), r(reg)]),
-                });
+            let row: Vec<&String> = s
+                .regs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| in_row(*i, h))
+                .map(|(_, r)| r)
+                .collect();
+            let mut mx = row[0].clone();
+            for reg in &row[1..] {
+                mx = self.f32_reg("max", &["f32"], vec![r(&mx), r(reg)]);
             }
-            let Some(mx) = mx else {
-                return self.internal_val("softmax of an empty tile");
-            };
             let mx = self.quad_reduce(&mx, "max");
             let new_max = self.f32_reg("max", &["f32"], vec![r(&sm.max[h]), r(&mx)]);
             // A row still at −∞ subtracts 0 (its exponentials are 0, not NaN).
             let scaled = self.f32_reg("mul", &["rn", "f32"], vec![r(&new_max), r(&sm.scale)]);
             let empty = self.reg(RegClass::Pred);
-            self.op(
-                "setp",
-                &["eq", "f32"],
-                vec![r(&empty), r(&new_max), neg_inf()],
-            );
+            self.op("setp", &["eq", "f32"], vec![r(&empty), r(&new_max), neg_inf()]);
             let zero = Operand::Imm(float_imm(Prim::F32, 0.0));
             let shift = self.f32_reg("selp", &["f32"], vec![zero, r(&scaled), r(&empty)]);
             let old = self.f32_reg("mul", &["rn", "f32"], vec![r(&sm.max[h]), r(&sm.scale)]);
@@ -422,7 +438,7 @@ impl Lowerer<'_> {
                     None => e.clone(),
                     Some(prev) => self.f32_reg("add", &["rn", "f32"], vec![r(&prev), r(&e)]),
                 });
-                p[i] = e;
+                exps[i] = e;
             }
             let row_sum = row_sum.unwrap_or_default();
             self.op(
@@ -430,29 +446,71 @@ impl Lowerer<'_> {
                 &["rn", "f32"],
                 vec![r(&sm.sum[h]), r(&sm.sum[h]), r(&correction), r(&row_sum)],
             );
-            for reg in o
-                .regs
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| in_row(*i, h))
-                .map(|(_, r)| r)
-            {
-                self.op("mul", &["rn", "f32"], vec![r(reg), r(reg), r(&correction)]);
+            corrections.push(correction);
+        }
+        ScoresStep { exps, corrections }
+    }
+
+    /// The part of a step that writes registers a wgmma may be reading: P rounded to bf16
+    /// pairs into `frag`, and the output rescaled by the corrections.
+    fn softmax_apply(&mut self, step: &ScoresStep, o: &AccVal, frag: &[String]) {
+        for (word, pair) in frag.iter().zip(step.exps.chunks(2)) {
+            self.op(
+                "cvt",
+                &["rn", "bf16x2", "f32"],
+                vec![r(word), r(&pair[1]), r(&pair[0])],
+            );
+        }
+        for (i, reg) in o.regs.iter().enumerate() {
+            let correction = &step.corrections[(i >> 1) & 1];
+            self.op("mul", &["rn", "f32"], vec![r(reg), r(reg), r(correction)]);
+        }
+    }
+
+    /// `o.commit_behind(s)`: commits the output's batch; the scores' group is the older.
+    pub(super) fn commit_behind(&mut self, o: AccVal, m: &syn::ExprMethodCall) -> Val {
+        let Some(s) = self.acc_arg(&m.args[0]) else {
+            return self.internal_val("commit_behind scores");
+        };
+        self.op("wgmma", &["commit_group", "sync", "aligned"], vec![]);
+        Val::Handle(Box::new(HVal::Overlap {
+            s,
+            o: AccVal { open: false, ..o },
+        }))
+    }
+
+    /// The methods of an overlap.
+    pub(super) fn overlap_method(&mut self, h: HVal, name: &str, args: &[&Expr]) -> Val {
+        let HVal::Overlap { s, o } = h else {
+            return self.internal_val("overlap receiver");
+        };
+        match name {
+            "wait_scores" => {
+                self.op("wgmma", &["wait_group", "sync", "aligned"], vec![Operand::int(1)]);
+                Val::Handle(Box::new(HVal::Overlap { s, o }))
+            }
+            "scores" => Val::Handle(Box::new(HVal::Acc(s))),
+            _ => {
+                let (Some(HVal::Softmax(sm)), Some(HVal::Fragment(frag))) = (
+                    args.first().and_then(|e| self.handle_arg(e)),
+                    args.get(1).and_then(|e| self.handle_arg(e)),
+                ) else {
+                    return self.internal_val("overlap softmax operands");
+                };
+                let step = self.softmax_scores(&sm, &s);
+                // The output's group reads P's registers and writes the output's.
+                self.op("wgmma", &["wait_group", "sync", "aligned"], vec![Operand::int(0)]);
+                self.softmax_apply(&step, &o, &frag);
+                Val::Handle(Box::new(HVal::Acc(o)))
             }
         }
-        let frag = p
-            .chunks(2)
-            .map(|pair| {
-                let word = self.reg(RegClass::B32);
-                self.op(
-                    "cvt",
-                    &["rn", "bf16x2", "f32"],
-                    vec![r(&word), r(&pair[1]), r(&pair[0])],
-                );
-                word
-            })
-            .collect();
-        Val::Handle(Box::new(HVal::Fragment(frag)))
+    }
+
+    fn handle_arg(&mut self, e: &Expr) -> Option<HVal> {
+        match self.expr(e) {
+            Val::Handle(h) => Some(*h),
+            _ => None,
+        }
     }
 
     /// The end of the recurrence (see `OnlineSoftmax::finish`).

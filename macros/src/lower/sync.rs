@@ -71,6 +71,11 @@ pub enum HVal {
         mine: String,
         theirs: String,
     },
+    /// Scores committed before an output (`commit_behind`).
+    Overlap {
+        s: super::wgmma::AccVal,
+        o: super::wgmma::AccVal,
+    },
     /// The dynamic shared memory from byte `offset` on.
     DynShared {
         elem: Elem,
@@ -284,6 +289,9 @@ impl Lowerer<'_> {
             (M::TurnPass, h) => self.ping_pong_method(h, "pass"),
             (M::PingEnd, h) => self.ping_pong_method(h, "end"),
             (M::LseStore, HVal::RowLse(lse)) => self.lse_store(lse, arg_exprs),
+            (M::WaitScores, h) => self.overlap_method(h, "wait_scores", arg_exprs),
+            (M::Scores, h) => self.overlap_method(h, "scores", arg_exprs),
+            (M::OverlapSoftmax, h) => self.overlap_method(h, "softmax", arg_exprs),
             (M::BarSync { aligned }, HVal::Named { id, threads, cta }) => {
                 let op = if aligned {
                     Opcode::Bar

@@ -143,6 +143,7 @@ impl Lowerer<'_> {
             "mma_regs" => self.mma_regs(acc, m),
             "mask_columns" => self.mask(&acc, m, false),
             "mask_causal" => self.mask(&acc, m, true),
+            "commit_behind" => self.commit_behind(acc, m),
             _ => self.internal_val("accumulator method"),
         }
     }

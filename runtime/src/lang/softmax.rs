@@ -60,3 +60,51 @@ impl RowLse {
         outside_kernel("RowLse::store")
     }
 }
+
+/// Tile `j`'s scores and tile `j − 1`'s `P · V`, committed in that order: FlashAttention-3's
+/// overlap inside a warpgroup. `wgmma.wait_group 1` leaves only the newest group pending, the
+/// output's, so the scores are complete and the softmax runs on them while the tensor cores
+/// still multiply the previous tile's P. Made by [`Acc::commit_behind`].
+#[must_use = "the output accumulator comes back from `softmax`"]
+pub struct Overlap<const N: u32, const D: u32, St>(PhantomData<St>);
+
+/// The scores' group may still be running.
+pub struct ScoresPending;
+/// The scores' group is complete; the output's may not be.
+pub struct ScoresReady;
+
+impl<const D: u32> Acc<f32, 64, D, super::wgmma::Issued<super::wgmma::P0>> {
+    /// Commits the output's open batch (`wgmma.commit_group`) behind the scores' group, which
+    /// is the scores' only one in flight: the output's group is the newer.
+    pub fn commit_behind<const N: u32>(
+        self,
+        _scores: Acc<f32, 64, N, super::wgmma::InFlight<super::wgmma::P1>>,
+    ) -> Overlap<N, D, ScoresPending> {
+        outside_kernel("Acc::commit_behind")
+    }
+}
+
+impl<const N: u32, const D: u32> Overlap<N, D, ScoresPending> {
+    /// `wgmma.wait_group.sync.aligned 1`: the scores are complete.
+    pub fn wait_scores(self) -> Overlap<N, D, ScoresReady> {
+        outside_kernel("Overlap::wait_scores")
+    }
+}
+
+impl<const N: u32, const D: u32> Overlap<N, D, ScoresReady> {
+    /// The completed scores, to mask before the softmax.
+    pub fn scores(&mut self) -> &mut Acc<f32, 64, N, super::wgmma::Idle> {
+        outside_kernel("Overlap::scores")
+    }
+
+    /// [`OnlineSoftmax::step`] on the scores, split around the output's group: the maxima and
+    /// exponentials first, then `wgmma.wait_group 0`, then `P` into `p`'s registers (which the
+    /// output's group was reading) and the output rescaled. Gives back the output, complete.
+    pub fn softmax(
+        self,
+        _softmax: &mut OnlineSoftmax,
+        _p: &mut Fragment<half::bf16, N>,
+    ) -> Acc<f32, 64, D, super::wgmma::Idle> {
+        outside_kernel("Overlap::softmax")
+    }
+}
