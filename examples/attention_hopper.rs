@@ -2,39 +2,45 @@
 //! protocols typed: `O = softmax(Q · Kᵀ · scale [+ causal mask]) · V` in bf16 with f32
 //! accumulation, bf16 out, plus each row's log-sum-exp.
 //!
-//! Q, K, V and O are `[batch · heads, seq, D]` row-major bf16 (D contiguous). A CTA takes 128
-//! query rows of one head (`block_idx_x()` the tile, counted from the last so the longest
-//! causal tiles start first; `block_idx_y()` the head). Warp group 0 produces: one thread loads
-//! the CTA's Q tile once and then each key tile with its value tile into a 2-stage ring (K's
-//! 128 rows then V's, each as `D / 64` tiles of 64 columns in the 128-byte swizzled layout
-//! wgmma reads). Warp groups 1 and 2 consume, 64 query rows each:
+//! Q, K, V and O are `[batch · heads, seq, D]` row-major bf16 (D contiguous). The work is split
+//! into units of 128 query rows of one head, a head's tiles one after another (the CTAs that
+//! run at once share its keys and values in L2), the longest causal tile of a head first. Warp
+//! group 0 produces: one thread loads a unit's Q tile, then each key tile and value tile into
+//! rings of their own (2 stages each; `D / 64` tiles of 64 columns in the 128-byte swizzled
+//! layout wgmma reads). Warp groups 1 and 2 consume, 64 query rows each:
 //!
 //! - `S = Q · Kᵀ` with both operands in shared memory (`mma_tiles`);
-//! - the mask where it is needed: the columns past a ragged end (`mask_columns`), and on the
-//!   diagonal tile of a causal head the columns after each row (`mask_causal`); the loop stops
-//!   at the diagonal, so fully masked tiles are never loaded;
-//! - the online softmax (`OnlineSoftmax::step`): row maxima across the quad, `ex2` of the
-//!   scaled scores, the output rescaled, and `P` rounded to bf16 in registers;
-//! - `O += P · V` with P from registers and V read N-major from the stage (`mma_regs`);
-//! - the two consumer warp groups take turns at the tensor cores (`ping_pong`): while one
-//!   issues its products the other runs its softmax. Taking the turn twice, or again without
-//!   passing it, does not compile.
+//! - the masks where they are needed: the columns past a ragged end (`mask_columns`), and on
+//!   the diagonal tile of a causal head the columns after each row (`mask_causal`); the key loop
+//!   stops at the diagonal, so fully masked tiles are never loaded;
+//! - the online softmax (`OnlineSoftmax`): row maxima across the quad, `ex2` of the scaled
+//!   scores, the output rescaled, and `P` rounded to bf16 in registers;
+//! - `O += P · V` with P from registers and V read N-major from its stage (`mma_regs`);
+//! - the two consumer warp groups take turns at the tensor cores (`ping_pong`): each turn
+//!   issues tile j's scores and tile j − 1's `P · V`; taking the turn twice, or again without
+//!   passing it, does not compile;
+//! - inside a warp group, tile j's softmax runs while tile j − 1's `P · V` is still in flight:
+//!   `commit_behind` orders the two groups, `wait_scores` (`wgmma.wait_group 1`) makes only the
+//!   scores readable, and `Overlap::softmax` waits for the output before it writes P's
+//!   registers and rescales it. A value stage goes back to the producer only after the group
+//!   that read it completed.
 //!
 //! The epilogue divides by the row sums (`finish`), stores the log-sum-exp, rounds O to bf16
-//! into swizzled staging tiles and writes them with tensor stores.
+//! into swizzled staging tiles and writes them with tensor stores, which the next unit's
+//! epilogue waits to have read its tiles.
 //!
-//! Launch: grid `(ceil(seq / 128), batch · heads)`, blocks of 384 threads,
-//! `SPEC.dynamic_shared_bytes` of dynamic shared memory. Maps (dimension 0 first) over
-//! `[64, seq, D / 64, batch · heads]` with strides `[2 D, 128, 2 D seq]` bytes: Q, K and V
-//! with boxes `[64, 128, D / 64, 1]`, O with `[64, 64, 1, 1]`. `scale_log2` is the softmax
-//! scale times `log2 e`. `cargo run --example attention_hopper` prints the PTX and checks
-//! small heads in the simulator against a CPU reference.
+//! Launch ([`grid`]): blocks of 384 threads, `SPEC.dynamic_shared_bytes` of dynamic shared
+//! memory; maps (dimension 0 first) over `[64, seq, D / 64, batch · heads]` with strides
+//! `[2 D, 128, 2 D seq]` bytes: Q, K and V with boxes `[64, 128, D / 64, 1]`, O with
+//! `[64, 64, 1, 1]`. `scale_log2` is the softmax scale times `log2 e`. `cargo run --example
+//! attention_hopper` prints the PTX and checks small heads in the simulator against a CPU
+//! reference; `-- --emit DIR` writes each kernel's PTX for `tools/gpu-attention`.
 
 use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
 macro_rules! attention_kernel {
-    ($name:ident, $chunks:literal, [$($c:literal),+], $q_tile:literal, $kv_tile:literal, $d:literal) => {
+    ($name:ident, $chunks:literal, [$($c:literal),+], $q_tile:literal, $kv_tile:literal, $stages:literal, $d:literal) => {
         /// Attention forward for one head dimension (see the module documentation).
         #[kernel(target = "sm_90a", block = "384,1,1", max_registers = 168)]
         pub fn $name(
@@ -44,18 +50,16 @@ macro_rules! attention_kernel {
             o: TensorMap<bf16, Tile4<64, 64, 1, 1>, Swizzle128B>,
             lse: &mut [f32],
             seq: u32,
+            heads: u32,
             causal: u32,
             scale_log2: f32,
         ) {
             let regs = warpgroup_registers::<168>();
             let queries = pipeline::<bf16, 1, $q_tile>(thread_idx_x() == 0, 1, 256);
-            let keys = pipeline::<bf16, 2, $kv_tile>(thread_idx_x() == 0, 1, 256);
-            let values = pipeline::<bf16, 2, $kv_tile>(thread_idx_x() == 0, 1, 256);
-            let tile = grid_dim_x() - 1 - block_idx_x();
-            let head = block_idx_y();
-            let q0 = tile * 128;
+            let keys = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 256);
+            let values = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 256);
             let seq_tiles = (seq + 127) / 128;
-            let kv_tiles = if causal != 0 { min(tile + 1, seq_tiles) } else { seq_tiles };
+            let units = seq_tiles * heads;
             if warp_id() < 4 {
                 let _producer = regs.release::<40, 1>();
                 if warp_id() == 0 && elect_one() {
@@ -63,87 +67,109 @@ macro_rules! attention_kernel {
                     k.prefetch();
                     v.prefetch();
                     let mut q_in = queries.producer();
-                    q_in.acquire().load_tile(&q, [0, q0, 0, head]);
                     let mut k_in = keys.producer();
                     let mut v_in = values.producer();
-                    for j in 0..kv_tiles {
-                        k_in.acquire().load_tile(&k, [0, j * 128, 0, head]);
-                        v_in.acquire().load_tile(&v, [0, j * 128, 0, head]);
+                    for u in (block_idx_x()..units).step_by(grid_dim_x()) {
+                        // A head's query tiles one after another, so the CTAs running at once
+                        // share its keys and values in L2; the longest causal tile first.
+                        let head = u / seq_tiles;
+                        let tile = seq_tiles - 1 - u % seq_tiles;
+                        let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
+                        q_in.acquire().load_tile(&q, [0, tile * 128, 0, head]);
+                        for j in 0..kv_tiles {
+                            k_in.acquire().load_tile(&k, [0, j * 128, 0, head]);
+                            v_in.acquire().load_tile(&v, [0, j * 128, 0, head]);
+                        }
                     }
                 }
             } else {
                 let _consumer = regs.claim::<232, 2>();
                 let wg = warp_id() / 4 - 1;
-                let row0 = q0 + wg * 64;
+                let leader = thread_idx_x() % 128 == 0;
                 let mut q_in = queries.consumer();
-                let qs = q_in.wait();
                 let mut k_in = keys.consumer();
                 let mut v_in = values.consumer();
-                let mut softmax = online_softmax(scale_log2);
-                let mut out = accumulator::<f32, 64, $d>();
                 let mut baton = ping_pong::<1>(wg);
-                // The first key tile: its scores alone.
-                let ks = k_in.wait();
-                let turn = baton.take();
-                let s = accumulator::<f32, 64, 128>()
-                    .mma_tiles(&qs, &q, wg, &ks, &k, 0)
-                    .commit();
-                baton = turn.pass();
-                let mut s = s.wait::<0>();
-                ks.release();
-                if 128 > seq {
-                    s.mask_columns(seq);
-                }
-                if causal != 0 && tile == 0 {
-                    s.mask_causal(wg * 64);
-                }
-                let mut p = softmax.step(&s, &mut out);
-                let mut vs = v_in.wait();
-                // Each turn issues tile j's scores and tile j - 1's P · V together. The softmax
-                // of tile j runs once its scores are complete, while the tensor cores still
-                // multiply tile j - 1's P and then take the other warp group's turn.
-                for j in 1..kv_tiles {
+                let mut staging = shared_array::<[bf16; 2], { 4096 * $chunks }>();
+                let epilogue = named_barrier_dyn(3 + wg, 128);
+                let mine = wg * 2048 * $chunks;
+                for u in (block_idx_x()..units).step_by(grid_dim_x()) {
+                    let head = u / seq_tiles;
+                    let tile = seq_tiles - 1 - u % seq_tiles;
+                    let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
+                    let row0 = tile * 128 + wg * 64;
+                    let qs = q_in.wait();
+                    let mut softmax = online_softmax(scale_log2);
+                    let mut out = accumulator::<f32, 64, $d>();
+                    // The first key tile: its scores alone.
                     let ks = k_in.wait();
                     let turn = baton.take();
                     let s = accumulator::<f32, 64, 128>()
                         .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                         .commit();
-                    let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
                     baton = turn.pass();
-                    let mut both = both.wait_scores();
+                    let mut s = s.wait::<0>();
                     ks.release();
-                    if j * 128 + 128 > seq {
-                        both.scores().mask_columns(seq - j * 128);
+                    if 128 > seq {
+                        s.mask_columns(seq);
                     }
-                    if causal != 0 && j == tile {
-                        both.scores().mask_causal(wg * 64);
+                    if causal != 0 && tile == 0 {
+                        s.mask_causal(wg * 64);
                     }
-                    out = both.softmax(&mut softmax, &mut p);
-                    // The group that read the held values is complete: give them back.
+                    let mut p = softmax.step(&s, &mut out);
+                    let mut vs = v_in.wait();
+                    // Each turn issues tile j's scores and tile j - 1's P · V together. The
+                    // softmax of tile j runs once its scores are complete, while the tensor
+                    // cores still multiply tile j - 1's P and then take the other group's turn.
+                    for j in 1..kv_tiles {
+                        let ks = k_in.wait();
+                        let turn = baton.take();
+                        let s = accumulator::<f32, 64, 128>()
+                            .mma_tiles(&qs, &q, wg, &ks, &k, 0)
+                            .commit();
+                        let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
+                        baton = turn.pass();
+                        let mut both = both.wait_scores();
+                        ks.release();
+                        if j * 128 + 128 > seq {
+                            both.scores().mask_columns(seq - j * 128);
+                        }
+                        if causal != 0 && j == tile {
+                            both.scores().mask_causal(wg * 64);
+                        }
+                        out = both.softmax(&mut softmax, &mut p);
+                        // The group that read the held values is complete: give them back.
+                        vs.release();
+                        vs = v_in.wait();
+                    }
+                    let turn = baton.take();
+                    let pending = out.mma_regs(&p, &vs, &v, 0).commit();
+                    baton = turn.pass();
+                    // Every product that reads Q is complete: the producer may load the next
+                    // unit's while this one finishes.
+                    qs.release();
+                    out = pending.wait::<0>();
                     vs.release();
-                    vs = v_in.wait();
+                    let row_lse = softmax.finish(&mut out);
+                    if row0 < seq {
+                        row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
+                    }
+                    // O through a 64 × 64 staging tile per block of 64 columns, once the
+                    // previous unit's tensor stores have read them.
+                    if leader {
+                        bulk_wait_read(0);
+                    }
+                    epilogue.sync();
+                    $(out.stage_columns(&mut staging, mine + $c * 2048, $c);)+
+                    fence_proxy_async();
+                    epilogue.sync();
+                    if leader {
+                        $(tma_store(&o, [0, row0, $c, head], &staging, mine + $c * 2048);)+
+                        bulk_commit();
+                    }
                 }
-                let turn = baton.take();
-                let pending = out.mma_regs(&p, &vs, &v, 0).commit();
-                baton = turn.pass();
-                out = pending.wait::<0>();
-                vs.release();
                 baton.end();
-                qs.release();
-                let row_lse = softmax.finish(&mut out);
-                if row0 < seq {
-                    row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
-                }
-                // O through a 64 × 64 staging tile per block of 64 columns.
-                let mut staging = shared_array::<[bf16; 2], { 4096 * $chunks }>();
-                let epilogue = named_barrier_dyn(3 + wg, 128);
-                let mine = wg * 2048 * $chunks;
-                $(out.stage_columns(&mut staging, mine + $c * 2048, $c);)+
-                fence_proxy_async();
-                epilogue.sync();
-                if thread_idx_x() % 128 == 0 {
-                    $(tma_store(&o, [0, row0, $c, head], &staging, mine + $c * 2048);)+
-                    bulk_commit();
+                if leader {
                     bulk_wait(0);
                 }
             }
@@ -152,8 +178,8 @@ macro_rules! attention_kernel {
 }
 
 // ANCHOR: kernels
-attention_kernel!(attention_hd64, 1, [0], 8192, 8192, 64);
-attention_kernel!(attention_hd128, 2, [0, 1], 16384, 16384, 128);
+attention_kernel!(attention_hd64, 1, [0], 8192, 8192, 2, 64);
+attention_kernel!(attention_hd128, 2, [0, 1], 16384, 16384, 2, 128);
 // ANCHOR_END: kernels
 
 /// One attention problem: `heads` (batch × heads) heads of `seq` rows of dimension `d`.
@@ -169,6 +195,21 @@ impl Problem {
     /// The softmax scale `1 / sqrt(d)` times `log2 e`, as the kernel takes it.
     pub fn scale_log2(&self) -> f32 {
         (1.0 / (self.d as f32).sqrt()) * std::f32::consts::LOG2_E
+    }
+}
+
+/// The grid for `p` on a GPU of `sms` SMs. Non-causal units all take the same time, so the
+/// kernel runs persistent, one CTA per SM striding over them. Causal units shrink along a head
+/// (its diagonal tile comes sooner), which a static stride balances badly: there one CTA per
+/// unit lets the hardware give the next unit to whichever SM is free. On the lent H200 the
+/// persistent causal launch measured 0.72-0.73x cuDNN at 512 and 16 k tokens, one CTA per unit
+/// 0.86x and 1.12x (book/src/performance/attention.md).
+pub fn grid(p: Problem, sms: u32) -> (u32, u32, u32) {
+    let units = p.seq.div_ceil(128) * p.heads;
+    if p.causal {
+        (units, 1, 1)
+    } else {
+        (units.min(sms), 1, 1)
     }
 }
 
@@ -215,7 +256,8 @@ pub fn reference(p: Problem, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec<f64>, V
     (out, lse)
 }
 
-/// Runs the kernel for `p.d` (64 or 128) in the simulator: `O` and the log-sum-exp.
+/// Runs the kernel for `p.d` (64 or 128) in the simulator on `launch`'s grid and schedule
+/// (its block and shared memory are the kernel's): `O` and the log-sum-exp.
 pub fn simulate(
     p: Problem,
     q: &[bf16],
@@ -229,7 +271,6 @@ pub fn simulate(
     let strides = [2 * d, 128, 2 * d * s];
     let mut lse = vec![f32::NAN; (bh * s) as usize];
     let launch = Launch {
-        grid: (p.seq.div_ceil(128), p.heads, 1),
         block: (384, 1, 1),
         ..launch.clone()
     };
@@ -253,6 +294,7 @@ pub fn simulate(
                 &mut oa,
                 &mut lse[..],
                 p.seq,
+                p.heads,
                 p.causal as u32,
                 p.scale_log2(),
             );
@@ -318,7 +360,12 @@ fn main() -> Result<(), String> {
                 causal,
             };
             let (q, k, v) = (tensor(p, 1), tensor(p, 2), tensor(p, 3));
-            let (o, lse) = simulate(p, &q, &k, &v, &Launch::default())?;
+            // As on a GPU of 2 SMs: non-causal CTAs stride over several units.
+            let launch = Launch {
+                grid: grid(p, 2),
+                ..Launch::default()
+            };
+            let (o, lse) = simulate(p, &q, &k, &v, &launch)?;
             let (o_ref, lse_ref) = reference(p, &q, &k, &v);
             let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
             let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);

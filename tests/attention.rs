@@ -6,7 +6,7 @@
 #[allow(dead_code)]
 mod attention_hopper;
 
-use attention_hopper::{Problem, errors, reference, simulate, tensor};
+use attention_hopper::{Problem, errors, grid, reference, simulate, tensor};
 use phasegate::runtime::sim::{Launch, Policy, Schedule};
 
 fn check(p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
@@ -37,9 +37,33 @@ fn ragged_heads_match_the_reference_causal_and_not() {
                 d,
                 causal,
             };
-            check(p, &Launch::default());
+            // As on a GPU of 2 SMs (non-causal: 2 CTAs striding over 6 units), and each unit
+            // a CTA of its own.
+            for grid in [grid(p, 2), (6, 1, 1)] {
+                let launch = Launch {
+                    grid,
+                    ..Launch::default()
+                };
+                check(p, &launch);
+            }
         }
     }
+}
+
+#[test]
+fn a_persistent_causal_launch_strides_over_units_of_unequal_length() {
+    // 3 tiles × 3 heads = 9 units of 1 to 3 key tiles on 2 CTAs.
+    let p = Problem {
+        heads: 3,
+        seq: 320,
+        d: 64,
+        causal: true,
+    };
+    let launch = Launch {
+        grid: (2, 1, 1),
+        ..Launch::default()
+    };
+    check(p, &launch);
 }
 
 #[test]
@@ -50,9 +74,17 @@ fn other_schedules_give_the_same_bits() {
         d: 64,
         causal: true,
     };
-    let base = check(p, &Launch::default());
+    // Two CTAs for two units, the first of them doing both tiles' keys.
+    let base = check(
+        p,
+        &Launch {
+            grid: (2, 1, 1),
+            ..Launch::default()
+        },
+    );
     for (policy, seed) in [(Policy::Random, 3), (Policy::Pct { depth: 2 }, 5)] {
         let launch = Launch {
+            grid: (2, 1, 1),
             schedule: Schedule { policy, seed },
             ..Launch::default()
         };
