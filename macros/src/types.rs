@@ -427,7 +427,11 @@ pub enum Handle {
     Turn(u32),
     /// Scores of `N` columns committed before an output of `D` columns; `ready` once the
     /// scores' group is complete.
-    Overlap { n: u32, d: u32, ready: bool },
+    Overlap {
+        n: u32,
+        d: u32,
+        ready: bool,
+    },
     /// The CTA's dynamic shared memory as elements.
     DynShared(Elem),
     /// A peer CTA's shared array.

@@ -376,7 +376,11 @@ impl Checker<'_> {
             }
             return self.fresh(Slot::Free);
         };
-        let want = if method == Method::OverlapSoftmax { 2 } else { 0 };
+        let want = if method == Method::OverlapSoftmax {
+            2
+        } else {
+            0
+        };
         if m.args.len() != want {
             self.diag.error(
                 m.span(),
@@ -390,9 +394,15 @@ impl Checker<'_> {
             Method::Scores => self.known(acc(n)),
             _ => {
                 let sm = self.operand(&m.args[0]);
-                if !matches!(self.resolve(sm), Slot::Known(Ty::Handle(Handle::Softmax)) | Slot::Free) {
+                if !matches!(
+                    self.resolve(sm),
+                    Slot::Known(Ty::Handle(Handle::Softmax)) | Slot::Free
+                ) {
                     let found = self.describe(sm);
-                    self.diag.error(m.args[0].span(), format!("expected the online softmax (`&mut softmax`), found `{found}`"));
+                    self.diag.error(
+                        m.args[0].span(),
+                        format!("expected the online softmax (`&mut softmax`), found `{found}`"),
+                    );
                 }
                 let p = self.operand(&m.args[1]);
                 match self.resolve(p) {

@@ -428,7 +428,11 @@ impl Lowerer<'_> {
             // A row still at −∞ subtracts 0 (its exponentials are 0, not NaN).
             let scaled = self.f32_reg("mul", &["rn", "f32"], vec![r(&new_max), r(&sm.scale)]);
             let empty = self.reg(RegClass::Pred);
-            self.op("setp", &["eq", "f32"], vec![r(&empty), r(&new_max), neg_inf()]);
+            self.op(
+                "setp",
+                &["eq", "f32"],
+                vec![r(&empty), r(&new_max), neg_inf()],
+            );
             let zero = Operand::Imm(float_imm(Prim::F32, 0.0));
             let shift = self.f32_reg("selp", &["f32"], vec![zero, r(&scaled), r(&empty)]);
             let old = self.f32_reg("mul", &["rn", "f32"], vec![r(&sm.max[h]), r(&sm.scale)]);
@@ -493,7 +497,11 @@ impl Lowerer<'_> {
         };
         match name {
             "wait_scores" => {
-                self.op("wgmma", &["wait_group", "sync", "aligned"], vec![Operand::int(1)]);
+                self.op(
+                    "wgmma",
+                    &["wait_group", "sync", "aligned"],
+                    vec![Operand::int(1)],
+                );
                 Val::Handle(Box::new(HVal::Overlap { s, o }))
             }
             "scores" => Val::Handle(Box::new(HVal::Acc(s))),
@@ -506,7 +514,11 @@ impl Lowerer<'_> {
                 };
                 let step = self.softmax_scores(&sm, &s);
                 // The output's group reads P's registers and writes the output's.
-                self.op("wgmma", &["wait_group", "sync", "aligned"], vec![Operand::int(0)]);
+                self.op(
+                    "wgmma",
+                    &["wait_group", "sync", "aligned"],
+                    vec![Operand::int(0)],
+                );
                 self.softmax_apply(&step, &o, &frag);
                 Val::Handle(Box::new(HVal::Acc(o)))
             }

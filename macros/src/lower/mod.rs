@@ -567,10 +567,9 @@ impl<'a> Lowerer<'a> {
                 }
                 // `slot = consumer.wait()` again after the held slot's release: the binding's
                 // addresses take the new stage's (the consumer's position is shared).
-                (
-                    sync::HVal::ConsumerSlot(dp, ds, d),
-                    sync::HVal::ConsumerSlot(sp, ss, s),
-                ) if *dp == sp && *ds == ss => {
+                (sync::HVal::ConsumerSlot(dp, ds, d), sync::HVal::ConsumerSlot(sp, ss, s))
+                    if *dp == sp && *ds == ss =>
+                {
                     for (d, s) in [(&d.barrier, &s.barrier), (&d.buffer, &s.buffer)] {
                         self.emit(Instruction::new(
                             Opcode::Mov,
