@@ -55,9 +55,11 @@ macro_rules! attention_kernel {
             scale_log2: f32,
         ) {
             let regs = warpgroup_registers::<168>();
-            let queries = pipeline::<bf16, 1, $q_tile>(thread_idx_x() == 0, 1, 256);
-            let keys = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 256);
-            let values = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 256);
+            // One arrival per consumer warp group releases a stage (`release_elected`). Two Q
+            // stages: the next unit's queries load while this unit runs.
+            let queries = pipeline::<bf16, 2, $q_tile>(thread_idx_x() == 0, 1, 2);
+            let keys = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 2);
+            let values = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 2);
             let seq_tiles = (seq + 127) / 128;
             let units = seq_tiles * heads;
             if warp_id() < 4 {
@@ -109,7 +111,7 @@ macro_rules! attention_kernel {
                         .commit();
                     baton = turn.pass();
                     let mut s = s.wait::<0>();
-                    ks.release();
+                    ks.release_elected(leader);
                     if 128 > seq {
                         s.mask_columns(seq);
                     }
@@ -130,7 +132,7 @@ macro_rules! attention_kernel {
                         let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
                         baton = turn.pass();
                         let mut both = both.wait_scores();
-                        ks.release();
+                        ks.release_elected(leader);
                         if j * 128 + 128 > seq {
                             both.scores().mask_columns(seq - j * 128);
                         }
@@ -139,7 +141,7 @@ macro_rules! attention_kernel {
                         }
                         out = both.softmax(&mut softmax, &mut p);
                         // The group that read the held values is complete: give them back.
-                        vs.release();
+                        vs.release_elected(leader);
                         vs = v_in.wait();
                     }
                     let turn = baton.take();
@@ -147,9 +149,9 @@ macro_rules! attention_kernel {
                     baton = turn.pass();
                     // Every product that reads Q is complete: the producer may load the next
                     // unit's while this one finishes.
-                    qs.release();
+                    qs.release_elected(leader);
                     out = pending.wait::<0>();
-                    vs.release();
+                    vs.release_elected(leader);
                     let row_lse = softmax.finish(&mut out);
                     if row0 < seq {
                         row_lse.store(lse, head * seq + row0, min(seq - row0, 64));

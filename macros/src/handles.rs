@@ -141,6 +141,8 @@ pub enum Method {
     ConsumerWait,
     SlotGet,
     Release,
+    /// `ConsumerSlot::release_elected(arrive)`: only the threads passing `true` arrive.
+    ReleaseElected,
     /// `ConsumerSlot::retire`.
     Retire,
     /// `Retired::release`.
@@ -558,6 +560,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "get" => (M::SlotGet, &[U32], Out::Elem),
             "address" => (M::SlotAddress, &[U32], Out::U32),
             "release" => (M::Release, &[], Out::Unit),
+            "release_elected" => (M::ReleaseElected, &[Bool], Out::Unit),
             "retire" => (M::Retire, &[], k(Kind::Retired)),
             _ => return None,
         },
@@ -691,7 +694,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::Producer(_) => "acquire",
         Handle::ProducerSlot(_) => "stage, load, load_tile, load_tiles, load_tiles_multicast",
         Handle::Consumer(_) => "wait",
-        Handle::ConsumerSlot(_) => "stage, get, address, release, retire",
+        Handle::ConsumerSlot(_) => "stage, get, address, release, release_elected, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {
             "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"

@@ -329,6 +329,25 @@ impl Lowerer<'_> {
                 self.advance(&p, &state);
                 Val::Unit
             }
+            (Method::ReleaseElected, HVal::ConsumerSlot(p, state, addrs)) => {
+                // Every caller moves on; only the elected threads arrive.
+                let elected = self.take(&mut it);
+                let elected = self.in_reg(elected);
+                let skip = self.new_label();
+                self.emit_guarded(
+                    &elected,
+                    true,
+                    phasegate_ptx::Instruction::new(
+                        Opcode::Bra,
+                        &[],
+                        vec![Operand::sym(&skip)],
+                    ),
+                );
+                self.release_stage(&addrs.barrier, p.shape.ctas);
+                self.place_label(skip);
+                self.advance(&p, &state);
+                Val::Unit
+            }
             (Method::Retire, HVal::ConsumerSlot(p, state, addrs)) => {
                 self.advance(&p, &state);
                 Val::Handle(Box::new(HVal::Retired {

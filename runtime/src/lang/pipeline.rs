@@ -155,4 +155,14 @@ impl<T: Element, const STAGES: usize, const TILE: usize> ConsumerSlot<'_, T, STA
     pub fn release(self) {
         outside_kernel("ConsumerSlot::release")
     }
+    /// Moves every caller to the next stage, and arrives on the stage's empty barrier only from
+    /// the threads where `arrive` is true: one thread per warp group, say, with
+    /// `consumer_arrivals` counting warp groups instead of threads (CUTLASS's signalling
+    /// thread). Each elected thread must have finished its warp group's reads of the stage: a
+    /// wgmma group that read it completed (`wait`), or a barrier over the group after plain
+    /// loads. A count that the elected threads do not meet is a deadlock the analyzer and the
+    /// simulator report.
+    pub fn release_elected(self, _arrive: bool) {
+        outside_kernel("ConsumerSlot::release_elected")
+    }
 }
