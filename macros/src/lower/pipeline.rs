@@ -337,11 +337,7 @@ impl Lowerer<'_> {
                 self.emit_guarded(
                     &elected,
                     true,
-                    phasegate_ptx::Instruction::new(
-                        Opcode::Bra,
-                        &[],
-                        vec![Operand::sym(&skip)],
-                    ),
+                    phasegate_ptx::Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&skip)]),
                 );
                 self.release_stage(&addrs.barrier, p.shape.ctas);
                 self.place_label(skip);
