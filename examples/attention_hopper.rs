@@ -3,8 +3,9 @@
 //! accumulation, bf16 out, plus each row's log-sum-exp.
 //!
 //! Q, K, V and O are `[batch · heads, seq, D]` row-major bf16 (D contiguous). The work is split
-//! into units of 128 query rows of one head, a head's tiles one after another (the CTAs that
-//! run at once share its keys and values in L2), the longest causal tile of a head first. Warp
+//! into items of two tiles of 128 query rows of one head, `t` and `T − 1 − t`, which take the
+//! same time under a causal mask; a head's items one after another, so the CTAs that run at
+//! once share its keys and values in L2. The grid is persistent ([`grid`]). Warp
 //! group 0 produces: one thread loads a unit's Q tile, then each key tile and value tile into
 //! rings of their own (2 stages each; `D / 64` tiles of 64 columns in the 128-byte swizzled
 //! layout wgmma reads). Warp groups 1 and 2 consume, 64 query rows each:
@@ -61,7 +62,10 @@ macro_rules! attention_kernel {
             let keys = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 2);
             let values = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 2);
             let seq_tiles = (seq + 127) / 128;
-            let units = seq_tiles * heads;
+            // Work items: a head's query tiles t and seq_tiles - 1 - t together, which take
+            // the same time whatever t under a causal mask, so a static stride balances.
+            let pairs = (seq_tiles + 1) / 2;
+            let items = pairs * heads;
             if warp_id() < 4 {
                 let _producer = regs.release::<40, 1>();
                 if warp_id() == 0 && elect_one() {
@@ -71,16 +75,17 @@ macro_rules! attention_kernel {
                     let mut q_in = queries.producer();
                     let mut k_in = keys.producer();
                     let mut v_in = values.producer();
-                    for u in (block_idx_x()..units).step_by(grid_dim_x()) {
-                        // A head's query tiles one after another, so the CTAs running at once
-                        // share its keys and values in L2; the longest causal tile first.
-                        let head = u / seq_tiles;
-                        let tile = seq_tiles - 1 - u % seq_tiles;
-                        let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
-                        q_in.acquire().load_tile(&q, [0, tile * 128, 0, head]);
-                        for j in 0..kv_tiles {
-                            k_in.acquire().load_tile(&k, [0, j * 128, 0, head]);
-                            v_in.acquire().load_tile(&v, [0, j * 128, 0, head]);
+                    for item in (block_idx_x()..items).step_by(grid_dim_x()) {
+                        let head = item / pairs;
+                        let first = seq_tiles - 1 - item % pairs;
+                        let last = item % pairs;
+                        for tile in (last..first + 1).step_by(max(first - last, 1)) {
+                            let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
+                            q_in.acquire().load_tile(&q, [0, tile * 128, 0, head]);
+                            for j in 0..kv_tiles {
+                                k_in.acquire().load_tile(&k, [0, j * 128, 0, head]);
+                                v_in.acquire().load_tile(&v, [0, j * 128, 0, head]);
+                            }
                         }
                     }
                 }
@@ -95,79 +100,82 @@ macro_rules! attention_kernel {
                 let mut staging = shared_array::<[bf16; 2], { 4096 * $chunks }>();
                 let epilogue = named_barrier_dyn(3 + wg, 128);
                 let mine = wg * 2048 * $chunks;
-                for u in (block_idx_x()..units).step_by(grid_dim_x()) {
-                    let head = u / seq_tiles;
-                    let tile = seq_tiles - 1 - u % seq_tiles;
-                    let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
-                    let row0 = tile * 128 + wg * 64;
-                    let qs = q_in.wait();
-                    let mut softmax = online_softmax(scale_log2);
-                    let mut out = accumulator::<f32, 64, $d>();
-                    // The first key tile: its scores alone.
-                    let ks = k_in.wait();
-                    let turn = baton.take();
-                    let s = accumulator::<f32, 64, 128>()
-                        .mma_tiles(&qs, &q, wg, &ks, &k, 0)
-                        .commit();
-                    baton = turn.pass();
-                    let mut s = s.wait::<0>();
-                    ks.release_elected(leader);
-                    if 128 > seq {
-                        s.mask_columns(seq);
-                    }
-                    if causal != 0 && tile == 0 {
-                        s.mask_causal(wg * 64);
-                    }
-                    let mut p = softmax.step(&s, &mut out);
-                    let mut vs = v_in.wait();
-                    // Each turn issues tile j's scores and tile j - 1's P · V together. The
-                    // softmax of tile j runs once its scores are complete, while the tensor
-                    // cores still multiply tile j - 1's P and then take the other group's turn.
-                    for j in 1..kv_tiles {
+                for item in (block_idx_x()..items).step_by(grid_dim_x()) {
+                    let head = item / pairs;
+                    let first = seq_tiles - 1 - item % pairs;
+                    let last = item % pairs;
+                    for tile in (last..first + 1).step_by(max(first - last, 1)) {
+                        let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
+                        let row0 = tile * 128 + wg * 64;
+                        let qs = q_in.wait();
+                        let mut softmax = online_softmax(scale_log2);
+                        let mut out = accumulator::<f32, 64, $d>();
+                        // The first key tile: its scores alone.
                         let ks = k_in.wait();
                         let turn = baton.take();
                         let s = accumulator::<f32, 64, 128>()
                             .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                             .commit();
-                        let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
                         baton = turn.pass();
-                        let mut both = both.wait_scores();
+                        let mut s = s.wait::<0>();
                         ks.release_elected(leader);
-                        if j * 128 + 128 > seq {
-                            both.scores().mask_columns(seq - j * 128);
+                        if 128 > seq {
+                            s.mask_columns(seq);
                         }
-                        if causal != 0 && j == tile {
-                            both.scores().mask_causal(wg * 64);
+                        if causal != 0 && tile == 0 {
+                            s.mask_causal(wg * 64);
                         }
-                        out = both.softmax(&mut softmax, &mut p);
-                        // The group that read the held values is complete: give them back.
+                        let mut p = softmax.step(&s, &mut out);
+                        let mut vs = v_in.wait();
+                        // Each turn issues tile j's scores and tile j - 1's P · V together. The
+                        // softmax of tile j runs once its scores are complete, while the tensor
+                        // cores still multiply tile j - 1's P and then take the other group's turn.
+                        for j in 1..kv_tiles {
+                            let ks = k_in.wait();
+                            let turn = baton.take();
+                            let s = accumulator::<f32, 64, 128>()
+                                .mma_tiles(&qs, &q, wg, &ks, &k, 0)
+                                .commit();
+                            let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
+                            baton = turn.pass();
+                            let mut both = both.wait_scores();
+                            ks.release_elected(leader);
+                            if j * 128 + 128 > seq {
+                                both.scores().mask_columns(seq - j * 128);
+                            }
+                            if causal != 0 && j == tile {
+                                both.scores().mask_causal(wg * 64);
+                            }
+                            out = both.softmax(&mut softmax, &mut p);
+                            // The group that read the held values is complete: give them back.
+                            vs.release_elected(leader);
+                            vs = v_in.wait();
+                        }
+                        let turn = baton.take();
+                        let pending = out.mma_regs(&p, &vs, &v, 0).commit();
+                        baton = turn.pass();
+                        // Every product that reads Q is complete: the producer may load the next
+                        // unit's while this one finishes.
+                        qs.release_elected(leader);
+                        out = pending.wait::<0>();
                         vs.release_elected(leader);
-                        vs = v_in.wait();
-                    }
-                    let turn = baton.take();
-                    let pending = out.mma_regs(&p, &vs, &v, 0).commit();
-                    baton = turn.pass();
-                    // Every product that reads Q is complete: the producer may load the next
-                    // unit's while this one finishes.
-                    qs.release_elected(leader);
-                    out = pending.wait::<0>();
-                    vs.release_elected(leader);
-                    let row_lse = softmax.finish(&mut out);
-                    if row0 < seq {
-                        row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
-                    }
-                    // O through a 64 × 64 staging tile per block of 64 columns, once the
-                    // previous unit's tensor stores have read them.
-                    if leader {
-                        bulk_wait_read(0);
-                    }
-                    epilogue.sync();
-                    $(out.stage_columns(&mut staging, mine + $c * 2048, $c);)+
-                    fence_proxy_async();
-                    epilogue.sync();
-                    if leader {
-                        $(tma_store(&o, [0, row0, $c, head], &staging, mine + $c * 2048);)+
-                        bulk_commit();
+                        let row_lse = softmax.finish(&mut out);
+                        if row0 < seq {
+                            row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
+                        }
+                        // O through a 64 × 64 staging tile per block of 64 columns, once the
+                        // previous unit's tensor stores have read them.
+                        if leader {
+                            bulk_wait_read(0);
+                        }
+                        epilogue.sync();
+                        $(out.stage_columns(&mut staging, mine + $c * 2048, $c);)+
+                        fence_proxy_async();
+                        epilogue.sync();
+                        if leader {
+                            $(tma_store(&o, [0, row0, $c, head], &staging, mine + $c * 2048);)+
+                            bulk_commit();
+                        }
                     }
                 }
                 baton.end();
@@ -200,19 +208,16 @@ impl Problem {
     }
 }
 
-/// The grid for `p` on a GPU of `sms` SMs. Non-causal units all take the same time, so the
-/// kernel runs persistent, one CTA per SM striding over them. Causal units shrink along a head
-/// (its diagonal tile comes sooner), which a static stride balances badly: there one CTA per
-/// unit lets the hardware give the next unit to whichever SM is free. On the lent H200 the
-/// persistent causal launch measured 0.72-0.73x cuDNN at 512 and 16 k tokens, one CTA per unit
-/// 0.86x and 1.12x (book/src/performance/attention.md).
+/// The grid for `p` on a GPU of `sms` SMs: persistent, one CTA per SM (or per work item, if
+/// fewer) striding over the work items. An item is a head's query tiles `t` and `T − 1 − t`
+/// (`T` tiles), which under a causal mask take `T + 1` key tiles together whatever `t`, so the
+/// stride balances causal heads as well as the others. (Striding over single tiles, the
+/// causal launch measured 0.72-0.82x cuDNN on the lent H200; one CTA per tile, which the
+/// hardware balances but which cannot load the next tile's queries early, 0.83-1.12x:
+/// book/src/performance/attention.md.)
 pub fn grid(p: Problem, sms: u32) -> (u32, u32, u32) {
-    let units = p.seq.div_ceil(128) * p.heads;
-    if p.causal {
-        (units, 1, 1)
-    } else {
-        (units.min(sms), 1, 1)
-    }
+    let items = p.seq.div_ceil(128).div_ceil(2) * p.heads;
+    (items.min(sms), 1, 1)
 }
 
 /// A deterministic `[heads, seq, d]` tensor of bf16 values in [-1, 1].
@@ -362,7 +367,7 @@ fn main() -> Result<(), String> {
                 causal,
             };
             let (q, k, v) = (tensor(p, 1), tensor(p, 2), tensor(p, 3));
-            // As on a GPU of 2 SMs: non-causal CTAs stride over several units.
+            // As on a GPU of 2 SMs: each CTA strides over several work items.
             let launch = Launch {
                 grid: grid(p, 2),
                 ..Launch::default()

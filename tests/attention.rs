@@ -37,9 +37,9 @@ fn ragged_heads_match_the_reference_causal_and_not() {
                 d,
                 causal,
             };
-            // As on a GPU of 2 SMs (non-causal: 2 CTAs striding over 6 units), and each unit
-            // a CTA of its own.
-            for grid in [grid(p, 2), (6, 1, 1)] {
+            // As on a GPU of 2 SMs (2 CTAs striding over the 4 items of 3 tiles and 2 heads),
+            // and each item a CTA of its own.
+            for grid in [grid(p, 2), (4, 1, 1)] {
                 let launch = Launch {
                     grid,
                     ..Launch::default()
@@ -51,11 +51,11 @@ fn ragged_heads_match_the_reference_causal_and_not() {
 }
 
 #[test]
-fn a_persistent_causal_launch_strides_over_units_of_unequal_length() {
-    // 3 tiles × 3 heads = 9 units of 1 to 3 key tiles on 2 CTAs.
+fn a_persistent_causal_launch_strides_over_items_of_two_tiles() {
+    // 5 tiles × 3 heads: items of tiles (4, 0), (3, 1) and (2) alone, on 2 CTAs.
     let p = Problem {
         heads: 3,
-        seq: 320,
+        seq: 600,
         d: 64,
         causal: true,
     };
@@ -74,17 +74,17 @@ fn other_schedules_give_the_same_bits() {
         d: 64,
         causal: true,
     };
-    // Two CTAs for two units, the first of them doing both tiles' keys.
+    // One CTA for the one item of both tiles.
     let base = check(
         p,
         &Launch {
-            grid: (2, 1, 1),
+            grid: (1, 1, 1),
             ..Launch::default()
         },
     );
     for (policy, seed) in [(Policy::Random, 3), (Policy::Pct { depth: 2 }, 5)] {
         let launch = Launch {
-            grid: (2, 1, 1),
+            grid: (1, 1, 1),
             schedule: Schedule { policy, seed },
             ..Launch::default()
         };

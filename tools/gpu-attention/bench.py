@@ -19,8 +19,8 @@ Kernel ABI (one entry per head dimension d; `--entry`, default `attention_hd{d}`
           [64, s, d/64, b*h], globalStrides [2d, 128, 2sd] bytes, boxDim q/k/v
           [64, ROWS, d/64, 1] (--q-rows/--kv-rows, 128), o [64, 64, 1, 1] (--o-rows), swizzle
           128B, L2 promotion 128B, no interleave, OOB fill none (zeros).
-  launch  units of ceil(s/128) query tiles x b*h heads; --grid auto: persistent, grid
-          (min(SMs, units), 1, 1), for non-causal; one CTA per unit for causal (--cta-rows), block (384,1,1) (--block), dynamic shared
+  launch  items of two query tiles (t, T-1-t) of a head; --grid auto: persistent, grid
+          (min(SMs, ceil(ceil(s/128)/2) * b*h), 1, 1) (--cta-rows), block (384,1,1) (--block), dynamic shared
           memory --smem (required).
 Per-d options take `N` (every d) or `D=N` items, comma-separated: `--smem 64=160000,128=220000`.
 
@@ -299,7 +299,7 @@ def parse_args(argv):
     p.add_argument("--check-only", action="store_true",
                    help="correctness only, s in 128,200,384, b=2, h=2 (unless --seqs/--batch/--heads)")
     p.add_argument("--grid", choices=["auto", "persistent", "units", "tiles"], default="auto",
-                   help="with a `heads` parameter: persistent, grid (min(SMs, units)); units, one CTA per unit; auto, units for causal and persistent otherwise. tiles: grid (ceil(s/128), b*h), no `heads` parameter (auto)")
+                   help="with a `heads` parameter: persistent (auto), grid (min(SMs, items of two tiles)); units, one CTA per tile. tiles: grid (ceil(s/128), b*h), no `heads` parameter (auto)")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--reps", type=int, default=20, help="timed launches per side and round (20)")
     p.add_argument("--warmup", type=int, default=3, help="untimed launches per side and round (3)")
@@ -554,14 +554,15 @@ class Bench:
         if GRID_MODE == "tiles":
             del scalars[2]
             grid = (-(-s // cfg["cta-rows"]), bh, 1)
-        elif GRID_MODE == "units" or (GRID_MODE == "auto" and causal):
-            # One CTA per unit: the hardware hands the next unit to whichever SM is free, which
-            # balances causal units of unequal length (a static stride does not).
+        elif GRID_MODE == "units":
+            # One CTA per unit (the kernel's items then take one of them each at most).
             grid = (units, 1, 1)
         else:
-            # Persistent: one CTA per SM (or per unit, if fewer), striding over the units.
+            # Persistent: one CTA per SM (or per work item, if fewer), striding over the items
+            # of two query tiles of a head (examples/attention_hopper.rs, `grid`).
+            items = -(-(-(-s // cfg["cta-rows"])) // 2) * bh
             sms = self.torch.cuda.get_device_properties(self.dev_index).multi_processor_count
-            grid = (min(units, sms), 1, 1)
+            grid = (min(items, sms), 1, 1)
         params = (ctypes.c_void_p * (4 + len(scalars)))(
             *[m.ptr for m in maps], *[ctypes.addressof(x) for x in scalars])
         block, smem = cfg["block"], cfg["smem"]
