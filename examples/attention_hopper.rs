@@ -41,13 +41,17 @@ use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
 macro_rules! attention_kernel {
-    ($name:ident, $chunks:literal, [$($c:literal),+], $q_tile:literal, $kv_tile:literal, $stages:literal, $d:literal) => {
+    (
+        $name:ident, d = $d:literal, chunks = $chunks:literal, blocks = [$($c:literal),+],
+        key_rows = $bc:literal, q_stages = $q_stages:literal, kv_stages = $stages:literal,
+        registers = ($producer:literal, $consumer:literal), staging = $tiles:literal
+    ) => {
         /// Attention forward for one head dimension (see the module documentation).
         #[kernel(target = "sm_90a", block = "384,1,1", max_registers = 168)]
         pub fn $name(
             q: TensorMap<bf16, Tile4<64, 128, $chunks, 1>, Swizzle128B>,
-            k: TensorMap<bf16, Tile4<64, 128, $chunks, 1>, Swizzle128B>,
-            v: TensorMap<bf16, Tile4<64, 128, $chunks, 1>, Swizzle128B>,
+            k: TensorMap<bf16, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
+            v: TensorMap<bf16, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
             o: TensorMap<bf16, Tile4<64, 64, 1, 1>, Swizzle128B>,
             lse: &mut [f32],
             seq: u32,
@@ -56,18 +60,19 @@ macro_rules! attention_kernel {
             scale_log2: f32,
         ) {
             let regs = warpgroup_registers::<168>();
-            // One arrival per consumer warp group releases a stage (`release_elected`). Two Q
-            // stages: the next unit's queries load while this unit runs.
-            let queries = pipeline::<bf16, 2, $q_tile>(thread_idx_x() == 0, 1, 2);
-            let keys = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 2);
-            let values = pipeline::<bf16, $stages, $kv_tile>(thread_idx_x() == 0, 1, 2);
+            // One arrival per consumer warp group releases a stage (`release_elected`). With
+            // two Q stages the next unit's queries load while this unit runs.
+            let queries = pipeline::<bf16, $q_stages, { 8192 * $chunks }>(thread_idx_x() == 0, 1, 2);
+            let keys = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, 2);
+            let values = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, 2);
             let seq_tiles = (seq + 127) / 128;
+            let key_tiles = (seq + $bc - 1) / $bc;
             // Work items: a head's query tiles t and seq_tiles - 1 - t together, which take
             // the same time whatever t under a causal mask, so a static stride balances.
             let pairs = (seq_tiles + 1) / 2;
             let items = pairs * heads;
             if warp_id() < 4 {
-                let _producer = regs.release::<40, 1>();
+                let _producer = regs.release::<$producer, 1>();
                 if warp_id() == 0 && elect_one() {
                     q.prefetch();
                     k.prefetch();
@@ -80,32 +85,40 @@ macro_rules! attention_kernel {
                         let first = seq_tiles - 1 - item % pairs;
                         let last = item % pairs;
                         for tile in (last..first + 1).step_by(max(first - last, 1)) {
-                            let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
+                            let kv_tiles = if causal != 0 {
+                                min((tile * 128 + 128) / $bc, key_tiles)
+                            } else {
+                                key_tiles
+                            };
                             q_in.acquire().load_tile(&q, [0, tile * 128, 0, head]);
                             for j in 0..kv_tiles {
-                                k_in.acquire().load_tile(&k, [0, j * 128, 0, head]);
-                                v_in.acquire().load_tile(&v, [0, j * 128, 0, head]);
+                                k_in.acquire().load_tile(&k, [0, j * $bc, 0, head]);
+                                v_in.acquire().load_tile(&v, [0, j * $bc, 0, head]);
                             }
                         }
                     }
                 }
             } else {
-                let _consumer = regs.claim::<232, 2>();
+                let _consumer = regs.claim::<$consumer, 2>();
                 let wg = warp_id() / 4 - 1;
                 let leader = thread_idx_x() % 128 == 0;
                 let mut q_in = queries.consumer();
                 let mut k_in = keys.consumer();
                 let mut v_in = values.consumer();
                 let mut baton = ping_pong::<1>(wg);
-                let mut staging = shared_array::<[bf16; 2], { 4096 * $chunks }>();
+                let mut staging = shared_array::<[bf16; 2], { 4096 * $tiles }>();
                 let epilogue = named_barrier_dyn(3 + wg, 128);
-                let mine = wg * 2048 * $chunks;
+                let mine = wg * 2048 * $tiles;
                 for item in (block_idx_x()..items).step_by(grid_dim_x()) {
                     let head = item / pairs;
                     let first = seq_tiles - 1 - item % pairs;
                     let last = item % pairs;
                     for tile in (last..first + 1).step_by(max(first - last, 1)) {
-                        let kv_tiles = if causal != 0 { tile + 1 } else { seq_tiles };
+                        let kv_tiles = if causal != 0 {
+                            min((tile * 128 + 128) / $bc, key_tiles)
+                        } else {
+                            key_tiles
+                        };
                         let row0 = tile * 128 + wg * 64;
                         let qs = q_in.wait();
                         let mut softmax = online_softmax(scale_log2);
@@ -113,17 +126,20 @@ macro_rules! attention_kernel {
                         // The first key tile: its scores alone.
                         let ks = k_in.wait();
                         let turn = baton.take();
-                        let s = accumulator::<f32, 64, 128>()
+                        let s = accumulator::<f32, 64, $bc>()
                             .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                             .commit();
                         baton = turn.pass();
                         let mut s = s.wait::<0>();
                         ks.release_elected(leader);
-                        if 128 > seq {
+                        if $bc > seq {
                             s.mask_columns(seq);
                         }
-                        if causal != 0 && tile == 0 {
-                            s.mask_causal(wg * 64);
+                        // Columns after a row's own: where the key tile reaches past the
+                        // warp group's first row (the offset wraps where the tile starts after
+                        // a row, masking all of that row).
+                        if causal != 0 && $bc > row0 + 1 {
+                            s.mask_causal(row0);
                         }
                         let mut p = softmax.step(&s, &mut out);
                         let mut vs = v_in.wait();
@@ -133,18 +149,18 @@ macro_rules! attention_kernel {
                         for j in 1..kv_tiles {
                             let ks = k_in.wait();
                             let turn = baton.take();
-                            let s = accumulator::<f32, 64, 128>()
+                            let s = accumulator::<f32, 64, $bc>()
                                 .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                                 .commit();
                             let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
                             baton = turn.pass();
                             let mut both = both.wait_scores();
                             ks.release_elected(leader);
-                            if j * 128 + 128 > seq {
-                                both.scores().mask_columns(seq - j * 128);
+                            if j * $bc + $bc > seq {
+                                both.scores().mask_columns(seq - j * $bc);
                             }
-                            if causal != 0 && j == tile {
-                                both.scores().mask_causal(wg * 64);
+                            if causal != 0 && j * $bc + $bc > row0 + 1 {
+                                both.scores().mask_causal(row0.wrapping_sub(j * $bc));
                             }
                             out = both.softmax(&mut softmax, &mut p);
                             // The group that read the held values is complete: give them back.
@@ -163,19 +179,21 @@ macro_rules! attention_kernel {
                         if row0 < seq {
                             row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
                         }
-                        // O through a 64 × 64 staging tile per block of 64 columns, once the
-                        // previous unit's tensor stores have read them.
-                        if leader {
-                            bulk_wait_read(0);
-                        }
-                        epilogue.sync();
-                        $(out.stage_columns(&mut staging, mine + $c * 2048, $c);)+
-                        fence_proxy_async();
-                        epilogue.sync();
-                        if leader {
-                            $(tma_store(&o, [0, row0, $c, head], &staging, mine + $c * 2048);)+
-                            bulk_commit();
-                        }
+                        // O a block of 64 columns at a time through the warp group's staging
+                        // tiles, each once the tensor store that last read it has read it.
+                        $(
+                            if leader {
+                                bulk_wait_read($tiles - 1);
+                            }
+                            epilogue.sync();
+                            out.stage_columns(&mut staging, mine + $c % $tiles * 2048, $c);
+                            fence_proxy_async();
+                            epilogue.sync();
+                            if leader {
+                                tma_store(&o, [0, row0, $c, head], &staging, mine + $c % $tiles * 2048);
+                                bulk_commit();
+                            }
+                        )+
                     }
                 }
                 baton.end();
@@ -188,8 +206,18 @@ macro_rules! attention_kernel {
 }
 
 // ANCHOR: kernels
-attention_kernel!(attention_hd64, 1, [0], 8192, 8192, 2, 64);
-attention_kernel!(attention_hd128, 2, [0, 1], 16384, 16384, 2, 128);
+attention_kernel!(
+    attention_hd64, d = 64, chunks = 1, blocks = [0], key_rows = 128, q_stages = 2,
+    kv_stages = 2, registers = (40, 232), staging = 1
+);
+attention_kernel!(
+    attention_hd128, d = 128, chunks = 2, blocks = [0, 1], key_rows = 128, q_stages = 2,
+    kv_stages = 2, registers = (40, 232), staging = 2
+);
+attention_kernel!(
+    attention_hd256, d = 256, chunks = 4, blocks = [0, 1, 2, 3], key_rows = 64, q_stages = 1,
+    kv_stages = 2, registers = (24, 240), staging = 2
+);
 // ANCHOR_END: kernels
 
 /// One attention problem: `heads` (batch × heads) heads of `seq` rows of dimension `d`.
@@ -263,7 +291,7 @@ pub fn reference(p: Problem, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec<f64>, V
     (out, lse)
 }
 
-/// Runs the kernel for `p.d` (64 or 128) in the simulator on `launch`'s grid and schedule
+/// Runs the kernel for `p.d` (64, 128 or 256) in the simulator on `launch`'s grid and schedule
 /// (its block and shared memory are the kernel's): `O` and the log-sum-exp.
 pub fn simulate(
     p: Problem,
@@ -312,6 +340,7 @@ pub fn simulate(
     let o = match p.d {
         64 => run!(attention_hd64),
         128 => run!(attention_hd128),
+        256 => run!(attention_hd256),
         other => return Err(format!("no kernel for head dimension {other}")),
     };
     let o = o
@@ -350,6 +379,11 @@ fn main() -> Result<(), String> {
                 attention_hd128::PTX,
                 attention_hd128::SPEC.dynamic_shared_bytes,
             ),
+            (
+                "attention_hd256",
+                attention_hd256::PTX,
+                attention_hd256::SPEC.dynamic_shared_bytes,
+            ),
         ] {
             let path = format!("{dir}/{name}.ptx");
             std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;
@@ -358,7 +392,7 @@ fn main() -> Result<(), String> {
         return Ok(());
     }
     println!("{}", attention_hd128::PTX);
-    for d in [64, 128] {
+    for d in [64, 128, 256] {
         for causal in [false, true] {
             let p = Problem {
                 heads: 2,

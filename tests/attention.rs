@@ -27,7 +27,7 @@ fn check(p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
 
 #[test]
 fn ragged_heads_match_the_reference_causal_and_not() {
-    for d in [64, 128] {
+    for d in [64, 128, 256] {
         for causal in [false, true] {
             // Three query tiles, the last of them 44 rows: the key loop stops at the diagonal
             // (causal) or runs over all three tiles with the last one's columns masked.
@@ -64,6 +64,27 @@ fn a_persistent_causal_launch_strides_over_items_of_two_tiles() {
         ..Launch::default()
     };
     check(p, &launch);
+}
+
+#[test]
+fn key_tiles_of_64_rows_reach_the_diagonal_and_the_ragged_end() {
+    // Head dimension 256 takes key tiles of 64 rows: two per query tile, the second fully
+    // masked for the first warp group; 130 rows end inside the third key tile.
+    for causal in [true, false] {
+        let p = Problem {
+            heads: 1,
+            seq: 130,
+            d: 256,
+            causal,
+        };
+        check(
+            p,
+            &Launch {
+                grid: grid(p, 2),
+                ..Launch::default()
+            },
+        );
+    }
 }
 
 #[test]
@@ -128,10 +149,11 @@ fn the_ptx_has_the_forms_the_schedule_needs() {
 }
 
 #[test]
-fn the_analyzer_is_silent_on_both_kernels() {
+fn the_analyzer_is_silent_on_every_kernel() {
     for (name, ptx) in [
         ("attention_hd64", attention_hopper::attention_hd64::PTX),
         ("attention_hd128", attention_hopper::attention_hd128::PTX),
+        ("attention_hd256", attention_hopper::attention_hd256::PTX),
     ] {
         let module = phasegate::ptx::parse(ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
         let found =

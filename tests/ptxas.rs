@@ -97,6 +97,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             attention_hopper::attention_hd128::PTX,
             false,
         ),
+        (
+            "attention_hd256",
+            attention_hopper::attention_hd256::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];
