@@ -207,16 +207,37 @@ macro_rules! attention_kernel {
 
 // ANCHOR: kernels
 attention_kernel!(
-    attention_hd64, d = 64, chunks = 1, blocks = [0], key_rows = 128, q_stages = 2,
-    kv_stages = 2, registers = (40, 232), staging = 1
+    attention_hd64,
+    d = 64,
+    chunks = 1,
+    blocks = [0],
+    key_rows = 128,
+    q_stages = 2,
+    kv_stages = 2,
+    registers = (40, 232),
+    staging = 1
 );
 attention_kernel!(
-    attention_hd128, d = 128, chunks = 2, blocks = [0, 1], key_rows = 128, q_stages = 2,
-    kv_stages = 2, registers = (40, 232), staging = 2
+    attention_hd128,
+    d = 128,
+    chunks = 2,
+    blocks = [0, 1],
+    key_rows = 128,
+    q_stages = 2,
+    kv_stages = 2,
+    registers = (40, 232),
+    staging = 2
 );
 attention_kernel!(
-    attention_hd256, d = 256, chunks = 4, blocks = [0, 1, 2, 3], key_rows = 64, q_stages = 1,
-    kv_stages = 2, registers = (24, 240), staging = 2
+    attention_hd256,
+    d = 256,
+    chunks = 4,
+    blocks = [0, 1, 2, 3],
+    key_rows = 64,
+    q_stages = 1,
+    kv_stages = 2,
+    registers = (24, 240),
+    staging = 2
 );
 // ANCHOR_END: kernels
 
