@@ -43,13 +43,14 @@ use phasegate::runtime::sim::{Launch, TensorMapArg};
 macro_rules! attention_kernel {
     (
         $name:ident, d = $d:literal, chunks = $chunks:literal, blocks = [$($c:literal),+],
-        key_rows = $bc:literal, q_stages = $q_stages:literal, kv_stages = $stages:literal,
-        registers = ($producer:literal, $consumer:literal), staging = $tiles:literal
+        query_rows = $br:literal, key_rows = $bc:literal, q_stages = $q_stages:literal,
+        kv_stages = $stages:literal, consumers = $groups:literal, block = $block:literal,
+        registers = ($all:literal, $producer:literal, $consumer:literal), staging = $tiles:literal
     ) => {
         /// Attention forward for one head dimension (see the module documentation).
-        #[kernel(target = "sm_90a", block = "384,1,1", max_registers = 168)]
+        #[kernel(target = "sm_90a", block = $block, max_registers = $all)]
         pub fn $name(
-            q: TensorMap<bf16, Tile4<64, 128, $chunks, 1>, Swizzle128B>,
+            q: TensorMap<bf16, Tile4<64, $br, $chunks, 1>, Swizzle128B>,
             k: TensorMap<bf16, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
             v: TensorMap<bf16, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
             o: TensorMap<bf16, Tile4<64, 64, 1, 1>, Swizzle128B>,
@@ -59,18 +60,19 @@ macro_rules! attention_kernel {
             causal: u32,
             scale_log2: f32,
         ) {
-            let regs = warpgroup_registers::<168>();
+            let regs = warpgroup_registers::<$all>();
             // One arrival per consumer warp group releases a stage (`release_elected`). With
             // two Q stages the next unit's queries load while this unit runs.
-            let queries = pipeline::<bf16, $q_stages, { 8192 * $chunks }>(thread_idx_x() == 0, 1, 2);
-            let keys = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, 2);
-            let values = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, 2);
-            let seq_tiles = (seq + 127) / 128;
+            let queries = pipeline::<bf16, $q_stages, { 64 * $br * $chunks }>(thread_idx_x() == 0, 1, $groups);
+            let keys = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
+            let values = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
+            let seq_tiles = (seq + $br - 1) / $br;
             let key_tiles = (seq + $bc - 1) / $bc;
-            // Work items: a head's query tiles t and seq_tiles - 1 - t together, which take
-            // the same time whatever t under a causal mask, so a static stride balances.
-            let pairs = (seq_tiles + 1) / 2;
-            let items = pairs * heads;
+            // Work items: under a causal mask a head's query tiles t and seq_tiles - 1 - t
+            // together, which take the same time whatever t; else single tiles. A static
+            // stride over them balances.
+            let per_head = if causal != 0 { (seq_tiles + 1) / 2 } else { seq_tiles };
+            let items = per_head * heads;
             if warp_id() < 4 {
                 let _producer = regs.release::<$producer, 1>();
                 if warp_id() == 0 && elect_one() {
@@ -81,16 +83,16 @@ macro_rules! attention_kernel {
                     let mut k_in = keys.producer();
                     let mut v_in = values.producer();
                     for item in (block_idx_x()..items).step_by(grid_dim_x()) {
-                        let head = item / pairs;
-                        let first = seq_tiles - 1 - item % pairs;
-                        let last = item % pairs;
+                        let head = item / per_head;
+                        let last = item % per_head;
+                        let first = if causal != 0 { seq_tiles - 1 - last } else { last };
                         for tile in (last..first + 1).step_by(max(first - last, 1)) {
                             let kv_tiles = if causal != 0 {
-                                min((tile * 128 + 128) / $bc, key_tiles)
+                                min((tile * $br + $br + $bc - 1) / $bc, key_tiles)
                             } else {
                                 key_tiles
                             };
-                            q_in.acquire().load_tile(&q, [0, tile * 128, 0, head]);
+                            q_in.acquire().load_tile(&q, [0, tile * $br, 0, head]);
                             for j in 0..kv_tiles {
                                 k_in.acquire().load_tile(&k, [0, j * $bc, 0, head]);
                                 v_in.acquire().load_tile(&v, [0, j * $bc, 0, head]);
@@ -99,27 +101,27 @@ macro_rules! attention_kernel {
                     }
                 }
             } else {
-                let _consumer = regs.claim::<$consumer, 2>();
+                let _consumer = regs.claim::<$consumer, $groups>();
                 let wg = warp_id() / 4 - 1;
                 let leader = thread_idx_x() % 128 == 0;
                 let mut q_in = queries.consumer();
                 let mut k_in = keys.consumer();
                 let mut v_in = values.consumer();
-                let mut baton = ping_pong::<1>(wg);
-                let mut staging = shared_array::<[bf16; 2], { 4096 * $tiles }>();
-                let epilogue = named_barrier_dyn(3 + wg, 128);
+                let mut baton = ping_pong::<1, $groups>(wg);
+                let mut staging = shared_array::<[bf16; 2], { 2048 * $groups * $tiles }>();
+                let epilogue = named_barrier_dyn(1 + $groups + wg, 128);
                 let mine = wg * 2048 * $tiles;
                 for item in (block_idx_x()..items).step_by(grid_dim_x()) {
-                    let head = item / pairs;
-                    let first = seq_tiles - 1 - item % pairs;
-                    let last = item % pairs;
+                    let head = item / per_head;
+                    let last = item % per_head;
+                    let first = if causal != 0 { seq_tiles - 1 - last } else { last };
                     for tile in (last..first + 1).step_by(max(first - last, 1)) {
                         let kv_tiles = if causal != 0 {
-                            min((tile * 128 + 128) / $bc, key_tiles)
+                            min((tile * $br + $br + $bc - 1) / $bc, key_tiles)
                         } else {
                             key_tiles
                         };
-                        let row0 = tile * 128 + wg * 64;
+                        let row0 = tile * $br + wg * 64;
                         let qs = q_in.wait();
                         let mut softmax = online_softmax(scale_log2);
                         let mut out = accumulator::<f32, 64, $d>();
@@ -207,37 +209,24 @@ macro_rules! attention_kernel {
 
 // ANCHOR: kernels
 attention_kernel!(
-    attention_hd64,
-    d = 64,
-    chunks = 1,
-    blocks = [0],
-    key_rows = 128,
-    q_stages = 2,
-    kv_stages = 2,
-    registers = (40, 232),
+    attention_hd64, d = 64, chunks = 1, blocks = [0], query_rows = 192, key_rows = 128,
+    q_stages = 2, kv_stages = 2, consumers = 3, block = "512,1,1", registers = (128, 24, 160),
     staging = 1
 );
 attention_kernel!(
-    attention_hd128,
-    d = 128,
-    chunks = 2,
-    blocks = [0, 1],
-    key_rows = 128,
-    q_stages = 2,
-    kv_stages = 2,
-    registers = (40, 232),
+    attention_hd64_short, d = 64, chunks = 1, blocks = [0], query_rows = 128, key_rows = 128,
+    q_stages = 2, kv_stages = 2, consumers = 2, block = "384,1,1", registers = (168, 40, 232),
+    staging = 1
+);
+attention_kernel!(
+    attention_hd128, d = 128, chunks = 2, blocks = [0, 1], query_rows = 128, key_rows = 128,
+    q_stages = 2, kv_stages = 2, consumers = 2, block = "384,1,1", registers = (168, 40, 232),
     staging = 2
 );
 attention_kernel!(
-    attention_hd256,
-    d = 256,
-    chunks = 4,
-    blocks = [0, 1, 2, 3],
-    key_rows = 64,
-    q_stages = 1,
-    kv_stages = 2,
-    registers = (24, 240),
-    staging = 2
+    attention_hd256, d = 256, chunks = 4, blocks = [0, 1, 2, 3], query_rows = 128,
+    key_rows = 64, q_stages = 1, kv_stages = 2, consumers = 2, block = "384,1,1",
+    registers = (168, 24, 240), staging = 2
 );
 // ANCHOR_END: kernels
 
@@ -257,16 +246,95 @@ impl Problem {
     }
 }
 
-/// The grid for `p` on a GPU of `sms` SMs: persistent, one CTA per SM (or per work item, if
-/// fewer) striding over the work items. An item is a head's query tiles `t` and `T − 1 − t`
-/// (`T` tiles), which under a causal mask take `T + 1` key tiles together whatever `t`, so the
-/// stride balances causal heads as well as the others. (Striding over single tiles, the
-/// causal launch measured 0.72-0.82x cuDNN on the lent H200; one CTA per tile, which the
-/// hardware balances but which cannot load the next tile's queries early, 0.83-1.12x:
-/// book/src/performance/attention.md.)
-pub fn grid(p: Problem, sms: u32) -> (u32, u32, u32) {
-    let items = p.seq.div_ceil(128).div_ceil(2) * p.heads;
-    (items.min(sms), 1, 1)
+/// The kernels, one per head dimension and, at 64, per tile height.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// `attention_hd64`: 192 query rows, three consumer warp groups.
+    Hd64,
+    /// `attention_hd64_short`: 128 query rows, two consumer warp groups.
+    Hd64Short,
+    Hd128,
+    Hd256,
+}
+
+impl Kernel {
+    /// The kernel for `p`. At head dimension 64 the softmax weighs most against the products,
+    /// and three consumer warp groups (192 query rows) keep the tensor cores busier than two:
+    /// on the lent H200, 1.09-1.10x cuDNN at 8 k and 16 k tokens against 0.93-0.97x. But a
+    /// 192-row tile pads a short sequence (512 rows take 576) and leaves fewer units to balance,
+    /// so up to 1024 rows the 128-row kernel runs (0.99-1.01x at 512 against 0.70-0.80x).
+    pub fn for_problem(p: Problem) -> Option<Kernel> {
+        Some(match (p.d, p.seq <= 1024) {
+            (64, false) => Kernel::Hd64,
+            (64, true) => Kernel::Hd64Short,
+            (128, _) => Kernel::Hd128,
+            (256, _) => Kernel::Hd256,
+            _ => return None,
+        })
+    }
+
+    /// The entry's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Hd64 => "attention_hd64",
+            Kernel::Hd64Short => "attention_hd64_short",
+            Kernel::Hd128 => "attention_hd128",
+            Kernel::Hd256 => "attention_hd256",
+        }
+    }
+
+    /// The head dimension it takes.
+    pub fn head_dim(self) -> u32 {
+        match self {
+            Kernel::Hd64 | Kernel::Hd64Short => 64,
+            Kernel::Hd128 => 128,
+            Kernel::Hd256 => 256,
+        }
+    }
+
+    /// Query rows of a tile: 64 per consumer warp group.
+    pub fn query_rows(self) -> u32 {
+        if self == Kernel::Hd64 { 192 } else { 128 }
+    }
+
+    /// Threads of a CTA: the producer warp group and the consumers.
+    pub fn threads(self) -> u32 {
+        128 + 2 * self.query_rows()
+    }
+
+    /// The PTX and the dynamic shared memory of the kernel.
+    pub fn ptx(self) -> (&'static str, u32) {
+        match self {
+            Kernel::Hd64 => (attention_hd64::PTX, attention_hd64::SPEC.dynamic_shared_bytes),
+            Kernel::Hd64Short => (
+                attention_hd64_short::PTX,
+                attention_hd64_short::SPEC.dynamic_shared_bytes,
+            ),
+            Kernel::Hd128 => (attention_hd128::PTX, attention_hd128::SPEC.dynamic_shared_bytes),
+            Kernel::Hd256 => (attention_hd256::PTX, attention_hd256::SPEC.dynamic_shared_bytes),
+        }
+    }
+
+    /// Every kernel.
+    pub const ALL: [Kernel; 4] = [
+        Kernel::Hd64,
+        Kernel::Hd64Short,
+        Kernel::Hd128,
+        Kernel::Hd256,
+    ];
+}
+
+/// The grid for `p` run by `kernel` on a GPU of `sms` SMs: persistent, one CTA per SM (or per
+/// work item, if fewer) striding over the work items. Under a causal mask an item is a head's
+/// query tiles `t` and `T − 1 − t` (of `T`), which together take the same number of key tiles
+/// whatever `t`, so the static stride balances; otherwise an item is one tile. (On the lent
+/// H200, striding over single causal tiles measured 0.72-0.82x cuDNN; one CTA per tile, which
+/// the hardware balances but which cannot load the next tile's queries early, 0.83-1.12x; the
+/// pairs 1.09-1.11x at head dimension 128: book/src/performance/attention.md.)
+pub fn grid(kernel: Kernel, p: Problem, sms: u32) -> (u32, u32, u32) {
+    let tiles = p.seq.div_ceil(kernel.query_rows());
+    let per_head = if p.causal { tiles.div_ceil(2) } else { tiles };
+    ((per_head * p.heads).min(sms), 1, 1)
 }
 
 /// A deterministic `[heads, seq, d]` tensor of bf16 values in [-1, 1].
@@ -312,9 +380,10 @@ pub fn reference(p: Problem, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec<f64>, V
     (out, lse)
 }
 
-/// Runs the kernel for `p.d` (64, 128 or 256) in the simulator on `launch`'s grid and schedule
-/// (its block and shared memory are the kernel's): `O` and the log-sum-exp.
+/// Runs `kernel` on `p` in the simulator on `launch`'s grid and schedule (its block and shared
+/// memory are the kernel's): `O` and the log-sum-exp.
 pub fn simulate(
+    kernel: Kernel,
     p: Problem,
     q: &[bf16],
     k: &[bf16],
@@ -327,7 +396,7 @@ pub fn simulate(
     let strides = [2 * d, 128, 2 * d * s];
     let mut lse = vec![f32::NAN; (bh * s) as usize];
     let launch = Launch {
-        block: (384, 1, 1),
+        block: (kernel.threads(), 1, 1),
         ..launch.clone()
     };
     macro_rules! run {
@@ -358,11 +427,19 @@ pub fn simulate(
             oa.data().ok_or("O's own tensor")?.to_vec()
         }};
     }
-    let o = match p.d {
-        64 => run!(attention_hd64),
-        128 => run!(attention_hd128),
-        256 => run!(attention_hd256),
-        other => return Err(format!("no kernel for head dimension {other}")),
+    if kernel.head_dim() != p.d {
+        return Err(format!(
+            "{} takes head dimension {}, not {}",
+            kernel.name(),
+            kernel.head_dim(),
+            p.d
+        ));
+    }
+    let o = match kernel {
+        Kernel::Hd64 => run!(attention_hd64),
+        Kernel::Hd64Short => run!(attention_hd64_short),
+        Kernel::Hd128 => run!(attention_hd128),
+        Kernel::Hd256 => run!(attention_hd256),
     };
     let o = o
         .chunks_exact(2)
@@ -389,53 +466,44 @@ fn main() -> Result<(), String> {
     if let [_, flag, dir] = args.as_slice()
         && flag == "--emit"
     {
-        for (name, ptx, smem) in [
-            (
-                "attention_hd64",
-                attention_hd64::PTX,
-                attention_hd64::SPEC.dynamic_shared_bytes,
-            ),
-            (
-                "attention_hd128",
-                attention_hd128::PTX,
-                attention_hd128::SPEC.dynamic_shared_bytes,
-            ),
-            (
-                "attention_hd256",
-                attention_hd256::PTX,
-                attention_hd256::SPEC.dynamic_shared_bytes,
-            ),
-        ] {
-            let path = format!("{dir}/{name}.ptx");
+        for kernel in Kernel::ALL {
+            let (ptx, smem) = kernel.ptx();
+            let path = format!("{dir}/{}.ptx", kernel.name());
             std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;
-            println!("{name} {path} {smem}");
+            println!(
+                "{} {path} smem {smem} query_rows {} threads {}",
+                kernel.name(),
+                kernel.query_rows(),
+                kernel.threads()
+            );
         }
         return Ok(());
     }
     println!("{}", attention_hd128::PTX);
-    for d in [64, 128, 256] {
+    for kernel in Kernel::ALL {
         for causal in [false, true] {
             let p = Problem {
                 heads: 2,
                 seq: 200,
-                d,
+                d: kernel.head_dim(),
                 causal,
             };
             let (q, k, v) = (tensor(p, 1), tensor(p, 2), tensor(p, 3));
             // As on a GPU of 2 SMs: each CTA strides over several work items.
             let launch = Launch {
-                grid: grid(p, 2),
+                grid: grid(kernel, p, 2),
                 ..Launch::default()
             };
-            let (o, lse) = simulate(p, &q, &k, &v, &launch)?;
+            let (o, lse) = simulate(kernel, p, &q, &k, &v, &launch)?;
             let (o_ref, lse_ref) = reference(p, &q, &k, &v);
             let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
             let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
             println!(
-                "// attention d = {d}, seq 200 (ragged), causal {causal}: O max error {o_max:.2e}, relative {o_rel:.2e}; log-sum-exp max error {l_max:.2e}"
+                "// {}, seq 200 (ragged), causal {causal}: O max error {o_max:.2e}, relative {o_rel:.2e}; log-sum-exp max error {l_max:.2e}",
+                kernel.name()
             );
             if !(o_rel < 1e-2 && l_max < 1e-3) {
-                return Err(format!("d = {d}, causal {causal}: outside bf16 rounding"));
+                return Err(format!("{}, causal {causal}: outside bf16 rounding", kernel.name()));
             }
         }
     }

@@ -6,12 +6,13 @@
 #[allow(dead_code)]
 mod attention_hopper;
 
-use attention_hopper::{Problem, errors, grid, reference, simulate, tensor};
+use attention_hopper::{Kernel, Problem, errors, grid, reference, simulate, tensor};
 use phasegate::runtime::sim::{Launch, Policy, Schedule};
 
-fn check(p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
+fn check(kernel: Kernel, p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
     let (q, k, v) = (tensor(p, 7), tensor(p, 8), tensor(p, 9));
-    let (o, lse) = simulate(p, &q, &k, &v, launch).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    let (o, lse) =
+        simulate(kernel, p, &q, &k, &v, launch).unwrap_or_else(|e| panic!("{p:?}: {e}"));
     let (o_ref, lse_ref) = reference(p, &q, &k, &v);
     let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
     let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
@@ -27,24 +28,25 @@ fn check(p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
 
 #[test]
 fn ragged_heads_match_the_reference_causal_and_not() {
-    for d in [64, 128, 256] {
+    for kernel in Kernel::ALL {
         for causal in [false, true] {
-            // Three query tiles, the last of them 44 rows: the key loop stops at the diagonal
-            // (causal) or runs over all three tiles with the last one's columns masked.
+            // Three query tiles of 128 rows (two of 192), the last of them ragged: the key
+            // loop stops at the diagonal (causal) or runs over every key tile with the last
+            // one's columns masked.
             let p = Problem {
                 heads: 2,
                 seq: 300,
-                d,
+                d: kernel.head_dim(),
                 causal,
             };
-            // As on a GPU of 2 SMs (2 CTAs striding over the 4 items of 3 tiles and 2 heads),
-            // and each item a CTA of its own.
-            for grid in [grid(p, 2), (4, 1, 1)] {
+            // As on a GPU of 2 SMs (2 CTAs striding over the work items), and more CTAs than
+            // items.
+            for grid in [grid(kernel, p, 2), (6, 1, 1)] {
                 let launch = Launch {
                     grid,
                     ..Launch::default()
                 };
-                check(p, &launch);
+                check(kernel, p, &launch);
             }
         }
     }
@@ -63,7 +65,7 @@ fn a_persistent_causal_launch_strides_over_items_of_two_tiles() {
         grid: (2, 1, 1),
         ..Launch::default()
     };
-    check(p, &launch);
+    check(Kernel::Hd64Short, p, &launch);
 }
 
 #[test]
@@ -78,13 +80,35 @@ fn key_tiles_of_64_rows_reach_the_diagonal_and_the_ragged_end() {
             causal,
         };
         check(
+            Kernel::Hd256,
             p,
             &Launch {
-                grid: grid(p, 2),
+                grid: grid(Kernel::Hd256, p, 2),
                 ..Launch::default()
             },
         );
     }
+}
+
+#[test]
+fn query_tiles_of_192_rows_cross_key_tiles_of_128() {
+    // Three consumer warp groups: the diagonal of a 192-row tile runs through two key tiles,
+    // and the second query tile's warp groups start at rows 192, 256 and 320 of key tile 1
+    // and 2.
+    let p = Problem {
+        heads: 1,
+        seq: 400,
+        d: 64,
+        causal: true,
+    };
+    check(
+        Kernel::Hd64,
+        p,
+        &Launch {
+            grid: (1, 1, 1),
+            ..Launch::default()
+        },
+    );
 }
 
 #[test]
@@ -96,20 +120,17 @@ fn other_schedules_give_the_same_bits() {
         causal: true,
     };
     // One CTA for the one item of both tiles.
-    let base = check(
-        p,
-        &Launch {
-            grid: (1, 1, 1),
-            ..Launch::default()
-        },
-    );
+    let one = Launch {
+        grid: (1, 1, 1),
+        ..Launch::default()
+    };
+    let base = check(Kernel::Hd64Short, p, &one);
     for (policy, seed) in [(Policy::Random, 3), (Policy::Pct { depth: 2 }, 5)] {
         let launch = Launch {
-            grid: (1, 1, 1),
             schedule: Schedule { policy, seed },
-            ..Launch::default()
+            ..one.clone()
         };
-        let again = check(p, &launch);
+        let again = check(Kernel::Hd64Short, p, &launch);
         // Each thread sums in program order, whatever the order of the warps.
         assert!(again.0 == base.0, "{policy:?} seed {seed}: O differs");
         assert!(
@@ -121,6 +142,19 @@ fn other_schedules_give_the_same_bits() {
             "{policy:?} seed {seed}: log-sum-exp differs"
         );
     }
+}
+
+#[test]
+fn the_heuristic_picks_the_tile_height_by_length() {
+    let p = |seq| Problem {
+        heads: 1,
+        seq,
+        d: 64,
+        causal: false,
+    };
+    assert_eq!(Kernel::for_problem(p(512)), Some(Kernel::Hd64Short));
+    assert_eq!(Kernel::for_problem(p(2048)), Some(Kernel::Hd64));
+    assert_eq!(Kernel::for_problem(Problem { d: 96, ..p(512) }), None);
 }
 
 #[test]
@@ -150,11 +184,8 @@ fn the_ptx_has_the_forms_the_schedule_needs() {
 
 #[test]
 fn the_analyzer_is_silent_on_every_kernel() {
-    for (name, ptx) in [
-        ("attention_hd64", attention_hopper::attention_hd64::PTX),
-        ("attention_hd128", attention_hopper::attention_hd128::PTX),
-        ("attention_hd256", attention_hopper::attention_hd256::PTX),
-    ] {
+    for kernel in Kernel::ALL {
+        let (name, (ptx, _)) = (kernel.name(), kernel.ptx());
         let module = phasegate::ptx::parse(ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
         let found =
             phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());

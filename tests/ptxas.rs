@@ -93,6 +93,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             false,
         ),
         (
+            "attention_hd64_short",
+            attention_hopper::attention_hd64_short::PTX,
+            false,
+        ),
+        (
             "attention_hd128",
             attention_hopper::attention_hd128::PTX,
             false,

@@ -596,12 +596,12 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "store" => (M::LseStore, &[Global, U32, U32], Out::Unit),
             _ => return None,
         },
-        Handle::PingPong(_) => match name {
+        Handle::PingPong(..) => match name {
             "take" => (M::PingTake, &[], k(Kind::Turn)),
             "end" => (M::PingEnd, &[], Out::Unit),
             _ => return None,
         },
-        Handle::Turn(_) => match name {
+        Handle::Turn(..) => match name {
             "pass" => (M::TurnPass, &[], k(Kind::PingPong)),
             _ => return None,
         },
@@ -657,11 +657,11 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
             },
             (Kind::RowLse, _) => Handle::RowLse,
             (Kind::Turn, _) => match h {
-                Handle::PingPong(id) => Handle::Turn(id),
+                Handle::PingPong(id, groups) => Handle::Turn(id, groups),
                 _ => return Ty::Unit,
             },
             (Kind::PingPong, _) => match h {
-                Handle::Turn(id) => Handle::PingPong(id),
+                Handle::Turn(id, groups) => Handle::PingPong(id, groups),
                 _ => return Ty::Unit,
             },
             (Kind::Overlap, _) => match h {
@@ -701,8 +701,8 @@ pub fn names(h: Handle) -> &'static str {
         }
         Handle::Softmax => "step, finish",
         Handle::RowLse => "store",
-        Handle::PingPong(_) => "take, end",
-        Handle::Turn(_) => "pass",
+        Handle::PingPong(..) => "take, end",
+        Handle::Turn(..) => "pass",
         Handle::Overlap { ready: false, .. } => "wait_scores",
         Handle::Overlap { ready: true, .. } => "scores, softmax",
         _ => "none",

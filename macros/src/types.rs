@@ -421,10 +421,10 @@ pub enum Handle {
     Softmax,
     /// The rows' log-sum-exp the softmax finished with.
     RowLse,
-    /// A consumer warpgroup's side of a ping-pong on named barriers `ID`, `ID + 1`.
-    PingPong(u32),
+    /// A consumer warpgroup's side of the turns of `groups` groups on named barriers `ID..`.
+    PingPong(u32, u32),
     /// The ping-pong's turn.
-    Turn(u32),
+    Turn(u32, u32),
     /// Scores of `N` columns committed before an output of `D` columns; `ready` once the
     /// scores' group is complete.
     Overlap {
@@ -493,8 +493,8 @@ impl fmt::Display for Handle {
             Handle::Fragment(_) => "Fragment",
             Handle::Softmax => "OnlineSoftmax",
             Handle::RowLse => "RowLse",
-            Handle::PingPong(_) => "PingPong",
-            Handle::Turn(_) => "Turn",
+            Handle::PingPong(..) => "PingPong",
+            Handle::Turn(..) => "Turn",
             Handle::Overlap { .. } => "Overlap",
             Handle::DynShared(_) => "DynamicShared",
             Handle::Peer(..) => "PeerShared",

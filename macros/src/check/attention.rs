@@ -49,24 +49,36 @@ impl Checker<'_> {
         let u = self.known(Ty::Prim(Prim::U32));
         self.unify(u, args[0], call.args[0].span());
         let generics = self.generic_args(&call.func);
-        let [id] = generics.as_slice() else {
+        let [id_arg, groups_arg] = generics.as_slice() else {
             self.diag.error(
                 call.func.span(),
-                "`ping_pong` takes the first of its two barrier ids: `ping_pong::<ID>(group)`",
+                "`ping_pong` takes the first of its barrier ids and the number of warp groups: `ping_pong::<ID, GROUPS>(group)`",
             );
             return self.fresh(Slot::Free);
         };
-        let id = self.const_generic(id, "first barrier id");
-        match id {
-            Some(id) if id <= 14 => self.known(Ty::Handle(Handle::PingPong(id as u32))),
-            Some(id) => {
+        let id = self.const_generic(id_arg, "first barrier id");
+        let groups = self.const_generic(groups_arg, "number of warp groups");
+        if let Some(g) = groups
+            && !(2..=4).contains(&g)
+        {
+            self.diag.error(
+                groups_arg.span(),
+                format!("warp groups take turns in twos to fours: a CTA of up to 1024 threads has at most 4 consumer warp groups beside a producer, not {g}"),
+            );
+            return self.fresh(Slot::Free);
+        }
+        match (id, groups) {
+            (Some(id), Some(groups)) if id + groups <= 16 => {
+                self.known(Ty::Handle(Handle::PingPong(id as u32, groups as u32)))
+            }
+            (Some(id), Some(groups)) => {
                 self.diag.error(
-                    generics[0].span(),
-                    format!("a ping-pong uses barriers {id} and {}: a CTA has named barriers 0..15 (PTX ISA §9.7.13.1), so the first id is at most 14", id + 1),
+                    id_arg.span(),
+                    format!("{groups} warp groups take turns on barriers {id} to {}: a CTA has named barriers 0..15 (PTX ISA §9.7.13.1), so the first id is at most {}", id + groups - 1, 16 - groups),
                 );
                 self.fresh(Slot::Free)
             }
-            None => self.fresh(Slot::Free),
+            _ => self.fresh(Slot::Free),
         }
     }
 

@@ -65,10 +65,10 @@ impl Lowerer<'_> {
         Val::Handle(Box::new(HVal::Softmax(SoftmaxVal { max, sum, scale })))
     }
 
-    /// `ping_pong::<ID>(group)`: this group's barrier `ID + group`, the other's `ID + 1 −
-    /// group`; group 1 passes the first turn to group 0.
+    /// `ping_pong::<ID, GROUPS>(group)`: this group's barrier `ID + group`, the next group's
+    /// `ID + (group + 1) % GROUPS`; the last group passes the first turn to group 0.
     pub(super) fn new_ping_pong(&mut self, group: &Expr, ty: Ty) -> Val {
-        let Ty::Handle(Handle::PingPong(id)) = ty else {
+        let Ty::Handle(Handle::PingPong(id, groups)) = ty else {
             return self.internal_val("ping_pong id");
         };
         let group = self.expr(group);
@@ -79,24 +79,32 @@ impl Lowerer<'_> {
             &["u32"],
             vec![r(&mine), r(&group), Operand::int(id as i64)],
         );
+        let next = self.reg(RegClass::B32);
+        self.op("add", &["u32"], vec![r(&next), r(&group), Operand::int(1)]);
+        let wrapped = self.reg(RegClass::B32);
+        self.op(
+            "rem",
+            &["u32"],
+            vec![r(&wrapped), r(&next), Operand::int(groups as i64)],
+        );
         let theirs = self.reg(RegClass::B32);
         self.op(
-            "sub",
+            "add",
             &["u32"],
-            vec![r(&theirs), Operand::int(id as i64 + 1), r(&group)],
+            vec![r(&theirs), r(&wrapped), Operand::int(id as i64)],
         );
-        let second = self.reg(RegClass::Pred);
+        let last = self.reg(RegClass::Pred);
         self.op(
             "setp",
-            &["ne", "u32"],
-            vec![r(&second), r(&group), Operand::int(0)],
+            &["eq", "u32"],
+            vec![r(&last), r(&group), Operand::int(groups as i64 - 1)],
         );
         let first_turn = Instruction::new(
             Opcode::Bar,
             &["arrive"],
             vec![Operand::int(id as i64), Operand::int(256)],
         );
-        self.guarded_all(Val::Reg(Prim::Bool, second), vec![first_turn]);
+        self.guarded_all(Val::Reg(Prim::Bool, last), vec![first_turn]);
         Val::Handle(Box::new(HVal::PingPong {
             id,
             group,
@@ -120,7 +128,7 @@ impl Lowerer<'_> {
             "take" => self.op("bar", &["sync"], vec![r(&mine), Operand::int(256)]),
             "pass" => self.op("bar", &["arrive"], vec![r(&theirs), Operand::int(256)]),
             _ => {
-                // `end`: group 0 takes the turn group 1 passed last.
+                // `end`: group 0 takes the turn the last group passed last.
                 let first = self.reg(RegClass::Pred);
                 self.op(
                     "setp",
