@@ -209,24 +209,60 @@ macro_rules! attention_kernel {
 
 // ANCHOR: kernels
 attention_kernel!(
-    attention_hd64, d = 64, chunks = 1, blocks = [0], query_rows = 192, key_rows = 128,
-    q_stages = 2, kv_stages = 2, consumers = 3, block = "512,1,1", registers = (128, 24, 160),
+    attention_hd64,
+    d = 64,
+    chunks = 1,
+    blocks = [0],
+    query_rows = 192,
+    key_rows = 128,
+    q_stages = 2,
+    kv_stages = 2,
+    consumers = 3,
+    block = "512,1,1",
+    registers = (128, 24, 160),
     staging = 1
 );
 attention_kernel!(
-    attention_hd64_short, d = 64, chunks = 1, blocks = [0], query_rows = 128, key_rows = 128,
-    q_stages = 2, kv_stages = 2, consumers = 2, block = "384,1,1", registers = (168, 40, 232),
+    attention_hd64_short,
+    d = 64,
+    chunks = 1,
+    blocks = [0],
+    query_rows = 128,
+    key_rows = 128,
+    q_stages = 2,
+    kv_stages = 2,
+    consumers = 2,
+    block = "384,1,1",
+    registers = (168, 40, 232),
     staging = 1
 );
 attention_kernel!(
-    attention_hd128, d = 128, chunks = 2, blocks = [0, 1], query_rows = 128, key_rows = 128,
-    q_stages = 2, kv_stages = 2, consumers = 2, block = "384,1,1", registers = (168, 40, 232),
+    attention_hd128,
+    d = 128,
+    chunks = 2,
+    blocks = [0, 1],
+    query_rows = 128,
+    key_rows = 128,
+    q_stages = 2,
+    kv_stages = 2,
+    consumers = 2,
+    block = "384,1,1",
+    registers = (168, 40, 232),
     staging = 2
 );
 attention_kernel!(
-    attention_hd256, d = 256, chunks = 4, blocks = [0, 1, 2, 3], query_rows = 128,
-    key_rows = 64, q_stages = 1, kv_stages = 2, consumers = 2, block = "384,1,1",
-    registers = (168, 24, 240), staging = 2
+    attention_hd256,
+    d = 256,
+    chunks = 4,
+    blocks = [0, 1, 2, 3],
+    query_rows = 128,
+    key_rows = 64,
+    q_stages = 1,
+    kv_stages = 2,
+    consumers = 2,
+    block = "384,1,1",
+    registers = (168, 24, 240),
+    staging = 2
 );
 // ANCHOR_END: kernels
 
@@ -305,13 +341,22 @@ impl Kernel {
     /// The PTX and the dynamic shared memory of the kernel.
     pub fn ptx(self) -> (&'static str, u32) {
         match self {
-            Kernel::Hd64 => (attention_hd64::PTX, attention_hd64::SPEC.dynamic_shared_bytes),
+            Kernel::Hd64 => (
+                attention_hd64::PTX,
+                attention_hd64::SPEC.dynamic_shared_bytes,
+            ),
             Kernel::Hd64Short => (
                 attention_hd64_short::PTX,
                 attention_hd64_short::SPEC.dynamic_shared_bytes,
             ),
-            Kernel::Hd128 => (attention_hd128::PTX, attention_hd128::SPEC.dynamic_shared_bytes),
-            Kernel::Hd256 => (attention_hd256::PTX, attention_hd256::SPEC.dynamic_shared_bytes),
+            Kernel::Hd128 => (
+                attention_hd128::PTX,
+                attention_hd128::SPEC.dynamic_shared_bytes,
+            ),
+            Kernel::Hd256 => (
+                attention_hd256::PTX,
+                attention_hd256::SPEC.dynamic_shared_bytes,
+            ),
         }
     }
 
@@ -503,7 +548,10 @@ fn main() -> Result<(), String> {
                 kernel.name()
             );
             if !(o_rel < 1e-2 && l_max < 1e-3) {
-                return Err(format!("{}, causal {causal}: outside bf16 rounding", kernel.name()));
+                return Err(format!(
+                    "{}, causal {causal}: outside bf16 rounding",
+                    kernel.name()
+                ));
             }
         }
     }

@@ -11,8 +11,7 @@ use phasegate::runtime::sim::{Launch, Policy, Schedule};
 
 fn check(kernel: Kernel, p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
     let (q, k, v) = (tensor(p, 7), tensor(p, 8), tensor(p, 9));
-    let (o, lse) =
-        simulate(kernel, p, &q, &k, &v, launch).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    let (o, lse) = simulate(kernel, p, &q, &k, &v, launch).unwrap_or_else(|e| panic!("{p:?}: {e}"));
     let (o_ref, lse_ref) = reference(p, &q, &k, &v);
     let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
     let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
