@@ -296,13 +296,16 @@ pub enum Kernel {
 impl Kernel {
     /// The kernel for `p`. At head dimension 64 the softmax weighs most against the products,
     /// and three consumer warp groups (192 query rows) keep the tensor cores busier than two:
-    /// on the lent H200, 1.09-1.10x cuDNN at 8 k and 16 k tokens against 0.93-0.97x. But a
-    /// 192-row tile pads a short sequence (512 rows take 576) and leaves fewer units to balance,
-    /// so up to 1024 rows the 128-row kernel runs (0.99-1.01x at 512 against 0.70-0.80x).
+    /// on the lent H200, 1.08-1.14x cuDNN from 8 k tokens against 0.93-0.97x. But a 192-row
+    /// tile pads a short sequence (512 rows take 576) and leaves fewer items to balance, and
+    /// a causal one masks more of its diagonal tiles: the 128-row kernel runs up to 1024 rows,
+    /// and up to 4096 under a causal mask (at 2048 causal rows 0.99x against 0.93x; at 2048
+    /// non-causal rows the 192-row kernel's 1.09x against 0.95x).
     pub fn for_problem(p: Problem) -> Option<Kernel> {
-        Some(match (p.d, p.seq <= 1024) {
-            (64, false) => Kernel::Hd64,
-            (64, true) => Kernel::Hd64Short,
+        let tall = p.seq > if p.causal { 4096 } else { 1024 };
+        Some(match (p.d, tall) {
+            (64, true) => Kernel::Hd64,
+            (64, false) => Kernel::Hd64Short,
             (128, _) => Kernel::Hd128,
             (256, _) => Kernel::Hd256,
             _ => return None,
@@ -511,17 +514,25 @@ fn main() -> Result<(), String> {
     if let [_, flag, dir] = args.as_slice()
         && flag == "--emit"
     {
+        // And DIR/kernels.txt: a line per kernel, `name head_dim smem query_rows key_rows
+        // threads`, which tools/gpu-attention/table.sh launches them by.
+        let mut list = String::new();
         for kernel in Kernel::ALL {
             let (ptx, smem) = kernel.ptx();
             let path = format!("{dir}/{}.ptx", kernel.name());
             std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;
-            println!(
-                "{} {path} smem {smem} query_rows {} threads {}",
+            let key_rows = if kernel == Kernel::Hd256 { 64 } else { 128 };
+            list += &format!(
+                "{} {} {smem} {} {key_rows} {}\n",
                 kernel.name(),
+                kernel.head_dim(),
                 kernel.query_rows(),
                 kernel.threads()
             );
         }
+        let path = format!("{dir}/kernels.txt");
+        std::fs::write(&path, &list).map_err(|e| format!("{path}: {e}"))?;
+        print!("{list}");
         return Ok(());
     }
     println!("{}", attention_hd128::PTX);

@@ -153,6 +153,12 @@ fn the_heuristic_picks_the_tile_height_by_length() {
     };
     assert_eq!(Kernel::for_problem(p(512)), Some(Kernel::Hd64Short));
     assert_eq!(Kernel::for_problem(p(2048)), Some(Kernel::Hd64));
+    let causal = |seq| Problem {
+        causal: true,
+        ..p(seq)
+    };
+    assert_eq!(Kernel::for_problem(causal(2048)), Some(Kernel::Hd64Short));
+    assert_eq!(Kernel::for_problem(causal(8192)), Some(Kernel::Hd64));
     assert_eq!(Kernel::for_problem(Problem { d: 96, ..p(512) }), None);
 }
 

@@ -199,7 +199,7 @@ impl Lowerer<'_> {
                 ((chunk * b.dims[1] as u64 * 128 + within) >> 4) as i64,
             );
             let mut operands = vec![regs.clone(), r(&da), r(&db)];
-            operands.extend(mma_immediates(input));
+            operands.extend(mma_immediates(input, !(acc.fresh && j == 0)));
             self.emit(Instruction {
                 guard: None,
                 opcode: Opcode::from_name("wgmma"),
@@ -207,7 +207,11 @@ impl Lowerer<'_> {
                 operands,
             });
         }
-        Val::Handle(Box::new(HVal::Acc(AccVal { open: true, ..acc })))
+        Val::Handle(Box::new(HVal::Acc(AccVal {
+            open: true,
+            fresh: false,
+            ..acc
+        })))
     }
 
     /// `acc.mma_regs(&p, &b_slot, &b, b_offset)`: A from the fragment's registers, four a
@@ -255,7 +259,11 @@ impl Lowerer<'_> {
                 ],
             });
         }
-        Val::Handle(Box::new(HVal::Acc(AccVal { open: true, ..acc })))
+        Val::Handle(Box::new(HVal::Acc(AccVal {
+            open: true,
+            fresh: false,
+            ..acc
+        })))
     }
 
     /// The descriptor of an N-major 128-byte-swizzled box at `at`.

@@ -22,6 +22,9 @@ pub struct AccVal {
     pub regs: Vec<String>,
     /// Whether a batch is open (issued, not committed): the next `mma` needs no fence.
     pub open: bool,
+    /// Registers not yet written: `accumulator::<..>().mma(..)` in one expression, whose first
+    /// wgmma overwrites them (scale-d 0, `D = A · B`) instead of adding to `N / 2` zeros.
+    pub fresh: bool,
 }
 
 /// The matrix descriptor's fixed bits for a K-major box of `map` (§9.7.15.5.1.2.2): leading
@@ -53,10 +56,15 @@ pub fn mma_modifiers(n: u32, input: WgmmaInput) -> Vec<String> {
     .to_vec()
 }
 
-/// The immediate operands after the descriptors: scale-d 1 (accumulate), imm-scale-a and
-/// imm-scale-b 1, and for 16-bit inputs imm-trans-a and imm-trans-b 0 (K-major).
-pub fn mma_immediates(input: WgmmaInput) -> Vec<Operand> {
-    let mut ops = vec![Operand::int(1), Operand::int(1), Operand::int(1)];
+/// The immediate operands after the descriptors: scale-d 1 (accumulate; 0 overwrites, `D =
+/// A · B`), imm-scale-a and imm-scale-b 1, and for 16-bit inputs imm-trans-a and imm-trans-b 0
+/// (K-major).
+pub fn mma_immediates(input: WgmmaInput, accumulate: bool) -> Vec<Operand> {
+    let mut ops = vec![
+        Operand::int(accumulate as i64),
+        Operand::int(1),
+        Operand::int(1),
+    ];
     if input.has_transpose() {
         ops.extend([Operand::int(0), Operand::int(0)]);
     }
@@ -84,11 +92,31 @@ impl Lowerer<'_> {
             shape,
             regs,
             open: false,
+            fresh: false,
         })))
     }
 
     /// The methods of an accumulator.
     pub(super) fn acc_method(&mut self, m: &syn::ExprMethodCall) -> Val {
+        let name = m.method.to_string();
+        if matches!(name.as_str(), "mma" | "mma_block" | "mma_tiles")
+            && let Ty::Handle(Handle::Acc(shape)) = self.ty(&m.receiver)
+            && is_accumulator_call(&m.receiver)
+        {
+            // A zeroed accumulator whose only use is this product: its registers are left
+            // unwritten, and the product's first wgmma takes scale-d 0.
+            let regs = (0..shape.n / 2).map(|_| self.reg(RegClass::F32)).collect();
+            let acc = AccVal {
+                shape,
+                regs,
+                open: false,
+                fresh: true,
+            };
+            return match name.as_str() {
+                "mma_tiles" => self.mma_tiles(acc, m),
+                _ => self.mma(acc, m),
+            };
+        }
         let acc = match self.expr(&m.receiver) {
             Val::Handle(h) => match *h {
                 HVal::Acc(a) => a,
@@ -96,7 +124,6 @@ impl Lowerer<'_> {
             },
             _ => return self.internal_val("accumulator receiver"),
         };
-        let name = m.method.to_string();
         match name.as_str() {
             "mma" | "mma_block" => self.mma(acc, m),
             "stage_columns" => self.stage_columns(&acc, m),
@@ -398,7 +425,7 @@ impl Lowerer<'_> {
                 )
             };
             let mut operands = vec![regs.clone(), Operand::reg(&da), Operand::reg(&db)];
-            operands.extend(mma_immediates(input));
+            operands.extend(mma_immediates(input, !(acc.fresh && j == 0)));
             self.emit(phasegate_ptx::Instruction {
                 guard: None,
                 opcode: Opcode::from_name("wgmma"),
@@ -406,7 +433,11 @@ impl Lowerer<'_> {
                 operands,
             });
         }
-        Val::Handle(Box::new(HVal::Acc(AccVal { open: true, ..acc })))
+        Val::Handle(Box::new(HVal::Acc(AccVal {
+            open: true,
+            fresh: false,
+            ..acc
+        })))
     }
 
     pub(super) fn map_shape(&mut self, e: &Expr) -> Option<MapShape> {
@@ -489,7 +520,7 @@ mod tests {
             mma_modifiers(64, tf32).join("."),
             "mma_async.sync.aligned.m64n64k8.f32.tf32.tf32"
         );
-        assert_eq!(mma_immediates(tf32).len(), 3);
+        assert_eq!(mma_immediates(tf32, true).len(), 3);
         // The form a 16-bit element gets once its Prim maps to it (see `WgmmaInput::of`): K 16,
         // the same 32 bytes per K step, and the two transpose immediates (0: K-major).
         let bf16 = WgmmaInput {
@@ -501,7 +532,24 @@ mod tests {
             mma_modifiers(256, bf16).join("."),
             "mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"
         );
-        assert_eq!(mma_immediates(bf16).len(), 5);
+        assert_eq!(mma_immediates(bf16, true).len(), 5);
         assert_eq!(tf32.k * tf32.bytes, bf16.k * bf16.bytes);
+    }
+}
+
+/// Whether `e` is a call of `accumulator::<..>()` (a fresh zeroed accumulator).
+fn is_accumulator_call(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => is_accumulator_call(&p.expr),
+        Expr::Group(g) => is_accumulator_call(&g.expr),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "accumulator"),
+            _ => false,
+        },
+        _ => false,
     }
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The attention table of book/src/performance/attention.md: every head dimension, length and
+# causal setting, each run by the kernel examples/attention_hopper.rs's `Kernel::for_problem`
+# picks (hdim 64: the 128-row kernel up to 1024 tokens, 4096 causal; the 192-row one above),
+# against cuDNN.
+#   cargo run --release --example attention_hopper -- --emit tools/gpu-attention/ptx   # here
+#   bash tools/gpu-attention/table.sh [PTX_DIR] [bench.py options...]              # GPU machine
+# PTX_DIR (default tools/gpu-attention/ptx) holds the kernels and kernels.txt (name, head
+# dimension, dynamic shared memory, query rows, key rows, threads). Writes $OUT/NAME/ per
+# kernel (run.sh's logs) and $OUT/table.md, all rows in one table.
+set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+dir="${1:-$here/ptx}"
+[ $# -ge 1 ] && shift
+out="${OUT:-/tmp/gpu-attention/out}"
+[ -f "$dir/kernels.txt" ] || { echo "FAIL no $dir/kernels.txt (emit the kernels first)"; exit 2; }
+status=0
+while read -r name d smem qrows krows threads; do
+    # "causal:seqs" runs of this kernel.
+    case "$name" in
+        attention_hd64_short) runs="0:512 1:512,2048" ;;
+        attention_hd64) runs="0:2048,8192,16384 1:8192,16384" ;;
+        *) runs="0,1:512,2048,8192,16384" ;;
+    esac
+    for r in $runs; do
+        OUT="$out/$name/${r%%:*}" bash "$here/run.sh" "$dir/$name.ptx" --entry "$name" \
+            --dims "$d" --causal "${r%%:*}" --seqs "${r##*:}" --smem "$smem" --q-rows "$qrows" \
+            --cta-rows "$qrows" --kv-rows "$krows" --block "$threads" "$@" > /dev/null 2>&1
+        rc=$?
+        [ $rc = 0 ] || status=1
+        echo "$name causal ${r%%:*}: exit $rc ($out/$name/${r%%:*}/run.log)"
+    done
+done < "$dir/kernels.txt"
+{
+    awk '/^\| d \|/ { print "| kernel " $0; next } /^\|--/ { print "|:--" $0; next }
+        /^\| [0-9]/ { exit } { print }' "$out/attention_hd128/0,1/table.md"
+    for name in attention_hd64_short attention_hd64 attention_hd128 attention_hd256; do
+        for t in "$out/$name"/*/table.md; do
+            grep -E '^\| [0-9]' "$t" | sed "s/^/| $name /"
+        done
+    done
+} > "$out/table.md"
+cat "$out/table.md"
+exit $status
