@@ -40,6 +40,7 @@
 use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
+// ANCHOR: kernel
 macro_rules! attention_kernel {
     (
         $name:ident, d = $d:literal, chunks = $chunks:literal, blocks = [$($c:literal),+],
@@ -206,6 +207,8 @@ macro_rules! attention_kernel {
         }
     };
 }
+
+// ANCHOR_END: kernel
 
 // ANCHOR: kernels
 attention_kernel!(
@@ -376,9 +379,9 @@ impl Kernel {
 /// work item, if fewer) striding over the work items. Under a causal mask an item is a head's
 /// query tiles `t` and `T − 1 − t` (of `T`), which together take the same number of key tiles
 /// whatever `t`, so the static stride balances; otherwise an item is one tile. (On the lent
-/// H200, striding over single causal tiles measured 0.72-0.82x cuDNN; one CTA per tile, which
-/// the hardware balances but which cannot load the next tile's queries early, 0.83-1.12x; the
-/// pairs 1.09-1.11x at head dimension 128: book/src/performance/attention.md.)
+/// H200 at head dimension 128, striding over single causal tiles measured down to 0.72x cuDNN;
+/// one CTA per tile, which the hardware balances but which cannot load the next tile's queries
+/// early, 0.83-1.09x; the pairs 1.09-1.11x: book/src/performance/attention.md.)
 pub fn grid(kernel: Kernel, p: Problem, sms: u32) -> (u32, u32, u32) {
     let tiles = p.seq.div_ceil(kernel.query_rows());
     let per_head = if p.causal { tiles.div_ceil(2) } else { tiles };
