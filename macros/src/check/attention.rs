@@ -138,7 +138,7 @@ impl Checker<'_> {
         let a_box = a.and_then(|a| self.chunked_box(a, &m.args[1], "A", false));
         let b_box = b.and_then(|b| self.chunked_box(b, &m.args[4], "B", false));
         if let (Some(map), Some(abox)) = (a, a_box) {
-            if abox.rows == 0 || abox.rows % 64 != 0 {
+            if abox.rows == 0 || !abox.rows.is_multiple_of(64) {
                 self.diag.error(
                     m.args[1].span(),
                     format!("the A box has {} rows: `mma_tiles` reads blocks of M = 64 rows of it, so its rows are a multiple of 64", abox.rows),
@@ -270,7 +270,7 @@ impl Checker<'_> {
             );
             return None;
         }
-        if map.dims[3..].iter().any(|&d| d != 1) || b.rows % 8 != 0 {
+        if map.dims[3..].iter().any(|&d| d != 1) || !b.rows.is_multiple_of(8) {
             self.diag.error(
                 e.span(),
                 format!("the {which} box is `[{}, ROWS, CHUNKS, 1, 1]` with ROWS a multiple of 8 (whole swizzle atoms); dimensions 3 and 4 of a box read by wgmma have extent 1", b.row_elems),

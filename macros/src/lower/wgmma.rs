@@ -489,6 +489,23 @@ impl Lowerer<'_> {
     }
 }
 
+/// Whether `e` is a call of `accumulator::<..>()` (a fresh zeroed accumulator).
+fn is_accumulator_call(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => is_accumulator_call(&p.expr),
+        Expr::Group(g) => is_accumulator_call(&g.expr),
+        Expr::Call(c) => match &*c.func {
+            Expr::Path(p) => p
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "accumulator"),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,22 +551,5 @@ mod tests {
         );
         assert_eq!(mma_immediates(bf16, true).len(), 5);
         assert_eq!(tf32.k * tf32.bytes, bf16.k * bf16.bytes);
-    }
-}
-
-/// Whether `e` is a call of `accumulator::<..>()` (a fresh zeroed accumulator).
-fn is_accumulator_call(e: &Expr) -> bool {
-    match e {
-        Expr::Paren(p) => is_accumulator_call(&p.expr),
-        Expr::Group(g) => is_accumulator_call(&g.expr),
-        Expr::Call(c) => match &*c.func {
-            Expr::Path(p) => p
-                .path
-                .segments
-                .last()
-                .is_some_and(|s| s.ident == "accumulator"),
-            _ => false,
-        },
-        _ => false,
     }
 }

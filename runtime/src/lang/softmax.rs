@@ -6,7 +6,7 @@
 //! thread's part of the running sum `l` of `exp2(S · scale_log2 − m · scale_log2)`: the
 //! FlashAttention recurrence, with the sums reduced across the quad only once, at the end.
 
-use super::wgmma::{Acc, AccState, Fragment, Readable};
+use super::wgmma::{Acc, Fragment, Readable};
 use super::{Global, outside_kernel};
 use core::marker::PhantomData;
 
@@ -27,7 +27,7 @@ impl OnlineSoftmax {
     /// `P = exp2(s · scale_log2 − m' · scale_log2)` added to the sums and returned rounded to
     /// `bf16` as the A operand of `o`'s next product. A row whose maximum is still −∞ (every
     /// column masked) subtracts 0, so it gets zeros, not NaN.
-    pub fn step<const N: u32, const D: u32, A: AccState, B: AccState>(
+    pub fn step<const N: u32, const D: u32, A, B>(
         &mut self,
         _s: &Acc<f32, 64, N, A>,
         _o: &mut Acc<f32, 64, D, B>,
@@ -42,7 +42,7 @@ impl OnlineSoftmax {
     /// Ends the recurrence: sums reduced across the quad, `o` divided by them (`rcp.approx`,
     /// a row with a zero sum stays 0), and each row's log-sum-exp `(m · scale_log2 + log2 l) ·
     /// ln 2` (the natural logarithm, as attention's backward pass reads it).
-    pub fn finish<const D: u32, B: AccState>(self, _o: &mut Acc<f32, 64, D, B>) -> RowLse
+    pub fn finish<const D: u32, B>(self, _o: &mut Acc<f32, 64, D, B>) -> RowLse
     where
         B: Readable,
     {
