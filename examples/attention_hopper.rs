@@ -41,6 +41,17 @@ use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
 // ANCHOR: kernel
+/// The key tiles (of `key_rows`) query tile `tile` (of `query_rows`) reads: up to its diagonal
+/// under a causal mask, every one (`all`) otherwise.
+#[device]
+fn key_tiles_of(tile: u32, causal: u32, query_rows: u32, key_rows: u32, all: u32) -> u32 {
+    if causal != 0 {
+        min((tile * query_rows + query_rows + key_rows - 1) / key_rows, all)
+    } else {
+        all
+    }
+}
+
 macro_rules! attention_kernel {
     (
         $name:ident, d = $d:literal, chunks = $chunks:literal, blocks = [$($c:literal),+],
@@ -88,11 +99,7 @@ macro_rules! attention_kernel {
                         let last = item % per_head;
                         let first = if causal != 0 { seq_tiles - 1 - last } else { last };
                         for tile in (last..first + 1).step_by(max(first - last, 1)) {
-                            let kv_tiles = if causal != 0 {
-                                min((tile * $br + $br + $bc - 1) / $bc, key_tiles)
-                            } else {
-                                key_tiles
-                            };
+                            let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
                             q_in.acquire().load_tile(&q, [0, tile * $br, 0, head]);
                             for j in 0..kv_tiles {
                                 k_in.acquire().load_tile(&k, [0, j * $bc, 0, head]);
@@ -117,11 +124,7 @@ macro_rules! attention_kernel {
                     let last = item % per_head;
                     let first = if causal != 0 { seq_tiles - 1 - last } else { last };
                     for tile in (last..first + 1).step_by(max(first - last, 1)) {
-                        let kv_tiles = if causal != 0 {
-                            min((tile * $br + $br + $bc - 1) / $bc, key_tiles)
-                        } else {
-                            key_tiles
-                        };
+                        let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
                         let row0 = tile * $br + wg * 64;
                         let qs = q_in.wait();
                         let mut softmax = online_softmax(scale_log2);

@@ -31,8 +31,8 @@ fn k(
     let mut small = accumulator::<f32, 64, 64>();
     let p = softmax.step(&mut s, &mut small);
     let small = small.mma_regs(&p, &kvs, &kv, 16384).commit();
-    // Barriers 15 and 16: a CTA has 0..15.
-    let baton = ping_pong::<15>(wg);
+    // Two groups on barriers 15 and 16: a CTA has 0..15.
+    let baton = ping_pong::<15, 2>(wg);
     kvs.release();
     qs.release();
 }

@@ -6,9 +6,9 @@ use phasegate::prelude::*;
 fn k() {
     let wg = warp_id() / 4 - 1;
     if warp_id() >= 4 {
-        let turn = ping_pong::<1>(wg).take();
+        let turn = ping_pong::<1, 2>(wg).take();
         let twice = turn.take();
-        let passed = ping_pong::<3>(wg).pass();
+        let passed = ping_pong::<3, 2>(wg).pass();
         twice.pass().end();
         passed.end();
     }

@@ -6,7 +6,7 @@ use phasegate::prelude::*;
 fn k() {
     let wg = warp_id() / 4 - 1;
     if warp_id() >= 4 {
-        let baton = ping_pong::<1>(wg);
+        let baton = ping_pong::<1, 2>(wg);
         let turn = baton.take();
         let again = baton.take();
         turn.pass().end();

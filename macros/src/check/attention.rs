@@ -177,19 +177,14 @@ impl Checker<'_> {
 
     /// `acc.mma_regs(&p, &b_slot, &b, b_offset)`.
     fn mma_regs_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
-        let p = self.operand(&m.args[0]);
-        let k = match self.resolve(p) {
-            Slot::Known(Ty::Handle(Handle::Fragment(k))) => Some(k),
-            Slot::Free => None,
-            _ => {
-                let found = self.describe(p);
-                self.diag.error(
-                    m.args[0].span(),
-                    format!("`mma_regs` reads A from registers: pass a `Fragment` (`&p`, from `OnlineSoftmax::step`), found `{found}`"),
-                );
-                None
-            }
-        };
+        let k = self.handle_arg(
+            &m.args[0],
+            |h| match h {
+                Handle::Fragment(k) => Some(k),
+                _ => None,
+            },
+            "`mma_regs` reads A from registers: pass a `Fragment` (`&p`, from `OnlineSoftmax::step`)",
+        );
         let stage = self.stage_arg(&m.args[1]);
         let b = self.map_arg(&m.args[2]);
         let b_box = b.and_then(|b| self.chunked_box(b, &m.args[2], "B", true));
@@ -217,18 +212,34 @@ impl Checker<'_> {
         }
     }
 
-    /// A consumer slot argument.
-    fn stage_arg(&mut self, e: &Expr) -> Option<PipeShape> {
+    /// A consumer slot argument (a wgmma reads its stage).
+    pub(super) fn stage_arg(&mut self, e: &Expr) -> Option<PipeShape> {
+        self.handle_arg(
+            e,
+            |h| match h {
+                Handle::ConsumerSlot(s) => Some(s),
+                _ => None,
+            },
+            "a wgmma operand is read from a full stage: pass the consumer slot (`&slot`)",
+        )
+    }
+
+    /// The handle of kind `pick` an argument names, or an error saying `expected`. `None` also
+    /// where an error was already reported on the argument.
+    fn handle_arg<T>(
+        &mut self,
+        e: &Expr,
+        pick: impl Fn(Handle) -> Option<T>,
+        expected: &str,
+    ) -> Option<T> {
         let v = self.operand(e);
         match self.resolve(v) {
-            Slot::Known(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
+            Slot::Known(Ty::Handle(h)) if pick(h).is_some() => pick(h),
             Slot::Free => None,
             _ => {
-                let other = self.describe(v);
-                self.diag.error(
-                    e.span(),
-                    format!("a wgmma operand is read from a full stage: pass the consumer slot (`&slot`), found `{other}`"),
-                );
+                let found = self.describe(v);
+                self.diag
+                    .error(e.span(), format!("{expected}, found `{found}`"));
                 None
             }
         }
@@ -431,18 +442,13 @@ impl Checker<'_> {
     }
 
     fn acc_arg(&mut self, e: &Expr) -> Option<AccShape> {
-        let v = self.operand(e);
-        match self.resolve(v) {
-            Slot::Known(Ty::Handle(Handle::Acc(a))) => Some(a),
-            Slot::Free => None,
-            _ => {
-                let found = self.describe(v);
-                self.diag.error(
-                    e.span(),
-                    format!("expected a wgmma accumulator (`&s`, `&mut o`), found `{found}`"),
-                );
-                None
-            }
-        }
+        self.handle_arg(
+            e,
+            |h| match h {
+                Handle::Acc(a) => Some(a),
+                _ => None,
+            },
+            "expected a wgmma accumulator (`&s`, `&mut o`)",
+        )
     }
 }

@@ -194,19 +194,7 @@ impl Checker<'_> {
     /// `acc.mma(&slot, &a, &b)`: the stage holds `a`'s box and then `b`'s, both readable by a
     /// wgmma of the accumulator's shape.
     fn mma_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, block: bool) {
-        let slot = self.operand(&m.args[0]);
-        let stage = match self.resolve(slot) {
-            Slot::Known(Ty::Handle(Handle::ConsumerSlot(s))) => Some(s),
-            Slot::Free => None,
-            _ => {
-                let other = self.describe(slot);
-                self.diag.error(
-                    m.args[0].span(),
-                    format!("`mma` reads a full stage: pass the consumer slot (`&slot`), found `{other}`"),
-                );
-                None
-            }
-        };
+        let stage = self.stage_arg(&m.args[0]);
         let a = self.map_arg(&m.args[1]);
         let b = self.map_arg(&m.args[2]);
         // `mma_block`: A's box holds 64 rows per warpgroup; on a cluster pipeline B's rows may

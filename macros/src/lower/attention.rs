@@ -7,7 +7,7 @@
 
 use super::expr::float_imm;
 use super::sync::HVal;
-use super::wgmma::{AccVal, descriptor_bits, mma_immediates, mma_modifiers};
+use super::wgmma::{AccVal, descriptor_bits, mma_modifiers};
 use super::{Lowerer, Val};
 use crate::types::{Handle, MapShape, Prim, RegClass, Ty, WgmmaInput};
 use phasegate_ptx::{Imm, Instruction, Opcode, Operand};
@@ -186,7 +186,6 @@ impl Lowerer<'_> {
         let b_desc = self.descriptor(&b_buf, b_offset, b);
         self.fence_unless_open(&acc);
         let k = a.dims[0] as u64 * chunks(a);
-        let regs = Operand::Vector(acc.regs.iter().map(Operand::reg).collect());
         for j in 0..k / input.k as u64 {
             let within = (j * input.k as u64 * input.bytes as u64) % 128;
             let chunk = j * input.k as u64 / a.dims[0] as u64;
@@ -198,14 +197,7 @@ impl Lowerer<'_> {
                 &b_desc,
                 ((chunk * b.dims[1] as u64 * 128 + within) >> 4) as i64,
             );
-            let mut operands = vec![regs.clone(), r(&da), r(&db)];
-            operands.extend(mma_immediates(input, !(acc.fresh && j == 0)));
-            self.emit(Instruction {
-                guard: None,
-                opcode: Opcode::from_name("wgmma"),
-                modifiers: mma_modifiers(acc.shape.n, input),
-                operands,
-            });
+            self.emit_mma(&acc, input, &da, &db, j == 0);
         }
         Val::Handle(Box::new(HVal::Acc(AccVal {
             open: true,

@@ -414,7 +414,6 @@ impl Lowerer<'_> {
             );
         }
         let step = (input.k * input.bytes) as i64 >> 4;
-        let regs = Operand::Vector(acc.regs.iter().map(Operand::reg).collect());
         for j in 0..(a.dims[0] / input.k) as i64 {
             let (da, db) = if j == 0 {
                 (a_desc.clone(), b_desc.clone())
@@ -424,20 +423,34 @@ impl Lowerer<'_> {
                     self.advance_desc(&b_desc, j * step),
                 )
             };
-            let mut operands = vec![regs.clone(), Operand::reg(&da), Operand::reg(&db)];
-            operands.extend(mma_immediates(input, !(acc.fresh && j == 0)));
-            self.emit(phasegate_ptx::Instruction {
-                guard: None,
-                opcode: Opcode::from_name("wgmma"),
-                modifiers: mma_modifiers(acc.shape.n, input),
-                operands,
-            });
+            self.emit_mma(&acc, input, &da, &db, j == 0);
         }
         Val::Handle(Box::new(HVal::Acc(AccVal {
             open: true,
             fresh: false,
             ..acc
         })))
+    }
+
+    /// One `wgmma.mma_async` of A and B in shared memory (descriptors `da`, `db`) into the
+    /// accumulator; the `first` of a fresh accumulator's product overwrites it (scale-d 0).
+    pub(super) fn emit_mma(
+        &mut self,
+        acc: &AccVal,
+        input: WgmmaInput,
+        da: &str,
+        db: &str,
+        first: bool,
+    ) {
+        let regs = Operand::Vector(acc.regs.iter().map(Operand::reg).collect());
+        let mut operands = vec![regs, Operand::reg(da), Operand::reg(db)];
+        operands.extend(mma_immediates(input, !(acc.fresh && first)));
+        self.emit(phasegate_ptx::Instruction {
+            guard: None,
+            opcode: Opcode::from_name("wgmma"),
+            modifiers: mma_modifiers(acc.shape.n, input),
+            operands,
+        });
     }
 
     pub(super) fn map_shape(&mut self, e: &Expr) -> Option<MapShape> {
