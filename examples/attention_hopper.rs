@@ -46,7 +46,10 @@ use phasegate::runtime::sim::{Launch, TensorMapArg};
 #[device]
 fn key_tiles_of(tile: u32, causal: u32, query_rows: u32, key_rows: u32, all: u32) -> u32 {
     if causal != 0 {
-        min((tile * query_rows + query_rows + key_rows - 1) / key_rows, all)
+        min(
+            (tile * query_rows + query_rows + key_rows - 1) / key_rows,
+            all,
+        )
     } else {
         all
     }
