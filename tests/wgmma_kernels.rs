@@ -291,3 +291,110 @@ fn get_row_and_col_follow_the_d_fragment_layout() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(result.clean, "{}", result.log);
 }
+
+/// The main loop on fp8: `C = A · Bᵀ` with A and B in e4m3 or e5m2, K 128 a stage (one
+/// 128-byte swizzled row), `wgmma.mma_async.m64n64k32.f32.e4m3.e4m3` (or `.e5m2`).
+macro_rules! fp8_gemm {
+    ($name:ident, $t:ty) => {
+        #[kernel(target = "sm_90a", block = "256,1,1")]
+        fn $name(
+            a: TensorMap<$t, Tile2<128, 64>, Swizzle128B>,
+            b: TensorMap<$t, Tile2<128, 64>, Swizzle128B>,
+            c: &mut [f32],
+            n: u32,
+            k_tiles: u32,
+        ) {
+            let pipe = pipeline::<$t, 2, 16384>(thread_idx_x() == 0, 1, 128);
+            if warp_id() < 4 {
+                if warp_id() == 0 && elect_one() {
+                    let mut producer = pipe.producer();
+                    for kt in 0..k_tiles {
+                        producer
+                            .acquire()
+                            .load_tiles(&a, [kt * 128, 0], &b, [kt * 128, 0]);
+                    }
+                }
+            } else {
+                let mut consumer = pipe.consumer();
+                let slot = consumer.wait();
+                let mut acc = accumulator::<f32, 64, 64>().mma(&slot, &a, &b).commit();
+                let mut held = slot.retire();
+                for _ in 1..k_tiles {
+                    let slot = consumer.wait();
+                    acc = acc.mma(&slot, &a, &b).commit().wait::<1>();
+                    held.release();
+                    held = slot.retire();
+                }
+                let acc = acc.wait::<0>();
+                held.release();
+                acc.store(c, 0, n);
+            }
+        }
+    };
+}
+fp8_gemm!(gemm_e4m3, f8e4m3);
+fp8_gemm!(gemm_e5m2, f8e5m2);
+
+/// A 64 × 64 × `k` product of fp8 small integers (exact in both formats; their products' sums
+/// exact in f32) in the simulator against the CPU's sums.
+macro_rules! check_fp8 {
+    ($kernel:ident, $t:ty, $k:expr) => {{
+        let k: u32 = $k;
+        let map = |name| {
+            $kernel::SPEC
+                .map_type(name)
+                .unwrap()
+                .tiled(0, &[k as u64, 64], &[k as u64])
+                .unwrap()
+        };
+        let values = |seed: u32| -> Vec<f32> {
+            (0..64 * k)
+                .map(|i| ((i.wrapping_mul(2654435761).wrapping_add(seed) >> 13) % 9) as f32 - 4.0)
+                .collect()
+        };
+        let (av, bv) = (values(1), values(2));
+        let bytes = |v: &[f32]| {
+            v.iter()
+                .map(|&x| <$t>::from_f32(x).to_bits())
+                .collect::<Vec<u8>>()
+        };
+        let a = TensorMapArg::owning(map("a"), bytes(&av));
+        let b = TensorMapArg::owning(map("b"), bytes(&bv));
+        let mut c = vec![f32::NAN; 64 * 64];
+        let launch = Launch {
+            block: (256, 1, 1),
+            dynamic_shared_bytes: $kernel::SPEC.dynamic_shared_bytes,
+            ..Launch::default()
+        };
+        $kernel::simulate(&launch, (&a, &b, &mut c, 64u32, k / 128))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for r in 0..64 {
+            for j in 0..64 {
+                let want: f32 = (0..k as usize)
+                    .map(|x| av[r * k as usize + x] * bv[j * k as usize + x])
+                    .sum();
+                assert_eq!(c[r * 64 + j], want, "C[{r}][{j}]");
+            }
+        }
+        $kernel::PTX
+    }};
+}
+
+#[test]
+fn fp8_products_take_the_k32_forms_and_are_exact() {
+    let ptx = check_fp8!(gemm_e4m3, f8e4m3, 3 * 128);
+    assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3"));
+    // K-major only: no transpose operands after the scales.
+    assert!(
+        ptx.contains(", 0, 1, 1;") || ptx.contains(", 1, 1, 1;"),
+        "{ptx}"
+    );
+    let ptx = check_fp8!(gemm_e5m2, f8e5m2, 2 * 128);
+    assert!(ptx.contains("wgmma.mma_async.sync.aligned.m64n64k32.f32.e5m2.e5m2"));
+    for (name, ptx) in [("gemm_e4m3", gemm_e4m3::PTX), ("gemm_e5m2", gemm_e5m2::PTX)] {
+        let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
+        let result = ptxas::assemble(&ptxas, ptx, SmVersion::arch_specific(90))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(result.clean, "{name}: {}", result.log);
+    }
+}

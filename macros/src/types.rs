@@ -351,8 +351,8 @@ pub struct WgmmaInput {
 
 impl WgmmaInput {
     /// The wgmma input form for operands of `prim` (dense, f32 accumulator). `f32` data is
-    /// read as `.tf32` (its 13 low mantissa bits ignored). The 16-bit floats join here:
-    /// `bf16` → `{ ptx: "bf16", k: 16, bytes: 2 }`, `f16` → `{ ptx: "f16", k: 16, bytes: 2 }`.
+    /// read as `.tf32` (its 13 low mantissa bits ignored); the 16-bit floats take K 16 and the
+    /// 8-bit ones (`.e4m3`, `.e5m2`) K 32, each step 32 bytes of a row (§9.7.15.5.2).
     pub fn of(prim: Prim) -> Option<WgmmaInput> {
         match prim {
             Prim::F32 => Some(WgmmaInput {
@@ -369,6 +369,17 @@ impl WgmmaInput {
                 ptx: "f16",
                 k: 16,
                 bytes: 2,
+            }),
+            // fp8: K 32 a step, the same 32 bytes of a row; no transpose operands (K-major only).
+            Prim::E4m3 => Some(WgmmaInput {
+                ptx: "e4m3",
+                k: 32,
+                bytes: 1,
+            }),
+            Prim::E5m2 => Some(WgmmaInput {
+                ptx: "e5m2",
+                k: 32,
+                bytes: 1,
             }),
             _ => None,
         }

@@ -257,7 +257,7 @@ impl Checker<'_> {
         let Some(input) = WgmmaInput::of(map.elem) else {
             self.diag.error(
                 e.span(),
-                format!("wgmma does not read `{}` operands here: it takes `bf16` and `f16`, and `f32` data as tf32 (PTX ISA §9.7.15.5.2)", map.elem),
+                format!("wgmma does not read `{}` operands here: it takes `bf16`, `f16`, `f8e4m3` and `f8e5m2`, and `f32` data as tf32 (PTX ISA §9.7.15.5.2)", map.elem),
             );
             return None;
         };

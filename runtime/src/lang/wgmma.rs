@@ -179,11 +179,14 @@ waits! {
         5 => InFlight<P5>, 6 => InFlight<P6>
 }
 
-/// Element types a wgmma reads from shared memory: `f32` (read as `.tf32`, `k8`).
+/// Element types a wgmma reads from shared memory: `f32` (read as `.tf32`, `k8`), `bf16` and
+/// `f16` (`k16`), `f8e4m3` and `f8e5m2` (`.e4m3`, `.e5m2`, `k32`; K-major only).
 pub trait WgmmaInput: Element {}
 impl WgmmaInput for f32 {}
 impl WgmmaInput for half::bf16 {}
 impl WgmmaInput for half::f16 {}
+impl WgmmaInput for super::narrow::f8e4m3 {}
+impl WgmmaInput for super::narrow::f8e5m2 {}
 
 /// A zeroed `M × N` accumulator of `T` for the warpgroup (`mov.f32` of 0 into its `N / 2`
 /// registers per thread). `M` is 64; `N` a multiple of 8 from 8 to 256 (PTX ISA §9.7.15.5.2):
