@@ -345,6 +345,12 @@ impl Kernel {
         if self == Kernel::Hd64 { 192 } else { 128 }
     }
 
+    /// Key rows of a tile (64 at head dimension 256, whose 128-row K and V stages would not
+    /// fit beside Q).
+    pub fn key_rows(self) -> u32 {
+        if self == Kernel::Hd256 { 64 } else { 128 }
+    }
+
     /// Threads of a CTA: the producer warp group and the consumers.
     pub fn threads(self) -> u32 {
         128 + 2 * self.query_rows()
@@ -530,12 +536,12 @@ fn main() -> Result<(), String> {
             let (ptx, smem) = kernel.ptx();
             let path = format!("{dir}/{}.ptx", kernel.name());
             std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;
-            let key_rows = if kernel == Kernel::Hd256 { 64 } else { 128 };
             list += &format!(
-                "{} {} {smem} {} {key_rows} {}\n",
+                "{} {} {smem} {} {} {}\n",
                 kernel.name(),
                 kernel.head_dim(),
                 kernel.query_rows(),
+                kernel.key_rows(),
                 kernel.threads()
             );
         }

@@ -95,15 +95,7 @@ impl Checker<'_> {
             Method::MaskColumns | Method::MaskCausal | Method::CommitBehind => 1,
             _ => return None,
         };
-        let name = m.method.to_string();
-        if m.args.len() != want {
-            self.diag.error(
-                m.span(),
-                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
+        if !self.method_arity(m, want) {
             return Some(self.fresh(Slot::Free));
         }
         match method {
@@ -360,14 +352,7 @@ impl Checker<'_> {
             return self.fresh(Slot::Free);
         };
         let want = if method == Method::SoftmaxStep { 2 } else { 1 };
-        if m.args.len() != want {
-            self.diag.error(
-                m.span(),
-                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
+        if !self.method_arity(m, want) {
             return self.fresh(Slot::Free);
         }
         let accs: Vec<Option<AccShape>> = m.args.iter().map(|a| self.acc_arg(a)).collect();
@@ -404,11 +389,7 @@ impl Checker<'_> {
         } else {
             0
         };
-        if m.args.len() != want {
-            self.diag.error(
-                m.span(),
-                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
-            );
+        if !self.method_arity(m, want) {
             return self.fresh(Slot::Free);
         }
         let acc = |n| Ty::Handle(Handle::Acc(AccShape { elem: Prim::F32, n }));

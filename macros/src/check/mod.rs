@@ -1160,6 +1160,26 @@ impl<'d> Checker<'d> {
         }
     }
 
+    /// Whether method call `m` has `want` arguments; if not, the error on the call (its
+    /// arguments still checked, so their own errors show too).
+    fn method_arity(&mut self, m: &syn::ExprMethodCall, want: usize) -> bool {
+        if m.args.len() == want {
+            return true;
+        }
+        self.diag.error(
+            m.span(),
+            format!(
+                "`{}` takes {want} argument(s), found {}",
+                m.method,
+                m.args.len()
+            ),
+        );
+        for a in &m.args {
+            self.expr(a);
+        }
+        false
+    }
+
     fn method_kind(
         &mut self,
         kind: MethodKind,

@@ -119,14 +119,7 @@ impl Checker<'_> {
             M::AccStore => 3,
             _ => 0,
         };
-        if m.args.len() != want {
-            self.diag.error(
-                m.span(),
-                format!("`{name}` takes {want} argument(s), found {}", m.args.len()),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
+        if !self.method_arity(m, want) {
             return self.fresh(Slot::Free);
         }
         match method {

@@ -258,21 +258,12 @@ impl Lowerer<'_> {
         })))
     }
 
-    /// The descriptor of an N-major 128-byte-swizzled box at `at`.
+    /// The descriptor of an N-major 128-byte-swizzled box at `at`: the leading byte offset is
+    /// the distance between its 64-column tiles.
     fn n_major_descriptor(&mut self, at: &str, map: MapShape) -> String {
-        let field = self.reg(RegClass::B32);
-        self.op("shr", &["u32"], vec![r(&field), r(at), Operand::int(4)]);
-        let wide = self.reg(RegClass::B64);
-        self.op("cvt", &["u64", "u32"], vec![r(&wide), r(&field)]);
         let lbo = (map.dims[1] as u64 * 128) >> 4;
         let bits = (descriptor_bits(map) & !(0x3fff << 16)) | (lbo << 16);
-        let desc = self.reg(RegClass::B64);
-        self.op(
-            "or",
-            &["b64"],
-            vec![r(&desc), r(&wide), Operand::int(bits as i64)],
-        );
-        desc
+        self.descriptor_at(at, bits)
     }
 
     fn fence_unless_open(&mut self, acc: &AccVal) {
@@ -281,23 +272,10 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `(16 (warp % 4) + lane / 4, 2 (lane % 4))` as registers: the row and column of the
-    /// thread's element 0.
+    /// [`Self::fragment_origin`] in registers: the row and column of the thread's element 0.
     fn origin_regs(&mut self) -> (String, String) {
-        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
-        let warp = self.warp_index();
-        let q = self.arith(super::expr::Arith::BitAnd, Prim::U32, warp, u(3));
-        let q = self.in_reg(q);
-        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
-        let lane = self.in_reg(lane);
-        let g = self.reg(RegClass::B32);
-        self.op("shr", &["u32"], vec![r(&g), r(&lane), Operand::int(2)]);
-        let row = self.mad_u32(&q, 16, &g);
-        let t = self.reg(RegClass::B32);
-        self.op("and", &["b32"], vec![r(&t), r(&lane), Operand::int(3)]);
-        let col = self.reg(RegClass::B32);
-        self.op("shl", &["b32"], vec![r(&col), r(&t), Operand::int(1)]);
-        (row, col)
+        let (row, col) = self.fragment_origin();
+        (self.in_reg(row), self.in_reg(col))
     }
 
     /// `acc.mask_columns(limit)` / `acc.mask_causal(offset)`: element `i` (row `row0 + 8 h`,

@@ -231,7 +231,7 @@ impl Lowerer<'_> {
     /// `(16 (warp % 4) + lane / 4, 2 (lane % 4))`: the row and column of the thread's element 0
     /// in the D fragment of `wgmma.m64nNk*` (§9.7.15.5.1.1); element `i` adds
     /// `8 ((i / 2) % 2)` to the row and `8 (i / 4) + i % 2` to the column.
-    fn fragment_origin(&mut self) -> (Val, Val) {
+    pub(super) fn fragment_origin(&mut self) -> (Val, Val) {
         let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
         let warp = self.warp_index();
         let q = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
@@ -464,11 +464,17 @@ impl Lowerer<'_> {
     /// field is the shared address / 16, the rest [`descriptor_bits`].
     pub(super) fn descriptor(&mut self, buffer: &str, offset: u64, map: MapShape) -> String {
         let at = self.offset_address(buffer, offset);
+        self.descriptor_at(&at, descriptor_bits(map))
+    }
+
+    /// A matrix descriptor: the shared address `at` / 16 in the start address field, `bits`
+    /// (offsets, swizzle) in the others.
+    pub(super) fn descriptor_at(&mut self, at: &str, bits: u64) -> String {
         let field = self.reg(RegClass::B32);
         self.inst(
             Opcode::Shr,
             &["u32"],
-            vec![Operand::reg(&field), Operand::reg(&at), Operand::int(4)],
+            vec![Operand::reg(&field), Operand::reg(at), Operand::int(4)],
         );
         let wide = self.reg(RegClass::B64);
         self.inst(
@@ -483,7 +489,7 @@ impl Lowerer<'_> {
             vec![
                 Operand::reg(&desc),
                 Operand::reg(&wide),
-                Operand::int(descriptor_bits(map) as i64),
+                Operand::int(bits as i64),
             ],
         );
         desc
