@@ -38,7 +38,9 @@
 //! reference; `-- --emit DIR` writes each kernel's PTX for `tools/gpu-attention`.
 
 use phasegate::prelude::*;
-use phasegate::runtime::sim::{Launch, TensorMapArg};
+use phasegate::runtime::KernelSpec;
+use phasegate::runtime::rng::Rng;
+use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_spec};
 
 // ANCHOR: kernel
 /// The key tiles (of `key_rows`) query tile `tile` (of `query_rows`) reads: up to its diagonal
@@ -57,18 +59,19 @@ fn key_tiles_of(tile: u32, causal: u32, query_rows: u32, key_rows: u32, all: u32
 
 macro_rules! attention_kernel {
     (
-        $name:ident, d = $d:literal, chunks = $chunks:literal, blocks = [$($c:literal),+],
+        $name:ident, $t:ident, d = $d:literal, chunks = $chunks:literal, blocks = [$($c:literal),+],
         query_rows = $br:literal, key_rows = $bc:literal, q_stages = $q_stages:literal,
         kv_stages = $stages:literal, consumers = $groups:literal, block = $block:literal,
         registers = ($all:literal, $producer:literal, $consumer:literal), staging = $tiles:literal
     ) => {
-        /// Attention forward for one head dimension (see the module documentation).
+        /// Attention forward for one head dimension and element type (see the module
+        /// documentation).
         #[kernel(target = "sm_90a", block = $block, max_registers = $all)]
         pub fn $name(
-            q: TensorMap<bf16, Tile4<64, $br, $chunks, 1>, Swizzle128B>,
-            k: TensorMap<bf16, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
-            v: TensorMap<bf16, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
-            o: TensorMap<bf16, Tile4<64, 64, 1, 1>, Swizzle128B>,
+            q: TensorMap<$t, Tile4<64, $br, $chunks, 1>, Swizzle128B>,
+            k: TensorMap<$t, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
+            v: TensorMap<$t, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
+            o: TensorMap<$t, Tile4<64, 64, 1, 1>, Swizzle128B>,
             lse: &mut [f32],
             seq: u32,
             heads: u32,
@@ -78,9 +81,9 @@ macro_rules! attention_kernel {
             let regs = warpgroup_registers::<$all>();
             // One arrival per consumer warp group releases a stage (`release_elected`). With
             // two Q stages the next unit's queries load while this unit runs.
-            let queries = pipeline::<bf16, $q_stages, { 64 * $br * $chunks }>(thread_idx_x() == 0, 1, $groups);
-            let keys = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
-            let values = pipeline::<bf16, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
+            let queries = pipeline::<$t, $q_stages, { 64 * $br * $chunks }>(thread_idx_x() == 0, 1, $groups);
+            let keys = pipeline::<$t, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
+            let values = pipeline::<$t, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
             let seq_tiles = (seq + $br - 1) / $br;
             let key_tiles = (seq + $bc - 1) / $bc;
             // Work items: under a causal mask a head's query tiles t and seq_tiles - 1 - t
@@ -119,7 +122,7 @@ macro_rules! attention_kernel {
                 let mut k_in = keys.consumer();
                 let mut v_in = values.consumer();
                 let mut baton = ping_pong::<1, $groups>(wg);
-                let mut staging = shared_array::<[bf16; 2], { 2048 * $groups * $tiles }>();
+                let mut staging = shared_array::<[$t; 2], { 2048 * $groups * $tiles }>();
                 let epilogue = named_barrier_dyn(1 + $groups + wg, 128);
                 let mine = wg * 2048 * $tiles;
                 for item in (block_idx_x()..items).step_by(grid_dim_x()) {
@@ -130,7 +133,7 @@ macro_rules! attention_kernel {
                         let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
                         let row0 = tile * $br + wg * 64;
                         let qs = q_in.wait();
-                        let mut softmax = online_softmax(scale_log2);
+                        let mut softmax = online_softmax::<$t>(scale_log2);
                         let mut out = accumulator::<f32, 64, $d>();
                         // The first key tile: its scores alone.
                         let ks = k_in.wait();
@@ -216,9 +219,18 @@ macro_rules! attention_kernel {
 
 // ANCHOR_END: kernel
 
+/// Each shape twice: bf16 inputs and outputs, and f16.
+macro_rules! attention_kernels {
+    ($bf16:ident, $f16:ident, $($shape:tt)*) => {
+        attention_kernel!($bf16, bf16, $($shape)*);
+        attention_kernel!($f16, f16, $($shape)*);
+    };
+}
+
 // ANCHOR: kernels
-attention_kernel!(
+attention_kernels!(
     attention_hd64,
+    attention_hd64_f16,
     d = 64,
     chunks = 1,
     blocks = [0],
@@ -231,8 +243,9 @@ attention_kernel!(
     registers = (128, 24, 160),
     staging = 1
 );
-attention_kernel!(
+attention_kernels!(
     attention_hd64_short,
+    attention_hd64_short_f16,
     d = 64,
     chunks = 1,
     blocks = [0],
@@ -245,8 +258,9 @@ attention_kernel!(
     registers = (168, 40, 232),
     staging = 1
 );
-attention_kernel!(
+attention_kernels!(
     attention_hd128,
+    attention_hd128_f16,
     d = 128,
     chunks = 2,
     blocks = [0, 1],
@@ -259,8 +273,9 @@ attention_kernel!(
     registers = (168, 40, 232),
     staging = 2
 );
-attention_kernel!(
+attention_kernels!(
     attention_hd256,
+    attention_hd256_f16,
     d = 256,
     chunks = 4,
     blocks = [0, 1, 2, 3],
@@ -291,7 +306,39 @@ impl Problem {
     }
 }
 
-/// The kernels, one per head dimension and, at 64, per tile height.
+/// The element type of Q, K, V and O (and of P, rounded for the second product).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Half {
+    Bf16,
+    F16,
+}
+
+impl Half {
+    /// `x` rounded to the nearest value of this type, as the value it is.
+    pub fn round(self, x: f32) -> f32 {
+        match self {
+            Half::Bf16 => bf16::from_f32(x).to_f32(),
+            Half::F16 => f16::from_f32(x).to_f32(),
+        }
+    }
+
+    fn bytes(self, x: f32) -> [u8; 2] {
+        match self {
+            Half::Bf16 => bf16::from_f32(x).to_le_bytes(),
+            Half::F16 => f16::from_f32(x).to_le_bytes(),
+        }
+    }
+
+    fn value(self, bytes: [u8; 2]) -> f32 {
+        match self {
+            Half::Bf16 => bf16::from_le_bytes(bytes).to_f32(),
+            Half::F16 => f16::from_le_bytes(bytes).to_f32(),
+        }
+    }
+}
+
+/// The kernels, one per head dimension and, at 64, per tile height, each for bf16 or f16
+/// (`Kernel::with`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// `attention_hd64`: 192 query rows, three consumer warp groups.
@@ -303,6 +350,20 @@ pub enum Kernel {
 }
 
 impl Kernel {
+    /// The kernel's description (its PTX, parameters and dynamic shared memory) for `half`.
+    pub fn with(self, half: Half) -> KernelSpec {
+        match (self, half) {
+            (Kernel::Hd64, Half::Bf16) => attention_hd64::SPEC,
+            (Kernel::Hd64Short, Half::Bf16) => attention_hd64_short::SPEC,
+            (Kernel::Hd128, Half::Bf16) => attention_hd128::SPEC,
+            (Kernel::Hd256, Half::Bf16) => attention_hd256::SPEC,
+            (Kernel::Hd64, Half::F16) => attention_hd64_f16::SPEC,
+            (Kernel::Hd64Short, Half::F16) => attention_hd64_short_f16::SPEC,
+            (Kernel::Hd128, Half::F16) => attention_hd128_f16::SPEC,
+            (Kernel::Hd256, Half::F16) => attention_hd256_f16::SPEC,
+        }
+    }
+
     /// The kernel for `p`. At head dimension 64 the softmax weighs most against the products,
     /// and three consumer warp groups (192 query rows) keep the tensor cores busier than two:
     /// on the lent H200, 1.08-1.14x cuDNN from 8 k tokens against 0.93-0.97x. But a 192-row
@@ -356,26 +417,9 @@ impl Kernel {
         128 + 2 * self.query_rows()
     }
 
-    /// The PTX and the dynamic shared memory of the kernel.
-    pub fn ptx(self) -> (&'static str, u32) {
-        match self {
-            Kernel::Hd64 => (
-                attention_hd64::PTX,
-                attention_hd64::SPEC.dynamic_shared_bytes,
-            ),
-            Kernel::Hd64Short => (
-                attention_hd64_short::PTX,
-                attention_hd64_short::SPEC.dynamic_shared_bytes,
-            ),
-            Kernel::Hd128 => (
-                attention_hd128::PTX,
-                attention_hd128::SPEC.dynamic_shared_bytes,
-            ),
-            Kernel::Hd256 => (
-                attention_hd256::PTX,
-                attention_hd256::SPEC.dynamic_shared_bytes,
-            ),
-        }
+    /// The bf16 kernel's description.
+    pub fn spec(self) -> KernelSpec {
+        self.with(Half::Bf16)
     }
 
     /// Every kernel.
@@ -443,53 +487,15 @@ pub fn reference(p: Problem, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec<f64>, V
     (out, lse)
 }
 
-/// Runs `kernel` on `p` in the simulator on `launch`'s grid and schedule (its block and shared
-/// memory are the kernel's): `O` and the log-sum-exp.
-pub fn simulate(
-    kernel: Kernel,
+/// The arguments of `kernel` in `half` for `p` as the runtime passes them: the tensor maps of Q,
+/// K and V (each owning its tensor, the values rounded to `half`) and O (its bytes 0xff, so rows
+/// a kernel fails to write stand out), the log-sum-exp buffer (NaN), the sizes and `scale_log2`.
+pub fn arguments<T: Copy + Into<f32>>(
+    (kernel, half): (Kernel, Half),
     p: Problem,
-    q: &[bf16],
-    k: &[bf16],
-    v: &[bf16],
-    launch: &Launch,
-) -> Result<(Vec<bf16>, Vec<f32>), String> {
-    let bytes = |x: &[bf16]| x.iter().flat_map(|h| h.to_le_bytes()).collect::<Vec<u8>>();
-    let (s, d, bh) = (p.seq as u64, p.d as u64, p.heads as u64);
-    let dims = [64, s, d / 64, bh];
-    let strides = [2 * d, 128, 2 * d * s];
-    let mut lse = vec![f32::NAN; (bh * s) as usize];
-    let launch = Launch {
-        block: (kernel.threads(), 1, 1),
-        ..launch.clone()
-    };
-    macro_rules! run {
-        ($kernel:ident) => {{
-            let map = |name: &str, data: Vec<u8>| -> Result<TensorMapArg, String> {
-                let ty = $kernel::SPEC.map_type(name).ok_or("a map parameter")?;
-                let map = ty.tiled(0, &dims, &strides).map_err(|e| e.to_string())?;
-                Ok(TensorMapArg::owning(map, data))
-            };
-            let (qa, ka, va) = (
-                map("q", bytes(q))?,
-                map("k", bytes(k))?,
-                map("v", bytes(v))?,
-            );
-            let mut oa = map("o", vec![0xff; q.len() * 2])?;
-            let args = (
-                &qa,
-                &ka,
-                &va,
-                &mut oa,
-                &mut lse[..],
-                p.seq,
-                p.heads,
-                p.causal as u32,
-                p.scale_log2(),
-            );
-            $kernel::simulate(&launch, args).map_err(|e| e.to_string())?;
-            oa.data().ok_or("O's own tensor")?.to_vec()
-        }};
-    }
+    (q, k, v): (&[T], &[T], &[T]),
+    scale_log2: f32,
+) -> Result<Vec<ArgValue>, String> {
     if kernel.head_dim() != p.d {
         return Err(format!(
             "{} takes head dimension {}, not {}",
@@ -498,17 +504,164 @@ pub fn simulate(
             p.d
         ));
     }
-    let o = match kernel {
-        Kernel::Hd64 => run!(attention_hd64),
-        Kernel::Hd64Short => run!(attention_hd64_short),
-        Kernel::Hd128 => run!(attention_hd128),
-        Kernel::Hd256 => run!(attention_hd256),
+    let bytes = |x: &[T]| {
+        x.iter()
+            .flat_map(|&h| half.bytes(h.into()))
+            .collect::<Vec<u8>>()
     };
+    let (s, d, bh) = (p.seq as u64, p.d as u64, p.heads as u64);
+    let spec = kernel.with(half);
+    let map = |name: &str, data: Vec<u8>| -> Result<ArgValue, String> {
+        let ty = spec.map_type(name).ok_or("a map parameter")?;
+        let map = ty
+            .tiled(0, &[64, s, d / 64, bh], &[2 * d, 128, 2 * d * s])
+            .map_err(|e| e.to_string())?;
+        Ok(ArgValue::from(TensorMapArg::owning(map, data)))
+    };
+    Ok(vec![
+        map("q", bytes(q))?,
+        map("k", bytes(k))?,
+        map("v", bytes(v))?,
+        map("o", vec![0xff; q.len() * 2])?,
+        ArgValue::buffer(&vec![f32::NAN; (bh * s) as usize]),
+        ArgValue::U32(p.seq),
+        ArgValue::U32(p.heads),
+        ArgValue::U32(p.causal as u32),
+        ArgValue::F32(scale_log2),
+    ])
+}
+
+/// The launch of `kernel` on `grid`: its block and dynamic shared memory.
+pub fn launch(kernel: Kernel, grid: (u32, u32, u32)) -> Launch {
+    Launch {
+        grid,
+        block: (kernel.threads(), 1, 1),
+        dynamic_shared_bytes: kernel.spec().dynamic_shared_bytes,
+        ..Launch::default()
+    }
+}
+
+/// Runs `kernel` in `half` on `p` in the simulator on `launch`'s grid and schedule (its block and
+/// shared memory are the kernel's), with `scale_log2`: `O` (its values) and the log-sum-exp.
+pub fn simulate<T: Copy + Into<f32>>(
+    (kernel, half): (Kernel, Half),
+    p: Problem,
+    qkv: (&[T], &[T], &[T]),
+    scale_log2: f32,
+    launch: &Launch,
+) -> Result<(Vec<f32>, Vec<f32>), String> {
+    let mut args = arguments((kernel, half), p, qkv, scale_log2)?;
+    let launch = Launch {
+        block: (kernel.threads(), 1, 1),
+        ..launch.clone()
+    };
+    match simulate_spec(&kernel.with(half), &launch, &mut args) {
+        Ok(Outcome::Completed(_)) => {}
+        Ok(other) => return Err(format!("{}: {other:?}", kernel.name())),
+        Err(e) => return Err(format!("{}: {e}", kernel.name())),
+    }
+    let (ArgValue::TensorMap(o), ArgValue::Buffer(lse)) = (&args[3], &args[4]) else {
+        return Err("the arguments' order changed".into());
+    };
+    let o = o.data().ok_or("O's own tensor")?;
     let o = o
         .chunks_exact(2)
-        .map(|h| bf16::from_le_bytes([h[0], h[1]]))
+        .map(|h| half.value([h[0], h[1]]))
+        .collect();
+    let lse = lse
+        .chunks_exact(4)
+        .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
         .collect();
     Ok((o, lse))
+}
+
+/// `scale_log2` for [`exact`] inputs: the scores are the exponents themselves.
+pub const EXACT_SCALE_LOG2: f32 = 1.0;
+
+/// Inputs on which every rounding the kernel makes is exact, and the outputs it must then
+/// produce, bit for bit. The GPU's `ex2.approx`, `rcp.approx` and `lg2.approx` differ from the
+/// simulator's exact ones in the last bits, except where the exact result is representable and
+/// the argument an integer or a power of two; these inputs keep every one of them there.
+///
+/// With `scale_log2` = 1 ([`EXACT_SCALE_LOG2`]) a score is its own base-2 exponent. Every key of
+/// a head is in one of three groups, a quarter of the keys (A), a quarter (B) and a half (C),
+/// marked by columns 0 to 2 of K. Query row `i` puts the levels 0 and −1 on columns 0 and 1 (in
+/// an order drawn per row) and −2 on column 2, and its own offset on column 3 (all of K's are 1);
+/// the other columns hold small integers, K's the same on every key, so they move every score of
+/// a row by the same amount. A row's scores are therefore its maximum `m` and `m − 1`, `m − 2`,
+/// the weights 1, 1/2 and 1/4, and the row sum `seq / 4 · (1 + 1/2) + seq / 2 · 1/4 = seq / 2`, a
+/// power of two. V holds small integers, so the products and sums are exact in f32, and the
+/// only rounding is O's to bf16 or f16, the same everywhere. Even heads put group C first, so the
+/// running maximum rises from tile to tile and the output is rescaled; odd heads mix the groups.
+pub struct Exact {
+    /// Small integers, exact in bf16 and f16.
+    pub q: Vec<f32>,
+    pub k: Vec<f32>,
+    pub v: Vec<f32>,
+    /// `O` exactly, before the kernel rounds it to its element type ([`Half::round`]).
+    pub o: Vec<f32>,
+    /// The rows' natural log-sum-exp, computed in f32 as the kernel computes it.
+    pub lse: Vec<f32>,
+}
+
+/// [`Exact`] inputs for `p`, drawn from `seed`: `p.seq` a power of two of at least 4, no causal
+/// mask (its rows see a number of keys that is not a power of two).
+pub fn exact(p: Problem, seed: u64) -> Result<Exact, String> {
+    let (s, d, heads) = (p.seq as usize, p.d as usize, p.heads as usize);
+    if p.causal || s < 4 || !s.is_power_of_two() || d < 4 {
+        return Err(format!(
+            "exact inputs need a power-of-two sequence of 4 rows or more, no causal mask and 4 columns: {p:?}"
+        ));
+    }
+    let mut rng = Rng::new(seed);
+    // An integer in -n..=n.
+    let small = |rng: &mut Rng, n: u64| rng.below(2 * n + 1) as f32 - n as f32;
+    let (mut q, mut k) = (vec![0.0f32; heads * s * d], vec![0.0f32; heads * s * d]);
+    let v: Vec<f32> = (0..heads * s * d).map(|_| small(&mut rng, 4)).collect();
+    let mut o = vec![0.0f32; heads * s * d];
+    let mut lse = vec![0.0f32; heads * s];
+    let sum = (s / 2) as f32;
+    for h in 0..heads {
+        let row = |r: usize| (h * s + r) * d;
+        // The keys in group order (A, B, then C), shuffled; on even heads C's keys are the
+        // first half, A's and B's the second.
+        let mut keys: Vec<usize> = (0..s).collect();
+        for i in (1..s).rev() {
+            keys.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        if h % 2 == 0 {
+            keys.sort_by_key(|&j| j < s / 2);
+        }
+        let shared: Vec<f32> = (4..d).map(|_| small(&mut rng, 2)).collect();
+        let mut group = vec![0usize; s];
+        for (rank, &j) in keys.iter().enumerate() {
+            group[j] = usize::from(rank >= s / 4) + usize::from(rank >= s / 2);
+            k[row(j) + group[j]] = 1.0;
+            k[row(j) + 3] = 1.0;
+            k[row(j) + 4..row(j) + d].copy_from_slice(&shared);
+        }
+        for i in 0..s {
+            let levels = if rng.below(2) == 0 {
+                [0.0f32, -1.0, -2.0]
+            } else {
+                [-1.0, 0.0, -2.0]
+            };
+            q[row(i)..row(i) + 3].copy_from_slice(&levels);
+            q[row(i) + 3] = small(&mut rng, 8);
+            for c in 4..d {
+                q[row(i) + c] = small(&mut rng, 2);
+            }
+            let max = q[row(i) + 3] + (4..d).map(|c| q[row(i) + c] * shared[c - 4]).sum::<f32>();
+            for c in 0..d {
+                let weighted: f32 = (0..s)
+                    .map(|j| levels[group[j]].exp2() * v[row(j) + c])
+                    .sum();
+                o[row(i) + c] = weighted / sum;
+            }
+            lse[h * s + i] = (max + sum.log2()) * std::f64::consts::LN_2 as f32;
+        }
+    }
+    Ok(Exact { q, k, v, o, lse })
 }
 
 /// The largest absolute error of `got` against `want`, and the relative Frobenius error.
@@ -533,9 +686,12 @@ fn main() -> Result<(), String> {
         // threads`, which tools/gpu-attention/table.sh launches them by.
         let mut list = String::new();
         for kernel in Kernel::ALL {
-            let (ptx, smem) = kernel.ptx();
-            let path = format!("{dir}/{}.ptx", kernel.name());
-            std::fs::write(&path, ptx).map_err(|e| format!("{path}: {e}"))?;
+            let smem = kernel.spec().dynamic_shared_bytes;
+            // The f16 kernel beside it (`DTYPE=f16 table.sh` runs those).
+            for spec in [kernel.spec(), kernel.with(Half::F16)] {
+                let path = format!("{dir}/{}.ptx", spec.entry);
+                std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;
+            }
             list += &format!(
                 "{} {} {smem} {} {} {}\n",
                 kernel.name(),
@@ -552,7 +708,7 @@ fn main() -> Result<(), String> {
     }
     println!("{}", attention_hd128::PTX);
     for kernel in Kernel::ALL {
-        for causal in [false, true] {
+        for (half, causal) in [(Half::Bf16, false), (Half::Bf16, true), (Half::F16, true)] {
             let p = Problem {
                 heads: 2,
                 seq: 200,
@@ -565,18 +721,17 @@ fn main() -> Result<(), String> {
                 grid: grid(kernel, p, 2),
                 ..Launch::default()
             };
-            let (o, lse) = simulate(kernel, p, &q, &k, &v, &launch)?;
+            let (o, lse) = simulate((kernel, half), p, (&q, &k, &v), p.scale_log2(), &launch)?;
             let (o_ref, lse_ref) = reference(p, &q, &k, &v);
-            let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
+            let (o_max, o_rel) = errors(o.iter().map(|&x| x as f64), &o_ref);
             let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
+            let name = kernel.with(half).entry;
             println!(
-                "// {}, seq 200 (ragged), causal {causal}: O max error {o_max:.2e}, relative {o_rel:.2e}; log-sum-exp max error {l_max:.2e}",
-                kernel.name()
+                "// {name}, seq 200 (ragged), causal {causal}: O max error {o_max:.2e}, relative {o_rel:.2e}; log-sum-exp max error {l_max:.2e}"
             );
             if !(o_rel < 1e-2 && l_max < 1e-3) {
                 return Err(format!(
-                    "{}, causal {causal}: outside bf16 rounding",
-                    kernel.name()
+                    "{name}, causal {causal}: outside the rounding of P and O"
                 ));
             }
         }

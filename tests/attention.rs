@@ -6,19 +6,33 @@
 #[allow(dead_code)]
 mod attention_hopper;
 
-use attention_hopper::{Kernel, Problem, errors, grid, reference, simulate, tensor};
-use phasegate::runtime::sim::{Launch, Policy, Schedule};
+use attention_hopper::{
+    EXACT_SCALE_LOG2, Half, Kernel, Problem, arguments, errors, exact, grid, launch, reference,
+    simulate, tensor,
+};
+use phasegate::runtime::KernelSpec;
+use phasegate::runtime::sim::{FindingKind, Launch, Outcome, Policy, Schedule, simulate_spec};
 
-fn check(kernel: Kernel, p: Problem, launch: &Launch) -> (Vec<half::bf16>, Vec<f32>) {
+fn check(kernel: Kernel, p: Problem, launch: &Launch) -> (Vec<f32>, Vec<f32>) {
+    check_in((kernel, Half::Bf16), p, launch)
+}
+
+fn check_in(kernel: (Kernel, Half), p: Problem, launch: &Launch) -> (Vec<f32>, Vec<f32>) {
     let (q, k, v) = (tensor(p, 7), tensor(p, 8), tensor(p, 9));
-    let (o, lse) = simulate(kernel, p, &q, &k, &v, launch).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    let (o, lse) = simulate(kernel, p, (&q, &k, &v), p.scale_log2(), launch)
+        .unwrap_or_else(|e| panic!("{p:?}: {e}"));
     let (o_ref, lse_ref) = reference(p, &q, &k, &v);
-    let (o_max, o_rel) = errors(o.iter().map(|x| x.to_f64()), &o_ref);
+    let (o_max, o_rel) = errors(o.iter().map(|&x| x as f64), &o_ref);
     let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
-    // P is rounded to bf16 before P · V and O once more at the end: a few 2⁻⁸ relative.
+    // P is rounded before P · V and O once more at the end: a few 2⁻⁸ relative in bf16, a few
+    // 2⁻¹¹ in f16 (so an f16 kernel rounding P to bf16 fails here).
+    let (rel, max) = match kernel.1 {
+        Half::Bf16 => (5e-3, 1e-2),
+        Half::F16 => (8e-4, 2e-3),
+    };
     assert!(
-        o_rel < 5e-3 && o_max < 1e-2,
-        "{p:?}: O error {o_max:e} (relative {o_rel:e})"
+        o_rel < rel && o_max < max,
+        "{kernel:?} {p:?}: O error {o_max:e} (relative {o_rel:e})"
     );
     // The log-sum-exp is f32 throughout (ex2 and lg2 are exact in the simulator).
     assert!(l_max < 1e-4, "{p:?}: log-sum-exp error {l_max:e}");
@@ -47,6 +61,27 @@ fn ragged_heads_match_the_reference_causal_and_not() {
                 };
                 check(kernel, p, &launch);
             }
+        }
+    }
+}
+
+/// The f16 kernels (the same macro with f16 stages, P rounded to f16 and `.f16` products) on
+/// ragged heads, causal and not, persistent on 2 CTAs.
+#[test]
+fn f16_kernels_match_the_reference_causal_and_not() {
+    for kernel in Kernel::ALL {
+        for causal in [false, true] {
+            let p = Problem {
+                heads: 2,
+                seq: 300,
+                d: kernel.head_dim(),
+                causal,
+            };
+            let launch = Launch {
+                grid: grid(kernel, p, 2),
+                ..Launch::default()
+            };
+            check_in((kernel, Half::F16), p, &launch);
         }
     }
 }
@@ -131,7 +166,14 @@ fn other_schedules_give_the_same_bits() {
         };
         let again = check(Kernel::Hd64Short, p, &launch);
         // Each thread sums in program order, whatever the order of the warps.
-        assert!(again.0 == base.0, "{policy:?} seed {seed}: O differs");
+        assert!(
+            again
+                .0
+                .iter()
+                .zip(&base.0)
+                .all(|(a, b)| a.to_bits() == b.to_bits()),
+            "{policy:?} seed {seed}: O differs"
+        );
         assert!(
             again
                 .1
@@ -140,6 +182,125 @@ fn other_schedules_give_the_same_bits() {
                 .all(|(a, b)| a.to_bits() == b.to_bits()),
             "{policy:?} seed {seed}: log-sum-exp differs"
         );
+    }
+}
+
+/// On the exact inputs every rounding is exact but O's final one, so the simulator must give
+/// the closed form's bits: the inputs the GPU differential (`examples/gpu_differential.rs`)
+/// compares the simulator and the GPU on, checked here without a GPU.
+#[test]
+fn exact_inputs_give_the_closed_form_bit_for_bit() {
+    let halves = Kernel::ALL
+        .map(|k| (k, Half::Bf16))
+        .into_iter()
+        .chain(Kernel::ALL.map(|k| (k, Half::F16)));
+    for (kernel, half) in halves {
+        // One head shorter than a tile (its query rows past 64 read zeros, its key columns
+        // past 64 are masked), and two heads of several key tiles, the even one's maximum
+        // rising from tile to tile.
+        for (heads, seq) in [(1, 64), (2, 512)] {
+            let p = Problem {
+                heads,
+                seq,
+                d: kernel.head_dim(),
+                causal: false,
+            };
+            let want = exact(p, 11).unwrap_or_else(|e| panic!("{e}"));
+            let launch = Launch {
+                grid: grid(kernel, p, 3),
+                ..Launch::default()
+            };
+            let (o, lse) = simulate(
+                (kernel, half),
+                p,
+                (&want.q, &want.k, &want.v),
+                EXACT_SCALE_LOG2,
+                &launch,
+            )
+            .unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            let name = kernel.with(half).entry;
+            let wrong = o
+                .iter()
+                .zip(&want.o)
+                .position(|(a, &b)| a.to_bits() != half.round(b).to_bits());
+            assert!(
+                wrong.is_none(),
+                "{name} {p:?}: O differs first at {wrong:?}"
+            );
+            let wrong = lse
+                .iter()
+                .zip(&want.lse)
+                .position(|(a, b)| a.to_bits() != b.to_bits());
+            assert!(
+                wrong.is_none(),
+                "{name} {p:?}: log-sum-exp differs first at {wrong:?}"
+            );
+        }
+    }
+}
+
+/// The exact inputs refuse what would not be exact.
+#[test]
+fn exact_inputs_refuse_causal_masks_and_ragged_lengths() {
+    let p = Problem {
+        heads: 1,
+        seq: 256,
+        d: 64,
+        causal: true,
+    };
+    assert!(exact(p, 1).is_err());
+    assert!(
+        exact(
+            Problem {
+                seq: 300,
+                causal: false,
+                ..p
+            },
+            1
+        )
+        .is_err()
+    );
+    assert!(exact(Problem { causal: false, ..p }, 1).is_ok());
+}
+
+/// The hand-over that `Turn::pass` makes, dropped from the PTX (where the language would not
+/// compile it): the other warp group waits for its turn forever, which the simulator reports as
+/// a deadlock on the named barrier, with the state of the barrier each group waits on.
+#[test]
+fn a_skipped_hand_over_deadlocks_in_the_simulator() {
+    let kernel = Kernel::Hd64Short;
+    let spec = kernel.spec();
+    // The first pass: `bar.arrive` on the other group's barrier (a register id) for the 256
+    // threads of the two groups.
+    let lines: Vec<&str> = spec.ptx.lines().collect();
+    let pass = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("bar.arrive \t%r") && l.ends_with(", 256;"))
+        .expect("a hand-over in the PTX");
+    let ptx = [&lines[..pass], &lines[pass + 1..]].concat().join("\n");
+    let skipped = KernelSpec {
+        ptx: Box::leak(ptx.into_boxed_str()),
+        ..spec
+    };
+    let p = Problem {
+        heads: 1,
+        seq: 256,
+        d: 64,
+        causal: false,
+    };
+    let (q, k, v) = (tensor(p, 1), tensor(p, 2), tensor(p, 3));
+    let mut args =
+        arguments((kernel, Half::Bf16), p, (&q, &k, &v), p.scale_log2()).expect("arguments");
+    match simulate_spec(&skipped, &launch(kernel, (1, 1, 1)), &mut args) {
+        Ok(Outcome::Finding(report)) => {
+            assert_eq!(report.kind, FindingKind::Deadlock, "{report}");
+            let text = report.to_string();
+            assert!(
+                text.contains("bar.sync") || text.contains("named barrier"),
+                "{text}"
+            );
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
     }
 }
 
@@ -187,10 +348,23 @@ fn the_ptx_has_the_forms_the_schedule_needs() {
     assert!(p.contains("cp.async.bulk.tensor.4d.shared::cluster.global"));
 }
 
+/// The f16 kernels: the same schedule, with `.f16` products and P and O rounded to f16.
+#[test]
+fn the_f16_ptx_multiplies_and_rounds_in_f16() {
+    let p = attention_hopper::attention_hd128_f16::PTX;
+    assert!(p.contains("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16"));
+    assert!(p.contains("cvt.rn.f16x2.f32"));
+    assert!(!p.contains("bf16"), "an f16 kernel has no bf16 left");
+}
+
 #[test]
 fn the_analyzer_is_silent_on_every_kernel() {
-    for kernel in Kernel::ALL {
-        let (name, (ptx, _)) = (kernel.name(), kernel.ptx());
+    let specs = Kernel::ALL.map(|k| k.with(Half::Bf16));
+    for spec in specs
+        .into_iter()
+        .chain(Kernel::ALL.map(|k| k.with(Half::F16)))
+    {
+        let (name, ptx) = (spec.entry, spec.ptx);
         let module = phasegate::ptx::parse(ptx).unwrap_or_else(|e| panic!("{name}: {e}"));
         let found =
             phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());

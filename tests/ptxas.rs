@@ -107,6 +107,26 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             attention_hopper::attention_hd256::PTX,
             false,
         ),
+        (
+            "attention_hd64_f16",
+            attention_hopper::attention_hd64_f16::PTX,
+            false,
+        ),
+        (
+            "attention_hd64_short_f16",
+            attention_hopper::attention_hd64_short_f16::PTX,
+            false,
+        ),
+        (
+            "attention_hd128_f16",
+            attention_hopper::attention_hd128_f16::PTX,
+            false,
+        ),
+        (
+            "attention_hd256_f16",
+            attention_hopper::attention_hd256_f16::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

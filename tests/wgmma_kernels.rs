@@ -1,9 +1,10 @@
 //! wgmma in the kernel language: `examples/wgmma_gemm.rs` simulated under several schedules
 //! and K lengths against a CPU reference (exact: small integers are exact in tf32 and their
 //! products' sums exact in f32, which the simulator rounds once), the PTX the accumulator's
-//! methods lower to, elements read by `get` at their `row`/`col`, and what the types cannot see and the simulator reports: a main loop that
-//! gives its stage back before the wgmma group reading it completes, and a wgmma that only part
-//! of the warpgroup issues.
+//! methods lower to, elements read by `get` at their `row`/`col`, and what the simulator reports
+//! in PTX: a main loop that gives its stage back before the wgmma group reading it completes
+//! (which `#[kernel]` refuses, so the PTX is a fixture), and a wgmma that only part of the
+//! warpgroup issues.
 
 #[path = "../examples/wgmma_gemm.rs"]
 #[allow(dead_code)]
@@ -11,7 +12,10 @@ mod wgmma_gemm;
 
 use phasegate::prelude::*;
 use phasegate::ptx::{SmVersion, ptxas};
-use phasegate::runtime::sim::{FindingKind, Launch, Policy, RunError, Schedule, TensorMapArg};
+use phasegate::runtime::KernelSpec;
+use phasegate::runtime::sim::{
+    ArgValue, FindingKind, Launch, Outcome, Policy, RunError, Schedule, TensorMapArg, simulate_spec,
+};
 use wgmma_gemm::{operand, reference, run};
 
 fn check(m: u32, n: u32, k: u32, schedule: Schedule) {
@@ -86,46 +90,19 @@ fn the_main_loop_lowers_to_fenced_batches_with_one_group_in_flight() {
 }
 
 /// The same main loop, releasing each stage right after committing its batch: the group that
-/// reads it may still be in flight when the producer refills it.
-#[kernel(target = "sm_90a", block = "256,1,1")]
-fn early_release(
-    a: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
-    b: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
-    c: &mut [f32],
-    n: u32,
-    k_tiles: u32,
-) {
-    let pipe = pipeline::<f32, 2, 4096>(thread_idx_x() == 0, 1, 128);
-    if warp_id() < 4 {
-        if warp_id() == 0 && elect_one() {
-            let mut producer = pipe.producer();
-            for kt in 0..k_tiles {
-                producer
-                    .acquire()
-                    .load_tiles(&a, [kt * 32, 0], &b, [kt * 32, 0]);
-            }
-        }
-    } else {
-        let mut consumer = pipe.consumer();
-        let slot = consumer.wait();
-        let mut acc = accumulator::<f32, 64, 64>().mma(&slot, &a, &b).commit();
-        slot.release();
-        for _ in 1..k_tiles {
-            let slot = consumer.wait();
-            acc = acc.mma(&slot, &a, &b).commit().wait::<1>();
-            slot.release();
-        }
-        let acc = acc.wait::<0>();
-        acc.store(c, 0, n);
-    }
-}
-
+/// reads it may still be in flight when the producer refills it. `#[kernel]` refuses the release
+/// (`ui-tests/fail/release_in_flight.rs`), so the PTX is the fixture it lowered to before it did,
+/// with `wgmma_gemm`'s signature, which is the same.
 #[test]
 fn releasing_a_stage_while_its_wgmma_group_is_in_flight_is_reported() {
+    let spec = KernelSpec {
+        entry: "early_release",
+        ptx: include_str!("sim/wgmma_early_release.ptx"),
+        ..wgmma_gemm::wgmma_gemm::SPEC
+    };
     let k = 8 * 32u32;
     let map = |name| {
-        early_release::SPEC
-            .map_type(name)
+        spec.map_type(name)
             .unwrap()
             .tiled(0, &[k as u64, 64], &[k as u64 * 4])
             .unwrap()
@@ -133,13 +110,19 @@ fn releasing_a_stage_while_its_wgmma_group_is_in_flight_is_reported() {
     let bytes = |v: Vec<f32>| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
     let a = TensorMapArg::owning(map("a"), bytes(operand(64, k, 1)));
     let b = TensorMapArg::owning(map("b"), bytes(operand(64, k, 2)));
-    let mut c = vec![0f32; 64 * 64];
     let launch = Launch {
         block: (256, 1, 1),
         ..Launch::default()
     };
-    match early_release::simulate(&launch, (&a, &b, &mut c, 64u32, k / 32)) {
-        Err(RunError::Finding(report)) => {
+    let mut args = vec![
+        ArgValue::from(a),
+        ArgValue::from(b),
+        ArgValue::zeroed(64 * 64 * 4),
+        ArgValue::U32(64),
+        ArgValue::U32(k / 32),
+    ];
+    match simulate_spec(&spec, &launch, &mut args) {
+        Ok(Outcome::Finding(report)) => {
             // The producer's next tensor copy into the stage is not ordered after the read of
             // the wgmma still in flight.
             assert_eq!(report.kind, FindingKind::AsyncReadBeforeWait, "{report}");
@@ -153,7 +136,7 @@ fn releasing_a_stage_while_its_wgmma_group_is_in_flight_is_reported() {
     }
     // ptxas takes it: the bug is in the protocol, not in the instructions.
     let ptxas = ptxas::locate().unwrap_or_else(|e| panic!("{e}"));
-    let result = ptxas::assemble(&ptxas, early_release::PTX, SmVersion::arch_specific(90))
+    let result = ptxas::assemble(&ptxas, spec.ptx, SmVersion::arch_specific(90))
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(result.clean, "{}", result.log);
 }

@@ -2,6 +2,9 @@
 //! example kernels and generated barrier-correct kernels, each run in the simulator and on the
 //! GPU with the same inputs, compared bit for bit.
 
+#[path = "../attention_hopper.rs"]
+#[allow(dead_code)]
+mod attention_hopper;
 #[path = "../cluster_exchange.rs"]
 #[allow(dead_code)]
 mod cluster_exchange;
@@ -406,6 +409,30 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             ArgValue::U32(k),
         ],
     });
+    // Attention on the inputs where every rounding is exact on both sides (the GPU's
+    // `ex2.approx`, `rcp.approx` and `lg2.approx` included: `attention_hopper::exact`), each
+    // kernel on two heads of several key tiles, persistent on 3 CTAs.
+    for kernel in attention_hopper::Kernel::ALL {
+        let p = attention_hopper::Problem {
+            heads: 2,
+            seq: 512,
+            d: kernel.head_dim(),
+            causal: false,
+        };
+        let inputs = attention_hopper::exact(p, rng.next_u64()).expect("exact inputs");
+        cases.push(Case {
+            name: kernel.name().into(),
+            spec: kernel.spec(),
+            launch: attention_hopper::launch(kernel, attention_hopper::grid(kernel, p, 3)),
+            args: attention_hopper::arguments(
+                (kernel, attention_hopper::Half::Bf16),
+                p,
+                (&inputs.q, &inputs.k, &inputs.v),
+                attention_hopper::EXACT_SCALE_LOG2,
+            )
+            .expect("attention's arguments"),
+        });
+    }
     cases
 }
 

@@ -103,6 +103,7 @@ impl SyncFn {
                 | SyncFn::Registers
                 | SyncFn::Accumulator
                 | SyncFn::PingPong
+                | SyncFn::OnlineSoftmax
         )
     }
 }

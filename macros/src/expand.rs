@@ -152,6 +152,10 @@ fn expand(attr: TokenStream, func: ItemFn, devices: Option<&DeviceTable>) -> Opt
     }
     checker.check_body(&func.block);
     let types = checker.finish();
+    // On a body that checked: the types of every receiver are known.
+    if !diag.has_errors() {
+        crate::check::stage_releases(&func.block, &types, &mut diag);
+    }
     crate::check::check_roles(
         &types.register_budgets,
         &types.register_roles,

@@ -587,7 +587,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             _ => return None,
         },
         // Checked by `Checker::softmax_method` (the accumulators it reads and writes).
-        Handle::Softmax => match name {
+        Handle::Softmax(_) => match name {
             "step" => (M::SoftmaxStep, &[], k(Kind::Fragment)),
             "finish" => (M::SoftmaxFinish, &[], k(Kind::RowLse)),
             _ => return None,
@@ -699,7 +699,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::Acc(_) => {
             "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"
         }
-        Handle::Softmax => "step, finish",
+        Handle::Softmax(_) => "step, finish",
         Handle::RowLse => "store",
         Handle::PingPong(..) => "take, end",
         Handle::Turn(..) => "pass",

@@ -426,10 +426,10 @@ pub enum Handle {
     Retired(PipeShape),
     /// A wgmma accumulator (its asynchronous state is rustc's to check).
     Acc(AccShape),
-    /// A wgmma A operand in registers: `64 × K` bf16.
-    Fragment(u32),
-    /// An online softmax's running row maxima and sums.
-    Softmax,
+    /// A wgmma A operand in registers: `64 × K` of a 16-bit float (`Bf16` or `F16`).
+    Fragment(u32, Prim),
+    /// An online softmax's running row maxima and sums, rounding P to a 16-bit float.
+    Softmax(Prim),
     /// The rows' log-sum-exp the softmax finished with.
     RowLse,
     /// A consumer warpgroup's side of the turns of `groups` groups on named barriers `ID..`.
@@ -501,8 +501,8 @@ impl fmt::Display for Handle {
             Handle::ConsumerSlot(_) => "ConsumerSlot",
             Handle::Retired(_) => "Retired",
             Handle::Acc(_) => "Acc",
-            Handle::Fragment(_) => "Fragment",
-            Handle::Softmax => "OnlineSoftmax",
+            Handle::Fragment(..) => "Fragment",
+            Handle::Softmax(_) => "OnlineSoftmax",
             Handle::RowLse => "RowLse",
             Handle::PingPong(..) => "PingPong",
             Handle::Turn(..) => "Turn",

@@ -15,7 +15,8 @@ Kernel ABI (one entry per head dimension d; `--entry`, default `attention_hd{d}`
           heads      : u32 (b*h)
           causal     : u32 (0/1; key j > query i masked)
           scale_log2 : f32 = log2(e) / sqrt(d)
-  tensors bf16 [b, h, s, d] contiguous; tensor maps rank 4, BFLOAT16, globalDim
+  tensors bf16 (f16 with --dtype f16) [b, h, s, d] contiguous; tensor maps rank 4, BFLOAT16
+  (FLOAT16), globalDim
           [64, s, d/64, b*h], globalStrides [2d, 128, 2sd] bytes, boxDim q/k/v
           [64, ROWS, d/64, 1] (--q-rows/--kv-rows, 128), o [64, 64, 1, 1] (--o-rows), swizzle
           128B, L2 promotion 128B, no interleave, OOB fill none (zeros).
@@ -66,6 +67,7 @@ from dataclasses import dataclass, field
 CUDA_SUCCESS = 0
 CUDA_ERROR_NOT_FOUND = 500
 CUDA_ERROR_NOT_READY = 600
+CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6
 CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9
 CU_TENSOR_MAP_INTERLEAVE_NONE = 0
 CU_TENSOR_MAP_SWIZZLE_128B = 3
@@ -309,6 +311,8 @@ def parse_args(argv):
     p.add_argument("--no-flash", action="store_true", help="leave the flash side out")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds before a launch counts as hung (30)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--dtype", choices=["bf16", "f16"], default="bf16",
+                   help="Q, K, V and O element type, for the kernel and cuDNN alike (bf16)")
     p.add_argument("--ref-rows", type=int, default=1024, help="query rows per chunk of the float32 reference (1024)")
     p.add_argument("--no-abi-check", action="store_true",
                    help="launch even if the entry's PTX parameters do not match the ABI")
@@ -394,6 +398,9 @@ class Bench:
         except ImportError as ex:
             raise SetupError(f"cannot import torch's SDPA API: {ex}")
         self.torch, self.F, self.SDPBackend, self.sdpa_kernel = torch, F, SDPBackend, sdpa_kernel
+        self.dtype = torch.float16 if args.dtype == "f16" else torch.bfloat16
+        self.map_type = (CU_TENSOR_MAP_DATA_TYPE_FLOAT16 if args.dtype == "f16"
+                         else CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)
         if not torch.cuda.is_available():
             raise SetupError("torch sees no CUDA device")
         torch.cuda.init()
@@ -535,11 +542,11 @@ class Bench:
         box = (ctypes.c_uint32 * 4)(64, box_rows, box_chunks, 1)
         estride = (ctypes.c_uint32 * 4)(1, 1, 1, 1)
         r = self.drv.cuTensorMapEncodeTiled(
-            ctypes.c_void_p(m.ptr), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, ctypes.c_void_p(t.data_ptr()),
+            ctypes.c_void_p(m.ptr), self.map_type, 4, ctypes.c_void_p(t.data_ptr()),
             gdim, gstride, box, estride, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
             CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
         self.drv.check(f"cuTensorMapEncodeTiled({what}: address {t.data_ptr():#x}, globalDim "
-                       f"{list(gdim)}, globalStrides {list(gstride)}, boxDim {list(box)}, BFLOAT16, "
+                       f"{list(gdim)}, globalStrides {list(gstride)}, boxDim {list(box)}, {self.args.dtype}, "
                        f"swizzle 128B, L2 128B)", r)
         return m
 
@@ -667,10 +674,10 @@ class Bench:
             f"block {cfg['block']}, smem {cfg['smem']}, {row.flops / 1e12:.3f} Tflop")
         g = torch.Generator(device="cuda").manual_seed(a.seed * 1000003 + d * 7919 + s * 31 + causal)
         q, k, v = (torch.randn(b, h, s, d, generator=g, device="cuda", dtype=torch.float32)
-                   .to(torch.bfloat16) for _ in range(3))
+                   .to(self.dtype) for _ in range(3))
         # o and lse inside guard bands (each 64 KiB, which keeps o and lse 128-byte aligned).
         n_o, n_l, go, gl = bh * s * d, bh * s, 32768, 16384
-        o_buf = torch.empty(n_o + 2 * go, dtype=torch.bfloat16, device="cuda")
+        o_buf = torch.empty(n_o + 2 * go, dtype=self.dtype, device="cuda")
         l_buf = torch.empty(n_l + 2 * gl, dtype=torch.float32, device="cuda")
         o = o_buf[go:go + n_o].view(b, h, s, d)
         lse = l_buf[gl:gl + n_l].view(b, h, s)

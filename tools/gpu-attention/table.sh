@@ -7,8 +7,12 @@
 #   bash tools/gpu-attention/table.sh [PTX_DIR] [bench.py options...]              # GPU machine
 # PTX_DIR (default tools/gpu-attention/ptx) holds the kernels and kernels.txt (name, head
 # dimension, dynamic shared memory, query rows, key rows, threads). Writes $OUT/NAME/ per
-# kernel (run.sh's logs) and $OUT/table.md, all rows in one table.
+# kernel (run.sh's logs) and $OUT/table.md, all rows in one table. DTYPE=f16 in the environment
+# runs the f16 kernels (NAME_f16.ptx, which --emit writes beside them) against cuDNN in f16.
 set -u
+dtype="${DTYPE:-bf16}"
+suffix=""
+[ "$dtype" = f16 ] && suffix="_f16"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 dir="${1:-$here/ptx}"
 [ $# -ge 1 ] && shift
@@ -23,9 +27,10 @@ while read -r name d smem qrows krows threads; do
         *) runs="0,1:512,2048,8192,16384" ;;
     esac
     for r in $runs; do
-        OUT="$out/$name/${r%%:*}" bash "$here/run.sh" "$dir/$name.ptx" --entry "$name" \
+        OUT="$out/$name/${r%%:*}" bash "$here/run.sh" "$dir/$name$suffix.ptx" --entry "$name$suffix" \
             --dims "$d" --causal "${r%%:*}" --seqs "${r##*:}" --smem "$smem" --q-rows "$qrows" \
-            --cta-rows "$qrows" --kv-rows "$krows" --block "$threads" "$@" > /dev/null 2>&1
+            --cta-rows "$qrows" --kv-rows "$krows" --block "$threads" --dtype "$dtype" "$@" \
+            > /dev/null 2>&1
         rc=$?
         [ $rc = 0 ] || status=1
         echo "$name causal ${r%%:*}: exit $rc ($out/$name/${r%%:*}/run.log)"

@@ -44,7 +44,8 @@ impl Checker<'_> {
         if softmax {
             let f = self.known(Ty::Prim(Prim::F32));
             self.unify(f, args[0], call.args[0].span());
-            return self.known(Ty::Handle(Handle::Softmax));
+            let p = self.softmax_element(&call.func);
+            return self.known(Ty::Handle(Handle::Softmax(p)));
         }
         let u = self.known(Ty::Prim(Prim::U32));
         self.unify(u, args[0], call.args[0].span());
@@ -167,18 +168,60 @@ impl Checker<'_> {
         }
     }
 
+    /// The element `online_softmax::<E>` rounds P to: `bf16` (the default) or `f16`, the
+    /// 16-bit floats wgmma multiplies from registers with an f32 accumulator.
+    fn softmax_element(&mut self, func: &Expr) -> Prim {
+        let generics = self.generic_args(func);
+        match generics.as_slice() {
+            [] => Prim::Bf16,
+            [syn::GenericArgument::Type(t)] => match crate::params::scalar_type(t) {
+                Some(p @ (Prim::Bf16 | Prim::F16)) => p,
+                _ => {
+                    self.diag.error(
+                        t.span(),
+                        "P is rounded to a 16-bit float for wgmma's A from registers: `online_softmax::<bf16>` or `online_softmax::<f16>` (§9.7.15.5.2)",
+                    );
+                    Prim::Bf16
+                }
+            },
+            _ => {
+                self.diag.error(
+                    func.span(),
+                    "`online_softmax` takes at most P's element type: `online_softmax::<f16>(scale_log2)`",
+                );
+                Prim::Bf16
+            }
+        }
+    }
+
     /// `acc.mma_regs(&p, &b_slot, &b, b_offset)`.
     fn mma_regs_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
-        let k = self.handle_arg(
+        let fragment = self.handle_arg(
             &m.args[0],
             |h| match h {
-                Handle::Fragment(k) => Some(k),
+                Handle::Fragment(k, p) => Some((k, p)),
                 _ => None,
             },
             "`mma_regs` reads A from registers: pass a `Fragment` (`&p`, from `OnlineSoftmax::step`)",
         );
+        let k = fragment.map(|(k, _)| k);
         let stage = self.stage_arg(&m.args[1]);
         let b = self.map_arg(&m.args[2]);
+        // (A B of another element type, fp8, is refused with the N-major read.)
+        if let (Some((_, p)), Some(map)) = (fragment, b)
+            && map.elem != p
+            && matches!(map.elem, Prim::Bf16 | Prim::F16)
+        {
+            self.diag.error(
+                m.args[2].span(),
+                format!(
+                    "P is rounded to `{}` and B is `{}`: one product multiplies one element type; round P to B's (`online_softmax::<{}>(..)`)",
+                    p.rust_name(),
+                    map.elem.rust_name(),
+                    map.elem.rust_name()
+                ),
+            );
+        }
         let b_box = b.and_then(|b| self.chunked_box(b, &m.args[2], "B", true));
         if let (Some(map), Some(bbox)) = (b, b_box) {
             if bbox.row_elems * bbox.chunks != acc.n {
@@ -335,15 +378,15 @@ impl Checker<'_> {
         }
     }
 
-    /// `softmax.step(&s, &mut o)` and `softmax.finish(&mut o)`.
-    pub(super) fn softmax_method(&mut self, m: &syn::ExprMethodCall) -> usize {
+    /// `softmax.step(&s, &mut o)` and `softmax.finish(&mut o)`, of a softmax rounding P to `p`.
+    pub(super) fn softmax_method(&mut self, p: Prim, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
-        let Some((method, _, out)) = handles::lookup(Handle::Softmax, &name) else {
+        let Some((method, _, out)) = handles::lookup(Handle::Softmax(p), &name) else {
             self.diag.error(
                 m.method.span(),
                 format!(
                     "`{name}` is not a method of `OnlineSoftmax`; its methods: {}",
-                    handles::names(Handle::Softmax)
+                    handles::names(Handle::Softmax(p))
                 ),
             );
             for a in &m.args {
@@ -358,11 +401,11 @@ impl Checker<'_> {
         let accs: Vec<Option<AccShape>> = m.args.iter().map(|a| self.acc_arg(a)).collect();
         if method == Method::SoftmaxStep {
             if let Some(s) = accs[0] {
-                return self.known(Ty::Handle(Handle::Fragment(s.n)));
+                return self.known(Ty::Handle(Handle::Fragment(s.n, p)));
             }
             return self.fresh(Slot::Free);
         }
-        self.known(handles::result_type(Handle::Softmax, out))
+        self.known(handles::result_type(Handle::Softmax(p), out))
     }
 
     /// `overlap.wait_scores()`, `overlap.scores()` and `overlap.softmax(&mut softmax, &mut p)`.
@@ -398,19 +441,24 @@ impl Checker<'_> {
             Method::Scores => self.known(acc(n)),
             _ => {
                 let sm = self.operand(&m.args[0]);
-                if !matches!(
-                    self.resolve(sm),
-                    Slot::Known(Ty::Handle(Handle::Softmax)) | Slot::Free
-                ) {
-                    let found = self.describe(sm);
-                    self.diag.error(
-                        m.args[0].span(),
-                        format!("expected the online softmax (`&mut softmax`), found `{found}`"),
-                    );
-                }
+                let rounds = match self.resolve(sm) {
+                    Slot::Known(Ty::Handle(Handle::Softmax(p))) => Some(p),
+                    Slot::Free => None,
+                    _ => {
+                        let found = self.describe(sm);
+                        self.diag.error(
+                            m.args[0].span(),
+                            format!(
+                                "expected the online softmax (`&mut softmax`), found `{found}`"
+                            ),
+                        );
+                        None
+                    }
+                };
                 let p = self.operand(&m.args[1]);
                 match self.resolve(p) {
-                    Slot::Known(Ty::Handle(Handle::Fragment(k))) if k == n => {}
+                    Slot::Known(Ty::Handle(Handle::Fragment(k, e)))
+                        if k == n && rounds.is_none_or(|r| r == e) => {}
                     Slot::Free => {}
                     _ => {
                         let found = self.describe(p);

@@ -8,6 +8,7 @@
 
 mod attention;
 mod device;
+mod inflight;
 mod registers;
 mod sync;
 mod tma;
@@ -16,6 +17,7 @@ mod wgmma;
 pub use registers::{RegisterBudget, RegisterRole, check_roles};
 
 pub use device::Instance;
+pub use inflight::stage_releases;
 
 use crate::builtins::{self, Builtin, MethodKind, SyncFn};
 use crate::diag::Diagnostics;
@@ -42,6 +44,8 @@ pub struct Types {
     pub cluster_pipelines: Vec<(proc_macro2::Span, u32)>,
     /// The copy of the callee's body each device-function call inlines.
     calls: HashMap<*const syn::ExprCall, Rc<Instance>>,
+    /// `wait::<K>()`'s `K`, by call.
+    wait_counts: HashMap<*const syn::ExprMethodCall, u32>,
     /// A device function called here had errors of its own: nothing is lowered.
     poisoned: bool,
 }
@@ -52,6 +56,12 @@ impl Types {
     }
     pub fn poisoned(&self) -> bool {
         self.poisoned
+    }
+    /// The groups `wait::<K>()` leaves in flight, where `K` is a constant the checker read.
+    pub fn wait_count(&self, m: &syn::ExprMethodCall) -> Option<u32> {
+        self.wait_counts
+            .get(&(m as *const syn::ExprMethodCall))
+            .copied()
     }
     pub fn of(&self, e: &Expr) -> Ty {
         self.map
@@ -97,6 +107,7 @@ pub struct Checker<'d> {
     device_stack: Vec<(String, String)>,
     frame: Option<device::Frame>,
     calls: HashMap<*const syn::ExprCall, Rc<Instance>>,
+    wait_counts: HashMap<*const syn::ExprMethodCall, u32>,
     poisoned: bool,
     /// Checking without the device functions' bodies or a device function's argument types
     /// (see [`Checker::lenient`]).
@@ -120,6 +131,7 @@ impl<'d> Checker<'d> {
             device_stack: Vec::new(),
             frame: None,
             calls: HashMap::new(),
+            wait_counts: HashMap::new(),
             poisoned: false,
             lenient: false,
         }
@@ -160,6 +172,7 @@ impl<'d> Checker<'d> {
     pub fn finish(mut self) -> Types {
         let mut types = Types {
             calls: std::mem::take(&mut self.calls),
+            wait_counts: std::mem::take(&mut self.wait_counts),
             poisoned: self.poisoned,
             ..Types::default()
         };
@@ -1104,8 +1117,8 @@ impl<'d> Checker<'d> {
             // `wait::<K>()` takes its count as a generic argument.
             return self.acc_method(acc, m);
         }
-        if let Some(Ty::Handle(Handle::Softmax)) = self.ty(recv) {
-            return self.softmax_method(m);
+        if let Some(Ty::Handle(Handle::Softmax(p))) = self.ty(recv) {
+            return self.softmax_method(p, m);
         }
         if let Some(Ty::Handle(h @ Handle::Overlap { .. })) = self.ty(recv) {
             return self.overlap_method(h, m);

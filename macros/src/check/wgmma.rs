@@ -83,16 +83,16 @@ impl Checker<'_> {
         use crate::handles::Method as M;
         match (method, &m.turbofish) {
             (M::AccWait, Some(t)) => match t.args.iter().collect::<Vec<_>>().as_slice() {
-                [arg] => {
-                    if let Some(k) = self.const_generic(arg, "number of groups left pending")
-                        && k > MAX_PENDING
-                    {
-                        self.diag.error(
-                            arg.span(),
-                            format!("an accumulator's type tracks at most 7 groups, so `wait::<K>()` has K up to {MAX_PENDING}, not {k}"),
-                        );
+                [arg] => match self.const_generic(arg, "number of groups left pending") {
+                    Some(k) if k > MAX_PENDING => self.diag.error(
+                        arg.span(),
+                        format!("an accumulator's type tracks at most 7 groups, so `wait::<K>()` has K up to {MAX_PENDING}, not {k}"),
+                    ),
+                    Some(k) => {
+                        self.wait_counts.insert(m as *const syn::ExprMethodCall, k as u32);
                     }
-                }
+                    None => {}
+                },
                 _ => self.diag.error(
                     t.span(),
                     "`wait` takes the number of groups left pending: `wait::<1>()`",
@@ -230,19 +230,21 @@ impl Checker<'_> {
         }
     }
 
-    /// `acc.stage_columns(&mut tile, block)`: a shared tile of 64 × 64 bf16 (as 2048 pairs) and
-    /// a constant column block of the accumulator.
+    /// `acc.stage_columns(&mut tile, block)`: a shared tile of 64 × 64 bf16 or f16 (as 2048
+    /// pairs) and a constant column block of the accumulator.
     fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
             Slot::Known(Ty::Shared { elem, len })
-                if elem.prim == Prim::Bf16 && elem.lanes == 2 && len.is_multiple_of(2048) => {}
+                if matches!(elem.prim, Prim::Bf16 | Prim::F16)
+                    && elem.lanes == 2
+                    && len.is_multiple_of(2048) => {}
             Slot::Free => {}
             _ => {
                 let found = self.describe(tile);
                 self.diag.error(
                     m.args[0].span(),
-                    format!("`stage_columns` writes 64 × 64 bf16 tiles of 2048 pairs: a `shared_array::<[bf16; 2], N>()` with N a multiple of 2048, found `{found}`"),
+                    format!("`stage_columns` writes 64 × 64 tiles of 16-bit floats as 2048 pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of 2048, found `{found}`"),
                 );
             }
         }

@@ -20,6 +20,8 @@ pub struct SoftmaxVal {
     pub max: [String; 2],
     pub sum: [String; 2],
     pub scale: String,
+    /// What P is rounded to: `bf16` or `f16`.
+    pub round: Prim,
 }
 
 /// What the first half of a softmax step leaves for the second: the exponentials of the
@@ -27,6 +29,8 @@ pub struct SoftmaxVal {
 pub struct ScoresStep {
     exps: Vec<String>,
     corrections: Vec<String>,
+    /// What P is rounded to.
+    round: Prim,
 }
 
 /// `−∞` as an `.f32` immediate.
@@ -51,7 +55,10 @@ impl Lowerer<'_> {
     }
 
     /// `online_softmax(scale_log2)`: maxima −∞, sums 0.
-    pub(super) fn new_softmax(&mut self, scale: &Expr) -> Val {
+    pub(super) fn new_softmax(&mut self, scale: &Expr, ty: Ty) -> Val {
+        let Ty::Handle(Handle::Softmax(round)) = ty else {
+            return self.internal_val("online_softmax type");
+        };
         let scale = self.expr(scale);
         let scale = self.in_reg(scale);
         let reg_of = |this: &mut Self, v: Operand| {
@@ -62,7 +69,12 @@ impl Lowerer<'_> {
         let zero = Operand::Imm(float_imm(Prim::F32, 0.0));
         let max = [reg_of(self, neg_inf()), reg_of(self, neg_inf())];
         let sum = [reg_of(self, zero.clone()), reg_of(self, zero)];
-        Val::Handle(Box::new(HVal::Softmax(SoftmaxVal { max, sum, scale })))
+        Val::Handle(Box::new(HVal::Softmax(SoftmaxVal {
+            max,
+            sum,
+            scale,
+            round,
+        })))
     }
 
     /// `ping_pong::<ID, GROUPS>(group)`: this group's barrier `ID + group`, the next group's
@@ -445,16 +457,25 @@ impl Lowerer<'_> {
             );
             corrections.push(correction);
         }
-        ScoresStep { exps, corrections }
+        ScoresStep {
+            exps,
+            corrections,
+            round: sm.round,
+        }
     }
 
-    /// The part of a step that writes registers a wgmma may be reading: P rounded to bf16
-    /// pairs into `frag`, and the output rescaled by the corrections.
+    /// The part of a step that writes registers a wgmma may be reading: P rounded to bf16 or
+    /// f16 pairs into `frag`, and the output rescaled by the corrections.
     fn softmax_apply(&mut self, step: &ScoresStep, o: &AccVal, frag: &[String]) {
+        let pair_type = if step.round == Prim::F16 {
+            "f16x2"
+        } else {
+            "bf16x2"
+        };
         for (word, pair) in frag.iter().zip(step.exps.chunks(2)) {
             self.op(
                 "cvt",
-                &["rn", "bf16x2", "f32"],
+                &["rn", pair_type, "f32"],
                 vec![r(word), r(&pair[1]), r(&pair[0])],
             );
         }

@@ -73,7 +73,7 @@ impl Lowerer<'_> {
         if let Ty::Handle(crate::types::Handle::Acc(_)) = self.ty(&m.receiver) {
             return self.acc_method(m);
         }
-        if let Ty::Handle(crate::types::Handle::Softmax) = self.ty(&m.receiver) {
+        if let Ty::Handle(crate::types::Handle::Softmax(_)) = self.ty(&m.receiver) {
             return self.softmax_method(m);
         }
         if let Ty::Handle(handle) = self.ty(&m.receiver) {

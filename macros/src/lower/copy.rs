@@ -191,7 +191,7 @@ impl Lowerer<'_> {
             }
             SyncFn::Pipeline | SyncFn::PipelineCluster => self.new_pipeline(call, ty),
             SyncFn::Accumulator => self.new_accumulator(ty),
-            SyncFn::OnlineSoftmax => self.new_softmax(&call.args[0]),
+            SyncFn::OnlineSoftmax => self.new_softmax(&call.args[0], ty),
             SyncFn::PingPong => self.new_ping_pong(&call.args[0], ty),
             SyncFn::PeerShared => {
                 let (Some(name), Ty::Handle(Handle::Peer(elem, _))) =

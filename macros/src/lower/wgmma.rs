@@ -300,7 +300,8 @@ impl Lowerer<'_> {
 
     /// `acc.stage_columns(&mut tile, block)`: each pair of neighbouring columns of the block
     /// (registers `i`, `i + 1` with `i = 32 block + 4 q + 2 h`: row `16 w + l / 4 + 8 h`, columns
-    /// `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word, stored
+    /// `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word (`f16x2`
+    /// for a tile of f16), stored
     /// where the 128-byte swizzle puts it: row `r` at byte `128 r`, its 16-byte chunk `q` at
     /// chunk `q ^ (r % 8)` — and `r % 8` is `l / 4`.
     fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
@@ -313,6 +314,10 @@ impl Lowerer<'_> {
             memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
         else {
             return self.internal_val("stage_columns tile");
+        };
+        let pair_type = match self.ty(&m.args[0]) {
+            Ty::Shared { elem, .. } if elem.prim == Prim::F16 => "f16x2",
+            _ => "bf16x2",
         };
         let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
         let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
@@ -360,7 +365,7 @@ impl Lowerer<'_> {
                 let word = self.reg(RegClass::B32);
                 self.inst(
                     Opcode::Cvt,
-                    &["rn", "bf16x2", "f32"],
+                    &["rn", pair_type, "f32"],
                     vec![Operand::reg(&word), Operand::reg(hi), Operand::reg(lo)],
                 );
                 self.inst(

@@ -6,32 +6,35 @@
 //! thread's part of the running sum `l` of `exp2(S · scale_log2 − m · scale_log2)`: the
 //! FlashAttention recurrence, with the sums reduced across the quad only once, at the end.
 
-use super::wgmma::{Acc, Fragment, Readable};
+use super::wgmma::{Acc, Fragment, HalfFloat, Readable};
 use super::{Global, outside_kernel};
 use core::marker::PhantomData;
 
-/// A warpgroup's running row maxima and sums over the score tiles seen so far.
+/// A warpgroup's running row maxima and sums over the score tiles seen so far, rounding P to
+/// `E` (`bf16` or `f16`, the element type of the values it multiplies).
 #[must_use = "the softmax's sums normalise the output: call `finish`"]
-pub struct OnlineSoftmax(PhantomData<()>);
+pub struct OnlineSoftmax<E: HalfFloat = half::bf16>(PhantomData<E>);
 
 /// The softmax of no tile yet: maxima −∞, sums 0. `scale_log2` is the score scale times
-/// `log2(e)`, so one `fma` and `ex2.approx.ftz.f32` give `exp(scale · s − scale · m)`.
-pub fn online_softmax(_scale_log2: f32) -> OnlineSoftmax {
+/// `log2(e)`, so one `fma` and `ex2.approx.ftz.f32` give `exp(scale · s − scale · m)`. P is
+/// rounded to `E`: `online_softmax::<f16>(..)` for f16 values; without the turbofish rustc
+/// infers it from the values P multiplies, and `#[kernel]` takes `bf16`.
+pub fn online_softmax<E: HalfFloat>(_scale_log2: f32) -> OnlineSoftmax<E> {
     outside_kernel("online_softmax")
 }
 
-impl OnlineSoftmax {
+impl<E: HalfFloat> OnlineSoftmax<E> {
     /// Takes the next score tile `s`: each row's maximum over its quad (`max.f32`, two
     /// `shfl.sync.bfly`), the new running maximum `m'`, the rescaling `exp2((m − m') ·
     /// scale_log2)` applied to the sums and to the output accumulator `o` (rows as in `s`), and
     /// `P = exp2(s · scale_log2 − m' · scale_log2)` added to the sums and returned rounded to
-    /// `bf16` as the A operand of `o`'s next product. A row whose maximum is still −∞ (every
+    /// `E` as the A operand of `o`'s next product. A row whose maximum is still −∞ (every
     /// column masked) subtracts 0, so it gets zeros, not NaN.
     pub fn step<const N: u32, const D: u32, A, B>(
         &mut self,
         _s: &Acc<f32, 64, N, A>,
         _o: &mut Acc<f32, 64, D, B>,
-    ) -> Fragment<half::bf16, N>
+    ) -> Fragment<E, N>
     where
         A: Readable,
         B: Readable,
@@ -100,10 +103,10 @@ impl<const N: u32, const D: u32> Overlap<N, D, ScoresReady> {
     /// [`OnlineSoftmax::step`] on the scores, split around the output's group: the maxima and
     /// exponentials first, then `wgmma.wait_group 0`, then `P` into `p`'s registers (which the
     /// output's group was reading) and the output rescaled. Gives back the output, complete.
-    pub fn softmax(
+    pub fn softmax<E: HalfFloat>(
         self,
-        _softmax: &mut OnlineSoftmax,
-        _p: &mut Fragment<half::bf16, N>,
+        _softmax: &mut OnlineSoftmax<E>,
+        _p: &mut Fragment<E, N>,
     ) -> Acc<f32, 64, D, super::wgmma::Idle> {
         outside_kernel("Overlap::softmax")
     }

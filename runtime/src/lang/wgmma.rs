@@ -38,6 +38,19 @@ mod sealed {
 
 /// Element types a wgmma accumulates in (`f32`).
 pub trait AccElement: Element + sealed::Sealed {}
+
+/// The 16-bit floats a wgmma multiplies from registers with an `f32` accumulator, and P of an
+/// online softmax is rounded to: `bf16` and `f16` (`.bf16` / `.f16` A of `m64nNk16`, PTX ISA
+/// §9.7.15.5.2).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a 16-bit float: wgmma multiplies A from registers as `bf16` or `f16`",
+    note = "P is rounded to `bf16` (`online_softmax(..)`) or `f16` (`online_softmax::<f16>(..)`), and the values it multiplies are of the same type"
+)]
+pub trait HalfFloat: WgmmaInput + sealed::Sealed {}
+impl sealed::Sealed for half::bf16 {}
+impl HalfFloat for half::bf16 {}
+impl sealed::Sealed for half::f16 {}
+impl HalfFloat for half::f16 {}
 impl sealed::Sealed for f32 {}
 impl AccElement for f32 {}
 
@@ -284,12 +297,12 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
     /// of the stage, read N-major: its `K` rows of `64 · CHUNKS` contiguous elements (a value
     /// tile, `Tile3<64, K, CHUNKS>`) are the product's K, its columns the accumulator's N.
     /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 {d}, {a}, desc_b, 1, 1, 1, 1` (the
-    /// last immediate: B transposed, §9.7.15.5.1.2.1.3), one per 16 of K.
-    pub fn mma_regs<const K: u32, const SB: usize, const TB: usize, BB, XB>(
+    /// last immediate: B transposed, §9.7.15.5.1.2.1.3; `.f16.f16` for f16), one per 16 of K.
+    pub fn mma_regs<E: HalfFloat, const K: u32, const SB: usize, const TB: usize, BB, XB>(
         self,
-        _p: &Fragment<half::bf16, K>,
-        _b_slot: &ConsumerSlot<'_, half::bf16, SB, TB>,
-        _b: &TensorMap<half::bf16, BB, XB>,
+        _p: &Fragment<E, K>,
+        _b_slot: &ConsumerSlot<'_, E, SB, TB>,
+        _b: &TensorMap<E, BB, XB>,
         _b_offset: u32,
     ) -> Acc<T, M, N, S::Out>
     where
@@ -335,18 +348,20 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
     }
 
     /// Columns `64 · block .. 64 · block + 64` of the accumulator (`block` a constant), rounded
-    /// to `bf16` (`cvt.rn.bf16x2.f32`, a pair of neighbouring columns in one 32-bit word), into
+    /// to the tile's `E` (`cvt.rn.bf16x2.f32` or `.f16x2`, a pair of neighbouring columns in one
+    /// 32-bit word), into
     /// `tiles[index..index + 2048]`: a 64 × 64 tile in the 128-byte-swizzled layout a
     /// `Tile2<64, 64>` box of a `Swizzle128B` map has in shared memory (`index` a multiple of
     /// 512 pairs, so the tile starts where the swizzle pattern does), ready for `tma_store`
     /// after `fence_proxy_async()` and a barrier over the warpgroup.
-    pub fn stage_columns<const LEN: usize>(
+    pub fn stage_columns<E: HalfFloat, const LEN: usize>(
         &self,
-        _tiles: &mut super::SharedArray<[half::bf16; 2], LEN>,
+        _tiles: &mut super::SharedArray<[E; 2], LEN>,
         _index: u32,
         _block: u32,
     ) where
         S: Readable,
+        [E; 2]: Element,
     {
         outside_kernel("Acc::stage_columns")
     }
