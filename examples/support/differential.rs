@@ -411,8 +411,11 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
     });
     // Attention on the inputs where every rounding is exact on both sides (the GPU's
     // `ex2.approx`, `rcp.approx` and `lg2.approx` included: `attention_hopper::exact`), each
-    // kernel on two heads of several key tiles, persistent on 3 CTAs.
-    for kernel in attention_hopper::Kernel::ALL {
+    // kernel in bf16 and f16 on two heads of several key tiles, persistent on 3 CTAs.
+    use attention_hopper::Half;
+    let kernels = attention_hopper::Kernel::ALL;
+    let each = kernels.map(|k| (k, Half::Bf16)).into_iter();
+    for (kernel, half) in each.chain(kernels.map(|k| (k, Half::F16))) {
         let p = attention_hopper::Problem {
             heads: 2,
             seq: 512,
@@ -421,11 +424,11 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         };
         let inputs = attention_hopper::exact(p, rng.next_u64()).expect("exact inputs");
         cases.push(Case {
-            name: kernel.name().into(),
-            spec: kernel.spec(),
+            name: kernel.with(half).entry.into(),
+            spec: kernel.with(half),
             launch: attention_hopper::launch(kernel, attention_hopper::grid(kernel, p, 3)),
             args: attention_hopper::arguments(
-                (kernel, attention_hopper::Half::Bf16),
+                (kernel, half),
                 p,
                 (&inputs.q, &inputs.k, &inputs.v),
                 attention_hopper::EXACT_SCALE_LOG2,

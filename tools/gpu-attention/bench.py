@@ -849,7 +849,7 @@ def markdown(rows, bench, args, timing, errors):
     else:
         bh = f"b = {args.batch or 2}, h = {args.heads or 2}"
     lines = [f"### Attention forward, phasegate PTX vs torch SDPA (cuDNN; flash for reference) on {name}", "",
-             f"{what}; bf16 [b, h, s, d], {bh}"
+             f"{what}; {args.dtype} [b, h, s, d], {bh}"
              + (f"; {args.rounds} rounds x {args.reps} reps ({args.timing})" if timing else "")
              + (f"; {bench.versions}; PTX sha256 {bench.ptx_sha}..." if bench else ""),
              "ratio = cuDNN (or flash) time / phasegate time, median over rounds, 95 % bootstrap interval; "
