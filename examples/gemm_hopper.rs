@@ -29,120 +29,135 @@ use phasegate::prelude::*;
 use phasegate::runtime::sim::{Launch, TensorMapArg};
 
 // ANCHOR: kernel
-/// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation).
-#[kernel(
-    target = "sm_90a",
-    block = "384,1,1",
-    cluster = "2,1,1",
-    max_registers = 168
-)]
-pub fn gemm_hopper(
-    a: TensorMap<bf16, Tile2<64, 128>, Swizzle128B>,
-    b: TensorMap<bf16, Tile2<64, 128>, Swizzle128B>,
-    c: TensorMap<bf16, Tile2<64, 64>, Swizzle128B>,
-    m: u32,
-    n: u32,
-    k: u32,
-) {
-    let regs = warpgroup_registers::<168>();
-    // A stage: A's 128 rows of 64 bf16, then B's 256 rows (one 128-row slice from each CTA).
-    let pipe = pipeline_cluster::<bf16, 4, 24576, 2>(thread_idx_x() == 0, 1, 256);
-    let rank = cluster_cta_rank();
-    let m_pairs = (m + 255) / 256;
-    let units = m_pairs * ((n + 255) / 256);
-    let k_tiles = (k + 63) / 64;
-    let cluster = block_idx_x() / 2;
-    let clusters = grid_dim_x() / 2;
-    if warp_id() < 4 {
-        let _producer = regs.release::<40, 1>();
-        if warp_id() == 0 && elect_one() {
-            a.prefetch();
-            b.prefetch();
-            c.prefetch();
-            let mut producer = pipe.producer();
-            for u in (cluster..units).step_by(clusters) {
-                let m0 = ((u % m_pairs) * 2 + rank) * 128;
-                let n0 = (u / m_pairs) * 256 + rank * 128;
-                for kt in 0..k_tiles {
-                    producer
-                        .acquire()
-                        .load_tiles_multicast(&a, [kt * 64, m0], &b, [kt * 64, n0]);
+/// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation), for A and B of
+/// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), and
+/// with fp8 the product of the per-tensor scales.
+macro_rules! gemm_kernel {
+    ($name:ident, $t:ident, k_tile = $kt:literal $(, scale = $scale:ident)?) => {
+        #[kernel(
+            target = "sm_90a",
+            block = "384,1,1",
+            cluster = "2,1,1",
+            max_registers = 168
+        )]
+        pub fn $name(
+            a: TensorMap<$t, Tile2<$kt, 128>, Swizzle128B>,
+            b: TensorMap<$t, Tile2<$kt, 128>, Swizzle128B>,
+            c: TensorMap<bf16, Tile2<64, 64>, Swizzle128B>,
+            m: u32,
+            n: u32,
+            k: u32,
+            $($scale: f32,)?
+        ) {
+            let regs = warpgroup_registers::<168>();
+            // A stage: A's 128 rows of `$kt` elements, then B's 256 rows (one 128-row slice
+            // from each CTA).
+            let pipe = pipeline_cluster::<$t, 4, { 384 * $kt }, 2>(thread_idx_x() == 0, 1, 256);
+            let rank = cluster_cta_rank();
+            let m_pairs = (m + 255) / 256;
+            let units = m_pairs * ((n + 255) / 256);
+            let k_tiles = (k + $kt - 1) / $kt;
+            let cluster = block_idx_x() / 2;
+            let clusters = grid_dim_x() / 2;
+            if warp_id() < 4 {
+                let _producer = regs.release::<40, 1>();
+                if warp_id() == 0 && elect_one() {
+                    a.prefetch();
+                    b.prefetch();
+                    c.prefetch();
+                    let mut producer = pipe.producer();
+                    for u in (cluster..units).step_by(clusters) {
+                        let m0 = ((u % m_pairs) * 2 + rank) * 128;
+                        let n0 = (u / m_pairs) * 256 + rank * 128;
+                        for kt in 0..k_tiles {
+                            producer
+                                .acquire()
+                                .load_tiles_multicast(&a, [kt * $kt, m0], &b, [kt * $kt, n0]);
+                        }
+                    }
+                }
+            } else {
+                let _consumer = regs.claim::<232, 2>();
+                let wg = warp_id() / 4 - 1;
+                let leader = thread_idx_x() % 128 == 0;
+                let epilogue = named_barrier_dyn(1 + wg, 128);
+                // Two 64 × 64 staging tiles per consumer warp group.
+                let mut staging = shared_array::<[bf16; 2], 8192>();
+                let tile0 = wg * 4096;
+                let tile1 = tile0 + 2048;
+                let mut consumer = pipe.consumer();
+                for u in (cluster..units).step_by(clusters) {
+                    let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
+                    let col = (u / m_pairs) * 256;
+                    let slot = consumer.wait();
+                    let mut acc = accumulator::<f32, 64, 256>()
+                        .mma_block(&slot, &a, &b, wg)
+                        .commit();
+                    let mut held = slot.retire();
+                    for _ in 1..k_tiles {
+                        let slot = consumer.wait();
+                        acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<1>();
+                        // The group that read the held stage is complete: give it back.
+                        held.release();
+                        held = slot.retire();
+                    }
+                    let acc = acc.wait::<0>();
+                    held.release();
+                    // fp8: the scales, on the f32 sums.
+                    $(
+                        let mut acc = acc;
+                        acc.scale($scale);
+                    )?
+                    // Epilogue: four 64-column blocks through the two staging tiles. Before a tile is
+                    // written again, the tensor store that read it two blocks ago must have read it.
+                    if leader {
+                        bulk_wait_read(1);
+                    }
+                    epilogue.sync();
+                    acc.stage_columns(&mut staging, tile0, 0);
+                    fence_proxy_async();
+                    epilogue.sync();
+                    if leader {
+                        tma_store(&c, [col, row], &staging, tile0);
+                        bulk_commit();
+                        bulk_wait_read(1);
+                    }
+                    epilogue.sync();
+                    acc.stage_columns(&mut staging, tile1, 1);
+                    fence_proxy_async();
+                    epilogue.sync();
+                    if leader {
+                        tma_store(&c, [col + 64, row], &staging, tile1);
+                        bulk_commit();
+                        bulk_wait_read(1);
+                    }
+                    epilogue.sync();
+                    acc.stage_columns(&mut staging, tile0, 2);
+                    fence_proxy_async();
+                    epilogue.sync();
+                    if leader {
+                        tma_store(&c, [col + 128, row], &staging, tile0);
+                        bulk_commit();
+                        bulk_wait_read(1);
+                    }
+                    epilogue.sync();
+                    acc.stage_columns(&mut staging, tile1, 3);
+                    fence_proxy_async();
+                    epilogue.sync();
+                    if leader {
+                        tma_store(&c, [col + 192, row], &staging, tile1);
+                        bulk_commit();
+                    }
+                }
+                if leader {
+                    bulk_wait(0);
                 }
             }
         }
-    } else {
-        let _consumer = regs.claim::<232, 2>();
-        let wg = warp_id() / 4 - 1;
-        let leader = thread_idx_x() % 128 == 0;
-        let epilogue = named_barrier_dyn(1 + wg, 128);
-        // Two 64 × 64 staging tiles per consumer warp group.
-        let mut staging = shared_array::<[bf16; 2], 8192>();
-        let tile0 = wg * 4096;
-        let tile1 = tile0 + 2048;
-        let mut consumer = pipe.consumer();
-        for u in (cluster..units).step_by(clusters) {
-            let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
-            let col = (u / m_pairs) * 256;
-            let slot = consumer.wait();
-            let mut acc = accumulator::<f32, 64, 256>()
-                .mma_block(&slot, &a, &b, wg)
-                .commit();
-            let mut held = slot.retire();
-            for _ in 1..k_tiles {
-                let slot = consumer.wait();
-                acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<1>();
-                // The group that read the held stage is complete: give it back.
-                held.release();
-                held = slot.retire();
-            }
-            let acc = acc.wait::<0>();
-            held.release();
-            // Epilogue: four 64-column blocks through the two staging tiles. Before a tile is
-            // written again, the tensor store that read it two blocks ago must have read it.
-            if leader {
-                bulk_wait_read(1);
-            }
-            epilogue.sync();
-            acc.stage_columns(&mut staging, tile0, 0);
-            fence_proxy_async();
-            epilogue.sync();
-            if leader {
-                tma_store(&c, [col, row], &staging, tile0);
-                bulk_commit();
-                bulk_wait_read(1);
-            }
-            epilogue.sync();
-            acc.stage_columns(&mut staging, tile1, 1);
-            fence_proxy_async();
-            epilogue.sync();
-            if leader {
-                tma_store(&c, [col + 64, row], &staging, tile1);
-                bulk_commit();
-                bulk_wait_read(1);
-            }
-            epilogue.sync();
-            acc.stage_columns(&mut staging, tile0, 2);
-            fence_proxy_async();
-            epilogue.sync();
-            if leader {
-                tma_store(&c, [col + 128, row], &staging, tile0);
-                bulk_commit();
-                bulk_wait_read(1);
-            }
-            epilogue.sync();
-            acc.stage_columns(&mut staging, tile1, 3);
-            fence_proxy_async();
-            epilogue.sync();
-            if leader {
-                tma_store(&c, [col + 192, row], &staging, tile1);
-                bulk_commit();
-            }
-        }
-        if leader {
-            bulk_wait(0);
-        }
-    }
+    };
 }
+gemm_kernel!(gemm_hopper, bf16, k_tile = 64);
+gemm_kernel!(gemm_fp8, f8e4m3, k_tile = 128, scale = scale);
 // ANCHOR_END: kernel
 
 /// bf16 values of small integers: every product and every sum of `k ≤ 2¹⁶` of them is exact in
@@ -201,11 +216,99 @@ pub fn simulate(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], ctas: u32) -> Ve
         .collect()
 }
 
-fn main() {
+/// fp8 (e4m3) values of small integers, exact in e4m3, their products and sums exact in f32.
+pub fn operand_fp8(rows: u32, cols: u32, seed: u32) -> Vec<f8e4m3> {
+    (0..rows * cols)
+        .map(|i| {
+            let v = ((i.wrapping_mul(2654435761).wrapping_add(seed) >> 13) % 9) as f32 - 4.0;
+            f8e4m3::from_f32(v)
+        })
+        .collect()
+}
+
+/// The CPU reference of `gemm_fp8`: `C = scale · A · Bᵀ`, summed exactly in f32, scaled and
+/// rounded once to bf16 (as the kernel does: `mul.rn.f32` then `cvt.rn.bf16x2.f32`).
+pub fn reference_fp8(
+    a: &[f8e4m3],
+    b: &[f8e4m3],
+    (m, n, k): (usize, usize, usize),
+    scale: f32,
+) -> Vec<bf16> {
+    let mut c = vec![bf16::ZERO; m * n];
+    for r in 0..m {
+        for j in 0..n {
+            let sum: f32 = (0..k)
+                .map(|x| a[r * k + x].to_f32() * b[j * k + x].to_f32())
+                .sum();
+            c[r * n + j] = bf16::from_f32(sum * scale);
+        }
+    }
+    c
+}
+
+/// Simulates `gemm_fp8` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
+pub fn simulate_fp8(
+    (m, n, k): (u32, u32, u32),
+    a: &[f8e4m3],
+    b: &[f8e4m3],
+    scale: f32,
+    ctas: u32,
+) -> Vec<bf16> {
+    let spec = gemm_fp8::SPEC;
+    let map = |name, dims: [u64; 2], bytes: u64| {
+        spec.map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &dims, &[dims[0] * bytes])
+            .expect("a valid map")
+    };
+    let bytes = |v: &[f8e4m3]| v.iter().map(|x| x.to_bits()).collect::<Vec<u8>>();
+    let a_arg = TensorMapArg::owning(map("a", [k as u64, m as u64], 1), bytes(a));
+    let b_arg = TensorMapArg::owning(map("b", [k as u64, n as u64], 1), bytes(b));
+    let mut c_arg = TensorMapArg::owning(
+        map("c", [n as u64, m as u64], 2),
+        vec![0xff; (m * n * 2) as usize],
+    );
+    let launch = Launch {
+        grid: (ctas, 1, 1),
+        block: (384, 1, 1),
+        ..Launch::default()
+    };
+    gemm_fp8::simulate(&launch, (&a_arg, &b_arg, &mut c_arg, m, n, k, scale))
+        .unwrap_or_else(|e| panic!("gemm_fp8: {e}"));
+    c_arg
+        .data()
+        .expect("C's own tensor")
+        .chunks_exact(2)
+        .map(|h| bf16::from_le_bytes([h[0], h[1]]))
+        .collect()
+}
+
+fn main() -> Result<(), String> {
+    // `-- --emit DIR`: both kernels' PTX into DIR, for tools/gpu-gemm on the GPU machine.
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, dir] = args.as_slice()
+        && flag == "--emit"
+    {
+        for spec in [gemm_hopper::SPEC, gemm_fp8::SPEC] {
+            let path = format!("{dir}/{}.ptx", spec.entry);
+            std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;
+            println!(
+                "{path}: {} bytes of dynamic shared memory",
+                spec.dynamic_shared_bytes
+            );
+        }
+        return Ok(());
+    }
     println!("{}", gemm_hopper::PTX);
     let (m, n, k) = (256u32, 512u32, 192u32);
     let (a, b) = (operand(m, k, 1), operand(n, k, 2));
     let c = simulate(m, n, k, &a, &b, 2);
     assert_eq!(c, reference(&a, &b, m as usize, n as usize, k as usize));
     println!("// gemm_hopper: simulated, C = A · Bᵀ exactly for {m} × {n} × {k} on one cluster");
+    let (a, b) = (operand_fp8(m, k, 1), operand_fp8(n, k, 2));
+    let c = simulate_fp8((m, n, k), &a, &b, 0.375, 2);
+    let want = reference_fp8(&a, &b, (m as usize, n as usize, k as usize), 0.375);
+    assert!(c == want, "gemm_fp8 differs from the reference");
+    println!("// gemm_fp8: simulated, C = 0.375 · A · Bᵀ exactly for {m} × {n} × {k} (e4m3)");
+    Ok(())
 }

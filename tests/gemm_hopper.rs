@@ -6,7 +6,10 @@
 #[allow(dead_code)]
 mod gemm_hopper;
 
-use gemm_hopper::{gemm_hopper as kernel, operand, reference, simulate};
+use gemm_hopper::{
+    gemm_fp8, gemm_hopper as kernel, operand, operand_fp8, reference, reference_fp8, simulate,
+    simulate_fp8,
+};
 
 #[test]
 fn one_cluster_computes_the_exact_product() {
@@ -47,4 +50,19 @@ fn the_ptx_has_the_blueprint_structure() {
     assert!(p.contains("cvt.rn.bf16x2.f32"));
     assert!(p.contains("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"));
     assert_eq!(kernel::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
+}
+
+/// The fp8 instance (e4m3 stages of 128 of K, `m64n256k32` products, the scales on the f32
+/// sums): exact on small integers over two clusters with ragged edges, K not a multiple of the
+/// 128 of a stage (208: a row's stride is a multiple of 16 bytes, as tensor maps need).
+#[test]
+fn the_fp8_gemm_computes_the_exact_scaled_product() {
+    let (m, n, k) = (384u32, 320u32, 208u32);
+    let (a, b) = (operand_fp8(m, k, 7), operand_fp8(n, k, 8));
+    let c = simulate_fp8((m, n, k), &a, &b, 0.375, 4);
+    assert!(c == reference_fp8(&a, &b, (m as usize, n as usize, k as usize), 0.375));
+    let p = gemm_fp8::PTX;
+    assert!(p.contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"));
+    assert!(p.contains("mul.rn.f32"));
+    assert_eq!(gemm_fp8::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
 }

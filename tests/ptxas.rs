@@ -87,6 +87,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_roles", tma_tiles::tma_roles::PTX, false),
         ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
         ("gemm_hopper", gemm_hopper::gemm_hopper::PTX, false),
+        ("gemm_fp8", gemm_hopper::gemm_fp8::PTX, false),
         (
             "attention_hd64",
             attention_hopper::attention_hd64::PTX,

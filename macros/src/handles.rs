@@ -168,6 +168,8 @@ pub enum Method {
     MaskColumns,
     /// `mask_causal(offset)`.
     MaskCausal,
+    /// `scale(factor)`: every element times an f32.
+    AccScale,
     // online softmax
     SoftmaxStep,
     SoftmaxFinish,
@@ -583,6 +585,8 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "mma_regs" => (M::MmaRegs, &[], k(Kind::Acc)),
             "mask_columns" => (M::MaskColumns, &[U32], Out::Unit),
             "mask_causal" => (M::MaskCausal, &[U32], Out::Unit),
+            // Checked by `Checker::acc_method` (an f32 factor).
+            "scale" => (M::AccScale, &[], Out::Unit),
             "commit_behind" => (M::CommitBehind, &[], k(Kind::Overlap)),
             _ => return None,
         },

@@ -117,6 +117,7 @@ impl Checker<'_> {
             M::AccStage => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
+            M::AccScale => 1,
             _ => 0,
         };
         if !self.method_arity(m, want) {
@@ -130,6 +131,11 @@ impl Checker<'_> {
                 self.expect_u32(v, &m.args[3]);
             }
             M::AccStage => self.stage_operands(acc, m),
+            M::AccScale => {
+                let factor = self.operand(&m.args[0]);
+                let f = self.known(Ty::Prim(Prim::F32));
+                self.unify(f, factor, m.args[0].span());
+            }
             M::AccGet | M::AccRow | M::AccCol => {
                 let v = self.operand(&m.args[0]);
                 self.expect_u32(v, &m.args[0]);

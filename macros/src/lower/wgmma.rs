@@ -170,6 +170,18 @@ impl Lowerer<'_> {
             "mma_regs" => self.mma_regs(acc, m),
             "mask_columns" => self.mask(&acc, m, false),
             "mask_causal" => self.mask(&acc, m, true),
+            "scale" => {
+                let factor = self.expr(&m.args[0]);
+                let factor = self.in_reg(factor);
+                for reg in &acc.regs {
+                    self.inst(
+                        Opcode::Mul,
+                        &["rn", "f32"],
+                        vec![Operand::reg(reg), Operand::reg(reg), Operand::reg(&factor)],
+                    );
+                }
+                Val::Unit
+            }
             "commit_behind" => self.commit_behind(acc, m),
             _ => self.internal_val("accumulator method"),
         }

@@ -313,6 +313,15 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::mma_regs")
     }
 
+    /// Multiplies every element by `factor` (`mul.rn.f32` per register): the per-tensor scales
+    /// of an fp8 product, applied to the f32 sums before they are rounded.
+    pub fn scale(&mut self, _factor: f32)
+    where
+        S: Readable,
+    {
+        outside_kernel("Acc::scale")
+    }
+
     /// Sets the elements of columns `limit..N` to −∞ (`selp` per register): the columns past
     /// the end of a ragged sequence, so that softmax gives them weight 0.
     pub fn mask_columns(&mut self, _limit: u32)
