@@ -13,7 +13,8 @@
 # fp8 (gemm-bench --dtype e4m3): A (M x K) and B (N x K) OCP e4m3, K contiguous (the TN layout
 # torch._scaled_mm and cuBLASLt fp8 take), C bf16, C = bf16(scale_a * scale_b * A*B^T) with f32
 # accumulation (torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16));
-# --scale-a/--scale-b (0.5, 0.25), --fast-accum (cuBLASLt's; off by default, as torch's). The
+# --scale-a/--scale-b (0.5, 0.25), --fast-accum (cuBLASLt's; off by default, as torch's; with
+# it cuBLASLt's result fails the check at K = 16384, as it is not f32 accumulation). The
 # kernel takes tmap_a, tmap_b, tmap_c (A's and B's maps UINT8 over the fp8 bytes, K bytes a row),
 # m, n, k and scale (f32 scale_a * scale_b):
 #   bash tools/gpu-gemm/run.sh .device/NAME/gemm_fp8.ptx ENTRY --dtype e4m3 --block 384 \
