@@ -1,13 +1,32 @@
 #!/usr/bin/env bash
 # The hand-written Hopper GEMM (ref_gemm.cu) against cuBLAS, side by side, on this machine's GPU.
 #   bash tools/gpu-gemm/run.sh [PTX ENTRY [gemm-bench options...]]
+#   bash tools/gpu-gemm/run.sh --reference-only [gemm-bench options...]
 # With no arguments: builds ref_gemm.cu to PTX (nvcc -ptx, sm_90a), writes the kernel's ptxas
 # resource report and SASS ($OUT/NAME.sass; for a given PTX too), and runs gemm-bench on it at
 # 2048³, 4096³, 8192³ and 8192×14336×4096 against cuBLASLt; pools each size's per-round ratios
 # with tools/gpu-bench/ratios.py; times torch.matmul at the same sizes (a second opinion on the
 # cuBLAS figure); profiles one launch of each side at 4096³ with ncu. With PTX and ENTRY: runs
 # gemm-bench on that kernel instead, the further arguments passed on (its --help lists them; the
-# defaults are ref_gemm's layout).
+# defaults are ref_gemm's layout). With options only (first argument `--...`, e.g.
+# --reference-only): cuBLASLt alone, no PTX, no SASS, its check and TFLOPS.
+# fp8 (gemm-bench --dtype e4m3): A (M x K) and B (N x K) OCP e4m3, K contiguous (the TN layout
+# torch._scaled_mm and cuBLASLt fp8 take), C bf16, C = bf16(scale_a * scale_b * A*B^T) with f32
+# accumulation (torch._scaled_mm(a, b.t(), scale_a, scale_b, out_dtype=torch.bfloat16));
+# --scale-a/--scale-b (0.5, 0.25), --fast-accum (cuBLASLt's; off by default, as torch's; with
+# it cuBLASLt's result fails the check at K = 16384, as it is not f32 accumulation). The
+# kernel takes tmap_a, tmap_b, tmap_c (A's and B's maps UINT8 over the fp8 bytes, K bytes a row),
+# m, n, k and scale (f32 scale_a * scale_b):
+#   bash tools/gpu-gemm/run.sh .device/NAME/gemm_fp8.ptx ENTRY --dtype e4m3 --block 384 \
+#     --cluster 2 --smem BYTES --grid persistent --params tmap_a,tmap_b,tmap_c,m,n,k,scale \
+#     --box-a 128,128 --box-b 128,128 --box-c 64,64 --swizzle-ab 128 --swizzle-c 128
+#   bash tools/gpu-gemm/run.sh --reference-only --dtype e4m3      # cuBLASLt fp8 alone
+# The torch timing is then torch._scaled_mm on e4m3 inputs (use_fast_accum as --fast-accum).
+# naive_fp8.cu is a plain CUDA fp8 GEMM (one thread per element, no tensor cores) that checks
+# the harness's fp8 PTX path end to end (its maps are encoded and passed but unused):
+#   nvcc -ptx -arch=sm_90a -o /tmp/naive_fp8.ptx tools/gpu-gemm/naive_fp8.cu
+#   bash tools/gpu-gemm/run.sh /tmp/naive_fp8.ptx naive_fp8 --dtype e4m3 --block 256 \
+#     --grid tiles:16x16 --params tmap_a,tmap_b,tmap_c,ptr_a,ptr_b,ptr_c,m,n,k,scale
 # Environment: GEMM_BENCH (the binary; default: beside this script, else target/release),
 #   BUILD_DIR (/tmp/gpu-gemm), OUT (where logs go; default $BUILD_DIR/out), NCU=0 skips the
 #   profile, TORCH=0 the torch timing, SIZES (gemm-bench --sizes), ROUNDS, REPS, NVCC_FLAGS
@@ -55,7 +74,20 @@ log="$out/run.log"
 sizes="${SIZES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x14336x4096}"
 common=(--sizes "$sizes" --rounds "${ROUNDS:-9}" --reps "${REPS:-20}" --rounds-dir "$build/rounds")
 status=0
-if [ $# -ge 2 ]; then
+# gemm-bench's options as given, for the torch timing's dtype.
+case " $* " in
+*" --dtype e4m3 "* | *" --dtype=e4m3 "*) dtype=e4m3 ;;
+*) dtype=bf16 ;;
+esac
+case " $* " in
+*" --fast-accum "*) fast_accum=True ;;
+*) fast_accum=False ;;
+esac
+ptx=""
+if [ $# -ge 1 ] && [ "${1#--}" != "$1" ]; then
+    # Options only (--reference-only ...): cuBLASLt alone.
+    kernel=("$@")
+elif [ $# -ge 2 ]; then
     ptx="$1" entry="$2"
     shift 2
     kernel=(--ptx "$ptx" --entry "$entry" "$@")
@@ -76,12 +108,14 @@ fi
 
 # The kernel's resources and SASS (ptxas of this machine's toolkit; the driver's JIT, which runs
 # it, reports the same registers in gemm-bench's `jit:` lines).
-name="$(basename "$ptx" .ptx)"
-{
-    ptxas -v -arch=sm_90a "$ptx" -o "$build/$name.cubin" 2>&1 | grep -E "registers|spill|stack|C75|rror"
-    cuobjdump -sass "$build/$name.cubin" > "$out/$name.sass"
-    echo "SASS: $(grep -c HGMMA "$out/$name.sass") HGMMA, $(grep -c UTMALDG "$out/$name.sass") UTMALDG, $(grep -c UTMASTG "$out/$name.sass") UTMASTG, $(grep -cE '\bLDL|\bSTL' "$out/$name.sass") local loads/stores, $(grep -c USETMAXREG "$out/$name.sass") USETMAXREG, $(grep -c MEMBAR "$out/$name.sass") MEMBAR"
-} 2>&1 | tee -a "$log"
+if [ -n "$ptx" ]; then
+    name="$(basename "$ptx" .ptx)"
+    {
+        ptxas -v -arch=sm_90a "$ptx" -o "$build/$name.cubin" 2>&1 | grep -E "registers|spill|stack|C75|rror"
+        cuobjdump -sass "$build/$name.cubin" > "$out/$name.sass"
+        echo "SASS: $(grep -c HGMMA "$out/$name.sass") HGMMA, $(grep -c UTMALDG "$out/$name.sass") UTMALDG, $(grep -c UTMASTG "$out/$name.sass") UTMASTG, $(grep -cE '\bLDL|\bSTL' "$out/$name.sass") local loads/stores, $(grep -c USETMAXREG "$out/$name.sass") USETMAXREG, $(grep -c MEMBAR "$out/$name.sass") MEMBAR"
+    } 2>&1 | tee -a "$log"
+fi
 
 set -o pipefail
 "$bench" "${kernel[@]}" "${common[@]}" 2>&1 | tee -a "$log" || { echo "FAIL gemm-bench" | tee -a "$log"; status=1; }
@@ -94,24 +128,37 @@ for f in "$build"/rounds/rounds_*.log; do
 done 2>&1 | tee -a "$log"
 
 if [ "${TORCH:-1}" != 0 ]; then
-    python3 - "$sizes" <<'EOF' 2>&1 | tee "$out/torch.txt" | tee -a "$log"
+    python3 - "$sizes" "$dtype" "$fast_accum" <<'EOF' 2>&1 | tee "$out/torch.txt" | tee -a "$log"
 import sys, torch
 print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())
+fp8, fast = sys.argv[2] == "e4m3", sys.argv[3] == "True"
 for s in sys.argv[1].split(","):
     m, n, k = map(int, s.split("x"))
     g = torch.Generator(device="cuda").manual_seed(0)
-    a = torch.rand(m, k, device="cuda", generator=g, dtype=torch.float32).mul_(2).sub_(1).bfloat16()
-    b = torch.rand(n, k, device="cuda", generator=g, dtype=torch.float32).mul_(2).sub_(1).bfloat16()
-    for _ in range(5):
+    if fp8:
+        # Quarters in [-4, 4] (gemm-bench's fp8 inputs), per-tensor scales 0.5 and 0.25.
+        a = torch.randint(-16, 17, (m, k), device="cuda", generator=g).float().div_(4).to(torch.float8_e4m3fn)
+        b = torch.randint(-16, 17, (n, k), device="cuda", generator=g).float().div_(4).to(torch.float8_e4m3fn)
+        sa = torch.tensor(0.5, device="cuda")
+        sb = torch.tensor(0.25, device="cuda")
+        op = lambda: torch._scaled_mm(a, b.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=fast)
+        what = f"torch._scaled_mm e4m3 (use_fast_accum={fast})"
+    else:
+        a = torch.rand(m, k, device="cuda", generator=g, dtype=torch.float32).mul_(2).sub_(1).bfloat16()
+        b = torch.rand(n, k, device="cuda", generator=g, dtype=torch.float32).mul_(2).sub_(1).bfloat16()
         c = torch.matmul(a, b.t())
+        op = lambda: torch.matmul(a, b.t(), out=c)
+        what = "torch.matmul"
+    for _ in range(5):
+        op()
     ts = []
     for _ in range(100):
         e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        e0.record(); torch.matmul(a, b.t(), out=c); e1.record()
+        e0.record(); op(); e1.record()
         ts.append((e0, e1))
     torch.cuda.synchronize()
     ms = sorted(e0.elapsed_time(e1) for e0, e1 in ts)[len(ts) // 2]
-    print(f"torch.matmul {s}: median {ms:.4f} ms = {2*m*n*k/ms/1e9:.1f} TFLOPS (100 launches)")
+    print(f"{what} {s}: median {ms:.4f} ms = {2*m*n*k/ms/1e9:.1f} TFLOPS (100 launches)")
 EOF
 fi
 

@@ -18,10 +18,14 @@ type Desc = *mut c_void;
 const CUBLAS_COMPUTE_32F: i32 = 68;
 const CUDA_R_32F: i32 = 0;
 const CUDA_R_16BF: i32 = 14;
+const CUDA_R_8F_E4M3: i32 = 28;
 const CUBLAS_OP_N: i32 = 0;
 const CUBLAS_OP_T: i32 = 1;
 const CUBLASLT_MATMUL_DESC_TRANSA: i32 = 3;
 const CUBLASLT_MATMUL_DESC_TRANSB: i32 = 4;
+const CUBLASLT_MATMUL_DESC_A_SCALE_POINTER: i32 = 17;
+const CUBLASLT_MATMUL_DESC_B_SCALE_POINTER: i32 = 18;
+const CUBLASLT_MATMUL_DESC_FAST_ACCUM: i32 = 25;
 const CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: i32 = 1;
 
 /// `cublasLtMatmulHeuristicResult_t`: the algorithm (64 opaque bytes), its workspace, status,
@@ -80,6 +84,45 @@ struct Api {
         usize,
         *mut c_void,
     ) -> Status,
+}
+
+/// The element types of a plan.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Precision {
+    /// A, B and C bf16.
+    Bf16,
+    /// A and B OCP fp8 e4m3, C bf16, each operand with a per-tensor f32 scale:
+    /// C = bf16(scale_a · scale_b · A·Bᵀ), what `torch._scaled_mm(a, b.t(), scale_a, scale_b,
+    /// out_dtype=torch.bfloat16)` computes.
+    ///
+    /// The scales go to cuBLASLt as `CUBLASLT_MATMUL_DESC_A_SCALE_POINTER` and `B_SCALE_POINTER`
+    /// (device addresses of one f32 each, "the scale factor that converts data in matrix A to
+    /// the compute data type range", 1 where unset), with alpha = 1 and beta = 0, as torch
+    /// passes per-tensor scales; cuBLASLt's fp8 result is D = alpha · scaleA · scaleB · op(A)·op(B)
+    /// (+ beta · C), so folding the product into alpha would give the same numbers, but the
+    /// pointers are what a scaled-mm caller measures.
+    E4m3 {
+        /// Device address of scale_a (one f32).
+        scale_a: u64,
+        /// Device address of scale_b (one f32).
+        scale_b: u64,
+        /// `CUBLASLT_MATMUL_DESC_FAST_ACCUM`: off (torch's `use_fast_accum=False`) keeps
+        /// promoting the tensor cores' partial sums to f32; on accumulates in the tensor cores.
+        fast_accum: bool,
+    },
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Precision::Bf16 => write!(f, "bf16"),
+            Precision::E4m3 { fast_accum, .. } => write!(
+                f,
+                "e4m3 (fast accumulation {})",
+                if *fast_accum { "on" } else { "off" }
+            ),
+        }
+    }
 }
 
 /// An open cuBLASLt and a handle.
@@ -164,19 +207,22 @@ impl CublasLt {
         })
     }
 
-    /// A plan for `C = A·Bᵀ` with A `m × k`, B `n × k` and C `m × n`, all row-major bf16, f32
-    /// accumulation and scale, using at most `workspace_bytes` of the workspace.
+    /// A plan for `C = A·Bᵀ` with A `m × k`, B `n × k` and C `m × n`, all row-major, A and B
+    /// of `precision`'s type and C bf16, f32 accumulation and scale, using at most
+    /// `workspace_bytes` of the workspace.
     ///
     /// cuBLAS is column-major: row-major C (`m × n`) is column-major Cᵀ (`n × m`), and
     /// `Cᵀ = B·Aᵀ`, where row-major B is column-major Bᵀ (`k × n`, transposed back: op T) and
     /// row-major A is column-major Aᵀ (`k × m`, op N). This is cuBLAS's "TN" case, both
-    /// operands contiguous along k, the layout its Hopper kernels are fastest in.
+    /// operands contiguous along k, the layout its Hopper kernels are fastest in, and the only
+    /// one its fp8 kernels take (A transposed, B not).
     pub fn plan(
         &self,
         m: u64,
         n: u64,
         k: u64,
         workspace_bytes: usize,
+        precision: Precision,
     ) -> Result<Plan<'_>, CudaError> {
         let api = &self.api;
         let mut plan = Plan {
@@ -203,12 +249,52 @@ impl CublasLt {
                     (api.desc_set)(plan.desc, attr, &op as *const i32 as *const c_void, 4),
                 )?;
             }
-            // (rows, cols, leading dimension) as stored, column-major.
-            let shapes = [(k, n, k as i64), (k, m, k as i64), (n, m, n as i64)];
-            for (layout, (rows, cols, ld)) in plan.layouts.iter_mut().zip(shapes) {
+            let operands = match precision {
+                Precision::Bf16 => CUDA_R_16BF,
+                Precision::E4m3 {
+                    scale_a,
+                    scale_b,
+                    fast_accum,
+                } => {
+                    // cuBLAS's A is our B and its B our A (above).
+                    for (attr, ptr) in [
+                        (CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scale_b),
+                        (CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, scale_a),
+                    ] {
+                        let p = ptr as *const c_void;
+                        status(
+                            "cublasLtMatmulDescSetAttribute",
+                            (api.desc_set)(
+                                plan.desc,
+                                attr,
+                                &p as *const *const c_void as *const c_void,
+                                std::mem::size_of::<*const c_void>(),
+                            ),
+                        )?;
+                    }
+                    let fast = fast_accum as i8;
+                    status(
+                        "cublasLtMatmulDescSetAttribute",
+                        (api.desc_set)(
+                            plan.desc,
+                            CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                            &fast as *const i8 as *const c_void,
+                            1,
+                        ),
+                    )?;
+                    CUDA_R_8F_E4M3
+                }
+            };
+            // (type, rows, cols, leading dimension) as stored, column-major; C (and D) bf16.
+            let shapes = [
+                (operands, k, n, k as i64),
+                (operands, k, m, k as i64),
+                (CUDA_R_16BF, n, m, n as i64),
+            ];
+            for (layout, (ty, rows, cols, ld)) in plan.layouts.iter_mut().zip(shapes) {
                 status(
                     "cublasLtMatrixLayoutCreate",
-                    (api.layout_create)(layout, CUDA_R_16BF, rows, cols, ld),
+                    (api.layout_create)(layout, ty, rows, cols, ld),
                 )?;
             }
             let mut pref = std::ptr::null_mut();
@@ -243,7 +329,7 @@ impl CublasLt {
             status("cublasLtMatmulAlgoGetHeuristic", heur)?;
             if found < 1 {
                 return Err(CudaError::Args(format!(
-                    "cuBLASLt has no algorithm for {m}x{n}x{k} bf16"
+                    "cuBLASLt has no algorithm for {m}x{n}x{k} {precision}"
                 )));
             }
             plan.algo = result.algo;

@@ -30,8 +30,8 @@ impl DeviceBuffer {
         Ok(DeviceBuffer { ptr, bytes })
     }
 
-    /// A device copy of `data`.
-    pub fn upload(data: &[u16]) -> Result<DeviceBuffer, CudaError> {
+    /// A device copy of `data` (plain values: bf16 or e4m3 bits, f32 scales).
+    pub fn upload<T: Copy>(data: &[T]) -> Result<DeviceBuffer, CudaError> {
         let buffer = DeviceBuffer::new(std::mem::size_of_val(data))?;
         // SAFETY: the allocation holds exactly `data`'s bytes.
         unsafe {

@@ -7,9 +7,19 @@
 //! cuBLAS's in that round; Y: cuBLAS-again's over cuBLAS's, the resolution of X) goes to
 //! stdout and to `--rounds-dir`/rounds_MxNxK.log, which `tools/gpu-bench/ratios.py` pools into
 //! a 95 % interval. The SM clock is sampled by `nvidia-smi` every 50 ms while a size is timed.
+//!
+//! `--dtype e4m3`: A and B are OCP fp8 e4m3 (one byte, K contiguous for both), C bf16, and
+//! C = bf16(scale_a · scale_b · A·Bᵀ) with f32 accumulation, as `torch._scaled_mm(a, b.t(),
+//! scale_a, scale_b, out_dtype=torch.bfloat16)` computes it; cuBLASLt runs its fp8 matmul with
+//! the scales as A/B scale pointers (fast accumulation off unless `--fast-accum`), the kernel
+//! gets the product scale_a · scale_b as an f32 parameter (`scale` in `--params`) and its A and
+//! B maps are UINT8 over the fp8 bytes. The checks are `numeric`'s fp8 ones, and the output
+//! adds the largest absolute and relative errors and how many elements are bit-identical.
+//! `--reference-only` runs cuBLASLt alone (no PTX): its check against float64 and its TFLOPS
+//! (cuBLAS against cuBLAS-again), in either dtype.
 
 use clap::Parser;
-use phasegate_gemm_bench::cublaslt::CublasLt;
+use phasegate_gemm_bench::cublaslt::{CublasLt, Precision};
 use phasegate_gemm_bench::gpu::{self, DeviceBuffer, Geometry, Kernel, Stream, TensorMapBytes};
 use phasegate_gemm_bench::median;
 use phasegate_gemm_bench::numeric::{self, POISON};
@@ -23,12 +33,32 @@ use std::time::Duration;
 #[derive(Parser)]
 #[command(about = "A GEMM kernel given as PTX against cuBLASLt on the same device buffers")]
 struct Args {
-    /// The PTX file.
+    /// The PTX file (not needed with --reference-only).
+    #[arg(long, required_unless_present = "reference_only")]
+    ptx: Option<std::path::PathBuf>,
+    /// The entry's name (not needed with --reference-only).
+    #[arg(long, required_unless_present = "reference_only")]
+    entry: Option<String>,
+    /// Element type of A and B: bf16 (C = A·Bᵀ, all bf16), or e4m3 (OCP fp8 A and B, bf16 C,
+    /// C = bf16(scale_a · scale_b · A·Bᵀ) with f32 accumulation, as torch._scaled_mm; A's and
+    /// B's maps are UINT8 with K bytes a row).
+    #[arg(long, value_enum, default_value_t = Dtype::Bf16)]
+    dtype: Dtype,
+    /// e4m3: scale_a, the per-tensor scale of A (f32; a power of two keeps the check exact).
+    #[arg(long, default_value_t = 0.5)]
+    scale_a: f32,
+    /// e4m3: scale_b, the per-tensor scale of B.
+    #[arg(long, default_value_t = 0.25)]
+    scale_b: f32,
+    /// e4m3: cuBLASLt's fp8 fast accumulation on (CUBLASLT_MATMUL_DESC_FAST_ACCUM = 1; off by
+    /// default, as torch._scaled_mm's use_fast_accum=False). Not f32 accumulation: cuBLASLt's
+    /// results then fail the check at K = 16384 (see numeric.rs).
     #[arg(long)]
-    ptx: std::path::PathBuf,
-    /// The entry's name.
+    fast_accum: bool,
+    /// cuBLASLt alone, no PTX kernel: its check against float64 sums, and its TFLOPS timed
+    /// against cuBLAS-again (no rounds logs are written).
     #[arg(long)]
-    entry: String,
+    reference_only: bool,
     /// Threads per block: X[,Y[,Z]].
     #[arg(long, default_value = "384")]
     block: String,
@@ -42,15 +72,16 @@ struct Args {
     /// `persistent` (resident clusters), `tiles:ROWSxCOLS` or X[,Y[,Z]].
     #[arg(long, default_value = "persistent")]
     grid: String,
-    /// The entry's parameters in order: tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k.
+    /// The entry's parameters in order: tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k (u32)
+    /// scale (f32 scale_a · scale_b; e4m3 only).
     #[arg(long, default_value = "tmap_a,tmap_b,tmap_c,m,n,k")]
     params: String,
-    /// A's tensor-map box: K elements, rows.
-    #[arg(long, default_value = "64,128")]
-    box_a: String,
-    /// B's tensor-map box: K elements, rows.
-    #[arg(long, default_value = "64,128")]
-    box_b: String,
+    /// A's tensor-map box: K elements, rows [default: 64,128 for bf16, 128,128 for e4m3].
+    #[arg(long)]
+    box_a: Option<String>,
+    /// B's tensor-map box: K elements, rows [default: as A's].
+    #[arg(long)]
+    box_b: Option<String>,
     /// C's tensor-map box: columns, rows.
     #[arg(long, default_value = "64,32")]
     box_c: String,
@@ -89,6 +120,16 @@ struct Args {
     rounds_dir: Option<std::path::PathBuf>,
 }
 
+/// The element type of A and B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Dtype {
+    // bf16 A, B and C. (Plain comments: doc comments on the values would turn `--help` into
+    // clap's long form.)
+    Bf16,
+    // OCP fp8 e4m3 A and B, bf16 C, per-tensor scales.
+    E4m3,
+}
+
 fn main() {
     let args = Args::parse();
     match run(&args) {
@@ -125,7 +166,8 @@ fn pair(s: &str) -> Result<[u32; 2], String> {
 /// One table row.
 struct Row {
     problem: Problem,
-    ptx_ms: f64,
+    /// None with --reference-only.
+    ptx_ms: Option<f64>,
     cublas_ms: f64,
     again_ms: f64,
     round_ratios: Vec<f64>,
@@ -141,97 +183,153 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
         .collect::<Result<_, _>>()?;
     let params = shape::parse_params(&args.params)?;
     let grid_rule = shape::parse_grid(&args.grid)?;
-    let ptx =
-        std::fs::read_to_string(&args.ptx).map_err(|e| format!("{}: {e}", args.ptx.display()))?;
-    let entry = shape::entry_shape(&ptx, &args.entry)?;
-    shape::check_params(&params, &entry)?;
-    let launch_cluster = args
-        .cluster
-        .as_deref()
-        .map(shape::parse_triple)
-        .transpose()?;
-    // A `.reqnctapercluster` fixes the cluster: the launch then names none, and a --cluster
-    // that differs is an error. (kernel's cluster, the launch attribute)
-    let (cluster, launch_cluster) = match (entry.cluster, launch_cluster) {
-        (Some(k), Some(l)) if k != l => {
-            return Err(
-                format!("--cluster {l:?} but the entry's .reqnctapercluster is {k:?}").into(),
-            );
+    if args.dtype == Dtype::E4m3 {
+        if let Some(p) = sizes.iter().find(|p| !p.k.is_multiple_of(16)) {
+            return Err(format!(
+                "size {p}: e4m3 needs k a multiple of 16 (A's and B's rows are 16-byte multiples)"
+            )
+            .into());
         }
-        (Some(k), _) => (Some(k), None),
-        (None, l) => (l, l),
-    };
+    } else if params.contains(&Param::Scale) {
+        return Err("the `scale` parameter is the e4m3 mode's (--dtype e4m3)".into());
+    }
+    if args.dtype == Dtype::Bf16 && args.fast_accum {
+        return Err("--fast-accum is the e4m3 mode's (--dtype e4m3)".into());
+    }
 
     let _gpu = Gpu::new(0)?;
     let sms = gpu::multiprocessors()?;
-    let kernel = Kernel::load(&ptx, &args.entry)?;
-    if args.smem > 48 * 1024 {
-        kernel.set_dynamic_shared(args.smem)?;
-    }
-    use cudarc::driver::sys::CUfunction_attribute as FA;
-    println!(
-        "device: {}, {sms} SMs; kernel {}: {} registers, {} bytes local, {} bytes static shared, {} dynamic",
-        gpu::device_name()?,
-        args.entry,
-        kernel.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-        kernel.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-        kernel.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-        args.smem
-    );
-    for line in kernel.jit_log.lines().filter(|l| !l.trim().is_empty()) {
-        println!("  jit: {line}");
+    let mut launch = None;
+    if !args.reference_only {
+        let (Some(ptx_path), Some(entry_name)) = (&args.ptx, &args.entry) else {
+            return Err("--ptx and --entry are needed unless --reference-only".into());
+        };
+        let ptx = std::fs::read_to_string(ptx_path)
+            .map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+        let entry = shape::entry_shape(&ptx, entry_name)?;
+        shape::check_params(&params, &entry)?;
+        let launch_cluster = args
+            .cluster
+            .as_deref()
+            .map(shape::parse_triple)
+            .transpose()?;
+        // A `.reqnctapercluster` fixes the cluster: the launch then names none, and a --cluster
+        // that differs is an error. (kernel's cluster, the launch attribute)
+        let (cluster, launch_cluster) = match (entry.cluster, launch_cluster) {
+            (Some(k), Some(l)) if k != l => {
+                return Err(
+                    format!("--cluster {l:?} but the entry's .reqnctapercluster is {k:?}").into(),
+                );
+            }
+            (Some(k), _) => (Some(k), None),
+            (None, l) => (l, l),
+        };
+        let kernel = Kernel::load(&ptx, entry_name)?;
+        if args.smem > 48 * 1024 {
+            kernel.set_dynamic_shared(args.smem)?;
+        }
+        use cudarc::driver::sys::CUfunction_attribute as FA;
+        println!(
+            "device: {}, {sms} SMs; kernel {}: {} registers, {} bytes local, {} bytes static shared, {} dynamic",
+            gpu::device_name()?,
+            entry_name,
+            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            args.smem
+        );
+        for line in kernel.jit_log.lines().filter(|l| !l.trim().is_empty()) {
+            println!("  jit: {line}");
+        }
+        launch = Some((kernel, cluster, launch_cluster));
+    } else {
+        println!(
+            "device: {}, {sms} SMs; reference only: cuBLASLt alone, no PTX kernel",
+            gpu::device_name()?
+        );
     }
     let lt = CublasLt::open()?;
     println!("cuBLASLt: {} (version {})", lt.library, lt.version);
     let stream = Stream::new()?;
-    let mut geometry = Geometry {
-        grid: (1, 1, 1),
-        block: shape::parse_triple(&args.block)?,
-        cluster: launch_cluster,
-        dynamic_shared: args.smem,
-    };
-    let cluster_size = cluster.map_or(1, |(x, y, z)| x * y * z);
-    let resident = kernel.max_active_clusters(&geometry, cluster.unwrap_or((1, 1, 1)))?;
-    println!("resident clusters of {cluster_size}: {resident}");
+    // (the kernel, its launch geometry, the cluster's size)
+    let mut kernel_launch = None;
+    if let Some((kernel, cluster, launch_cluster)) = &launch {
+        let geometry = Geometry {
+            grid: (1, 1, 1),
+            block: shape::parse_triple(&args.block)?,
+            cluster: *launch_cluster,
+            dynamic_shared: args.smem,
+        };
+        let cluster_size = cluster.map_or(1, |(x, y, z)| x * y * z);
+        let resident = kernel.max_active_clusters(&geometry, cluster.unwrap_or((1, 1, 1)))?;
+        println!("resident clusters of {cluster_size}: {resident}");
+        kernel_launch = Some((kernel, geometry, cluster_size, resident));
+    }
 
     let ws_bytes = args.workspace_mib << 20;
     let workspace = DeviceBuffer::new(ws_bytes)?;
     let mut rows = Vec::new();
     let mut all_ok = true;
     for (index, &p) in sizes.iter().enumerate() {
-        geometry.grid = match grid_rule {
-            GridRule::Persistent => (resident * cluster_size, 1, 1),
-            GridRule::Fixed(x, y, z) => (x, y, z),
-            GridRule::Tiles(r, c) => {
-                let tiles = p.m.div_ceil(r as usize) * p.n.div_ceil(c as usize);
-                ((tiles as u32).div_ceil(cluster_size) * cluster_size, 1, 1)
+        let ptx_side = match &mut kernel_launch {
+            Some((kernel, geometry, cluster_size, resident)) => {
+                geometry.grid = match grid_rule {
+                    GridRule::Persistent => (*resident * *cluster_size, 1, 1),
+                    GridRule::Fixed(x, y, z) => (x, y, z),
+                    GridRule::Tiles(r, c) => {
+                        let tiles = p.m.div_ceil(r as usize) * p.n.div_ceil(c as usize);
+                        ((tiles as u32).div_ceil(*cluster_size) * *cluster_size, 1, 1)
+                    }
+                };
+                Some((&**kernel, &*geometry))
             }
+            None => None,
         };
         let seed = args.seed.wrapping_mul(1_000_003).wrapping_add(index as u64);
-        let row = one_size(
-            args, &kernel, &lt, &stream, &geometry, &params, &workspace, p, seed,
-        )?;
+        let row = one_size(args, ptx_side, &lt, &stream, &params, &workspace, p, seed)?;
         all_ok &= row.checked;
         rows.push(row);
     }
 
     println!();
-    println!(
-        "sizes MxNxK, C = A·Bᵀ, bf16 in/out, f32 accumulation; TFLOPS from the median of {} launches a side ({} rounds of {}); ratio = PTX / cuBLAS",
-        args.rounds * args.reps,
-        args.rounds,
-        args.reps
-    );
-    println!(
-        "{:<16} | {:>9} | {:>9} | {:>6} | {:>23} | {:>12} | {:>18} | check",
-        "size",
-        "PTX",
-        "cuBLAS",
-        "ratio",
-        "per-round min/med/max",
-        "cuBLAS-again",
-        "SM MHz min/med/max"
-    );
+    let what = match args.dtype {
+        Dtype::Bf16 => "C = A·Bᵀ, bf16 in/out, f32 accumulation".to_string(),
+        Dtype::E4m3 => format!(
+            "C = bf16(scale_a·scale_b·A·Bᵀ), e4m3 A and B, bf16 C, f32 accumulation, scale_a {} scale_b {}, cuBLASLt fast accumulation {}",
+            args.scale_a,
+            args.scale_b,
+            if args.fast_accum { "on" } else { "off" }
+        ),
+    };
+    if args.reference_only {
+        println!(
+            "sizes MxNxK, {what}; cuBLASLt alone; TFLOPS from the median of {} launches a side ({} rounds of {})",
+            args.rounds * args.reps,
+            args.rounds,
+            args.reps
+        );
+        println!(
+            "{:<16} | {:>9} | {:>12} | {:>27} | {:>18} | check",
+            "size", "cuBLAS", "cuBLAS-again", "again per-round min/med/max", "SM MHz min/med/max"
+        );
+    } else {
+        println!(
+            "sizes MxNxK, {what}; TFLOPS from the median of {} launches a side ({} rounds of {}); ratio = PTX / cuBLAS",
+            args.rounds * args.reps,
+            args.rounds,
+            args.reps
+        );
+        println!(
+            "{:<16} | {:>9} | {:>9} | {:>6} | {:>23} | {:>12} | {:>18} | check",
+            "size",
+            "PTX",
+            "cuBLAS",
+            "ratio",
+            "per-round min/med/max",
+            "cuBLAS-again",
+            "SM MHz min/med/max"
+        );
+    }
     for r in &rows {
         let tf = |ms: f64| r.problem.flops() / (ms * 1e-3) / 1e12;
         let rr = &r.round_ratios;
@@ -240,43 +338,100 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
         let clocks = r.clocks.as_ref().map_or("n/a".to_string(), |c| {
             format!("{}/{}/{}", c.min, c.median, c.max)
         });
-        println!(
-            "{:<16} | {:>9.1} | {:>9.1} | {:>6.4} | {:>7.4}/{:.4}/{:.4} | {:>12.4} | {:>18} | {}",
-            r.problem.to_string(),
-            tf(r.ptx_ms),
-            tf(r.cublas_ms),
-            r.cublas_ms / r.ptx_ms,
-            lo,
-            median(rr),
-            hi,
-            r.cublas_ms / r.again_ms,
-            clocks,
-            if r.checked { "pass" } else { "FAIL" }
-        );
+        let check = if r.checked { "pass" } else { "FAIL" };
+        match r.ptx_ms {
+            Some(ptx_ms) => println!(
+                "{:<16} | {:>9.1} | {:>9.1} | {:>6.4} | {:>7.4}/{:.4}/{:.4} | {:>12.4} | {:>18} | {}",
+                r.problem.to_string(),
+                tf(ptx_ms),
+                tf(r.cublas_ms),
+                r.cublas_ms / ptx_ms,
+                lo,
+                median(rr),
+                hi,
+                r.cublas_ms / r.again_ms,
+                clocks,
+                check
+            ),
+            None => println!(
+                "{:<16} | {:>9.1} | {:>12.4} | {:>13.4}/{:.4}/{:.4} | {:>18} | {}",
+                r.problem.to_string(),
+                tf(r.cublas_ms),
+                r.cublas_ms / r.again_ms,
+                lo,
+                median(rr),
+                hi,
+                clocks,
+                check
+            ),
+        }
     }
     Ok(all_ok)
+}
+
+/// One size's inputs on the host.
+enum Inputs {
+    Bf16 { a: Vec<u16>, b: Vec<u16> },
+    E4m3 { a: Vec<u8>, b: Vec<u8> },
 }
 
 #[allow(clippy::too_many_arguments)]
 fn one_size(
     args: &Args,
-    kernel: &Kernel,
+    ptx_side: Option<(&Kernel, &Geometry)>,
     lt: &CublasLt,
     stream: &Stream,
-    geometry: &Geometry,
     params: &[Param],
     workspace: &DeviceBuffer,
     p: Problem,
     seed: u64,
 ) -> Result<Row, Box<dyn std::error::Error>> {
-    println!(
-        "\n== {p}: grid {:?}, block {:?}, cluster {:?}, {} B dynamic shared",
-        geometry.grid, geometry.block, geometry.cluster, geometry.dynamic_shared
-    );
-    let a = numeric::random_bf16(p.m * p.k, seed);
-    let b = numeric::random_bf16(p.n * p.k, seed ^ 0x5eed_0b0b);
-    let da = DeviceBuffer::upload(&a)?;
-    let db = DeviceBuffer::upload(&b)?;
+    match ptx_side {
+        Some((_, geometry)) => println!(
+            "\n== {p}: grid {:?}, block {:?}, cluster {:?}, {} B dynamic shared",
+            geometry.grid, geometry.block, geometry.cluster, geometry.dynamic_shared
+        ),
+        None => println!("\n== {p}: cuBLASLt alone"),
+    }
+    let inputs = match args.dtype {
+        Dtype::Bf16 => Inputs::Bf16 {
+            a: numeric::random_bf16(p.m * p.k, seed),
+            b: numeric::random_bf16(p.n * p.k, seed ^ 0x5eed_0b0b),
+        },
+        Dtype::E4m3 => Inputs::E4m3 {
+            a: numeric::random_e4m3(p.m * p.k, seed),
+            b: numeric::random_e4m3(p.n * p.k, seed ^ 0x5eed_0b0b),
+        },
+    };
+    let (da, db, elem_type, elem_bytes) = match &inputs {
+        Inputs::Bf16 { a, b } => (
+            DeviceBuffer::upload(a)?,
+            DeviceBuffer::upload(b)?,
+            TmaDataType::Bf16,
+            2,
+        ),
+        // The driver has no fp8 map type: the bytes go as UINT8 (the PTX ISA's e4m3 wgmma reads
+        // them as e4m3 from shared memory).
+        Inputs::E4m3 { a, b } => (
+            DeviceBuffer::upload(a)?,
+            DeviceBuffer::upload(b)?,
+            TmaDataType::U8,
+            1,
+        ),
+    };
+    // The per-tensor scales as device f32 scalars (cuBLASLt's scale pointers), and their
+    // product in f32, the kernel's `scale`.
+    let d_scale_a = DeviceBuffer::upload(&[args.scale_a])?;
+    let d_scale_b = DeviceBuffer::upload(&[args.scale_b])?;
+    let mut scale32: f32 = args.scale_a * args.scale_b;
+    let precision = match args.dtype {
+        Dtype::Bf16 => Precision::Bf16,
+        Dtype::E4m3 => Precision::E4m3 {
+            scale_a: d_scale_a.ptr,
+            scale_b: d_scale_b.ptr,
+            fast_accum: args.fast_accum,
+        },
+    };
     let dc = DeviceBuffer::new(p.m * p.n * 2)?;
     let dc_ref = DeviceBuffer::new(p.m * p.n * 2)?;
     // cuBLAS-again writes a C of its own: every launch then writes another buffer than the
@@ -285,6 +440,8 @@ fn one_size(
     let dc_again = DeviceBuffer::new(p.m * p.n * 2)?;
 
     let map = |buf: &DeviceBuffer,
+               dtype: TmaDataType,
+               bytes: u64,
                rows: usize,
                cols: usize,
                bx: &str,
@@ -292,10 +449,10 @@ fn one_size(
      -> Result<TensorMapBytes, Box<dyn std::error::Error>> {
         let [b0, b1] = pair(bx)?;
         let m = TensorMap::tiled(
-            TmaDataType::Bf16,
+            dtype,
             buf.ptr,
             &[cols as u64, rows as u64],
-            &[cols as u64 * 2],
+            &[cols as u64 * bytes],
             &[b0, b1],
         )?
         .with_swizzle(swizzle(sw)?)?;
@@ -305,55 +462,88 @@ fn one_size(
             "a GEMM operand's tensor map",
         )?))
     };
+    let default_box = match args.dtype {
+        Dtype::Bf16 => "64,128",
+        Dtype::E4m3 => "128,128",
+    };
+    let box_a = args.box_a.as_deref().unwrap_or(default_box);
+    let box_b = args.box_b.as_deref().unwrap_or(box_a);
     let mut tmaps = Vec::new();
     let mut scalars: Vec<u64> = Vec::new();
-    for param in params {
-        match *param {
-            Param::TensorMap(op) => tmaps.push(match op {
-                Operand::A => map(&da, p.m, p.k, &args.box_a, args.swizzle_ab)?,
-                Operand::B => map(&db, p.n, p.k, &args.box_b, args.swizzle_ab)?,
-                Operand::C => map(&dc, p.m, p.n, &args.box_c, args.swizzle_c)?,
-            }),
-            Param::Pointer(op) => scalars.push(match op {
-                Operand::A => da.ptr,
-                Operand::B => db.ptr,
-                Operand::C => dc.ptr,
-            }),
-            Param::Dim(d) => scalars.push(match d {
-                'm' => p.m,
-                'n' => p.n,
-                _ => p.k,
-            } as u64),
+    if ptx_side.is_some() {
+        for param in params {
+            match *param {
+                Param::TensorMap(op) => tmaps.push(match op {
+                    Operand::A => {
+                        map(&da, elem_type, elem_bytes, p.m, p.k, box_a, args.swizzle_ab)?
+                    }
+                    Operand::B => {
+                        map(&db, elem_type, elem_bytes, p.n, p.k, box_b, args.swizzle_ab)?
+                    }
+                    Operand::C => map(
+                        &dc,
+                        TmaDataType::Bf16,
+                        2,
+                        p.m,
+                        p.n,
+                        &args.box_c,
+                        args.swizzle_c,
+                    )?,
+                }),
+                Param::Pointer(op) => scalars.push(match op {
+                    Operand::A => da.ptr,
+                    Operand::B => db.ptr,
+                    Operand::C => dc.ptr,
+                }),
+                Param::Dim(d) => scalars.push(match d {
+                    'm' => p.m,
+                    'n' => p.n,
+                    _ => p.k,
+                } as u64),
+                Param::Scale => {}
+            }
         }
     }
     // Each parameter's bytes: tensor maps by value, pointers as u64, dimensions as u32 (the
-    // low half of the little-endian u64).
+    // low half of the little-endian u64), the scale as f32.
     let mut dims32: Vec<u32> = scalars.iter().map(|&v| v as u32).collect();
     let mut pointers: Vec<*mut c_void> = Vec::new();
     let (mut ti, mut si) = (0, 0);
-    for param in params {
-        match param {
-            Param::TensorMap(_) => {
-                pointers.push(&mut tmaps[ti] as *mut TensorMapBytes as *mut c_void);
-                ti += 1;
-            }
-            Param::Pointer(_) => {
-                pointers.push(&mut scalars[si] as *mut u64 as *mut c_void);
-                si += 1;
-            }
-            Param::Dim(_) => {
-                pointers.push(&mut dims32[si] as *mut u32 as *mut c_void);
-                si += 1;
+    if ptx_side.is_some() {
+        for param in params {
+            match param {
+                Param::TensorMap(_) => {
+                    pointers.push(&mut tmaps[ti] as *mut TensorMapBytes as *mut c_void);
+                    ti += 1;
+                }
+                Param::Pointer(_) => {
+                    pointers.push(&mut scalars[si] as *mut u64 as *mut c_void);
+                    si += 1;
+                }
+                Param::Dim(_) => {
+                    pointers.push(&mut dims32[si] as *mut u32 as *mut c_void);
+                    si += 1;
+                }
+                Param::Scale => pointers.push(&mut scale32 as *mut f32 as *mut c_void),
             }
         }
     }
-    let plan = lt.plan(p.m as u64, p.n as u64, p.k as u64, workspace.bytes)?;
+    let plan = lt.plan(
+        p.m as u64,
+        p.n as u64,
+        p.k as u64,
+        workspace.bytes,
+        precision,
+    )?;
     println!(
         "cuBLASLt heuristic: workspace {} B, {:.2} waves",
         plan.workspace_needed, plan.waves
     );
     let s = stream.0;
-    let mut launch_ptx = || kernel.launch(geometry, &mut pointers, s);
+    let mut launch_ptx = || match ptx_side {
+        Some((kernel, geometry)) => kernel.launch(geometry, &mut pointers, s),
+        None => unreachable!("no PTX side with --reference-only"),
+    };
     let cublas = |c: &DeviceBuffer| {
         plan.run(
             da.ptr,
@@ -365,67 +555,122 @@ fn one_size(
         )
     };
 
-    // Check: both sides on poisoned outputs.
-    dc.fill_u16(POISON)?;
-    dc_ref.fill_u16(POISON)?;
-    launch_ptx()?;
-    stream.wait(Duration::from_secs(20))?;
-    cublas(&dc_ref)?;
-    stream.synchronize()?;
-    let c = dc.download_u16()?;
-    let c_ref = dc_ref.download_u16()?;
-    let sides = numeric::compare_two_sides(&c, &c_ref, p.n);
-    let exact_ptx = numeric::compare_exact(&c, &a, &b, (p.m, p.n, p.k), args.samples, seed);
-    let exact_cublas = numeric::compare_exact(&c_ref, &a, &b, (p.m, p.n, p.k), args.samples, seed);
-    let say = |what: &str, cmp: &numeric::Comparison| {
+    // Check: each side on a poisoned output.
+    let e4m3 = args.dtype == Dtype::E4m3;
+    let say = |what: &str, cmp: &numeric::Comparison, against: &str| {
         println!(
-            "{} {what}: {} of {} elements outside, worst {:.3} of the bound, relative Frobenius {:.3e}{}",
+            "{} {what}: {} of {} elements outside, worst {:.3} of the bound, relative Frobenius {:.3e}{}{}",
             if cmp.passed() { "PASS" } else { "FAIL" },
             cmp.outside,
             cmp.elements,
             cmp.worst_fraction_of_bound,
             cmp.relative_frobenius,
+            if e4m3 {
+                format!(
+                    "; max abs error {:.3e}, max relative error {:.3e}; {} of {} bit-identical{against}",
+                    cmp.max_abs, cmp.max_rel, cmp.identical, cmp.elements
+                )
+            } else {
+                String::new()
+            },
             cmp.first_outside
                 .map_or(String::new(), |(i, j, x, y)| format!(
                     "; first at ({i},{j}): {x} vs {y}"
                 ))
         );
     };
-    say("PTX vs cuBLAS, every element", &sides);
-    say("PTX vs float64, sampled", &exact_ptx);
-    say("cuBLAS vs float64, sampled", &exact_cublas);
-    let mut checked = sides.passed() && exact_ptx.passed() && exact_cublas.passed();
+    let exact = |c: &[u16]| match &inputs {
+        Inputs::Bf16 { a, b } => {
+            numeric::compare_exact(c, a, b, (p.m, p.n, p.k), args.samples, seed)
+        }
+        Inputs::E4m3 { a, b } => numeric::compare_exact_e4m3(
+            c,
+            a,
+            b,
+            scale32 as f64,
+            (p.m, p.n, p.k),
+            args.samples,
+            seed,
+        ),
+    };
+    let against = " to bf16(float64 sum · scale_a · scale_b)";
+    dc_ref.fill_u16(POISON)?;
+    let mut checked;
+    let mut c_first = None;
+    if ptx_side.is_some() {
+        dc.fill_u16(POISON)?;
+        launch_ptx()?;
+        stream.wait(Duration::from_secs(20))?;
+        cublas(&dc_ref)?;
+        stream.synchronize()?;
+        let c = dc.download_u16()?;
+        let c_ref = dc_ref.download_u16()?;
+        let sides = numeric::compare_two_sides(&c, &c_ref, p.n);
+        let exact_ptx = exact(&c);
+        let exact_cublas = exact(&c_ref);
+        say("PTX vs cuBLAS, every element", &sides, "");
+        say("PTX vs float64, sampled", &exact_ptx, against);
+        say("cuBLAS vs float64, sampled", &exact_cublas, against);
+        if e4m3 {
+            println!(
+                "PTX vs cuBLAS bitwise: {} of {} elements differ",
+                sides.elements - sides.identical,
+                sides.elements
+            );
+        }
+        checked = sides.passed() && exact_ptx.passed() && exact_cublas.passed();
+        c_first = Some(c);
+    } else {
+        cublas(&dc_ref)?;
+        stream.synchronize()?;
+        let exact_cublas = exact(&dc_ref.download_u16()?);
+        say("cuBLAS vs float64, sampled", &exact_cublas, against);
+        checked = exact_cublas.passed();
+    }
 
     // Timing.
     let clock = ClockSampler::start();
     let mut ms: [Vec<f64>; 3] = Default::default();
     let mut round_ratios = Vec::new();
     let mut log = String::new();
+    // Sides: 0 the PTX kernel, 1 cuBLAS, 2 cuBLAS-again.
+    let sides: &[usize] = if ptx_side.is_some() {
+        &[0, 1, 2]
+    } else {
+        &[1, 2]
+    };
+    let ns = sides.len();
     for round in 0..args.rounds {
-        // The three sides take turns launch by launch (the first side rotating with the
-        // round), so a clock that drifts during the round (the H100 slows under sustained
-        // load) moves all three alike.
-        let order = [round % 3, (round + 1) % 3, (round + 2) % 3];
+        // The sides take turns launch by launch (the first side rotating with the round), so a
+        // clock that drifts during the round (the H100 slows under sustained load) moves all
+        // of them alike.
+        let order: Vec<usize> = (0..ns).map(|i| sides[(round + i) % ns]).collect();
         let mut one = |side: usize| match side {
             0 => launch_ptx(),
             1 => cublas(&dc_ref),
             _ => cublas(&dc_again),
         };
         for _ in 0..args.warmup {
-            for side in order {
+            for &side in &order {
                 one(side)?;
             }
         }
-        let t = stream.time_each(3 * args.reps, |i| one(order[i % 3]))?;
+        let t = stream.time_each(ns * args.reps, |i| one(order[i % ns]))?;
         let mut med = [0.0; 3];
         for (i, &side) in order.iter().enumerate() {
-            let mine: Vec<f64> = t.iter().skip(i).step_by(3).copied().collect();
+            let mine: Vec<f64> = t.iter().skip(i).step_by(ns).copied().collect();
             med[side] = median(&mine);
             ms[side].extend(mine);
         }
-        let (ratio, again) = (med[1] / med[0], med[1] / med[2]);
-        round_ratios.push(ratio);
-        let line = format!("ROUND {round} ratio {ratio:.5} again {again:.5}");
+        let line = if ptx_side.is_some() {
+            let (ratio, again) = (med[1] / med[0], med[1] / med[2]);
+            round_ratios.push(ratio);
+            format!("ROUND {round} ratio {ratio:.5} again {again:.5}")
+        } else {
+            let again = med[1] / med[2];
+            round_ratios.push(again);
+            format!("ROUND {round} again {again:.5}")
+        };
         println!("{line}");
         log.push_str(&line);
         log.push('\n');
@@ -433,17 +678,19 @@ fn one_size(
     let clocks = clock.and_then(ClockSampler::stop);
     // After many launches on the same inputs the output must not have changed (a race shows
     // as a moving result).
-    let c_after = dc.download_u16()?;
-    let same = c_after == c;
-    println!(
-        "{} PTX output after {} launches is bit-identical to the first launch's",
-        if same { "PASS" } else { "FAIL" },
-        1 + args.rounds * (args.reps + args.warmup)
-    );
-    checked &= same;
-    if let Some(dir) = &args.rounds_dir {
-        std::fs::create_dir_all(dir)?;
-        std::fs::File::create(dir.join(format!("rounds_{p}.log")))?.write_all(log.as_bytes())?;
+    let launches = 1 + args.rounds * (args.reps + args.warmup);
+    if let Some(c) = &c_first {
+        let same = dc.download_u16()? == *c;
+        println!(
+            "{} PTX output after {launches} launches is bit-identical to the first launch's",
+            if same { "PASS" } else { "FAIL" },
+        );
+        checked &= same;
+        if let Some(dir) = &args.rounds_dir {
+            std::fs::create_dir_all(dir)?;
+            std::fs::File::create(dir.join(format!("rounds_{p}.log")))?
+                .write_all(log.as_bytes())?;
+        }
     }
     if let Some(c) = &clocks {
         println!(
@@ -451,9 +698,18 @@ fn one_size(
             c.min, c.median, c.max, c.samples, c.power_w, c.mem_mhz
         );
     }
+    let tf = |ms: f64| p.flops() / (ms * 1e-3) / 1e12;
+    if ptx_side.is_none() {
+        println!(
+            "cuBLAS {p}: median {:.4} ms = {:.1} TFLOPS; cuBLAS-again {:.1} TFLOPS",
+            median(&ms[1]),
+            tf(median(&ms[1])),
+            tf(median(&ms[2]))
+        );
+    }
     Ok(Row {
         problem: p,
-        ptx_ms: median(&ms[0]),
+        ptx_ms: ptx_side.map(|_| median(&ms[0])),
         cublas_ms: median(&ms[1]),
         again_ms: median(&ms[2]),
         round_ratios,

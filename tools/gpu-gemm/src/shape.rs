@@ -107,6 +107,8 @@ pub enum Param {
     Pointer(Operand),
     /// M, N or K as a 32-bit unsigned integer.
     Dim(char),
+    /// The fp8 mode's combined scale, scale_a · scale_b (computed on the host in f32), as f32.
+    Scale,
 }
 
 /// One of the three matrices.
@@ -120,7 +122,7 @@ pub enum Operand {
     C,
 }
 
-/// A comma-separated list of `tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k`.
+/// A comma-separated list of `tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale`.
 pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
     s.split(',')
         .map(|t| match t.trim() {
@@ -133,8 +135,9 @@ pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
             "m" => Ok(Param::Dim('m')),
             "n" => Ok(Param::Dim('n')),
             "k" => Ok(Param::Dim('k')),
+            "scale" => Ok(Param::Scale),
             other => Err(format!(
-                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k"
+                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale"
             )),
         })
         .collect()
@@ -174,7 +177,7 @@ pub fn entry_shape(ptx: &str, entry: &str) -> Result<EntryShape, String> {
 }
 
 /// Checks the `--params` layout against the entry's parameters: as many, and each of the size
-/// its kind passes (a tensor map 128 bytes, a pointer 8, a dimension 4).
+/// its kind passes (a tensor map 128 bytes, a pointer 8, a dimension or the scale 4).
 pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> {
     if params.len() != shape.param_bytes.len() {
         return Err(format!(
@@ -187,7 +190,7 @@ pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> 
         let want = match p {
             Param::TensorMap(_) => 128,
             Param::Pointer(_) => 8,
-            Param::Dim(_) => 4,
+            Param::Dim(_) | Param::Scale => 4,
         };
         if bytes != want {
             return Err(format!(
@@ -239,12 +242,16 @@ mod tests {
             ]
         );
         assert!(parse_params("tmap_a,x").unwrap_err().contains("`x`"));
+        assert_eq!(
+            parse_params("tmap_a,tmap_b,tmap_c,m,n,k,scale").unwrap()[6],
+            Param::Scale
+        );
     }
 
     const PTX: &str = ".version 8.0
 .target sm_90a
 .address_size 64
-.visible .entry g(.param .align 64 .b8 a[128], .param .u64 c, .param .u32 m)
+.visible .entry g(.param .align 64 .b8 a[128], .param .u64 c, .param .u32 m, .param .f32 s)
 .reqnctapercluster 2, 1, 1
 {
 	ret;
@@ -254,17 +261,17 @@ mod tests {
     #[test]
     fn entry_parameters_and_cluster_are_read_and_checked() {
         let shape = entry_shape(PTX, "g").unwrap();
-        assert_eq!(shape.param_bytes, [128, 8, 4]);
+        assert_eq!(shape.param_bytes, [128, 8, 4, 4]);
         assert_eq!(shape.cluster, Some((2, 1, 1)));
-        let good = parse_params("tmap_a,ptr_c,m").unwrap();
+        let good = parse_params("tmap_a,ptr_c,m,scale").unwrap();
         assert_eq!(check_params(&good, &shape), Ok(()));
-        let short = parse_params("tmap_a,ptr_c").unwrap();
+        let short = parse_params("tmap_a,ptr_c,m").unwrap();
         assert!(
             check_params(&short, &shape)
                 .unwrap_err()
-                .contains("takes 3 parameters")
+                .contains("takes 4 parameters")
         );
-        let swapped = parse_params("tmap_a,m,ptr_c").unwrap();
+        let swapped = parse_params("tmap_a,m,ptr_c,scale").unwrap();
         assert!(
             check_params(&swapped, &shape)
                 .unwrap_err()
