@@ -409,6 +409,44 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             ArgValue::U32(k),
         ],
     });
+    // The fp8 instance (e4m3, the scales on the f32 sums): small integers, whose sums the tensor
+    // cores' fp8 accumulation holds exactly at this K, so the one rounding is the final one.
+    let fp8 = gemm_hopper::gemm_fp8::SPEC;
+    let (m, n, k) = (256u32, 512u32, 256u32);
+    let fp8_map = |name: &str, dims: [u64; 2], bytes: u64, data: Vec<u8>| {
+        let map = fp8
+            .map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &dims, &[dims[0] * bytes])
+            .expect("a valid map");
+        ArgValue::from(TensorMapArg::owning(map, data))
+    };
+    let fp8_bytes = |v: Vec<phasegate::prelude::f8e4m3>| v.iter().map(|x| x.to_bits()).collect();
+    let seed = rng.below(1 << 16) as u32;
+    cases.push(Case {
+        name: "gemm_fp8".into(),
+        spec: fp8,
+        launch: launch((2, 1, 1), (384, 1, 1)),
+        args: vec![
+            fp8_map(
+                "a",
+                [k as u64, m as u64],
+                1,
+                fp8_bytes(gemm_hopper::operand_fp8(m, k, seed)),
+            ),
+            fp8_map(
+                "b",
+                [k as u64, n as u64],
+                1,
+                fp8_bytes(gemm_hopper::operand_fp8(n, k, seed + 1)),
+            ),
+            fp8_map("c", [n as u64, m as u64], 2, vec![0; (m * n * 2) as usize]),
+            ArgValue::U32(m),
+            ArgValue::U32(n),
+            ArgValue::U32(k),
+            ArgValue::F32(0.375),
+        ],
+    });
     // Attention on the inputs where every rounding is exact on both sides (the GPU's
     // `ex2.approx`, `rcp.approx` and `lg2.approx` included: `attention_hopper::exact`), each
     // kernel in bf16 and f16 on two heads of several key tiles, persistent on 3 CTAs.
