@@ -26,14 +26,18 @@
 //! gemm_hopper` prints the PTX and checks a 256 × 512 × 192 product in the simulator.
 
 use phasegate::prelude::*;
-use phasegate::runtime::sim::{Launch, TensorMapArg};
+use phasegate::runtime::KernelSpec;
+use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_spec};
 
 // ANCHOR: kernel
 /// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation), for A and B of
 /// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), and
 /// with fp8 the product of the per-tensor scales.
 macro_rules! gemm_kernel {
-    ($name:ident, $t:ident, k_tile = $kt:literal $(, scale = $scale:ident)?) => {
+    (
+        $name:ident, $t:ident, k_tile = $kt:literal, blocks = [$($block:literal),+]
+        $(, scale = $scale:ident)?
+    ) => {
         #[kernel(
             target = "sm_90a",
             block = "384,1,1",
@@ -84,7 +88,6 @@ macro_rules! gemm_kernel {
                 // Two 64 × 64 staging tiles per consumer warp group.
                 let mut staging = shared_array::<[bf16; 2], 8192>();
                 let tile0 = wg * 4096;
-                let tile1 = tile0 + 2048;
                 let mut consumer = pipe.consumer();
                 for u in (cluster..units).step_by(clusters) {
                     let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
@@ -108,46 +111,23 @@ macro_rules! gemm_kernel {
                         let mut acc = acc;
                         acc.scale($scale);
                     )?
-                    // Epilogue: four 64-column blocks through the two staging tiles. Before a tile is
-                    // written again, the tensor store that read it two blocks ago must have read it.
-                    if leader {
-                        bulk_wait_read(1);
-                    }
-                    epilogue.sync();
-                    acc.stage_columns(&mut staging, tile0, 0);
-                    fence_proxy_async();
-                    epilogue.sync();
-                    if leader {
-                        tma_store(&c, [col, row], &staging, tile0);
-                        bulk_commit();
-                        bulk_wait_read(1);
-                    }
-                    epilogue.sync();
-                    acc.stage_columns(&mut staging, tile1, 1);
-                    fence_proxy_async();
-                    epilogue.sync();
-                    if leader {
-                        tma_store(&c, [col + 64, row], &staging, tile1);
-                        bulk_commit();
-                        bulk_wait_read(1);
-                    }
-                    epilogue.sync();
-                    acc.stage_columns(&mut staging, tile0, 2);
-                    fence_proxy_async();
-                    epilogue.sync();
-                    if leader {
-                        tma_store(&c, [col + 128, row], &staging, tile0);
-                        bulk_commit();
-                        bulk_wait_read(1);
-                    }
-                    epilogue.sync();
-                    acc.stage_columns(&mut staging, tile1, 3);
-                    fence_proxy_async();
-                    epilogue.sync();
-                    if leader {
-                        tma_store(&c, [col + 192, row], &staging, tile1);
-                        bulk_commit();
-                    }
+                    // Epilogue: four 64-column blocks through the two staging tiles. Before
+                    // a tile is written again, the tensor store that read it two blocks ago
+                    // must have read it.
+                    $(
+                        if leader {
+                            bulk_wait_read(1);
+                        }
+                        epilogue.sync();
+                        acc.stage_columns(&mut staging, tile0 + $block % 2 * 2048, $block);
+                        fence_proxy_async();
+                        epilogue.sync();
+                        if leader {
+                            let tile = tile0 + $block % 2 * 2048;
+                            tma_store(&c, [col + 64 * $block, row], &staging, tile);
+                            bulk_commit();
+                        }
+                    )+
                 }
                 if leader {
                     bulk_wait(0);
@@ -156,8 +136,14 @@ macro_rules! gemm_kernel {
         }
     };
 }
-gemm_kernel!(gemm_hopper, bf16, k_tile = 64);
-gemm_kernel!(gemm_fp8, f8e4m3, k_tile = 128, scale = scale);
+gemm_kernel!(gemm_hopper, bf16, k_tile = 64, blocks = [0, 1, 2, 3]);
+gemm_kernel!(
+    gemm_fp8,
+    f8e4m3,
+    k_tile = 128,
+    blocks = [0, 1, 2, 3],
+    scale = scale
+);
 // ANCHOR_END: kernel
 
 /// bf16 values of small integers: every product and every sum of `k ≤ 2¹⁶` of them is exact in
@@ -171,79 +157,97 @@ pub fn operand(rows: u32, cols: u32, seed: u32) -> Vec<bf16> {
         .collect()
 }
 
-/// The CPU reference: `C = A · Bᵀ`, summed exactly in f32 and rounded once to bf16.
-pub fn reference(a: &[bf16], b: &[bf16], m: usize, n: usize, k: usize) -> Vec<bf16> {
+/// fp8 (e4m3) values of small integers, exact in e4m3, their products and sums exact in f32.
+pub fn operand_fp8(rows: u32, cols: u32, seed: u32) -> Vec<f8e4m3> {
+    operand(rows, cols, seed)
+        .into_iter()
+        .map(|x| f8e4m3::from_f32(x.to_f32()))
+        .collect()
+}
+
+/// The CPU reference: `C = scale · A · Bᵀ` over `m × n × k`, summed exactly in f32, scaled and
+/// rounded once to bf16 (as the kernels do: `mul.rn.f32`, then `cvt.rn.bf16x2.f32`; bf16's scale
+/// is 1).
+pub fn reference<T: Copy>(
+    (a, b): (&[T], &[T]),
+    (m, n, k): (usize, usize, usize),
+    scale: f32,
+    value: impl Fn(T) -> f32,
+) -> Vec<bf16> {
     let mut c = vec![bf16::ZERO; m * n];
     for r in 0..m {
         for j in 0..n {
             let sum: f32 = (0..k)
-                .map(|x| a[r * k + x].to_f32() * b[j * k + x].to_f32())
+                .map(|x| value(a[r * k + x]) * value(b[j * k + x]))
                 .sum();
-            c[r * n + j] = bf16::from_f32(sum);
+            c[r * n + j] = bf16::from_f32(sum * scale);
         }
     }
     c
 }
 
-/// Simulates `gemm_hopper` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
-pub fn simulate(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], ctas: u32) -> Vec<bf16> {
-    let spec = gemm_hopper::SPEC;
-    let map = |name, dims: [u64; 2]| {
-        spec.map_type(name)
+/// A kernel's arguments for `m × n × k`: the maps of A and B (owning `a` and `b`, of `elem`
+/// bytes an element), C's (0xff, so what a kernel fails to write stands out), the sizes and,
+/// for `gemm_fp8`, the scale.
+pub fn arguments(
+    spec: &KernelSpec,
+    (m, n, k): (u32, u32, u32),
+    (a, b): (Vec<u8>, Vec<u8>),
+    elem: u64,
+    scale: Option<f32>,
+) -> Vec<ArgValue> {
+    let map = |name, dims: [u64; 2], bytes: u64, data: Vec<u8>| {
+        let map = spec
+            .map_type(name)
             .expect("a map parameter")
-            .tiled(0, &dims, &[dims[0] * 2])
-            .expect("a valid map")
+            .tiled(0, &dims, &[dims[0] * bytes])
+            .expect("a valid map");
+        ArgValue::from(TensorMapArg::owning(map, data))
     };
-    let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let a_arg = TensorMapArg::owning(map("a", [k as u64, m as u64]), bytes(a));
-    let b_arg = TensorMapArg::owning(map("b", [k as u64, n as u64]), bytes(b));
-    let mut c_arg = TensorMapArg::owning(
-        map("c", [n as u64, m as u64]),
-        vec![0xff; (m * n * 2) as usize],
-    );
+    let mut args = vec![
+        map("a", [k as u64, m as u64], elem, a),
+        map("b", [k as u64, n as u64], elem, b),
+        map(
+            "c",
+            [n as u64, m as u64],
+            2,
+            vec![0xff; (m * n * 2) as usize],
+        ),
+        ArgValue::U32(m),
+        ArgValue::U32(n),
+        ArgValue::U32(k),
+    ];
+    args.extend(scale.map(ArgValue::F32));
+    args
+}
+
+/// Runs `spec` on `args` in the simulator with `ctas` CTAs (an even number); C.
+fn simulate_args(spec: &KernelSpec, mut args: Vec<ArgValue>, ctas: u32) -> Vec<bf16> {
     let launch = Launch {
         grid: (ctas, 1, 1),
         block: (384, 1, 1),
         ..Launch::default()
     };
-    gemm_hopper::simulate(&launch, (&a_arg, &b_arg, &mut c_arg, m, n, k))
-        .unwrap_or_else(|e| panic!("gemm_hopper: {e}"));
-    c_arg
-        .data()
+    match simulate_spec(spec, &launch, &mut args) {
+        Ok(Outcome::Completed(_)) => {}
+        other => panic!("{}: {other:?}", spec.entry),
+    }
+    let ArgValue::TensorMap(c) = &args[2] else {
+        panic!("C is the third argument");
+    };
+    c.data()
         .expect("C's own tensor")
         .chunks_exact(2)
         .map(|h| bf16::from_le_bytes([h[0], h[1]]))
         .collect()
 }
 
-/// fp8 (e4m3) values of small integers, exact in e4m3, their products and sums exact in f32.
-pub fn operand_fp8(rows: u32, cols: u32, seed: u32) -> Vec<f8e4m3> {
-    (0..rows * cols)
-        .map(|i| {
-            let v = ((i.wrapping_mul(2654435761).wrapping_add(seed) >> 13) % 9) as f32 - 4.0;
-            f8e4m3::from_f32(v)
-        })
-        .collect()
-}
-
-/// The CPU reference of `gemm_fp8`: `C = scale · A · Bᵀ`, summed exactly in f32, scaled and
-/// rounded once to bf16 (as the kernel does: `mul.rn.f32` then `cvt.rn.bf16x2.f32`).
-pub fn reference_fp8(
-    a: &[f8e4m3],
-    b: &[f8e4m3],
-    (m, n, k): (usize, usize, usize),
-    scale: f32,
-) -> Vec<bf16> {
-    let mut c = vec![bf16::ZERO; m * n];
-    for r in 0..m {
-        for j in 0..n {
-            let sum: f32 = (0..k)
-                .map(|x| a[r * k + x].to_f32() * b[j * k + x].to_f32())
-                .sum();
-            c[r * n + j] = bf16::from_f32(sum * scale);
-        }
-    }
-    c
+/// Simulates `gemm_hopper` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
+pub fn simulate(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], ctas: u32) -> Vec<bf16> {
+    let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let spec = gemm_hopper::SPEC;
+    let args = arguments(&spec, (m, n, k), (bytes(a), bytes(b)), 2, None);
+    simulate_args(&spec, args, ctas)
 }
 
 /// Simulates `gemm_fp8` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
@@ -254,33 +258,10 @@ pub fn simulate_fp8(
     scale: f32,
     ctas: u32,
 ) -> Vec<bf16> {
-    let spec = gemm_fp8::SPEC;
-    let map = |name, dims: [u64; 2], bytes: u64| {
-        spec.map_type(name)
-            .expect("a map parameter")
-            .tiled(0, &dims, &[dims[0] * bytes])
-            .expect("a valid map")
-    };
     let bytes = |v: &[f8e4m3]| v.iter().map(|x| x.to_bits()).collect::<Vec<u8>>();
-    let a_arg = TensorMapArg::owning(map("a", [k as u64, m as u64], 1), bytes(a));
-    let b_arg = TensorMapArg::owning(map("b", [k as u64, n as u64], 1), bytes(b));
-    let mut c_arg = TensorMapArg::owning(
-        map("c", [n as u64, m as u64], 2),
-        vec![0xff; (m * n * 2) as usize],
-    );
-    let launch = Launch {
-        grid: (ctas, 1, 1),
-        block: (384, 1, 1),
-        ..Launch::default()
-    };
-    gemm_fp8::simulate(&launch, (&a_arg, &b_arg, &mut c_arg, m, n, k, scale))
-        .unwrap_or_else(|e| panic!("gemm_fp8: {e}"));
-    c_arg
-        .data()
-        .expect("C's own tensor")
-        .chunks_exact(2)
-        .map(|h| bf16::from_le_bytes([h[0], h[1]]))
-        .collect()
+    let spec = gemm_fp8::SPEC;
+    let args = arguments(&spec, (m, n, k), (bytes(a), bytes(b)), 1, Some(scale));
+    simulate_args(&spec, args, ctas)
 }
 
 fn main() -> Result<(), String> {
@@ -303,11 +284,12 @@ fn main() -> Result<(), String> {
     let (m, n, k) = (256u32, 512u32, 192u32);
     let (a, b) = (operand(m, k, 1), operand(n, k, 2));
     let c = simulate(m, n, k, &a, &b, 2);
-    assert_eq!(c, reference(&a, &b, m as usize, n as usize, k as usize));
+    let dims = (m as usize, n as usize, k as usize);
+    assert_eq!(c, reference((&a, &b), dims, 1.0, bf16::to_f32));
     println!("// gemm_hopper: simulated, C = A · Bᵀ exactly for {m} × {n} × {k} on one cluster");
     let (a, b) = (operand_fp8(m, k, 1), operand_fp8(n, k, 2));
     let c = simulate_fp8((m, n, k), &a, &b, 0.375, 2);
-    let want = reference_fp8(&a, &b, (m as usize, n as usize, k as usize), 0.375);
+    let want = reference((&a, &b), dims, 0.375, f8e4m3::to_f32);
     assert!(c == want, "gemm_fp8 differs from the reference");
     println!("// gemm_fp8: simulated, C = 0.375 · A · Bᵀ exactly for {m} × {n} × {k} (e4m3)");
     Ok(())

@@ -7,16 +7,17 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    gemm_fp8, gemm_hopper as kernel, operand, operand_fp8, reference, reference_fp8, simulate,
-    simulate_fp8,
+    gemm_fp8, gemm_hopper as kernel, operand, operand_fp8, reference, simulate, simulate_fp8,
 };
+use half::bf16;
 
 #[test]
 fn one_cluster_computes_the_exact_product() {
     let (m, n, k) = (256u32, 256u32, 128u32);
     let (a, b) = (operand(m, k, 3), operand(n, k, 4));
     let c = simulate(m, n, k, &a, &b, 2);
-    assert_eq!(c, reference(&a, &b, m as usize, n as usize, k as usize));
+    let dims = (m as usize, n as usize, k as usize);
+    assert_eq!(c, reference((&a, &b), dims, 1.0, bf16::to_f32));
 }
 
 #[test]
@@ -26,7 +27,8 @@ fn two_clusters_share_the_work_units_and_ragged_edges_are_clipped() {
     let (m, n, k) = (384u32, 320u32, 200u32);
     let (a, b) = (operand(m, k, 5), operand(n, k, 6));
     let c = simulate(m, n, k, &a, &b, 4);
-    assert_eq!(c, reference(&a, &b, m as usize, n as usize, k as usize));
+    let dims = (m as usize, n as usize, k as usize);
+    assert_eq!(c, reference((&a, &b), dims, 1.0, bf16::to_f32));
 }
 
 #[test]
@@ -60,7 +62,9 @@ fn the_fp8_gemm_computes_the_exact_scaled_product() {
     let (m, n, k) = (384u32, 320u32, 208u32);
     let (a, b) = (operand_fp8(m, k, 7), operand_fp8(n, k, 8));
     let c = simulate_fp8((m, n, k), &a, &b, 0.375, 4);
-    assert!(c == reference_fp8(&a, &b, (m as usize, n as usize, k as usize), 0.375));
+    let dims = (m as usize, n as usize, k as usize);
+    let want = reference((&a, &b), dims, 0.375, phasegate::prelude::f8e4m3::to_f32);
+    assert!(c == want);
     let p = gemm_fp8::PTX;
     assert!(p.contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"));
     assert!(p.contains("mul.rn.f32"));

@@ -88,49 +88,16 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("tma_multicast", tma_tiles::tma_multicast::PTX, false),
         ("gemm_hopper", gemm_hopper::gemm_hopper::PTX, false),
         ("gemm_fp8", gemm_hopper::gemm_fp8::PTX, false),
-        (
-            "attention_hd64",
-            attention_hopper::attention_hd64::PTX,
-            false,
-        ),
-        (
-            "attention_hd64_short",
-            attention_hopper::attention_hd64_short::PTX,
-            false,
-        ),
-        (
-            "attention_hd128",
-            attention_hopper::attention_hd128::PTX,
-            false,
-        ),
-        (
-            "attention_hd256",
-            attention_hopper::attention_hd256::PTX,
-            false,
-        ),
-        (
-            "attention_hd64_f16",
-            attention_hopper::attention_hd64_f16::PTX,
-            false,
-        ),
-        (
-            "attention_hd64_short_f16",
-            attention_hopper::attention_hd64_short_f16::PTX,
-            false,
-        ),
-        (
-            "attention_hd128_f16",
-            attention_hopper::attention_hd128_f16::PTX,
-            false,
-        ),
-        (
-            "attention_hd256_f16",
-            attention_hopper::attention_hd256_f16::PTX,
-            false,
-        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];
+    // The attention kernels, each in bf16 and f16.
+    for kernel in attention_hopper::Kernel::ALL {
+        for half in [attention_hopper::Half::Bf16, attention_hopper::Half::F16] {
+            let spec = kernel.with(half);
+            all.push((spec.entry, spec.ptx, false));
+        }
+    }
     all.extend_from_slice(kernels::ALL);
     all.extend_from_slice(kernels::VOCABULARY);
     all

@@ -371,81 +371,37 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         ],
     });
     // The Hopper GEMM of the kernel language, launched through the runtime's GPU path on one
-    // cluster (small integers: the only rounding, the final one to bf16, is the same anywhere).
-    let hopper = gemm_hopper::gemm_hopper::SPEC;
+    // cluster (small integers: the only rounding, the final one to bf16, is the same anywhere),
+    // and its fp8 instance (e4m3, the scales on the f32 sums: the tensor cores' fp8 accumulation
+    // holds these sums exactly at this K).
     let (m, n, k) = (256u32, 512u32, 192u32);
-    let bf16_map = |name: &str, dims: [u64; 2], data: Vec<u8>| {
-        let map = hopper
-            .map_type(name)
-            .expect("a map parameter")
-            .tiled(0, &dims, &[dims[0] * 2])
-            .expect("a valid map");
-        ArgValue::from(TensorMapArg::owning(map, data))
-    };
-    let halves = |v: Vec<phasegate::prelude::bf16>| {
-        v.into_iter()
-            .flat_map(|x| x.to_le_bytes())
-            .collect::<Vec<u8>>()
-    };
     let seed = rng.below(1 << 16) as u32;
+    let halves =
+        |v: Vec<phasegate::prelude::bf16>| v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let (a, b) = (
+        gemm_hopper::operand(m, k, seed),
+        gemm_hopper::operand(n, k, seed + 1),
+    );
+    let spec = gemm_hopper::gemm_hopper::SPEC;
     cases.push(Case {
         name: "gemm_hopper".into(),
-        spec: hopper,
+        spec,
         launch: launch((2, 1, 1), (384, 1, 1)),
-        args: vec![
-            bf16_map(
-                "a",
-                [k as u64, m as u64],
-                halves(gemm_hopper::operand(m, k, seed)),
-            ),
-            bf16_map(
-                "b",
-                [k as u64, n as u64],
-                halves(gemm_hopper::operand(n, k, seed + 1)),
-            ),
-            bf16_map("c", [n as u64, m as u64], vec![0; (m * n * 2) as usize]),
-            ArgValue::U32(m),
-            ArgValue::U32(n),
-            ArgValue::U32(k),
-        ],
+        args: gemm_hopper::arguments(&spec, (m, n, k), (halves(a), halves(b)), 2, None),
     });
-    // The fp8 instance (e4m3, the scales on the f32 sums): small integers, whose sums the tensor
-    // cores' fp8 accumulation holds exactly at this K, so the one rounding is the final one.
-    let fp8 = gemm_hopper::gemm_fp8::SPEC;
-    let (m, n, k) = (256u32, 512u32, 256u32);
-    let fp8_map = |name: &str, dims: [u64; 2], bytes: u64, data: Vec<u8>| {
-        let map = fp8
-            .map_type(name)
-            .expect("a map parameter")
-            .tiled(0, &dims, &[dims[0] * bytes])
-            .expect("a valid map");
-        ArgValue::from(TensorMapArg::owning(map, data))
-    };
-    let fp8_bytes = |v: Vec<phasegate::prelude::f8e4m3>| v.iter().map(|x| x.to_bits()).collect();
+    let k = 256u32;
     let seed = rng.below(1 << 16) as u32;
+    let bytes = |v: Vec<phasegate::prelude::f8e4m3>| v.iter().map(|x| x.to_bits()).collect();
+    let (a, b) = (
+        gemm_hopper::operand_fp8(m, k, seed),
+        gemm_hopper::operand_fp8(n, k, seed + 1),
+    );
+    let spec = gemm_hopper::gemm_fp8::SPEC;
     cases.push(Case {
         name: "gemm_fp8".into(),
-        spec: fp8,
+        spec,
         launch: launch((2, 1, 1), (384, 1, 1)),
-        args: vec![
-            fp8_map(
-                "a",
-                [k as u64, m as u64],
-                1,
-                fp8_bytes(gemm_hopper::operand_fp8(m, k, seed)),
-            ),
-            fp8_map(
-                "b",
-                [k as u64, n as u64],
-                1,
-                fp8_bytes(gemm_hopper::operand_fp8(n, k, seed + 1)),
-            ),
-            fp8_map("c", [n as u64, m as u64], 2, vec![0; (m * n * 2) as usize]),
-            ArgValue::U32(m),
-            ArgValue::U32(n),
-            ArgValue::U32(k),
-            ArgValue::F32(0.375),
-        ],
+        args: gemm_hopper::arguments(&spec, (m, n, k), (bytes(a), bytes(b)), 1, Some(0.375)),
     });
     // Attention on the inputs where every rounding is exact on both sides (the GPU's
     // `ex2.approx`, `rcp.approx` and `lg2.approx` included: `attention_hopper::exact`), each
