@@ -148,8 +148,9 @@ struct Cell {
     /// Fences of the writer before the write (see module docs).
     write_fences: u32,
     read: Access,
-    /// The reads since the last write are in the shadow's read sets (concurrent readers).
-    shared_reads: bool,
+    /// The reads since the last write are in this slot of the shadow's read sets (concurrent
+    /// readers); 0: none, `read` is the only one that counts.
+    reads: u32,
     /// This 4-byte granule is tracked per byte (in `Shadow::bytes`) since a narrower access.
     split: bool,
     /// The last write was an element-wise reduction of the async proxy (`cp.reduce.async.bulk`):
@@ -172,8 +173,53 @@ pub(crate) struct Conflict {
     pub missing_fence: bool,
 }
 
-/// Concurrent readers of cells, by (cta, first byte of the cell).
-type ReadSets = FxHashMap<(u32, u32), ReadSet>;
+/// The read sets of the cells with concurrent readers, in slots that a cell names
+/// ([`Cell::reads`]): no hashing of a cell's key at each access, and a slot freed by a write
+/// keeps its vector's capacity for the next cell (broadcast reads grow sets to tens of
+/// readers, which otherwise allocated and reallocated again for every cell).
+#[derive(Default)]
+struct ReadSets {
+    /// Slot 0 is never used (a cell's 0 means no set).
+    slots: Vec<ReadSet>,
+    free: Vec<u32>,
+}
+
+impl ReadSets {
+    /// A new slot holding `first`.
+    #[inline]
+    fn open(&mut self, first: &[(u32, u32)]) -> u32 {
+        if self.slots.is_empty() {
+            self.slots.push(Vec::new());
+        }
+        match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize].extend_from_slice(first);
+                slot
+            }
+            None => {
+                self.slots.push(first.to_vec());
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn get(&self, slot: u32) -> &ReadSet {
+        &self.slots[slot as usize]
+    }
+
+    #[inline(always)]
+    fn get_mut(&mut self, slot: u32) -> &mut ReadSet {
+        &mut self.slots[slot as usize]
+    }
+
+    /// Frees `slot` (its cell was written), keeping its capacity.
+    #[inline]
+    fn close(&mut self, slot: u32) {
+        self.slots[slot as usize].clear();
+        self.free.push(slot);
+    }
+}
 
 /// The concurrent reads of a cell since its last write: (clock component, latest clock) per
 /// reader, in no order. Sparse, as a cell has few concurrent readers but for broadcasts: a
@@ -196,7 +242,7 @@ fn add_read(set: &mut ReadSet, me: Access) {
 struct Shadow {
     cells: Vec<Vec<Cell>>,
     bytes: FxHashMap<(u32, u32), [Cell; 4]>,
-    /// Concurrent readers of a cell, by (cta, first byte of the cell).
+    /// Concurrent readers of the cells that have them.
     read_sets: ReadSets,
 }
 
@@ -256,14 +302,15 @@ impl Shadow {
                     split: false,
                     ..*cell
                 };
-                if whole.shared_reads
-                    && let Some(set) = self.read_sets.get(&(cta, g * 4)).cloned()
-                {
-                    for b in 1..4 {
-                        self.read_sets.insert((cta, g * 4 + b), set.clone());
+                // Each byte gets its own copy of the granule's read set (byte 0 keeps it).
+                let mut split = [whole; 4];
+                if whole.reads != 0 {
+                    let set = self.read_sets.get(whole.reads).clone();
+                    for byte in &mut split[1..] {
+                        byte.reads = self.read_sets.open(&set);
                     }
                 }
-                self.bytes.insert((cta, g), [whole; 4]);
+                self.bytes.insert((cta, g), split);
                 cell.split = true;
             }
             let bytes = self.bytes.get_mut(&(cta, g)).expect("split granule");
@@ -285,23 +332,15 @@ fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
 
 /// Records a read by `me` (whose clock is `seen`) in `cell`.
 #[inline(always)]
-fn record_read<S: Seen + ?Sized>(
-    cell: &mut Cell,
-    sets: &mut ReadSets,
-    cta: u32,
-    key: u32,
-    me: Access,
-    seen: &S,
-) {
-    if cell.shared_reads {
-        add_read(sets.entry((cta, key)).or_default(), me);
+fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Access, seen: &S) {
+    if cell.reads != 0 {
+        add_read(sets.get_mut(cell.reads), me);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
-        let mut set = vec![(cell.read.who, cell.read.clock)];
-        add_read(&mut set, me);
-        sets.insert((cta, key), set);
-        cell.shared_reads = true;
+        let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
+        add_read(sets.get_mut(slot), me);
+        cell.reads = slot;
         cell.read = me;
     }
 }
@@ -311,7 +350,6 @@ fn record_read<S: Seen + ?Sized>(
 fn check_write<S: Seen + ?Sized>(
     cell: &Cell,
     sets: &ReadSets,
-    cta: u32,
     key: u32,
     seen: &S,
     instr: u32,
@@ -325,7 +363,7 @@ fn check_write<S: Seen + ?Sized>(
             missing_fence: false,
         });
     }
-    check_after_reads(cell, sets, cta, key, seen)
+    check_after_reads(cell, sets, key, seen)
 }
 
 /// Checks that a writer that has seen `seen` is ordered after every read in `cell`.
@@ -333,15 +371,14 @@ fn check_write<S: Seen + ?Sized>(
 fn check_after_reads<S: Seen + ?Sized>(
     cell: &Cell,
     sets: &ReadSets,
-    cta: u32,
     key: u32,
     seen: &S,
 ) -> Result<(), Conflict> {
-    if cell.shared_reads {
+    if cell.reads != 0 {
         // The unordered read of the lowest component, whatever order the set is in.
-        if let Some(set) = sets.get(&(cta, key))
-            && let Some(&(who, c)) = set
-                .iter()
+        if let Some(&(who, c)) = sets
+            .get(cell.reads)
+            .iter()
                 .filter(|(who, c)| *c > seen.at(*who as usize))
                 .min_by_key(|(who, _)| *who)
         {
@@ -369,15 +406,15 @@ fn check_after_reads<S: Seen + ?Sized>(
 }
 
 #[inline(always)]
-fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Access, fences: u32) {
-    if cell.shared_reads {
-        sets.remove(&(cta, key));
+fn set_written(cell: &mut Cell, sets: &mut ReadSets, me: Access, fences: u32) {
+    if cell.reads != 0 {
+        sets.close(cell.reads);
     }
     *cell = Cell {
         write: me,
         write_fences: fences,
         read: Access::default(),
-        shared_reads: false,
+        reads: 0,
         split: cell.split,
         reduced: false,
         generic: false,
@@ -738,7 +775,7 @@ impl Race {
                         missing_fence: false,
                     });
                 }
-                record_read(cell, sets, cta, key, me, seen);
+                record_read(cell, sets, me, seen);
                 Ok(())
             }
         ))
@@ -780,8 +817,8 @@ impl Race {
             offset,
             len,
             |cell, sets, key| {
-                check_write(cell, sets, cta, key, seen, me.instr)?;
-                set_written(cell, sets, cta, key, me, fences);
+                check_write(cell, sets, key, seen, me.instr)?;
+                set_written(cell, sets, me, fences);
                 Ok(())
             }
         ))
@@ -804,11 +841,11 @@ impl Race {
         let me = self.agent_access(t, vc, pc);
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if reduction && cell.reduced {
-                check_after_reads(cell, sets, cta, key, vc)?;
+                check_after_reads(cell, sets, key, vc)?;
             } else {
-                check_write(cell, sets, cta, key, vc, 0)?;
+                check_write(cell, sets, key, vc, 0)?;
             }
-            set_written(cell, sets, cta, key, me, 0);
+            set_written(cell, sets, me, 0);
             cell.reduced = reduction;
             Ok(())
         };
@@ -831,8 +868,8 @@ impl Race {
         let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
         self.shadow.each(cta, offset, len, |cell, sets, key| {
-            check_write(cell, sets, cta, key, vc, 0)?;
-            set_written(cell, sets, cta, key, me, fences);
+            check_write(cell, sets, key, vc, 0)?;
+            set_written(cell, sets, me, fences);
             cell.generic = true;
             Ok(())
         })
@@ -901,7 +938,7 @@ impl Race {
                     missing_fence: true,
                 });
             }
-            record_read(cell, sets, cta, key, me, vc);
+            record_read(cell, sets, me, vc);
             Ok(())
         })
     }
