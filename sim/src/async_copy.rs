@@ -137,10 +137,80 @@ impl Groups {
 /// How many completable operations a scheduling decision chooses among.
 const OFFERED: usize = 64;
 
+/// The operations in flight, by id: a flat table from the oldest one still in flight (ids
+/// count up from 0 in issue order, and completions take them from near the front). It counts
+/// the operations that are not simply completable ([`AsyncOp::ready`] false, and
+/// `cp.async.mbarrier.arrive`), so that the run loop's question at every decision, which may
+/// complete now, is the first [`OFFERED`] entries when there are none.
+#[derive(Default)]
+pub(crate) struct InFlight {
+    /// The id of `ops[0]`.
+    first: u64,
+    /// `None`: completed (the front is always an operation in flight, or `ops` is empty).
+    ops: std::collections::VecDeque<Option<AsyncOp>>,
+    /// Operations with `ready` false.
+    held: usize,
+    /// `cp.async.mbarrier.arrive` operations.
+    arrives: usize,
+}
+
+impl InFlight {
+    fn counts(op: &AsyncOp) -> (usize, usize) {
+        (
+            !op.ready as usize,
+            matches!(op.kind, AsyncKind::MbarArrive { .. }) as usize,
+        )
+    }
+
+    /// Adds `op`, whose id is the next one.
+    fn push(&mut self, op: AsyncOp) {
+        debug_assert_eq!(op.id, self.first + self.ops.len() as u64, "ids in issue order");
+        let (held, arrives) = InFlight::counts(&op);
+        self.held += held;
+        self.arrives += arrives;
+        self.ops.push_back(Some(op));
+    }
+
+    fn slot(&self, id: u64) -> Option<usize> {
+        let i = id.checked_sub(self.first)? as usize;
+        (i < self.ops.len()).then_some(i)
+    }
+
+    pub(crate) fn contains(&self, id: u64) -> bool {
+        self.slot(id).is_some_and(|i| self.ops[i].is_some())
+    }
+
+    fn remove(&mut self, id: u64) -> Option<AsyncOp> {
+        let i = self.slot(id)?;
+        let op = self.ops[i].take()?;
+        let (held, arrives) = InFlight::counts(&op);
+        self.held -= held;
+        self.arrives -= arrives;
+        while self.ops.front().is_some_and(|o| o.is_none()) {
+            self.ops.pop_front();
+            self.first += 1;
+        }
+        Some(op)
+    }
+
+    /// The operations in flight in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &AsyncOp> {
+        self.ops.iter().flatten()
+    }
+
+    /// Every operation may complete ([`AsyncState::release_all`]).
+    fn release_all(&mut self) {
+        for op in self.ops.iter_mut().flatten() {
+            op.ready = true;
+        }
+        self.held = 0;
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct AsyncState {
     /// By id (issue order): completions take any of them, thousands may be in flight.
-    pub pending: std::collections::BTreeMap<u64, AsyncOp>,
+    pub pending: InFlight,
     pub next_id: u64,
     /// Per thread (cluster numbering): bulk-group and cp.async-group bookkeeping.
     pub bulk: Vec<Groups>,
@@ -156,7 +226,7 @@ impl AsyncState {
     /// `cp.async.mbarrier.arrive`, which needs each thread's pending `cp.async`.
     pub(crate) fn new(threads: usize, cp_arrives: bool) -> AsyncState {
         AsyncState {
-            pending: std::collections::BTreeMap::new(),
+            pending: InFlight::default(),
             next_id: 0,
             bulk: vec![Groups::default(); threads],
             cp: vec![Groups::default(); threads],
@@ -171,10 +241,14 @@ impl AsyncState {
     /// an operation waits at most until the ones issued before it leave the window.
     pub(crate) fn completable_into(&self, out: &mut Vec<u64>) {
         out.clear();
-        let pending = |id: u64| self.pending.contains_key(&id);
+        if self.pending.held == 0 && self.pending.arrives == 0 {
+            out.extend(self.pending.iter().map(|op| op.id).take(OFFERED));
+            return;
+        }
+        let pending = |id: u64| self.pending.contains(id);
         out.extend(
             self.pending
-                .values()
+                .iter()
                 .filter(|op| match &op.kind {
                     AsyncKind::MbarArrive { after, .. } => after.iter().all(|&a| !pending(a)),
                     _ => op.ready,
@@ -209,7 +283,7 @@ impl AsyncState {
                 self.cp_pending[(op.warp * 32 + by.lane) as usize].push(id);
             }
         }
-        self.pending.insert(id, op);
+        self.pending.push(op);
     }
 
     fn groups_mut(&mut self, t: u32, bulk: bool) -> &mut Groups {
@@ -241,19 +315,17 @@ impl AsyncState {
 
     /// Whether copies of unknown size wait to complete (see [`AsyncOp::ready`]).
     pub(crate) fn any_held(&self) -> bool {
-        self.pending.values().any(|op| !op.ready)
+        self.pending.held > 0
     }
 
     /// Every copy may complete: nothing else can happen.
     pub(crate) fn release_all(&mut self) {
-        for op in self.pending.values_mut() {
-            op.ready = true;
-        }
+        self.pending.release_all();
     }
 
     /// Takes pending operation `id` out of the queue to complete it.
     pub(crate) fn take(&mut self, id: u64) -> AsyncOp {
-        self.pending.remove(&id).expect("pending op")
+        self.pending.remove(id).expect("pending op")
     }
 
     /// Group bookkeeping of a completed operation, for each lane that issued it.
@@ -268,7 +340,14 @@ impl AsyncState {
             }
             let event = by.vc.event();
             let g = self.groups_mut(t, is_bulk);
-            if let Some(c) = g.committed.iter_mut().find(|c| c.0 == by.group) {
+            // Committed groups have consecutive numbers from the front's.
+            let at = g
+                .committed
+                .front()
+                .and_then(|c| by.group.checked_sub(c.0))
+                .map(|i| i as usize)
+                .filter(|&i| i < g.committed.len());
+            if let Some(c) = at.map(|i| &mut g.committed[i]) {
                 c.1 -= 1;
                 c.2 = c.2.max(event);
                 g.settle();
