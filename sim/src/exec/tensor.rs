@@ -389,7 +389,7 @@ impl Machine<'_> {
         let regs = regs_of[pc as usize].get_or_insert_with(|| kind_regs(kind).into_boxed_slice());
         let mut hit = None;
         for &r in regs.iter() {
-            if let Some(&(role, at)) = st.in_flight.get(&r) {
+            if let Some((role, at)) = st.in_flight(r) {
                 hit = Some((r, role, at));
                 break;
             }
@@ -891,7 +891,7 @@ impl Machine<'_> {
             let touched: Option<u32> = g.d.iter().chain(&a_regs).copied().find(|&r| st.touched(r));
             let mut conflict = None;
             for &r in &g.d {
-                if let Some(&(role, at)) = st.in_flight.get(&r) {
+                if let Some((role, at)) = st.in_flight(r) {
                     let same = role == Role::Accumulator
                         && st.pending().any(|p| p.pc == at && p.shape == shape);
                     if !same {
@@ -900,7 +900,7 @@ impl Machine<'_> {
                 }
             }
             for &r in &a_regs {
-                if let Some(&(Role::Accumulator, at)) = st.in_flight.get(&r) {
+                if let Some((Role::Accumulator, at)) = st.in_flight(r) {
                     conflict = Some((r, Role::Accumulator, at));
                 }
             }
@@ -1016,23 +1016,27 @@ impl Machine<'_> {
                         .unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
                 })
                 .collect();
+        // Each output is a dot product of a row of A and a row of B (as (n, k)), summed in
+        // k order; A's rows are scaled first by the signs, as `sa * a * sb * b` evaluates.
+        let k = k as usize;
+        let a: Vec<f64> = a.iter().map(|&x| sa * x * sb).collect();
         for lane in 0..32u32 {
             for (j, old) in olds.iter().enumerate() {
                 let old = old[lane as usize];
                 let mut v = 0u64;
                 for e in 0..per {
                     let (r, c) = c_coord(lane, j as u32 * per + e);
-                    let mut acc = if scale_d {
+                    let init = if scale_d {
                         elem_value(g.d_ty, old >> (16 * e))
                     } else {
                         0.0
                     };
-                    for kk in 0..k as usize {
-                        acc += sa
-                            * a[r as usize * k as usize + kk]
-                            * sb
-                            * b[c as usize * k as usize + kk];
-                    }
+                    let a_row = &a[r as usize * k..(r as usize + 1) * k];
+                    let b_row = &b[c as usize * k..(c as usize + 1) * k];
+                    let acc = a_row
+                        .iter()
+                        .zip(b_row)
+                        .fold(init, |acc, (x, y)| acc + x * y);
                     v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
                 }
                 values[j * 32 + lane as usize] = v;
