@@ -8,7 +8,7 @@
 
 use crate::decode::{AtomOp, MemTy};
 use crate::memory::GlobalLoc;
-use crate::race::OpClock;
+use crate::race::{IssuedAsync, OpClock};
 use crate::tensor_copy::TensorCopy;
 
 /// The source of a copy into shared memory.
@@ -42,7 +42,13 @@ pub(crate) enum AsyncKind {
     /// global, zero-filled up to `bytes` (at most 16). The lanes complete together, one legal
     /// order of many, and one scheduling decision and queue entry instead of 32: real kernels
     /// keep thousands of them in flight.
-    CpAsync { bytes: u32, lanes: Vec<CpLane> },
+    CpAsync {
+        bytes: u32,
+        lanes: Vec<CpLane>,
+        /// The issuing threads' snapshots the lanes' clocks are based on ([`CpLane::base`]):
+        /// after a barrier, one for the whole warp.
+        bases: Vec<std::sync::Arc<[u32]>>,
+    },
     /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
     MbarArrive { mbar: (u32, u32), after: Vec<u64> },
     /// A tensor copy or reduction (`exec::tma`).
@@ -59,11 +65,17 @@ pub(crate) enum AsyncKind {
 /// One lane's `cp.async` of a warp instruction.
 #[derive(Clone, Debug)]
 pub(crate) struct CpLane {
-    pub by: Issue,
+    pub lane: u32,
     /// `None` when the source size is 0: nothing is read.
     pub from: Option<GlobalLoc>,
     pub off: u32,
     pub src_bytes: u32,
+    /// Its clock: `bases[base]` of the operation with these components apart
+    /// (`race::LaneClock`).
+    pub base: u32,
+    pub issued: IssuedAsync,
+    /// The cp.async group it joins.
+    pub group: u64,
 }
 
 /// Who issued an operation, and what for its groups.
@@ -95,11 +107,15 @@ pub(crate) struct AsyncOp {
 }
 
 impl AsyncOp {
-    /// Every lane that issued the operation: a `cp.async`'s lanes, else the one issuer.
-    pub(crate) fn issues(&self) -> impl Iterator<Item = &Issue> {
+    /// Every lane that issued the operation, with the group it joined and its event: a
+    /// `cp.async`'s lanes, else the one issuer.
+    pub(crate) fn issues(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
         let (lanes, one) = match &self.kind {
-            AsyncKind::CpAsync { lanes, .. } => (Some(lanes.iter().map(|l| &l.by)), None),
-            _ => (None, Some(&self.by)),
+            AsyncKind::CpAsync { lanes, .. } => (
+                Some(lanes.iter().map(|l| (l.lane, l.group, l.issued.event))),
+                None,
+            ),
+            _ => (None, Some((self.by.lane, self.by.group, self.by.vc.event()))),
         };
         lanes.into_iter().flatten().chain(one)
     }
@@ -279,8 +295,8 @@ impl AsyncState {
         self.next_id += 1;
         op.id = id;
         if self.track_cp_pending && matches!(op.kind, AsyncKind::CpAsync { .. }) {
-            for by in op.issues() {
-                self.cp_pending[(op.warp * 32 + by.lane) as usize].push(id);
+            for (lane, _, _) in op.issues() {
+                self.cp_pending[(op.warp * 32 + lane) as usize].push(id);
             }
         }
         self.pending.push(op);
@@ -330,31 +346,44 @@ impl AsyncState {
 
     /// Group bookkeeping of a completed operation, for each lane that issued it.
     pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) {
-        for by in op.issues() {
-            let t = op.warp * 32 + by.lane;
-            if self.track_cp_pending && matches!(op.kind, AsyncKind::CpAsync { .. }) {
-                self.cp_pending[t as usize].retain(|&i| i != op.id);
+        match &op.kind {
+            AsyncKind::CpAsync { lanes, .. } => {
+                for l in lanes {
+                    let t = op.warp * 32 + l.lane;
+                    if self.track_cp_pending {
+                        self.cp_pending[t as usize].retain(|&i| i != op.id);
+                    }
+                    self.retire_lane(t, l.group, l.issued.event, false);
+                }
             }
-            if by.group == u64::MAX {
-                continue;
+            _ => {
+                let t = op.warp * 32 + op.by.lane;
+                self.retire_lane(t, op.by.group, op.by.vc.event(), is_bulk);
             }
-            let event = by.vc.event();
-            let g = self.groups_mut(t, is_bulk);
-            // Committed groups have consecutive numbers from the front's.
-            let at = g
-                .committed
-                .front()
-                .and_then(|c| by.group.checked_sub(c.0))
-                .map(|i| i as usize)
-                .filter(|&i| i < g.committed.len());
-            if let Some(c) = at.map(|i| &mut g.committed[i]) {
-                c.1 -= 1;
-                c.2 = c.2.max(event);
-                g.settle();
-            } else {
-                g.open -= 1;
-                g.open_event = g.open_event.max(event);
-            }
+        }
+    }
+
+    /// The group bookkeeping of thread `t`'s operation of `group` with `event`.
+    #[inline]
+    fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) {
+        if group == u64::MAX {
+            return;
+        }
+        let g = self.groups_mut(t, is_bulk);
+        // Committed groups have consecutive numbers from the front's.
+        let at = g
+            .committed
+            .front()
+            .and_then(|c| group.checked_sub(c.0))
+            .map(|i| i as usize)
+            .filter(|&i| i < g.committed.len());
+        if let Some(c) = at.map(|i| &mut g.committed[i]) {
+            c.1 -= 1;
+            c.2 = c.2.max(event);
+            g.settle();
+        } else {
+            g.open -= 1;
+            g.open_event = g.open_event.max(event);
         }
     }
 

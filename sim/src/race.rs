@@ -91,6 +91,34 @@ pub(crate) type OpClock = Snapshot<std::sync::Arc<[u32]>>;
 /// snapshot, with its own component and its agent's (always current in the row) apart.
 type ThreadClock<'a> = Snapshot<&'a [u32]>;
 
+/// The clock of one lane's `cp.async`, read from the parts its operation keeps
+/// ([`IssuedAsync`] and the issuing thread's snapshot): the same clock as the [`OpClock`]
+/// [`Race::issue_async`] gives, without a shared pointer per lane.
+pub(crate) type LaneClock<'a> = Snapshot<&'a [u32]>;
+
+impl<B> Snapshot<B> {
+    /// The clock of an async operation of `thread` issued with `issued` on `base`.
+    pub(crate) fn of(base: B, thread: u32, issued: IssuedAsync) -> Snapshot<B> {
+        Snapshot {
+            base,
+            thread: thread as usize,
+            own: issued.own,
+            agent: issued.agent as usize,
+            agent_value: issued.event,
+        }
+    }
+}
+
+/// What an async operation's clock holds besides its issuing thread's snapshot
+/// ([`Race::issue_async_parts`]): the thread's own component at the issue, its agent's
+/// component and the operation's event there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IssuedAsync {
+    pub own: u32,
+    pub agent: u32,
+    pub event: u32,
+}
+
 impl OpClock {
     /// The operation's event in its agent's component.
     pub(crate) fn event(&self) -> u32 {
@@ -698,31 +726,48 @@ impl Race {
     /// The clock of an async operation `t` issues now: `t`'s clock with a new event of its
     /// async agent (see [`OpClock`]).
     pub(crate) fn issue_async(&mut self, t: u32) -> OpClock {
+        let issued = self.issue_async_parts(t);
+        OpClock {
+            base: self.issued_base(t).clone(),
+            thread: t as usize,
+            own: issued.own,
+            agent: issued.agent as usize,
+            agent_value: issued.event,
+        }
+    }
+
+    /// [`Race::issue_async`] in parts: the operation's clock is `t`'s snapshot
+    /// ([`Race::issued_base`], until `t` acquires something) with these components apart.
+    #[inline]
+    pub(crate) fn issue_async_parts(&mut self, t: u32) -> IssuedAsync {
         let slot = self.agent(t);
         self.width = self.width.max(slot as usize + 1);
         self.agent_clock[t as usize] += 1;
         let event = self.agent_clock[t as usize];
-        let base = match &self.snapshot[t as usize] {
-            Some(base) => base.clone(),
-            None => {
-                let base: std::sync::Arc<[u32]> = self.row(t).into();
-                self.snapshot[t as usize] = Some(base.clone());
-                base
-            }
-        };
-        let op = OpClock {
-            base,
-            thread: t as usize,
+        if self.snapshot[t as usize].is_none() {
+            let base: std::sync::Arc<[u32]> = self.row(t).into();
+            self.snapshot[t as usize] = Some(base);
+        }
+        let issued = IssuedAsync {
             own: self.now(t),
-            agent: slot as usize,
-            agent_value: event,
+            agent: slot,
+            event,
         };
         // The thread's later accesses are not ordered before the operation.
         *self.own_mut(t) += 1;
-        op
+        issued
+    }
+
+    /// The snapshot of `t` that its async operation issued last is based on
+    /// ([`Race::issue_async_parts`]).
+    pub(crate) fn issued_base(&self, t: u32) -> &std::sync::Arc<[u32]> {
+        self.snapshot[t as usize]
+            .as_ref()
+            .expect("an issue leaves a snapshot")
     }
 
     /// The clock component of `t`'s async agent.
+    #[inline]
     pub(crate) fn agent(&mut self, t: u32) -> u32 {
         if self.agent_of[t as usize] == u32::MAX {
             self.agent_of[t as usize] = (self.threads + self.owner.len()) as u32;
@@ -856,6 +901,7 @@ impl Race {
     /// [`Race::async_write`], and an async-proxy read of it needs a proxy fence (module docs),
     /// of `t` after the write or of the reader.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn cp_async_write<S: Seen + ?Sized>(
         &mut self,
         t: u32,

@@ -177,6 +177,13 @@ impl Scheduler {
         p
     }
 
+    /// Whether [`Scheduler::next`] looks at the completable async operations when warps are
+    /// ready (`any_ready`) or not: round-robin completes them only when no warp is ready, so the
+    /// run loop need not list them at its other decisions.
+    pub(crate) fn looks_at_asyncs(&self, any_ready: bool) -> bool {
+        !any_ready || !matches!(self.schedule.policy, Policy::RoundRobin)
+    }
+
     /// Chooses among the ready warps and the completable async operations (by id).
     pub(crate) fn next(&mut self, ready: &[usize], completable: &[u64]) -> Option<Action> {
         self.decisions += 1;

@@ -58,7 +58,11 @@ impl Machine<'_> {
             }
             ready.clear();
             ready.extend((0..self.warps.len()).filter(|&w| self.warps[w].ready != 0));
-            self.asyncs.completable_into(&mut completable);
+            if sched.looks_at_asyncs(!ready.is_empty()) {
+                self.asyncs.completable_into(&mut completable);
+            } else {
+                completable.clear();
+            }
             if ready.is_empty() && completable.is_empty() && self.asyncs.any_held() {
                 // Copies of unknown size complete when nothing else can happen (see
                 // `AsyncOp::ready`).

@@ -156,7 +156,7 @@ impl Machine<'_> {
                 if let Some(fast) =
                     self.cp_async_fast(w, eff, *dst, *src, *cp_size, *src_size, &mut issued)
                 {
-                    self.issue_cp_async(w, pc, *cp_size, issued[..fast].iter().copied());
+                    self.issue_cp_async(w, pc, *cp_size, &issued[..fast]);
                     return Ok(Step::Next);
                 }
                 for lane in lanes(eff) {
@@ -184,7 +184,7 @@ impl Machine<'_> {
                     issued[n] = (lane as u32, from, off + SHARED_BASE, src_bytes);
                     n += 1;
                 }
-                self.issue_cp_async(w, pc, *cp_size, issued[..n].iter().copied());
+                self.issue_cp_async(w, pc, *cp_size, &issued[..n]);
             }
             Kind::CpAsyncMbarArrive { addr, space, noinc } => {
                 for lane in lanes(eff) {
