@@ -225,7 +225,10 @@ impl ReadSets {
                 slot
             }
             None => {
-                self.slots.push(first.to_vec());
+                // Room for a warp's broadcast readers before the first reallocation.
+                let mut set = Vec::with_capacity(first.len().max(8));
+                set.extend_from_slice(first);
+                self.slots.push(set);
                 (self.slots.len() - 1) as u32
             }
         }

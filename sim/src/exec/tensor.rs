@@ -46,6 +46,7 @@ const FENCE_SPEC: &str = "§9.7.15.7.1 (wgmma.fence)";
 const WAIT_SPEC: &str = "§9.7.15.7.3 (wgmma.wait_group)";
 
 /// The value of an element's bit pattern.
+#[inline(always)]
 fn elem_value(t: Elem, bits: u64) -> f64 {
     let b = bits as u32;
     // The 16-bit formats by their exact widenings (every tensor-core operand goes through here);
@@ -603,8 +604,28 @@ impl Machine<'_> {
         w: usize,
         srcs: &[Src],
         ty: Elem,
+        dims: (usize, usize),
+        coord: impl Fn(u32, u32) -> (u32, u32),
+    ) -> Vec<f64> {
+        // The element decoding chosen once per fragment, not per element (the common operand
+        // types get a loop of their own).
+        match ty {
+            Elem::F16 => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(Elem::Bf16, x)),
+            Elem::F32 => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(Elem::F32, x)),
+            _ => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(ty, x)),
+        }
+    }
+
+    #[inline(always)]
+    fn gather_as(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
         (rows, cols): (usize, usize),
         coord: impl Fn(u32, u32) -> (u32, u32),
+        decode: impl Fn(u64) -> f64,
     ) -> Vec<f64> {
         let bits = ty.bits();
         let per = 32 / bits;
@@ -619,7 +640,7 @@ impl Machine<'_> {
                 let v = self.src_value(w, lane as usize, *s);
                 for e in 0..per {
                     let (r, c) = coord(lane, j as u32 * per + e);
-                    out[r as usize * cols + c as usize] = elem_value(ty, (v >> (e * bits)) & mask);
+                    out[r as usize * cols + c as usize] = decode((v >> (e * bits)) & mask);
                 }
             }
         }
