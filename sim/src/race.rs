@@ -201,69 +201,119 @@ pub(crate) struct Conflict {
     pub missing_fence: bool,
 }
 
-/// The read sets of the cells with concurrent readers, in slots that a cell names
-/// ([`Cell::reads`]): no hashing of a cell's key at each access, and a slot freed by a write
-/// keeps its vector's capacity for the next cell (broadcast reads grow sets to tens of
-/// readers, which otherwise allocated and reallocated again for every cell).
-#[derive(Default)]
-struct ReadSets {
-    /// Slot 0 is never used (a cell's 0 means no set).
-    slots: Vec<ReadSet>,
-    free: Vec<u32>,
-}
-
-impl ReadSets {
-    /// A new slot holding `first`.
-    #[inline]
-    fn open(&mut self, first: &[(u32, u32)]) -> u32 {
-        if self.slots.is_empty() {
-            self.slots.push(Vec::new());
-        }
-        match self.free.pop() {
-            Some(slot) => {
-                self.slots[slot as usize].extend_from_slice(first);
-                slot
-            }
-            None => {
-                // Room for a warp's broadcast readers before the first reallocation.
-                let mut set = Vec::with_capacity(first.len().max(8));
-                set.extend_from_slice(first);
-                self.slots.push(set);
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn get(&self, slot: u32) -> &ReadSet {
-        &self.slots[slot as usize]
-    }
-
-    #[inline(always)]
-    fn get_mut(&mut self, slot: u32) -> &mut ReadSet {
-        &mut self.slots[slot as usize]
-    }
-
-    /// Frees `slot` (its cell was written), keeping its capacity.
-    #[inline]
-    fn close(&mut self, slot: u32) {
-        self.slots[slot as usize].clear();
-        self.free.push(slot);
-    }
-}
-
 /// The concurrent reads of a cell since its last write: (clock component, latest clock) per
 /// reader, in no order. Sparse, as a cell has few concurrent readers but for broadcasts: a
 /// dense clock per cell cost an allocation of the cluster's width (hundreds of components)
 /// for every cell two warps read.
-type ReadSet = Vec<(u32, u32)>;
+type Reader = (u32, u32);
 
-/// Records read `me` in `set`.
-#[inline(always)]
-fn add_read(set: &mut ReadSet, me: Access) {
-    match set.iter_mut().find(|(who, _)| *who == me.who) {
-        Some((_, c)) => *c = (*c).max(me.clock),
-        None => set.push((me.who, me.clock)),
+/// Readers a slot holds in place before its set moves to a vector of its own.
+const INLINE_READERS: usize = 8;
+
+/// The read sets of the cells with concurrent readers, in slots that a cell names
+/// ([`Cell::reads`]): no hashing of a cell's key at each access, and no allocation per set.
+/// A slot holds [`INLINE_READERS`] readers in one flat table; a larger set (broadcast reads)
+/// moves to a vector of its own. A slot freed by a write is given to the next cell.
+#[derive(Default)]
+struct ReadSets {
+    /// `INLINE_READERS` entries per slot; slot 0 is never used (a cell's 0 means no set).
+    inline: Vec<Reader>,
+    /// Per slot: how many readers it holds in `inline`, or [`SPILLED`] plus the index of its
+    /// set in `spilled`.
+    len: Vec<u32>,
+    /// Sets too large for a slot; freed ones keep their capacity for the next.
+    spilled: Vec<Vec<Reader>>,
+    free: Vec<u32>,
+    free_spilled: Vec<u32>,
+}
+
+/// The bit of [`ReadSets::len`] that marks a slot whose set is in `spilled`.
+const SPILLED: u32 = 1 << 31;
+
+impl ReadSets {
+    /// A new slot holding `first`.
+    #[inline]
+    fn open(&mut self, first: &[Reader]) -> u32 {
+        if self.len.is_empty() {
+            self.len.push(0);
+            self.inline.resize(INLINE_READERS, (0, 0));
+        }
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.len.push(0);
+            self.inline
+                .resize(self.inline.len() + INLINE_READERS, (0, 0));
+            (self.len.len() - 1) as u32
+        });
+        if first.len() <= INLINE_READERS {
+            let at = slot as usize * INLINE_READERS;
+            self.inline[at..at + first.len()].copy_from_slice(first);
+            self.len[slot as usize] = first.len() as u32;
+        } else {
+            self.len[slot as usize] = self.spill(first);
+        }
+        slot
+    }
+
+    /// A set of its own holding `readers`: the [`ReadSets::len`] of its slot.
+    fn spill(&mut self, readers: &[Reader]) -> u32 {
+        let i = match self.free_spilled.pop() {
+            Some(i) => i,
+            None => {
+                self.spilled.push(Vec::new());
+                (self.spilled.len() - 1) as u32
+            }
+        };
+        self.spilled[i as usize].extend_from_slice(readers);
+        SPILLED | i
+    }
+
+    #[inline(always)]
+    fn get(&self, slot: u32) -> &[Reader] {
+        let n = self.len[slot as usize];
+        if n & SPILLED != 0 {
+            return &self.spilled[(n & !SPILLED) as usize];
+        }
+        let at = slot as usize * INLINE_READERS;
+        &self.inline[at..at + n as usize]
+    }
+
+    /// Records read `me` in `slot`: a reader already there keeps its latest clock.
+    #[inline(always)]
+    fn add(&mut self, slot: u32, me: Access) {
+        let n = self.len[slot as usize];
+        if n & SPILLED != 0 {
+            let set = &mut self.spilled[(n & !SPILLED) as usize];
+            match set.iter_mut().find(|(who, _)| *who == me.who) {
+                Some((_, c)) => *c = (*c).max(me.clock),
+                None => set.push((me.who, me.clock)),
+            }
+            return;
+        }
+        let at = slot as usize * INLINE_READERS;
+        let set = &mut self.inline[at..at + n as usize];
+        if let Some((_, c)) = set.iter_mut().find(|(who, _)| *who == me.who) {
+            *c = (*c).max(me.clock);
+        } else if (n as usize) < INLINE_READERS {
+            self.inline[at + n as usize] = (me.who, me.clock);
+            self.len[slot as usize] = n + 1;
+        } else {
+            let mut set = [(0, 0); INLINE_READERS + 1];
+            set[..INLINE_READERS].copy_from_slice(&self.inline[at..at + INLINE_READERS]);
+            set[INLINE_READERS] = (me.who, me.clock);
+            self.len[slot as usize] = self.spill(&set);
+        }
+    }
+
+    /// Frees `slot` (its cell was written).
+    #[inline]
+    fn close(&mut self, slot: u32) {
+        let n = self.len[slot as usize];
+        if n & SPILLED != 0 {
+            self.spilled[(n & !SPILLED) as usize].clear();
+            self.free_spilled.push(n & !SPILLED);
+        }
+        self.len[slot as usize] = 0;
+        self.free.push(slot);
     }
 }
 
@@ -336,7 +386,7 @@ impl Shadow {
                 // Each byte gets its own copy of the granule's read set (byte 0 keeps it).
                 let mut split = [whole; 4];
                 if whole.reads != 0 {
-                    let set = self.read_sets.get(whole.reads).clone();
+                    let set = self.read_sets.get(whole.reads).to_vec();
                     for byte in &mut split[1..] {
                         byte.reads = self.read_sets.open(&set);
                     }
@@ -365,12 +415,12 @@ fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
 #[inline(always)]
 fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Access, seen: &S) {
     if cell.reads != 0 {
-        add_read(sets.get_mut(cell.reads), me);
+        sets.add(cell.reads, me);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
         let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
-        add_read(sets.get_mut(slot), me);
+        sets.add(slot, me);
         cell.reads = slot;
         cell.read = me;
     }
