@@ -113,6 +113,38 @@ pub(crate) fn c_coord(lane: u32, i: u32) -> (u32, u32) {
     (g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1))
 }
 
+/// Which matrix of an MMA a register fragment holds (B transposed: its columns as rows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Fragment {
+    A,
+    BT,
+    C,
+}
+
+thread_local! {
+    /// [`fragment_places`]' tables, by fragment, k, element bits and registers per lane.
+    static PLACES: std::cell::RefCell<rustc_hash::FxHashMap<(Fragment, u32, u32, u32), std::rc::Rc<[u32]>>> =
+        Default::default();
+}
+
+/// Where each element of a fragment goes in its matrix (row-major index), in the order of
+/// (lane, register, element within the register): `place(i)` for the `n` elements, computed
+/// once per fragment shape `key` and kept (a flat table instead of the coordinate arithmetic
+/// and its shape match at every element of every MMA).
+fn fragment_places(
+    key: (Fragment, u32, u32, u32),
+    n: u32,
+    place: impl Fn(u32) -> u32,
+) -> std::rc::Rc<[u32]> {
+    PLACES.with(|tables| {
+        tables
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| (0..n).map(place).collect())
+            .clone()
+    })
+}
+
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Desc {
@@ -598,22 +630,34 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes.
+    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes;
+    /// `coord` places element `i` of a lane, and `shape` names the fragment (which matrix, its
+    /// k), for the table of those places computed once per shape ([`fragment_places`]).
     fn gather(
         &self,
         w: usize,
         srcs: &[Src],
         ty: Elem,
         dims: (usize, usize),
+        shape: (Fragment, u32),
         coord: impl Fn(u32, u32) -> (u32, u32),
     ) -> Vec<f64> {
+        let bits = ty.bits();
+        let per_lane = srcs.len() as u32 * (32 / bits);
+        let key = (shape.0, shape.1, bits, srcs.len() as u32);
+        let places = fragment_places(key, 32 * per_lane, |i| {
+            let (r, c) = coord(i / per_lane, i % per_lane);
+            r * dims.1 as u32 + c
+        });
         // The element decoding chosen once per fragment, not per element (the common operand
         // types get a loop of their own).
         match ty {
-            Elem::F16 => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(Elem::Bf16, x)),
-            Elem::F32 => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(Elem::F32, x)),
-            _ => self.gather_as(w, srcs, ty, dims, coord, |x| elem_value(ty, x)),
+            Elem::F16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => {
+                self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::Bf16, x))
+            }
+            Elem::F32 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F32, x)),
+            _ => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(ty, x)),
         }
     }
 
@@ -624,23 +668,28 @@ impl Machine<'_> {
         srcs: &[Src],
         ty: Elem,
         (rows, cols): (usize, usize),
-        coord: impl Fn(u32, u32) -> (u32, u32),
+        places: &[u32],
         decode: impl Fn(u64) -> f64,
     ) -> Vec<f64> {
         let bits = ty.bits();
-        let per = 32 / bits;
+        let per = (32 / bits) as usize;
         let mask = if bits == 32 {
             u32::MAX as u64
         } else {
             (1u64 << bits) - 1
         };
         let mut out = vec![0.0; rows * cols];
-        for lane in 0..32u32 {
-            for (j, s) in srcs.iter().enumerate() {
-                let v = self.src_value(w, lane as usize, *s);
-                for e in 0..per {
-                    let (r, c) = coord(lane, j as u32 * per + e);
-                    out[r as usize * cols + c as usize] = decode((v >> (e * bits)) & mask);
+        let regs = &self.warps[w].regs;
+        let mut at = places.chunks_exact(per);
+        for lane in 0..32usize {
+            for s in srcs {
+                let v = match *s {
+                    Src::Reg(r) => regs[r as usize * 32 + lane],
+                    Src::Imm(v) => v,
+                };
+                let here = at.next().expect("a place per element");
+                for (e, &p) in here.iter().enumerate() {
+                    out[p as usize] = decode((v >> (e as u32 * bits)) & mask);
                 }
             }
         }
@@ -654,14 +703,16 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let a = self.gather(w, &m.a, m.a_ty, (16, k), |l, i| a_coord(m.k, bits, l, i));
+        let a = self.gather(w, &m.a, m.a_ty, (16, k), (Fragment::A, m.k), |l, i| {
+            a_coord(m.k, bits, l, i)
+        });
         // B transposed (column n's k values together), so each output is a dot product of two
         // contiguous rows, summed in the same order.
-        let bt = self.gather(w, &m.b, m.b_ty, (8, k), |l, i| {
+        let bt = self.gather(w, &m.b, m.b_ty, (8, k), (Fragment::BT, m.k), |l, i| {
             let (kk, n) = b_coord(m.k, bits, l, i);
             (n, kk)
         });
-        let c = self.gather(w, &m.c, m.c_ty, (16, 8), c_coord);
+        let c = self.gather(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord);
         let mut d = [0.0f64; 128];
         for r in 0..16 {
             let a_row = &a[r * k..(r + 1) * k];
@@ -1011,7 +1062,7 @@ impl Machine<'_> {
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
-                self.gather(w, srcs, g.a_ty, (16, k as usize), |l, i| {
+                self.gather(w, srcs, g.a_ty, (16, k as usize), (Fragment::A, k), |l, i| {
                     a_coord(k, bits, l, i)
                 })
             }
