@@ -255,10 +255,15 @@ impl AsyncState {
     /// asks at every decision, with thousands of copies pending in some kernels, so it is
     /// offered the oldest [`OFFERED`] of them. Every order it picks among those is a legal one;
     /// an operation waits at most until the ones issued before it leave the window.
-    pub(crate) fn completable_into(&self, out: &mut Vec<u64>) {
+    /// `limit`: how many of them the caller looks at (the first ones).
+    pub(crate) fn completable_into(&self, out: &mut Vec<u64>, limit: usize) {
         out.clear();
+        let limit = limit.min(OFFERED);
+        if limit == 0 {
+            return;
+        }
         if self.pending.held == 0 && self.pending.arrives == 0 {
-            out.extend(self.pending.iter().map(|op| op.id).take(OFFERED));
+            out.extend(self.pending.iter().map(|op| op.id).take(limit));
             return;
         }
         let pending = |id: u64| self.pending.contains(id);
@@ -270,7 +275,7 @@ impl AsyncState {
                     _ => op.ready,
                 })
                 .map(|op| op.id)
-                .take(OFFERED),
+                .take(limit),
         );
     }
 

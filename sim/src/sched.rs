@@ -177,11 +177,15 @@ impl Scheduler {
         p
     }
 
-    /// Whether [`Scheduler::next`] looks at the completable async operations when warps are
-    /// ready (`any_ready`) or not: round-robin completes them only when no warp is ready, so the
-    /// run loop need not list them at its other decisions.
-    pub(crate) fn looks_at_asyncs(&self, any_ready: bool) -> bool {
-        !any_ready || !matches!(self.schedule.policy, Policy::RoundRobin)
+    /// How many of the completable async operations [`Scheduler::next`] looks at, when warps
+    /// are ready (`any_ready`) or not: round-robin completes the oldest one, and only when no
+    /// warp is ready, so the run loop need not list more (`usize::MAX`: all it offers).
+    pub(crate) fn asyncs_looked_at(&self, any_ready: bool) -> usize {
+        match self.schedule.policy {
+            Policy::RoundRobin if any_ready => 0,
+            Policy::RoundRobin => 1,
+            _ => usize::MAX,
+        }
     }
 
     /// Chooses among the ready warps and the completable async operations (by id).
