@@ -586,8 +586,17 @@ impl Releases {
 }
 
 impl Race {
-    pub(crate) fn new(threads: usize, ctas: usize, shared_bytes: usize, check: bool) -> Race {
-        let dims = threads * 2;
+    /// The detector of a cluster of `threads` threads; `agents`: whether the program has an
+    /// instruction that issues asynchronous operations (their async agents take a component
+    /// each: without one the clocks are half as wide, and each cluster zeroes half the matrix).
+    pub(crate) fn new(
+        threads: usize,
+        ctas: usize,
+        shared_bytes: usize,
+        check: bool,
+        agents: bool,
+    ) -> Race {
+        let dims = if agents { threads * 2 } else { threads };
         let mut clocks = vec![0u32; threads * dims];
         for t in 0..threads {
             clocks[t * dims + t] = 1;
@@ -823,6 +832,10 @@ impl Race {
     #[inline]
     pub(crate) fn agent(&mut self, t: u32) -> u32 {
         if self.agent_of[t as usize] == u32::MAX {
+            assert!(
+                self.dims > self.threads,
+                "an asynchronous operation in a program decoded as issuing none"
+            );
             self.agent_of[t as usize] = (self.threads + self.owner.len()) as u32;
             self.owner.push(t);
         }
