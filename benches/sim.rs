@@ -302,8 +302,10 @@ fn corpus_kernels() -> Vec<CorpusKernel> {
     };
     // A CUTLASS GEMM's launch and its `Params` from the recorded struct file `case`.
     let cutlass = |name, file, case: &str, grid, cluster, dynamic_shared_bytes| {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/realworld/cutlass/run");
-        let text = std::fs::read_to_string(dir.join(format!("{case}.struct"))).expect("a struct file");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/realworld/cutlass/run");
+        let text =
+            std::fs::read_to_string(dir.join(format!("{case}.struct"))).expect("a struct file");
         let params = sim::StructArg::parse(&text, &dir).expect("the struct file parses");
         CorpusKernel {
             name,

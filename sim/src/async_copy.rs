@@ -115,7 +115,10 @@ impl AsyncOp {
                 Some(lanes.iter().map(|l| (l.lane, l.group, l.issued.event))),
                 None,
             ),
-            _ => (None, Some((self.by.lane, self.by.group, self.by.vc.event()))),
+            _ => (
+                None,
+                Some((self.by.lane, self.by.group, self.by.vc.event())),
+            ),
         };
         lanes.into_iter().flatten().chain(one)
     }
@@ -180,7 +183,11 @@ impl InFlight {
 
     /// Adds `op`, whose id is the next one.
     fn push(&mut self, op: AsyncOp) {
-        debug_assert_eq!(op.id, self.first + self.ops.len() as u64, "ids in issue order");
+        debug_assert_eq!(
+            op.id,
+            self.first + self.ops.len() as u64,
+            "ids in issue order"
+        );
         let (held, arrives) = InFlight::counts(&op);
         self.held += held;
         self.arrives += arrives;

@@ -460,8 +460,8 @@ fn check_after_reads<S: Seen + ?Sized>(
         if let Some(&(who, c)) = sets
             .get(cell.reads)
             .iter()
-                .filter(|(who, c)| *c > seen.at(*who as usize))
-                .min_by_key(|(who, _)| *who)
+            .filter(|(who, c)| *c > seen.at(*who as usize))
+            .min_by_key(|(who, _)| *who)
         {
             return Err(Conflict {
                 earlier: Access {

@@ -41,7 +41,10 @@ impl Machine<'_> {
             let issued = self.race.issue_async_parts(t);
             let group = self.asyncs.join_group(t, false);
             let snapshot = self.race.issued_base(t);
-            let base = match bases.iter().rposition(|b| std::sync::Arc::ptr_eq(b, snapshot)) {
+            let base = match bases
+                .iter()
+                .rposition(|b| std::sync::Arc::ptr_eq(b, snapshot))
+            {
                 Some(i) => i,
                 None => {
                     bases.push(snapshot.clone());

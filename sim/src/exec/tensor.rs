@@ -653,9 +653,7 @@ impl Machine<'_> {
         // types get a loop of their own).
         match ty {
             Elem::F16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => {
-                self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::Bf16, x))
-            }
+            Elem::Bf16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::Bf16, x)),
             Elem::F32 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F32, x)),
             _ => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(ty, x)),
         }
@@ -1087,9 +1085,14 @@ impl Machine<'_> {
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
-                self.gather(w, srcs, g.a_ty, (16, k as usize), (Fragment::A, k), |l, i| {
-                    a_coord(k, bits, l, i)
-                })
+                self.gather(
+                    w,
+                    srcs,
+                    g.a_ty,
+                    (16, k as usize),
+                    (Fragment::A, k),
+                    |l, i| a_coord(k, bits, l, i),
+                )
             }
         };
         let bd = desc(self, g.b_desc, "b-desc")?;
