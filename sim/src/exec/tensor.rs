@@ -121,21 +121,21 @@ pub(crate) enum Fragment {
     C,
 }
 
+/// A fragment shape: (matrix, k, element bits, registers per lane).
+type FragmentShape = (Fragment, u32, u32, u32);
+
+/// [`fragment_places`]' tables by shape.
+type PlaceTables = rustc_hash::FxHashMap<FragmentShape, std::rc::Rc<[u32]>>;
+
 thread_local! {
-    /// [`fragment_places`]' tables, by fragment, k, element bits and registers per lane.
-    static PLACES: std::cell::RefCell<rustc_hash::FxHashMap<(Fragment, u32, u32, u32), std::rc::Rc<[u32]>>> =
-        Default::default();
+    static PLACES: std::cell::RefCell<PlaceTables> = Default::default();
 }
 
 /// Where each element of a fragment goes in its matrix (row-major index), in the order of
 /// (lane, register, element within the register): `place(i)` for the `n` elements, computed
 /// once per fragment shape `key` and kept (a flat table instead of the coordinate arithmetic
 /// and its shape match at every element of every MMA).
-fn fragment_places(
-    key: (Fragment, u32, u32, u32),
-    n: u32,
-    place: impl Fn(u32) -> u32,
-) -> std::rc::Rc<[u32]> {
+fn fragment_places(key: FragmentShape, n: u32, place: impl Fn(u32) -> u32) -> std::rc::Rc<[u32]> {
     PLACES.with(|tables| {
         tables
             .borrow_mut()
