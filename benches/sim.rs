@@ -5,8 +5,8 @@
 //! all on one thread; and multi-CTA launches (the transpose at 1024×1024: 1024 CTAs, Triton's
 //! bf16 `wgmma` matmul at 512×1024×128: 16 CTAs of 256 threads) on rayon pools of 1 and 2
 //! threads, where clusters run in parallel; and one kernel of each class of the real-world
-//! corpus (Triton's softmax, layernorm, `mma.sync` and `wgmma` matmuls and attention forwards)
-//! and the kernel language's Hopper GEMM on one thread, beside a naive CPU GEMM as the yardstick
+//! corpus (Triton's softmax, layernorm, `mma.sync` and `wgmma` matmuls and attention forwards,
+//! CUTLASS's cooperative and ping-pong `wgmma` GEMMs) and the kernel language's Hopper GEMM on one thread, beside a naive CPU GEMM as the yardstick
 //! for tensor-core work. `cargo bench --bench sim`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -221,6 +221,8 @@ struct CorpusKernel {
     entry: &'static str,
     grid: (u32, u32, u32),
     block: u32,
+    /// CTAs per cluster (`None`: the kernel's own, or 1).
+    cluster: Option<(u32, u32, u32)>,
     dynamic_shared_bytes: u32,
     args: Vec<ArgValue>,
 }
@@ -233,8 +235,12 @@ fn filled(n: usize, byte: u8) -> ArgValue {
 /// One kernel of each class of the real-world corpus that the simulator runs: Triton's
 /// softmax and layernorm (row reductions through shared memory, `cp.async` in softmax), its
 /// `mma.sync` matmul (Ampere: `cp.async` pipelines, `ldmatrix`, tensor-core MMA) and its
-/// `wgmma` matmul (Hopper), its attention forward in both forms, and nvcc's bulk-copy mbarrier
-/// pipeline.
+/// `wgmma` matmul (Hopper), its attention forward in both forms, and CUTLASS 4.2's SM90
+/// warp-specialised TMA GEMMs (the cooperative one, bf16 256x256x128 on 4 CTAs, and the
+/// ping-pong one, f16 128x256x128 on 2 clusters of 2 CTAs with TMA multicast), each with the
+/// `Params` struct CUTLASS's host code built, relocated onto the simulator's buffers
+/// (`tests/realworld/cutlass/run/*.struct`, the launches `sim/tests/sim_cutlass.rs` checks
+/// against the H100's results).
 fn corpus_kernels() -> Vec<CorpusKernel> {
     let scratch = || [ArgValue::zeroed(0), ArgValue::zeroed(0)];
     let matmul = |n: u32| {
@@ -290,8 +296,27 @@ fn corpus_kernels() -> Vec<CorpusKernel> {
         entry,
         grid,
         block,
+        cluster: None,
         dynamic_shared_bytes,
         args,
+    };
+    // A CUTLASS GEMM's launch and its `Params` from the recorded struct file `case`.
+    let cutlass = |name, file, case: &str, grid, cluster, dynamic_shared_bytes| {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/realworld/cutlass/run");
+        let text =
+            std::fs::read_to_string(dir.join(format!("{case}.struct"))).expect("a struct file");
+        let params = sim::StructArg::parse(&text, &dir).expect("the struct file parses");
+        CorpusKernel {
+            name,
+            file,
+            entry: "",
+            grid,
+            block: 384,
+            cluster: Some(cluster),
+            dynamic_shared_bytes,
+            args: vec![ArgValue::from(params)],
+        }
     };
     vec![
         kernel(
@@ -348,6 +373,22 @@ fn corpus_kernels() -> Vec<CorpusKernel> {
             65536,
             attention(256, 2),
         ),
+        cutlass(
+            "cutlass cooperative gemm bf16 256x256x128 (tma, wgmma), 4 ctas x 384",
+            "cutlass/sm90_bf16_coop_tma_128x128x64_c1.ptx",
+            "bf16_coop_int",
+            (1, 4, 1),
+            (1, 1, 1),
+            230400,
+        ),
+        cutlass(
+            "cutlass ping-pong gemm f16 128x256x128 (tma multicast, wgmma), 2 clusters of 2 ctas x 384",
+            "cutlass/sm90_f16_pingpong_64x128x64_c2x1.ptx",
+            "f16_pingpong_int",
+            (2, 2, 1),
+            (2, 1, 1),
+            214016,
+        ),
     ]
 }
 
@@ -361,16 +402,22 @@ fn corpus(c: &mut Criterion) {
         let path = format!("{}/tests/realworld/{}", env!("CARGO_MANIFEST_DIR"), k.file);
         let text = std::fs::read_to_string(&path).expect("a corpus kernel");
         let module = ptx::parse(&text).expect("parses");
+        // The CUTLASS modules have one entry, whose mangled name is long.
+        let entry = match k.entry {
+            "" => module.entries().next().expect("an entry").name.clone(),
+            name => name.to_string(),
+        };
         let launch = Launch {
             grid: k.grid,
             block: (k.block, 1, 1),
+            cluster: k.cluster,
             dynamic_shared_bytes: k.dynamic_shared_bytes,
             ..Launch::default()
         };
-        let steps = one.install(|| run(&module, k.entry, &launch, &k.args));
+        let steps = one.install(|| run(&module, &entry, &launch, &k.args));
         group.throughput(Throughput::Elements(steps));
         group.bench_function(k.name, |b| {
-            b.iter(|| one.install(|| run(&module, k.entry, &launch, &k.args)))
+            b.iter(|| one.install(|| run(&module, &entry, &launch, &k.args)))
         });
     }
     // The kernel language's Hopper GEMM (a cluster of 2 CTAs of 384 threads: TMA multicast,

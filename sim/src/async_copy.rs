@@ -8,7 +8,7 @@
 
 use crate::decode::{AtomOp, MemTy};
 use crate::memory::GlobalLoc;
-use crate::race::OpClock;
+use crate::race::{IssuedAsync, OpClock};
 use crate::tensor_copy::TensorCopy;
 
 /// The source of a copy into shared memory.
@@ -42,7 +42,13 @@ pub(crate) enum AsyncKind {
     /// global, zero-filled up to `bytes` (at most 16). The lanes complete together, one legal
     /// order of many, and one scheduling decision and queue entry instead of 32: real kernels
     /// keep thousands of them in flight.
-    CpAsync { bytes: u32, lanes: Vec<CpLane> },
+    CpAsync {
+        bytes: u32,
+        lanes: Vec<CpLane>,
+        /// The issuing threads' snapshots the lanes' clocks are based on ([`CpLane::base`]):
+        /// after a barrier, one for the whole warp.
+        bases: Vec<std::sync::Arc<[u32]>>,
+    },
     /// `cp.async.mbarrier.arrive`: an arrive-on once the thread's earlier `cp.async` complete.
     MbarArrive { mbar: (u32, u32), after: Vec<u64> },
     /// A tensor copy or reduction (`exec::tma`).
@@ -59,11 +65,17 @@ pub(crate) enum AsyncKind {
 /// One lane's `cp.async` of a warp instruction.
 #[derive(Clone, Debug)]
 pub(crate) struct CpLane {
-    pub by: Issue,
+    pub lane: u32,
     /// `None` when the source size is 0: nothing is read.
     pub from: Option<GlobalLoc>,
     pub off: u32,
     pub src_bytes: u32,
+    /// Its clock: `bases[base]` of the operation with these components apart
+    /// (`race::LaneClock`).
+    pub base: u32,
+    pub issued: IssuedAsync,
+    /// The cp.async group it joins.
+    pub group: u64,
 }
 
 /// Who issued an operation, and what for its groups.
@@ -95,11 +107,18 @@ pub(crate) struct AsyncOp {
 }
 
 impl AsyncOp {
-    /// Every lane that issued the operation: a `cp.async`'s lanes, else the one issuer.
-    pub(crate) fn issues(&self) -> impl Iterator<Item = &Issue> {
+    /// Every lane that issued the operation, with the group it joined and its event: a
+    /// `cp.async`'s lanes, else the one issuer.
+    pub(crate) fn issues(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
         let (lanes, one) = match &self.kind {
-            AsyncKind::CpAsync { lanes, .. } => (Some(lanes.iter().map(|l| &l.by)), None),
-            _ => (None, Some(&self.by)),
+            AsyncKind::CpAsync { lanes, .. } => (
+                Some(lanes.iter().map(|l| (l.lane, l.group, l.issued.event))),
+                None,
+            ),
+            _ => (
+                None,
+                Some((self.by.lane, self.by.group, self.by.vc.event())),
+            ),
         };
         lanes.into_iter().flatten().chain(one)
     }
@@ -137,10 +156,84 @@ impl Groups {
 /// How many completable operations a scheduling decision chooses among.
 const OFFERED: usize = 64;
 
+/// The operations in flight, by id: a flat table from the oldest one still in flight (ids
+/// count up from 0 in issue order, and completions take them from near the front). It counts
+/// the operations that are not simply completable ([`AsyncOp::ready`] false, and
+/// `cp.async.mbarrier.arrive`), so that the run loop's question at every decision, which may
+/// complete now, is the first [`OFFERED`] entries when there are none.
+#[derive(Default)]
+pub(crate) struct InFlight {
+    /// The id of `ops[0]`.
+    first: u64,
+    /// `None`: completed (the front is always an operation in flight, or `ops` is empty).
+    ops: std::collections::VecDeque<Option<AsyncOp>>,
+    /// Operations with `ready` false.
+    held: usize,
+    /// `cp.async.mbarrier.arrive` operations.
+    arrives: usize,
+}
+
+impl InFlight {
+    fn counts(op: &AsyncOp) -> (usize, usize) {
+        (
+            !op.ready as usize,
+            matches!(op.kind, AsyncKind::MbarArrive { .. }) as usize,
+        )
+    }
+
+    /// Adds `op`, whose id is the next one.
+    fn push(&mut self, op: AsyncOp) {
+        debug_assert_eq!(
+            op.id,
+            self.first + self.ops.len() as u64,
+            "ids in issue order"
+        );
+        let (held, arrives) = InFlight::counts(&op);
+        self.held += held;
+        self.arrives += arrives;
+        self.ops.push_back(Some(op));
+    }
+
+    fn slot(&self, id: u64) -> Option<usize> {
+        let i = id.checked_sub(self.first)? as usize;
+        (i < self.ops.len()).then_some(i)
+    }
+
+    pub(crate) fn contains(&self, id: u64) -> bool {
+        self.slot(id).is_some_and(|i| self.ops[i].is_some())
+    }
+
+    fn remove(&mut self, id: u64) -> Option<AsyncOp> {
+        let i = self.slot(id)?;
+        let op = self.ops[i].take()?;
+        let (held, arrives) = InFlight::counts(&op);
+        self.held -= held;
+        self.arrives -= arrives;
+        while self.ops.front().is_some_and(|o| o.is_none()) {
+            self.ops.pop_front();
+            self.first += 1;
+        }
+        Some(op)
+    }
+
+    /// The operations in flight in id order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &AsyncOp> {
+        self.ops.iter().flatten()
+    }
+
+    /// Every operation may complete ([`AsyncState::release_all`]).
+    fn release_all(&mut self) {
+        for op in self.ops.iter_mut().flatten() {
+            op.ready = true;
+        }
+        self.held = 0;
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct AsyncState {
     /// By id (issue order): completions take any of them, thousands may be in flight.
-    pub pending: std::collections::BTreeMap<u64, AsyncOp>,
+    pub pending: InFlight,
     pub next_id: u64,
     /// Per thread (cluster numbering): bulk-group and cp.async-group bookkeeping.
     pub bulk: Vec<Groups>,
@@ -156,7 +249,7 @@ impl AsyncState {
     /// `cp.async.mbarrier.arrive`, which needs each thread's pending `cp.async`.
     pub(crate) fn new(threads: usize, cp_arrives: bool) -> AsyncState {
         AsyncState {
-            pending: std::collections::BTreeMap::new(),
+            pending: InFlight::default(),
             next_id: 0,
             bulk: vec![Groups::default(); threads],
             cp: vec![Groups::default(); threads],
@@ -169,18 +262,27 @@ impl AsyncState {
     /// asks at every decision, with thousands of copies pending in some kernels, so it is
     /// offered the oldest [`OFFERED`] of them. Every order it picks among those is a legal one;
     /// an operation waits at most until the ones issued before it leave the window.
-    pub(crate) fn completable_into(&self, out: &mut Vec<u64>) {
+    /// `limit`: how many of them the caller looks at (the first ones).
+    pub(crate) fn completable_into(&self, out: &mut Vec<u64>, limit: usize) {
         out.clear();
-        let pending = |id: u64| self.pending.contains_key(&id);
+        let limit = limit.min(OFFERED);
+        if limit == 0 {
+            return;
+        }
+        if self.pending.held == 0 && self.pending.arrives == 0 {
+            out.extend(self.pending.iter().map(|op| op.id).take(limit));
+            return;
+        }
+        let pending = |id: u64| self.pending.contains(id);
         out.extend(
             self.pending
-                .values()
+                .iter()
                 .filter(|op| match &op.kind {
                     AsyncKind::MbarArrive { after, .. } => after.iter().all(|&a| !pending(a)),
                     _ => op.ready,
                 })
                 .map(|op| op.id)
-                .take(OFFERED),
+                .take(limit),
         );
     }
 
@@ -205,11 +307,11 @@ impl AsyncState {
         self.next_id += 1;
         op.id = id;
         if self.track_cp_pending && matches!(op.kind, AsyncKind::CpAsync { .. }) {
-            for by in op.issues() {
-                self.cp_pending[(op.warp * 32 + by.lane) as usize].push(id);
+            for (lane, _, _) in op.issues() {
+                self.cp_pending[(op.warp * 32 + lane) as usize].push(id);
             }
         }
-        self.pending.insert(id, op);
+        self.pending.push(op);
     }
 
     fn groups_mut(&mut self, t: u32, bulk: bool) -> &mut Groups {
@@ -241,41 +343,59 @@ impl AsyncState {
 
     /// Whether copies of unknown size wait to complete (see [`AsyncOp::ready`]).
     pub(crate) fn any_held(&self) -> bool {
-        self.pending.values().any(|op| !op.ready)
+        self.pending.held > 0
     }
 
     /// Every copy may complete: nothing else can happen.
     pub(crate) fn release_all(&mut self) {
-        for op in self.pending.values_mut() {
-            op.ready = true;
-        }
+        self.pending.release_all();
     }
 
     /// Takes pending operation `id` out of the queue to complete it.
     pub(crate) fn take(&mut self, id: u64) -> AsyncOp {
-        self.pending.remove(&id).expect("pending op")
+        self.pending.remove(id).expect("pending op")
     }
 
     /// Group bookkeeping of a completed operation, for each lane that issued it.
     pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) {
-        for by in op.issues() {
-            let t = op.warp * 32 + by.lane;
-            if self.track_cp_pending && matches!(op.kind, AsyncKind::CpAsync { .. }) {
-                self.cp_pending[t as usize].retain(|&i| i != op.id);
+        match &op.kind {
+            AsyncKind::CpAsync { lanes, .. } => {
+                for l in lanes {
+                    let t = op.warp * 32 + l.lane;
+                    if self.track_cp_pending {
+                        self.cp_pending[t as usize].retain(|&i| i != op.id);
+                    }
+                    self.retire_lane(t, l.group, l.issued.event, false);
+                }
             }
-            if by.group == u64::MAX {
-                continue;
+            _ => {
+                let t = op.warp * 32 + op.by.lane;
+                self.retire_lane(t, op.by.group, op.by.vc.event(), is_bulk);
             }
-            let event = by.vc.event();
-            let g = self.groups_mut(t, is_bulk);
-            if let Some(c) = g.committed.iter_mut().find(|c| c.0 == by.group) {
-                c.1 -= 1;
-                c.2 = c.2.max(event);
-                g.settle();
-            } else {
-                g.open -= 1;
-                g.open_event = g.open_event.max(event);
-            }
+        }
+    }
+
+    /// The group bookkeeping of thread `t`'s operation of `group` with `event`.
+    #[inline]
+    fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) {
+        if group == u64::MAX {
+            return;
+        }
+        let g = self.groups_mut(t, is_bulk);
+        // Committed groups have consecutive numbers from the front's.
+        let at = g
+            .committed
+            .front()
+            .and_then(|c| group.checked_sub(c.0))
+            .map(|i| i as usize)
+            .filter(|&i| i < g.committed.len());
+        if let Some(c) = at.map(|i| &mut g.committed[i]) {
+            c.1 -= 1;
+            c.2 = c.2.max(event);
+            g.settle();
+        } else {
+            g.open -= 1;
+            g.open_event = g.open_event.max(event);
         }
     }
 

@@ -100,6 +100,7 @@ pub(crate) fn run_cluster<'a>(
             n_ctas,
             shape.shared_bytes as usize,
             launch.race_check,
+            prog.issues_async(),
         ),
         asyncs: AsyncState::new(
             threads,

@@ -91,6 +91,34 @@ pub(crate) type OpClock = Snapshot<std::sync::Arc<[u32]>>;
 /// snapshot, with its own component and its agent's (always current in the row) apart.
 type ThreadClock<'a> = Snapshot<&'a [u32]>;
 
+/// The clock of one lane's `cp.async`, read from the parts its operation keeps
+/// ([`IssuedAsync`] and the issuing thread's snapshot): the same clock as the [`OpClock`]
+/// [`Race::issue_async`] gives, without a shared pointer per lane.
+pub(crate) type LaneClock<'a> = Snapshot<&'a [u32]>;
+
+impl<B> Snapshot<B> {
+    /// The clock of an async operation of `thread` issued with `issued` on `base`.
+    pub(crate) fn of(base: B, thread: u32, issued: IssuedAsync) -> Snapshot<B> {
+        Snapshot {
+            base,
+            thread: thread as usize,
+            own: issued.own,
+            agent: issued.agent as usize,
+            agent_value: issued.event,
+        }
+    }
+}
+
+/// What an async operation's clock holds besides its issuing thread's snapshot
+/// ([`Race::issue_async_parts`]): the thread's own component at the issue, its agent's
+/// component and the operation's event there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IssuedAsync {
+    pub own: u32,
+    pub agent: u32,
+    pub event: u32,
+}
+
 impl OpClock {
     /// The operation's event in its agent's component.
     pub(crate) fn event(&self) -> u32 {
@@ -148,8 +176,9 @@ struct Cell {
     /// Fences of the writer before the write (see module docs).
     write_fences: u32,
     read: Access,
-    /// The reads since the last write are in the shadow's read sets (concurrent readers).
-    shared_reads: bool,
+    /// The reads since the last write are in this slot of the shadow's read sets (concurrent
+    /// readers); 0: none, `read` is the only one that counts.
+    reads: u32,
     /// This 4-byte granule is tracked per byte (in `Shadow::bytes`) since a narrower access.
     split: bool,
     /// The last write was an element-wise reduction of the async proxy (`cp.reduce.async.bulk`):
@@ -172,21 +201,119 @@ pub(crate) struct Conflict {
     pub missing_fence: bool,
 }
 
-/// Concurrent readers of cells, by (cta, first byte of the cell).
-type ReadSets = FxHashMap<(u32, u32), ReadSet>;
-
 /// The concurrent reads of a cell since its last write: (clock component, latest clock) per
 /// reader, in no order. Sparse, as a cell has few concurrent readers but for broadcasts: a
 /// dense clock per cell cost an allocation of the cluster's width (hundreds of components)
 /// for every cell two warps read.
-type ReadSet = Vec<(u32, u32)>;
+type Reader = (u32, u32);
 
-/// Records read `me` in `set`.
-#[inline(always)]
-fn add_read(set: &mut ReadSet, me: Access) {
-    match set.iter_mut().find(|(who, _)| *who == me.who) {
-        Some((_, c)) => *c = (*c).max(me.clock),
-        None => set.push((me.who, me.clock)),
+/// Readers a slot holds in place before its set moves to a vector of its own.
+const INLINE_READERS: usize = 8;
+
+/// The read sets of the cells with concurrent readers, in slots that a cell names
+/// ([`Cell::reads`]): no hashing of a cell's key at each access, and no allocation per set.
+/// A slot holds [`INLINE_READERS`] readers in one flat table; a larger set (broadcast reads)
+/// moves to a vector of its own. A slot freed by a write is given to the next cell.
+#[derive(Default)]
+struct ReadSets {
+    /// `INLINE_READERS` entries per slot; slot 0 is never used (a cell's 0 means no set).
+    inline: Vec<Reader>,
+    /// Per slot: how many readers it holds in `inline`, or [`SPILLED`] plus the index of its
+    /// set in `spilled`.
+    len: Vec<u32>,
+    /// Sets too large for a slot; freed ones keep their capacity for the next.
+    spilled: Vec<Vec<Reader>>,
+    free: Vec<u32>,
+    free_spilled: Vec<u32>,
+}
+
+/// The bit of [`ReadSets::len`] that marks a slot whose set is in `spilled`.
+const SPILLED: u32 = 1 << 31;
+
+impl ReadSets {
+    /// A new slot holding `first`.
+    #[inline]
+    fn open(&mut self, first: &[Reader]) -> u32 {
+        if self.len.is_empty() {
+            self.len.push(0);
+            self.inline.resize(INLINE_READERS, (0, 0));
+        }
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.len.push(0);
+            self.inline
+                .resize(self.inline.len() + INLINE_READERS, (0, 0));
+            (self.len.len() - 1) as u32
+        });
+        if first.len() <= INLINE_READERS {
+            let at = slot as usize * INLINE_READERS;
+            self.inline[at..at + first.len()].copy_from_slice(first);
+            self.len[slot as usize] = first.len() as u32;
+        } else {
+            self.len[slot as usize] = self.spill(first);
+        }
+        slot
+    }
+
+    /// A set of its own holding `readers`: the [`ReadSets::len`] of its slot.
+    fn spill(&mut self, readers: &[Reader]) -> u32 {
+        let i = match self.free_spilled.pop() {
+            Some(i) => i,
+            None => {
+                self.spilled.push(Vec::new());
+                (self.spilled.len() - 1) as u32
+            }
+        };
+        self.spilled[i as usize].extend_from_slice(readers);
+        SPILLED | i
+    }
+
+    #[inline(always)]
+    fn get(&self, slot: u32) -> &[Reader] {
+        let n = self.len[slot as usize];
+        if n & SPILLED != 0 {
+            return &self.spilled[(n & !SPILLED) as usize];
+        }
+        let at = slot as usize * INLINE_READERS;
+        &self.inline[at..at + n as usize]
+    }
+
+    /// Records read `me` in `slot`: a reader already there keeps its latest clock.
+    #[inline(always)]
+    fn add(&mut self, slot: u32, me: Access) {
+        let n = self.len[slot as usize];
+        if n & SPILLED != 0 {
+            let set = &mut self.spilled[(n & !SPILLED) as usize];
+            match set.iter_mut().find(|(who, _)| *who == me.who) {
+                Some((_, c)) => *c = (*c).max(me.clock),
+                None => set.push((me.who, me.clock)),
+            }
+            return;
+        }
+        let at = slot as usize * INLINE_READERS;
+        let set = &mut self.inline[at..at + n as usize];
+        if let Some((_, c)) = set.iter_mut().find(|(who, _)| *who == me.who) {
+            *c = (*c).max(me.clock);
+        } else if (n as usize) < INLINE_READERS {
+            self.inline[at + n as usize] = (me.who, me.clock);
+            self.len[slot as usize] = n + 1;
+        } else {
+            let mut set = [(0, 0); INLINE_READERS + 1];
+            set[..INLINE_READERS].copy_from_slice(&self.inline[at..at + INLINE_READERS]);
+            set[INLINE_READERS] = (me.who, me.clock);
+            self.len[slot as usize] = self.spill(&set);
+        }
+    }
+
+    /// Frees `slot` (its cell was written).
+    #[inline]
+    fn close(&mut self, slot: u32) {
+        let n = self.len[slot as usize];
+        if n & SPILLED != 0 {
+            self.spilled[(n & !SPILLED) as usize].clear();
+            self.free_spilled.push(n & !SPILLED);
+        }
+        self.len[slot as usize] = 0;
+        self.free.push(slot);
     }
 }
 
@@ -196,7 +323,7 @@ fn add_read(set: &mut ReadSet, me: Access) {
 struct Shadow {
     cells: Vec<Vec<Cell>>,
     bytes: FxHashMap<(u32, u32), [Cell; 4]>,
-    /// Concurrent readers of a cell, by (cta, first byte of the cell).
+    /// Concurrent readers of the cells that have them.
     read_sets: ReadSets,
 }
 
@@ -256,14 +383,15 @@ impl Shadow {
                     split: false,
                     ..*cell
                 };
-                if whole.shared_reads
-                    && let Some(set) = self.read_sets.get(&(cta, g * 4)).cloned()
-                {
-                    for b in 1..4 {
-                        self.read_sets.insert((cta, g * 4 + b), set.clone());
+                // Each byte gets its own copy of the granule's read set (byte 0 keeps it).
+                let mut split = [whole; 4];
+                if whole.reads != 0 {
+                    let set = self.read_sets.get(whole.reads).to_vec();
+                    for byte in &mut split[1..] {
+                        byte.reads = self.read_sets.open(&set);
                     }
                 }
-                self.bytes.insert((cta, g), [whole; 4]);
+                self.bytes.insert((cta, g), split);
                 cell.split = true;
             }
             let bytes = self.bytes.get_mut(&(cta, g)).expect("split granule");
@@ -285,23 +413,15 @@ fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
 
 /// Records a read by `me` (whose clock is `seen`) in `cell`.
 #[inline(always)]
-fn record_read<S: Seen + ?Sized>(
-    cell: &mut Cell,
-    sets: &mut ReadSets,
-    cta: u32,
-    key: u32,
-    me: Access,
-    seen: &S,
-) {
-    if cell.shared_reads {
-        add_read(sets.entry((cta, key)).or_default(), me);
+fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Access, seen: &S) {
+    if cell.reads != 0 {
+        sets.add(cell.reads, me);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
-        let mut set = vec![(cell.read.who, cell.read.clock)];
-        add_read(&mut set, me);
-        sets.insert((cta, key), set);
-        cell.shared_reads = true;
+        let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
+        sets.add(slot, me);
+        cell.reads = slot;
         cell.read = me;
     }
 }
@@ -311,7 +431,6 @@ fn record_read<S: Seen + ?Sized>(
 fn check_write<S: Seen + ?Sized>(
     cell: &Cell,
     sets: &ReadSets,
-    cta: u32,
     key: u32,
     seen: &S,
     instr: u32,
@@ -325,7 +444,7 @@ fn check_write<S: Seen + ?Sized>(
             missing_fence: false,
         });
     }
-    check_after_reads(cell, sets, cta, key, seen)
+    check_after_reads(cell, sets, key, seen)
 }
 
 /// Checks that a writer that has seen `seen` is ordered after every read in `cell`.
@@ -333,17 +452,16 @@ fn check_write<S: Seen + ?Sized>(
 fn check_after_reads<S: Seen + ?Sized>(
     cell: &Cell,
     sets: &ReadSets,
-    cta: u32,
     key: u32,
     seen: &S,
 ) -> Result<(), Conflict> {
-    if cell.shared_reads {
+    if cell.reads != 0 {
         // The unordered read of the lowest component, whatever order the set is in.
-        if let Some(set) = sets.get(&(cta, key))
-            && let Some(&(who, c)) = set
-                .iter()
-                .filter(|(who, c)| *c > seen.at(*who as usize))
-                .min_by_key(|(who, _)| *who)
+        if let Some(&(who, c)) = sets
+            .get(cell.reads)
+            .iter()
+            .filter(|(who, c)| *c > seen.at(*who as usize))
+            .min_by_key(|(who, _)| *who)
         {
             return Err(Conflict {
                 earlier: Access {
@@ -369,15 +487,15 @@ fn check_after_reads<S: Seen + ?Sized>(
 }
 
 #[inline(always)]
-fn set_written(cell: &mut Cell, sets: &mut ReadSets, cta: u32, key: u32, me: Access, fences: u32) {
-    if cell.shared_reads {
-        sets.remove(&(cta, key));
+fn set_written(cell: &mut Cell, sets: &mut ReadSets, me: Access, fences: u32) {
+    if cell.reads != 0 {
+        sets.close(cell.reads);
     }
     *cell = Cell {
         write: me,
         write_fences: fences,
         read: Access::default(),
-        shared_reads: false,
+        reads: 0,
         split: cell.split,
         reduced: false,
         generic: false,
@@ -468,8 +586,17 @@ impl Releases {
 }
 
 impl Race {
-    pub(crate) fn new(threads: usize, ctas: usize, shared_bytes: usize, check: bool) -> Race {
-        let dims = threads * 2;
+    /// The detector of a cluster of `threads` threads; `agents`: whether the program has an
+    /// instruction that issues asynchronous operations (their async agents take a component
+    /// each: without one the clocks are half as wide, and each cluster zeroes half the matrix).
+    pub(crate) fn new(
+        threads: usize,
+        ctas: usize,
+        shared_bytes: usize,
+        check: bool,
+        agents: bool,
+    ) -> Race {
+        let dims = if agents { threads * 2 } else { threads };
         let mut clocks = vec![0u32; threads * dims];
         for t in 0..threads {
             clocks[t * dims + t] = 1;
@@ -661,33 +788,54 @@ impl Race {
     /// The clock of an async operation `t` issues now: `t`'s clock with a new event of its
     /// async agent (see [`OpClock`]).
     pub(crate) fn issue_async(&mut self, t: u32) -> OpClock {
+        let issued = self.issue_async_parts(t);
+        OpClock {
+            base: self.issued_base(t).clone(),
+            thread: t as usize,
+            own: issued.own,
+            agent: issued.agent as usize,
+            agent_value: issued.event,
+        }
+    }
+
+    /// [`Race::issue_async`] in parts: the operation's clock is `t`'s snapshot
+    /// ([`Race::issued_base`], until `t` acquires something) with these components apart.
+    #[inline]
+    pub(crate) fn issue_async_parts(&mut self, t: u32) -> IssuedAsync {
         let slot = self.agent(t);
         self.width = self.width.max(slot as usize + 1);
         self.agent_clock[t as usize] += 1;
         let event = self.agent_clock[t as usize];
-        let base = match &self.snapshot[t as usize] {
-            Some(base) => base.clone(),
-            None => {
-                let base: std::sync::Arc<[u32]> = self.row(t).into();
-                self.snapshot[t as usize] = Some(base.clone());
-                base
-            }
-        };
-        let op = OpClock {
-            base,
-            thread: t as usize,
+        if self.snapshot[t as usize].is_none() {
+            let base: std::sync::Arc<[u32]> = self.row(t).into();
+            self.snapshot[t as usize] = Some(base);
+        }
+        let issued = IssuedAsync {
             own: self.now(t),
-            agent: slot as usize,
-            agent_value: event,
+            agent: slot,
+            event,
         };
         // The thread's later accesses are not ordered before the operation.
         *self.own_mut(t) += 1;
-        op
+        issued
+    }
+
+    /// The snapshot of `t` that its async operation issued last is based on
+    /// ([`Race::issue_async_parts`]).
+    pub(crate) fn issued_base(&self, t: u32) -> &std::sync::Arc<[u32]> {
+        self.snapshot[t as usize]
+            .as_ref()
+            .expect("an issue leaves a snapshot")
     }
 
     /// The clock component of `t`'s async agent.
+    #[inline]
     pub(crate) fn agent(&mut self, t: u32) -> u32 {
         if self.agent_of[t as usize] == u32::MAX {
+            assert!(
+                self.dims > self.threads,
+                "an asynchronous operation in a program decoded as issuing none"
+            );
             self.agent_of[t as usize] = (self.threads + self.owner.len()) as u32;
             self.owner.push(t);
         }
@@ -738,7 +886,7 @@ impl Race {
                         missing_fence: false,
                     });
                 }
-                record_read(cell, sets, cta, key, me, seen);
+                record_read(cell, sets, me, seen);
                 Ok(())
             }
         ))
@@ -780,8 +928,8 @@ impl Race {
             offset,
             len,
             |cell, sets, key| {
-                check_write(cell, sets, cta, key, seen, me.instr)?;
-                set_written(cell, sets, cta, key, me, fences);
+                check_write(cell, sets, key, seen, me.instr)?;
+                set_written(cell, sets, me, fences);
                 Ok(())
             }
         ))
@@ -804,11 +952,11 @@ impl Race {
         let me = self.agent_access(t, vc, pc);
         let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             if reduction && cell.reduced {
-                check_after_reads(cell, sets, cta, key, vc)?;
+                check_after_reads(cell, sets, key, vc)?;
             } else {
-                check_write(cell, sets, cta, key, vc, 0)?;
+                check_write(cell, sets, key, vc, 0)?;
             }
-            set_written(cell, sets, cta, key, me, 0);
+            set_written(cell, sets, me, 0);
             cell.reduced = reduction;
             Ok(())
         };
@@ -819,6 +967,7 @@ impl Race {
     /// [`Race::async_write`], and an async-proxy read of it needs a proxy fence (module docs),
     /// of `t` after the write or of the reader.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn cp_async_write<S: Seen + ?Sized>(
         &mut self,
         t: u32,
@@ -831,8 +980,8 @@ impl Race {
         let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
         self.shadow.each(cta, offset, len, |cell, sets, key| {
-            check_write(cell, sets, cta, key, vc, 0)?;
-            set_written(cell, sets, cta, key, me, fences);
+            check_write(cell, sets, key, vc, 0)?;
+            set_written(cell, sets, me, fences);
             cell.generic = true;
             Ok(())
         })
@@ -867,8 +1016,17 @@ impl Race {
         // The issuing thread's latest fence, if it came before the issue.
         let issuer_fence = Some(&self.fence_vc[t as usize])
             .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize));
+        // The checks of the write depend on its writer, clock, fence count and proxy only, and
+        // neighbouring cells mostly share one write (a copy's, a store's): the last write that
+        // passed is not checked again.
+        let mut passed = None;
         self.shadow.each(cta, offset, len, |cell, sets, key| {
             let w = cell.write;
+            let this = (w.who, w.clock, cell.write_fences, cell.generic);
+            if passed == Some(this) {
+                record_read(cell, sets, me, vc);
+                return Ok(());
+            }
             if !sees(vc, w) {
                 return Err(Conflict {
                     earlier: w,
@@ -901,7 +1059,8 @@ impl Race {
                     missing_fence: true,
                 });
             }
-            record_read(cell, sets, cta, key, me, vc);
+            passed = Some(this);
+            record_read(cell, sets, me, vc);
             Ok(())
         })
     }

@@ -177,6 +177,17 @@ impl Scheduler {
         p
     }
 
+    /// How many of the completable async operations [`Scheduler::next`] looks at, when warps
+    /// are ready (`any_ready`) or not: round-robin completes the oldest one, and only when no
+    /// warp is ready, so the run loop need not list more (`usize::MAX`: all it offers).
+    pub(crate) fn asyncs_looked_at(&self, any_ready: bool) -> usize {
+        match self.schedule.policy {
+            Policy::RoundRobin if any_ready => 0,
+            Policy::RoundRobin => 1,
+            _ => usize::MAX,
+        }
+    }
+
     /// Chooses among the ready warps and the completable async operations (by id).
     pub(crate) fn next(&mut self, ready: &[usize], completable: &[u64]) -> Option<Action> {
         self.decisions += 1;

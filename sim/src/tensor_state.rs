@@ -38,25 +38,55 @@ pub(crate) struct WarpMma {
     pub(crate) touched: Vec<u64>,
     pub(crate) open: Vec<Pending>,
     pub(crate) groups: VecDeque<Vec<Pending>>,
-    /// Registers of pending operations: the role and the op's program counter.
-    pub(crate) in_flight: HashMap<u32, (Role, u32)>,
+    /// Registers of pending operations: the role and the op's program counter, by register
+    /// slot (a flat table: the executing loop looks up every register of every op of a warp
+    /// with a fence).
+    in_flight: Vec<Option<(Role, u32)>>,
+    /// The slots set in `in_flight`.
+    in_flight_regs: Vec<u32>,
 }
 
 impl WarpMma {
     pub(crate) fn pending(&self) -> impl Iterator<Item = &Pending> {
         self.groups.iter().flatten().chain(self.open.iter())
     }
+    /// The role of register `r` in a pending operation, and the operation's program counter.
+    #[inline]
+    pub(crate) fn in_flight(&self, r: u32) -> Option<(Role, u32)> {
+        self.in_flight.get(r as usize).copied().flatten()
+    }
     pub(crate) fn rebuild(&mut self) {
-        let mut m = HashMap::new();
-        for p in self.groups.iter().flatten().chain(self.open.iter()) {
+        let WarpMma {
+            groups,
+            open,
+            in_flight,
+            in_flight_regs,
+            ..
+        } = self;
+        for r in in_flight_regs.drain(..) {
+            in_flight[r as usize] = None;
+        }
+        let mut set = |r: u32, entry: (Role, u32), overwrite: bool| {
+            let i = r as usize;
+            if in_flight.len() <= i {
+                in_flight.resize(i + 1, None);
+            }
+            if in_flight[i].is_none() {
+                in_flight_regs.push(r);
+                in_flight[i] = Some(entry);
+            } else if overwrite {
+                in_flight[i] = Some(entry);
+            }
+        };
+        // A later op's accumulator takes a register over; an A operand keeps the first role.
+        for p in groups.iter().flatten().chain(open.iter()) {
             for &r in &p.d {
-                m.insert(r, (Role::Accumulator, p.pc));
+                set(r, (Role::Accumulator, p.pc), true);
             }
             for &r in &p.a_regs {
-                m.entry(r).or_insert((Role::A, p.pc));
+                set(r, (Role::A, p.pc), false);
             }
         }
-        self.in_flight = m;
     }
     /// The values an op issued now reads from accumulator register `r` (32 lanes): the newest
     /// pending result for it, if any.

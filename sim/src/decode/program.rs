@@ -97,6 +97,23 @@ impl Program {
         self.search(stack, from, |pc| pc == to)
     }
 
+    /// Whether the program has an instruction that issues asynchronous operations (bulk and
+    /// tensor copies, `cp.async` and its mbarrier arrive, tensor-core instructions), each of
+    /// which acts through its thread's async agent (`race`).
+    pub(crate) fn issues_async(&self) -> bool {
+        self.ops.iter().any(|op| {
+            matches!(
+                op.kind,
+                Kind::BulkLoad { .. }
+                    | Kind::BulkStore { .. }
+                    | Kind::CpAsync { .. }
+                    | Kind::CpAsyncMbarArrive { .. }
+                    | Kind::Tma(_)
+                    | Kind::Tensor(_)
+            )
+        })
+    }
+
     /// Whether some path from `from` executes an op with an effect other threads can see (a
     /// store, an atomic, a barrier, an asynchronous copy, a warp collective, a call) before the
     /// thread exits: a thread on the way out has none.

@@ -31,22 +31,55 @@ impl Machine<'_> {
         w: usize,
         pc: u32,
         bytes: u32,
-        lanes: impl Iterator<Item = (u32, Option<crate::memory::GlobalLoc>, u32, u32)>,
+        issued: &[(u32, Option<crate::memory::GlobalLoc>, u32, u32)],
     ) {
-        let lanes: Vec<CpLane> = lanes
-            .map(|(lane, from, off, src_bytes)| CpLane {
-                by: self.issue_by(w, lane, Some(false)),
+        let mut bases: Vec<std::sync::Arc<[u32]>> = Vec::new();
+        let mut first = None;
+        let mut lanes = Vec::with_capacity(issued.len());
+        for &(lane, from, off, src_bytes) in issued {
+            let t = w as u32 * 32 + lane;
+            let issued = self.race.issue_async_parts(t);
+            let group = self.asyncs.join_group(t, false);
+            let snapshot = self.race.issued_base(t);
+            let base = match bases
+                .iter()
+                .rposition(|b| std::sync::Arc::ptr_eq(b, snapshot))
+            {
+                Some(i) => i,
+                None => {
+                    bases.push(snapshot.clone());
+                    bases.len() - 1
+                }
+            };
+            if first.is_none() {
+                let vc = crate::race::OpClock::of(snapshot.clone(), t, issued);
+                first = Some((lane, vc, group));
+            }
+            lanes.push(CpLane {
+                lane,
                 from,
                 off,
                 src_bytes,
-            })
-            .collect();
-        let Some(first) = lanes.first() else {
+                base: base as u32,
+                issued,
+                group,
+            });
+        }
+        let Some((lane, vc, group)) = first else {
             return;
         };
-        let by = first.by.clone();
+        let by = Issue { lane, vc, group };
         self.stats.async_ops += lanes.len() as u64 - 1;
-        self.queue_async(w, pc, AsyncKind::CpAsync { bytes, lanes }, by);
+        self.queue_async(
+            w,
+            pc,
+            AsyncKind::CpAsync {
+                bytes,
+                lanes,
+                bases,
+            },
+            by,
+        );
     }
 
     /// The clock and group of an operation lane `lane` of warp `w` issues now; `bulk` names
@@ -225,11 +258,16 @@ impl Machine<'_> {
                 combine(&mut out, &data, *reduce);
                 self.mem.global.write(*to, &out);
             }
-            AsyncKind::CpAsync { bytes, lanes } => {
+            AsyncKind::CpAsync {
+                bytes,
+                lanes,
+                bases,
+            } => {
                 let cta = self.warps[op.warp as usize].cta;
                 let n = *bytes as usize;
+                let checking = self.race.checking();
                 for l in lanes {
-                    let t = op.warp * 32 + l.by.lane;
+                    let t = op.warp * 32 + l.lane;
                     // Zero-filled past the source bytes (at most 16).
                     let mut data = [0u8; 16];
                     if let Some(from) = l.from {
@@ -237,9 +275,10 @@ impl Machine<'_> {
                             .global
                             .read(from, &mut data[..l.src_bytes as usize]);
                     }
-                    if self.race.checking() {
+                    if checking {
+                        let vc = crate::race::LaneClock::of(&bases[l.base as usize], t, l.issued);
                         self.race
-                            .cp_async_write(t, &l.by.vc, cta, l.off - SHARED_BASE, *bytes, op.pc)
+                            .cp_async_write(t, &vc, cta, l.off - SHARED_BASE, *bytes, op.pc)
                             .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
                     }
                     let s = (l.off - SHARED_BASE) as usize;

@@ -90,16 +90,19 @@ impl Machine<'_> {
                 c,
                 ..
             } => {
-                // Every source is read before any destination is written (`d` may be `a`).
-                let mut src = [0u64; 32];
-                for l in lanes(eff) {
-                    src[l] = self.src_value(w, l, *a);
-                }
+                // Every source is read before any destination is written (`d` may be `a`): the
+                // operands' rows, read once.
+                let regs = &self.warps[w].regs;
+                let (src, bs, cs) = (
+                    super::map::fetch(regs, *a),
+                    super::map::fetch(regs, *b),
+                    super::map::fetch(regs, *c),
+                );
                 let value_of = |j: usize| (eff >> j & 1 == 1).then(|| src[j]);
                 let mut out = [(0u64, false); 32];
                 for lane in lanes(eff) {
-                    let bval = self.src_value(w, lane, *b) as u32 & 0x1f;
-                    let cv = self.src_value(w, lane, *c) as u32;
+                    let bval = bs[lane] as u32 & 0x1f;
+                    let cv = cs[lane] as u32;
                     let (clamp, seg) = (cv & 0x1f, (cv >> 8) & 0x1f);
                     let (l, max_lane, min_lane) = (
                         lane as u32,
@@ -127,10 +130,11 @@ impl Machine<'_> {
                     };
                     out[lane] = (v, ok);
                 }
+                let warp = &mut self.warps[w];
                 for lane in lanes(eff) {
                     let (v, ok) = out[lane];
-                    self.warps[w].set_reg(*d, lane, v);
-                    self.warps[w].set_reg(*dp, lane, ok as u64);
+                    warp.set_reg(*d, lane, v);
+                    warp.set_reg(*dp, lane, ok as u64);
                 }
             }
             _ => unreachable!("not a collective"),

@@ -58,12 +58,13 @@ impl Machine<'_> {
             }
             ready.clear();
             ready.extend((0..self.warps.len()).filter(|&w| self.warps[w].ready != 0));
-            self.asyncs.completable_into(&mut completable);
+            let looked_at = sched.asyncs_looked_at(!ready.is_empty());
+            self.asyncs.completable_into(&mut completable, looked_at);
             if ready.is_empty() && completable.is_empty() && self.asyncs.any_held() {
                 // Copies of unknown size complete when nothing else can happen (see
                 // `AsyncOp::ready`).
                 self.asyncs.release_all();
-                self.asyncs.completable_into(&mut completable);
+                self.asyncs.completable_into(&mut completable, looked_at);
             }
             if ready.is_empty() && completable.is_empty() {
                 if self.cluster_live() == 0 {
@@ -354,14 +355,17 @@ impl Machine<'_> {
         let skipped = lanes(warp.exited & warp.lanes & !eff)
             .filter(|&l| warp.exit_seen[l] == seen)
             .fold(0u32, |m, l| m | 1 << l);
-        let here = self.site(w, eff, pc, "execute it");
-        let same = |r: &Report| {
+        // The site (its text built) only for a warning.
+        let here = (skipped != 0).then(|| self.site(w, eff, pc, "execute it"));
+        let same = |r: &Report, here: &crate::report::Site| {
             r.sites.first().is_some_and(|s| {
                 (s.line, &s.function, &s.instruction)
                     == (here.line, &here.function, &here.instruction)
             })
         };
-        if skipped != 0 && !self.stats.warnings.iter().any(same) {
+        if let Some(here) = here
+            && !self.stats.warnings.iter().any(|r| same(r, &here))
+        {
             let (spec, name) = match &self.prog.ops[pc as usize].kind {
                 Kind::Bar { .. } => ("§9.7.13.1", "an aligned barrier"),
                 _ => ("§9.7.13.3", "an aligned cluster barrier"),

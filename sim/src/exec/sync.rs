@@ -153,6 +153,12 @@ impl Machine<'_> {
                 // Every lane is checked before the warp's copies are issued, as one operation.
                 let mut issued = [(0u32, None, 0u32, 0u32); 32];
                 let mut n = 0;
+                if let Some(fast) =
+                    self.cp_async_fast(w, eff, *dst, *src, *cp_size, *src_size, &mut issued)
+                {
+                    self.issue_cp_async(w, pc, *cp_size, &issued[..fast]);
+                    return Ok(Step::Next);
+                }
                 for lane in lanes(eff) {
                     let src_bytes = src_size.map_or(*cp_size, |s| {
                         (self.src_value(w, lane, s) as u32).min(*cp_size)
@@ -178,7 +184,7 @@ impl Machine<'_> {
                     issued[n] = (lane as u32, from, off + SHARED_BASE, src_bytes);
                     n += 1;
                 }
-                self.issue_cp_async(w, pc, *cp_size, issued[..n].iter().copied());
+                self.issue_cp_async(w, pc, *cp_size, &issued[..n]);
             }
             Kind::CpAsyncMbarArrive { addr, space, noinc } => {
                 for lane in lanes(eff) {
@@ -325,6 +331,68 @@ impl Machine<'_> {
             return Err(self.misaligned(w, lane, pc, &format!("bulk copy address 0x{a:x}"), 16));
         }
         Ok(())
+    }
+
+    /// The `cp.async` of lanes `eff` when every lane's destination is in the executing CTA's
+    /// shared memory and every lane that reads reads all `cp_size` bytes from one global buffer,
+    /// in bounds and aligned (checked once for the group, as loads and stores do): their
+    /// (lane, source, shared address, source bytes) into `issued`, and how many. `None` sends
+    /// the group to the lane-by-lane path, which reports any fault with its lane.
+    #[allow(clippy::too_many_arguments)]
+    fn cp_async_fast(
+        &self,
+        w: usize,
+        eff: u32,
+        dst: Addr,
+        src: Addr,
+        cp_size: u32,
+        src_size: Option<Src>,
+        issued: &mut [(u32, Option<crate::memory::GlobalLoc>, u32, u32); 32],
+    ) -> Option<usize> {
+        use super::fast::FastTarget;
+        let mut src_bytes = [cp_size; 32];
+        let mut reading = eff;
+        if let Some(s) = src_size {
+            for lane in lanes(eff) {
+                let b = (self.src_value(w, lane, s) as u32).min(cp_size);
+                src_bytes[lane] = b;
+                if b == 0 {
+                    reading &= !(1 << lane);
+                } else if b != cp_size {
+                    return None;
+                }
+            }
+        }
+        let mut tos = [0u64; 32];
+        let Some(FastTarget::Shared(_)) =
+            self.fast_targets(w, eff, Space::Shared, dst, cp_size, true, &mut tos)
+        else {
+            return None;
+        };
+        let mut froms = [0u64; 32];
+        let global = if reading == 0 {
+            None
+        } else {
+            match self.fast_targets(w, reading, Space::Global, src, cp_size, false, &mut froms)? {
+                FastTarget::Global(buffer, base) => Some((buffer, base)),
+                FastTarget::Shared(_) => return None,
+            }
+        };
+        let mut n = 0;
+        for lane in lanes(eff) {
+            let from = match global {
+                Some((buffer, base)) if reading >> lane & 1 == 1 => {
+                    Some(crate::memory::GlobalLoc {
+                        buffer,
+                        offset: (froms[lane] - base) as usize,
+                    })
+                }
+                _ => None,
+            };
+            issued[n] = (lane as u32, from, tos[lane] as u32, src_bytes[lane]);
+            n += 1;
+        }
+        Some(n)
     }
 
     /// A shared address (`space` Shared, SharedCluster or Generic) to (cta, offset from base).

@@ -46,6 +46,7 @@ const FENCE_SPEC: &str = "§9.7.15.7.1 (wgmma.fence)";
 const WAIT_SPEC: &str = "§9.7.15.7.3 (wgmma.wait_group)";
 
 /// The value of an element's bit pattern.
+#[inline(always)]
 fn elem_value(t: Elem, bits: u64) -> f64 {
     let b = bits as u32;
     // The 16-bit formats by their exact widenings (every tensor-core operand goes through here);
@@ -110,6 +111,38 @@ pub(crate) fn b_coord(k: u32, bits: u32, lane: u32, i: u32) -> (u32, u32) {
 pub(crate) fn c_coord(lane: u32, i: u32) -> (u32, u32) {
     let (g, t) = (lane >> 2, lane & 3);
     (g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1))
+}
+
+/// Which matrix of an MMA a register fragment holds (B transposed: its columns as rows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Fragment {
+    A,
+    BT,
+    C,
+}
+
+/// A fragment shape: (matrix, k, element bits, registers per lane).
+type FragmentShape = (Fragment, u32, u32, u32);
+
+/// [`fragment_places`]' tables by shape.
+type PlaceTables = rustc_hash::FxHashMap<FragmentShape, std::rc::Rc<[u32]>>;
+
+thread_local! {
+    static PLACES: std::cell::RefCell<PlaceTables> = Default::default();
+}
+
+/// Where each element of a fragment goes in its matrix (row-major index), in the order of
+/// (lane, register, element within the register): `place(i)` for the `n` elements, computed
+/// once per fragment shape `key` and kept (a flat table instead of the coordinate arithmetic
+/// and its shape match at every element of every MMA).
+fn fragment_places(key: FragmentShape, n: u32, place: impl Fn(u32) -> u32) -> std::rc::Rc<[u32]> {
+    PLACES.with(|tables| {
+        tables
+            .borrow_mut()
+            .entry(key)
+            .or_insert_with(|| (0..n).map(place).collect())
+            .clone()
+    })
 }
 
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
@@ -389,7 +422,7 @@ impl Machine<'_> {
         let regs = regs_of[pc as usize].get_or_insert_with(|| kind_regs(kind).into_boxed_slice());
         let mut hit = None;
         for &r in regs.iter() {
-            if let Some(&(role, at)) = st.in_flight.get(&r) {
+            if let Some((role, at)) = st.in_flight(r) {
                 hit = Some((r, role, at));
                 break;
             }
@@ -597,29 +630,64 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes.
+    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes;
+    /// `coord` places element `i` of a lane, and `shape` names the fragment (which matrix, its
+    /// k), for the table of those places computed once per shape ([`fragment_places`]).
     fn gather(
         &self,
         w: usize,
         srcs: &[Src],
         ty: Elem,
-        (rows, cols): (usize, usize),
+        dims: (usize, usize),
+        shape: (Fragment, u32),
         coord: impl Fn(u32, u32) -> (u32, u32),
     ) -> Vec<f64> {
         let bits = ty.bits();
-        let per = 32 / bits;
+        let per_lane = srcs.len() as u32 * (32 / bits);
+        let key = (shape.0, shape.1, bits, srcs.len() as u32);
+        let places = fragment_places(key, 32 * per_lane, |i| {
+            let (r, c) = coord(i / per_lane, i % per_lane);
+            r * dims.1 as u32 + c
+        });
+        // The element decoding chosen once per fragment, not per element (the common operand
+        // types get a loop of their own).
+        match ty {
+            Elem::F16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::Bf16, x)),
+            Elem::F32 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F32, x)),
+            _ => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(ty, x)),
+        }
+    }
+
+    #[inline(always)]
+    fn gather_as(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
+        (rows, cols): (usize, usize),
+        places: &[u32],
+        decode: impl Fn(u64) -> f64,
+    ) -> Vec<f64> {
+        let bits = ty.bits();
+        let per = (32 / bits) as usize;
         let mask = if bits == 32 {
             u32::MAX as u64
         } else {
             (1u64 << bits) - 1
         };
         let mut out = vec![0.0; rows * cols];
-        for lane in 0..32u32 {
-            for (j, s) in srcs.iter().enumerate() {
-                let v = self.src_value(w, lane as usize, *s);
-                for e in 0..per {
-                    let (r, c) = coord(lane, j as u32 * per + e);
-                    out[r as usize * cols + c as usize] = elem_value(ty, (v >> (e * bits)) & mask);
+        let regs = &self.warps[w].regs;
+        let mut at = places.chunks_exact(per);
+        for lane in 0..32usize {
+            for s in srcs {
+                let v = match *s {
+                    Src::Reg(r) => regs[r as usize * 32 + lane],
+                    Src::Imm(v) => v,
+                };
+                let here = at.next().expect("a place per element");
+                for (e, &p) in here.iter().enumerate() {
+                    out[p as usize] = decode((v >> (e as u32 * bits)) & mask);
                 }
             }
         }
@@ -633,14 +701,16 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let a = self.gather(w, &m.a, m.a_ty, (16, k), |l, i| a_coord(m.k, bits, l, i));
+        let a = self.gather(w, &m.a, m.a_ty, (16, k), (Fragment::A, m.k), |l, i| {
+            a_coord(m.k, bits, l, i)
+        });
         // B transposed (column n's k values together), so each output is a dot product of two
         // contiguous rows, summed in the same order.
-        let bt = self.gather(w, &m.b, m.b_ty, (8, k), |l, i| {
+        let bt = self.gather(w, &m.b, m.b_ty, (8, k), (Fragment::BT, m.k), |l, i| {
             let (kk, n) = b_coord(m.k, bits, l, i);
             (n, kk)
         });
-        let c = self.gather(w, &m.c, m.c_ty, (16, 8), c_coord);
+        let c = self.gather(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord);
         let mut d = [0.0f64; 128];
         for r in 0..16 {
             let a_row = &a[r * k..(r + 1) * k];
@@ -850,11 +920,36 @@ impl Machine<'_> {
                 .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk)))
                 .collect()
         };
+        let decode: fn(u64) -> f64 = match ty {
+            Elem::F16 => |x| elem_value(Elem::F16, x),
+            Elem::Bf16 => |x| elem_value(Elem::Bf16, x),
+            Elem::E4m3 => |x| elem_value(Elem::E4m3, x),
+            Elem::E5m2 => |x| elem_value(Elem::E5m2, x),
+            Elem::Tf32 => |x| elem_value(Elem::Tf32, x),
+            Elem::F32 => |x| elem_value(Elem::F32, x),
+            Elem::S8 => |x| elem_value(Elem::S8, x),
+            Elem::U8 => |x| elem_value(Elem::U8, x),
+            Elem::S32 => |x| elem_value(Elem::S32, x),
+        };
+        // The executing CTA's shared memory, where every chunk of a well-formed descriptor
+        // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
+        let own = self.warps[w].cta;
+        let lo = crate::memory::SHARED_BASE;
+        let hi = lo + self.shape.shared_bytes;
+        let no_mbarriers = self.ctas[own as usize].mbar_slots.iter().all(|s| *s == 0);
         for (m0, k0) in chunks {
             let a = desc.chunk(m0, k0, t, mn_major);
-            let (cta, off) = match self.resolve(w, 0, pc, Space::Shared, a as u64, 16)? {
-                super::mem::Target::Shared { cta, off } => (cta, off),
-                _ => unreachable!("shared target"),
+            let in_own = a >= lo && a.checked_add(16).is_some_and(|end| end <= hi);
+            let fast = in_own
+                && a.is_multiple_of(16)
+                && (no_mbarriers || self.ctas[own as usize].holds_mbarrier(a, 16).is_none());
+            let (cta, off) = if fast {
+                (own, a - lo)
+            } else {
+                match self.resolve(w, 0, pc, Space::Shared, a as u64, 16)? {
+                    super::mem::Target::Shared { cta, off } => (cta, off),
+                    _ => unreachable!("shared target"),
+                }
             };
             if self.race.checking() {
                 self.race
@@ -866,7 +961,7 @@ impl Machine<'_> {
             for j in 0..t {
                 let x = ((word >> (j * bits)) as u64) & mask;
                 let (m, kk) = if mn_major { (m0 + j, k0) } else { (m0, k0 + j) };
-                out[(m - mn.start) as usize * k as usize + kk as usize] = elem_value(ty, x);
+                out[(m - mn.start) as usize * k as usize + kk as usize] = decode(x);
             }
         }
         Ok(out)
@@ -891,7 +986,7 @@ impl Machine<'_> {
             let touched: Option<u32> = g.d.iter().chain(&a_regs).copied().find(|&r| st.touched(r));
             let mut conflict = None;
             for &r in &g.d {
-                if let Some(&(role, at)) = st.in_flight.get(&r) {
+                if let Some((role, at)) = st.in_flight(r) {
                     let same = role == Role::Accumulator
                         && st.pending().any(|p| p.pc == at && p.shape == shape);
                     if !same {
@@ -900,7 +995,7 @@ impl Machine<'_> {
                 }
             }
             for &r in &a_regs {
-                if let Some(&(Role::Accumulator, at)) = st.in_flight.get(&r) {
+                if let Some((Role::Accumulator, at)) = st.in_flight(r) {
                     conflict = Some((r, Role::Accumulator, at));
                 }
             }
@@ -990,9 +1085,14 @@ impl Machine<'_> {
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
-                self.gather(w, srcs, g.a_ty, (16, k as usize), |l, i| {
-                    a_coord(k, bits, l, i)
-                })
+                self.gather(
+                    w,
+                    srcs,
+                    g.a_ty,
+                    (16, k as usize),
+                    (Fragment::A, k),
+                    |l, i| a_coord(k, bits, l, i),
+                )
             }
         };
         let bd = desc(self, g.b_desc, "b-desc")?;
@@ -1016,23 +1116,27 @@ impl Machine<'_> {
                         .unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
                 })
                 .collect();
+        // Each output is a dot product of a row of A and a row of B (as (n, k)), summed in
+        // k order; A's rows are scaled first by the signs, as `sa * a * sb * b` evaluates.
+        let k = k as usize;
+        let a: Vec<f64> = a.iter().map(|&x| sa * x * sb).collect();
         for lane in 0..32u32 {
             for (j, old) in olds.iter().enumerate() {
                 let old = old[lane as usize];
                 let mut v = 0u64;
                 for e in 0..per {
                     let (r, c) = c_coord(lane, j as u32 * per + e);
-                    let mut acc = if scale_d {
+                    let init = if scale_d {
                         elem_value(g.d_ty, old >> (16 * e))
                     } else {
                         0.0
                     };
-                    for kk in 0..k as usize {
-                        acc += sa
-                            * a[r as usize * k as usize + kk]
-                            * sb
-                            * b[c as usize * k as usize + kk];
-                    }
+                    let a_row = &a[r as usize * k..(r as usize + 1) * k];
+                    let b_row = &b[c as usize * k..(c as usize + 1) * k];
+                    let acc = a_row
+                        .iter()
+                        .zip(b_row)
+                        .fold(init, |acc, (x, y)| acc + x * y);
                     v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
                 }
                 values[j * 32 + lane as usize] = v;
