@@ -94,4 +94,31 @@ fn values_released_before_the_softmax(
     qs.release();
 }
 
+/// Gives a stage back: where the caller's group that read it is still in flight, the release
+/// here is the early one.
+#[device]
+fn give_back<const STAGES: usize, const TILE: usize>(slot: ConsumerSlot<'_, f32, STAGES, TILE>) {
+    slot.release();
+}
+
+// Device functions are followed into: the release in `give_back` is early at the first call,
+// where the group that read the stage is in flight, and fine at the second, after the wait.
+#[kernel(target = "sm_90a", block = "256,1,1")]
+fn through_a_device_function(
+    a: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
+    b: TensorMap<f32, Tile2<32, 64>, Swizzle128B>,
+    c: &mut [f32],
+) {
+    let pipe = pipeline::<f32, 2, 4096>(thread_idx_x() == 0, 1, 128);
+    let mut consumer = pipe.consumer();
+    let slot = consumer.wait();
+    let acc = accumulator::<f32, 64, 64>().mma(&slot, &a, &b).commit();
+    give_back(slot);
+    let acc = acc.wait::<0>();
+    let slot = consumer.wait();
+    let acc = acc.mma(&slot, &a, &b).commit().wait::<0>();
+    give_back(slot);
+    acc.store(c, 0, 64);
+}
+
 fn main() {}
