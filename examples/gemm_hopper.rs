@@ -144,6 +144,13 @@ gemm_kernel!(
     blocks = [0, 1, 2, 3],
     scale = scale
 );
+gemm_kernel!(
+    gemm_fp8_e5m2,
+    f8e5m2,
+    k_tile = 128,
+    blocks = [0, 1, 2, 3],
+    scale = scale
+);
 // ANCHOR_END: kernel
 
 /// bf16 values of small integers: every product and every sum of `k ≤ 2¹⁶` of them is exact in
@@ -250,18 +257,16 @@ pub fn simulate(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], ctas: u32) -> Ve
     simulate_args(&spec, args, ctas)
 }
 
-/// Simulates `gemm_fp8` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
+/// Simulates an fp8 instance (`gemm_fp8`, `gemm_fp8_e5m2`) on an `m × n × k` problem with `ctas`
+/// CTAs (an even number), A and B given as their bytes; C.
 pub fn simulate_fp8(
-    (m, n, k): (u32, u32, u32),
-    a: &[f8e4m3],
-    b: &[f8e4m3],
+    spec: &KernelSpec,
+    dims: (u32, u32, u32),
+    ab: (Vec<u8>, Vec<u8>),
     scale: f32,
     ctas: u32,
 ) -> Vec<bf16> {
-    let bytes = |v: &[f8e4m3]| v.iter().map(|x| x.to_bits()).collect::<Vec<u8>>();
-    let spec = gemm_fp8::SPEC;
-    let args = arguments(&spec, (m, n, k), (bytes(a), bytes(b)), 1, Some(scale));
-    simulate_args(&spec, args, ctas)
+    simulate_args(spec, arguments(spec, dims, ab, 1, Some(scale)), ctas)
 }
 
 fn main() -> Result<(), String> {
@@ -270,7 +275,7 @@ fn main() -> Result<(), String> {
     if let [_, flag, dir] = args.as_slice()
         && flag == "--emit"
     {
-        for spec in [gemm_hopper::SPEC, gemm_fp8::SPEC] {
+        for spec in [gemm_hopper::SPEC, gemm_fp8::SPEC, gemm_fp8_e5m2::SPEC] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;
             println!(
@@ -288,7 +293,8 @@ fn main() -> Result<(), String> {
     assert_eq!(c, reference((&a, &b), dims, 1.0, bf16::to_f32));
     println!("// gemm_hopper: simulated, C = A · Bᵀ exactly for {m} × {n} × {k} on one cluster");
     let (a, b) = (operand_fp8(m, k, 1), operand_fp8(n, k, 2));
-    let c = simulate_fp8((m, n, k), &a, &b, 0.375, 2);
+    let bytes = |v: &[f8e4m3]| v.iter().map(|x| x.to_bits()).collect();
+    let c = simulate_fp8(&gemm_fp8::SPEC, (m, n, k), (bytes(&a), bytes(&b)), 0.375, 2);
     let want = reference((&a, &b), dims, 0.375, f8e4m3::to_f32);
     assert!(c == want, "gemm_fp8 differs from the reference");
     println!("// gemm_fp8: simulated, C = 0.375 · A · Bᵀ exactly for {m} × {n} × {k} (e4m3)");

@@ -7,9 +7,9 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    gemm_fp8, gemm_hopper as kernel, operand, operand_fp8, reference, simulate, simulate_fp8,
+    gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, operand, reference, simulate, simulate_fp8,
 };
-use half::bf16;
+use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 
 #[test]
 fn one_cluster_computes_the_exact_product() {
@@ -54,19 +54,35 @@ fn the_ptx_has_the_blueprint_structure() {
     assert_eq!(kernel::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
 }
 
-/// The fp8 instance (e4m3 stages of 128 of K, `m64n256k32` products, the scales on the f32
-/// sums): exact on small integers over two clusters with ragged edges, K not a multiple of the
-/// 128 of a stage (208: a row's stride is a multiple of 16 bytes, as tensor maps need).
+/// The fp8 instances (stages of 128 of K, `m64n256k32` products, the scales on the f32 sums),
+/// e4m3 and e5m2: exact on small integers (exact in both formats) over two clusters with ragged
+/// edges, K not a multiple of the 128 of a stage (208: a row's stride is a multiple of 16
+/// bytes, as tensor maps need).
 #[test]
-fn the_fp8_gemm_computes_the_exact_scaled_product() {
+fn the_fp8_gemms_compute_the_exact_scaled_product() {
     let (m, n, k) = (384u32, 320u32, 208u32);
-    let (a, b) = (operand_fp8(m, k, 7), operand_fp8(n, k, 8));
-    let c = simulate_fp8((m, n, k), &a, &b, 0.375, 4);
     let dims = (m as usize, n as usize, k as usize);
-    let want = reference((&a, &b), dims, 0.375, phasegate::prelude::f8e4m3::to_f32);
-    assert!(c == want);
-    let p = gemm_fp8::PTX;
-    assert!(p.contains("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3"));
-    assert!(p.contains("mul.rn.f32"));
-    assert_eq!(gemm_fp8::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
+    let (a, b) = (operand(m, k, 7), operand(n, k, 8));
+    let want = reference((&a, &b), dims, 0.375, bf16::to_f32);
+    let e4m3 = |v: &[bf16]| {
+        v.iter()
+            .map(|x| f8e4m3::from_f32(x.to_f32()).to_bits())
+            .collect()
+    };
+    let e5m2 = |v: &[bf16]| {
+        v.iter()
+            .map(|x| f8e5m2::from_f32(x.to_f32()).to_bits())
+            .collect()
+    };
+    for (spec, ab, form) in [
+        (gemm_fp8::SPEC, (e4m3(&a), e4m3(&b)), "e4m3.e4m3"),
+        (gemm_fp8_e5m2::SPEC, (e5m2(&a), e5m2(&b)), "e5m2.e5m2"),
+    ] {
+        let c = simulate_fp8(&spec, (m, n, k), ab, 0.375, 4);
+        assert!(c == want, "{}", spec.entry);
+        let form = format!("wgmma.mma_async.sync.aligned.m64n256k32.f32.{form}");
+        assert!(spec.ptx.contains(&form), "{}", spec.entry);
+        assert!(spec.ptx.contains("mul.rn.f32"));
+        assert_eq!(spec.dynamic_shared_bytes, 4 * 48 * 1024);
+    }
 }

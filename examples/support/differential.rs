@@ -391,18 +391,31 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
     });
     let k = 256u32;
     let seed = rng.below(1 << 16) as u32;
-    let bytes = |v: Vec<phasegate::prelude::f8e4m3>| v.iter().map(|x| x.to_bits()).collect();
     let (a, b) = (
-        gemm_hopper::operand_fp8(m, k, seed),
-        gemm_hopper::operand_fp8(n, k, seed + 1),
+        gemm_hopper::operand(m, k, seed),
+        gemm_hopper::operand(n, k, seed + 1),
     );
-    let spec = gemm_hopper::gemm_fp8::SPEC;
-    cases.push(Case {
-        name: "gemm_fp8".into(),
-        spec,
-        launch: launch((2, 1, 1), (384, 1, 1)),
-        args: gemm_hopper::arguments(&spec, (m, n, k), (bytes(a), bytes(b)), 1, Some(0.375)),
-    });
+    let e4m3 = |v: &[phasegate::prelude::bf16]| {
+        v.iter()
+            .map(|x| phasegate::prelude::f8e4m3::from_f32(x.to_f32()).to_bits())
+            .collect()
+    };
+    let e5m2 = |v: &[phasegate::prelude::bf16]| {
+        v.iter()
+            .map(|x| phasegate::prelude::f8e5m2::from_f32(x.to_f32()).to_bits())
+            .collect()
+    };
+    for (spec, ab) in [
+        (gemm_hopper::gemm_fp8::SPEC, (e4m3(&a), e4m3(&b))),
+        (gemm_hopper::gemm_fp8_e5m2::SPEC, (e5m2(&a), e5m2(&b))),
+    ] {
+        cases.push(Case {
+            name: spec.entry.into(),
+            spec,
+            launch: launch((2, 1, 1), (384, 1, 1)),
+            args: gemm_hopper::arguments(&spec, (m, n, k), ab, 1, Some(0.375)),
+        });
+    }
     // Attention on the inputs where every rounding is exact on both sides (the GPU's
     // `ex2.approx`, `rcp.approx` and `lg2.approx` included: `attention_hopper::exact`), each
     // kernel in bf16 and f16 on two heads of several key tiles, persistent on 3 CTAs.
