@@ -86,3 +86,15 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
         assert_eq!(spec.dynamic_shared_bytes, 4 * 48 * 1024);
     }
 }
+
+/// The analyzer is silent on the three instances' PTX (what `#[kernel]` ran on them, and what
+/// `phasegate lint` reads).
+#[test]
+fn the_analyzer_is_silent_on_every_instance() {
+    for spec in [kernel::SPEC, gemm_fp8::SPEC, gemm_fp8_e5m2::SPEC] {
+        let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));
+        let found =
+            phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());
+        assert!(found.is_empty(), "{}: {found:#?}", spec.entry);
+    }
+}
