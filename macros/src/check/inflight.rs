@@ -20,6 +20,12 @@
 //! on either path), loops run to a fixpoint, device functions are followed into their bodies
 //! with their parameters bound to the caller's stages. A release of a binding that a pending
 //! group or the open batch holds is an error on the release, naming the read.
+//!
+//! Where paths join it is conservative, as a borrow checker is: a release after a wait on one
+//! path only is reported, since the group may be in flight on the other. What it does not see:
+//! a stage read through a second name for it (`let r = &slot;`, then `&*r` as the operand) is
+//! recorded on that name only, so releasing it under the first goes unreported (the simulator
+//! still reports the race: `async_read_before_wait`).
 
 use super::Types;
 use crate::diag::Diagnostics;
