@@ -293,6 +293,18 @@ pub fn shared_array_args(
     }
 }
 
+/// The name an argument that takes memory, a map or a handle by name refers to: `x`, `&x`,
+/// `&mut x`, `(x)`.
+pub fn memory_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Reference(r) => memory_name(&r.expr),
+        Expr::Paren(p) => memory_name(&p.expr),
+        Expr::Group(g) => memory_name(&g.expr),
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
 /// The value of an integer literal, if `e` is one (a vector lane, a loop's step, a copy's
 /// size): the checker and the lowering read literals alike.
 pub fn const_usize(e: &Expr) -> Option<u64> {

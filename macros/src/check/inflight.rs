@@ -169,9 +169,9 @@ struct Flow<'a> {
     loops: Vec<LoopExits>,
     /// The states at the `return`s of the device functions being followed, innermost last.
     returns: Vec<State>,
-    /// Findings by release, the first message each (states only grow as loops iterate).
-    findings: HashMap<*const syn::ExprMethodCall, (Span, String)>,
-    order: Vec<*const syn::ExprMethodCall>,
+    /// Findings in the order met, one per release (states only grow as loops iterate, so the
+    /// first message stands).
+    findings: Vec<(*const syn::ExprMethodCall, Span, String)>,
 }
 
 /// Reports every stage released while a wgmma group that reads it may be in flight.
@@ -185,13 +185,11 @@ pub fn stage_releases(body: &syn::Block, types: &Types, diag: &mut Diagnostics) 
         site_keys: HashMap::new(),
         loops: Vec::new(),
         returns: Vec::new(),
-        findings: HashMap::new(),
-        order: Vec::new(),
+        findings: Vec::new(),
     };
     flow.block(body);
-    for key in &flow.order {
-        let (span, message) = &flow.findings[key];
-        diag.error(*span, message);
+    for (_, span, message) in flow.findings {
+        diag.error(span, message);
     }
 }
 
@@ -201,6 +199,12 @@ impl Flow<'_> {
         let b = *self.bindings.entry(key).or_insert(next);
         self.scopes.last_mut().expect("a scope").push((name, b));
         b
+    }
+
+    /// The binding `e` names (`x`, `&x`, `(x)`), if it is in scope.
+    fn named(&self, e: &Expr) -> Option<Binding> {
+        let name = crate::params::memory_name(e)?;
+        self.lookup(&name)
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
@@ -278,10 +282,7 @@ impl Flow<'_> {
     /// Follows `e`; the binding whose stage its value is, if it is one.
     fn expr(&mut self, e: &Expr) -> Option<Binding> {
         match e {
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .and_then(|id| self.lookup(&id.to_string())),
+            Expr::Path(_) => self.named(e),
             Expr::Reference(r) => self.expr(&r.expr),
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
@@ -289,22 +290,16 @@ impl Flow<'_> {
             Expr::Call(c) => self.call(c),
             Expr::Assign(a) => {
                 let value = self.expr(&a.right);
-                match &*a.left {
-                    Expr::Path(p) => {
-                        if let Some(to) = p
-                            .path
-                            .get_ident()
-                            .and_then(|id| self.lookup(&id.to_string()))
-                        {
-                            // The old value is gone; the new one may be a stage some group reads.
-                            self.state.forget(to);
-                            if let Some(from) = value {
-                                self.state.alias(from, to);
-                            }
+                match self.named(&a.left) {
+                    Some(to) => {
+                        // The old value is gone; the new one may be a stage some group reads.
+                        self.state.forget(to);
+                        if let Some(from) = value {
+                            self.state.alias(from, to);
                         }
                     }
-                    left => {
-                        self.expr(left);
+                    None => {
+                        self.expr(&a.left);
                     }
                 }
                 None
@@ -557,24 +552,17 @@ impl Flow<'_> {
             return;
         };
         let key = m as *const syn::ExprMethodCall;
-        if self.findings.contains_key(&key) {
+        if self.findings.iter().any(|(k, ..)| *k == key) {
             return;
         }
         let (read, span) = &self.sites[site];
-        let stage = match &*m.receiver {
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .map(|i| format!("`{i}`"))
-                .unwrap_or_else(|| "the stage".into()),
-            _ => "the stage".into(),
-        };
+        let stage = crate::params::memory_name(&m.receiver)
+            .map_or_else(|| "the stage".into(), |name| format!("`{name}`"));
         let message = format!(
             "{stage} is released while a wgmma group that reads it may be in flight: the `{read}` on line {} reads the stage until `wgmma.wait_group` completes its group (PTX ISA §9.7.15.7.3), and a released stage is the producer's to overwrite; release it after the wait that completes that group",
             span.start().line
         );
-        self.findings.insert(key, (m.method.span(), message));
-        self.order.push(key);
+        self.findings.push((key, m.method.span(), message));
     }
 }
 

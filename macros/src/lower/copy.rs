@@ -4,22 +4,10 @@
 use super::sync::{HVal, addr, reg_addr};
 use super::{Binding, Lowerer, Val};
 use crate::builtins::SyncFn;
-use crate::params::const_usize;
+use crate::params::{const_usize, memory_name};
 use crate::types::{Elem, Handle, Prim, RegClass, ScopeKind, Ty};
 use phasegate_ptx::{Linkage, Opcode, Operand, ScalarType, StateSpace, VarDecl};
 use syn::Expr;
-
-/// The name an argument that takes memory, a map or a handle by name refers to: `x`, `&x`,
-/// `&mut x`, `(x)`.
-pub(super) fn memory_name(e: &Expr) -> Option<String> {
-    match e {
-        Expr::Reference(r) => memory_name(&r.expr),
-        Expr::Paren(p) => memory_name(&p.expr),
-        Expr::Group(g) => memory_name(&g.expr),
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    }
-}
 
 impl Lowerer<'_> {
     /// The symbol of the kernel's dynamic shared memory, declared on first use.

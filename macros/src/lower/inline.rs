@@ -11,9 +11,9 @@
 //! barrier inside a device function called under divergent control is a finding at the
 //! barrier), and ptxas optimises across the call boundary as nvcc's `__forceinline__` does.
 
-use super::copy::memory_name;
 use super::{Binding, Lowerer, Val};
 use crate::device::ParamKind;
+use crate::params::memory_name;
 use crate::types::Ty;
 use phasegate_ptx::Imm;
 use proc_macro2::Span as RustSpan;

@@ -5,9 +5,9 @@
 //! `__grid_constant__` map), and every copy names the map through that register. The sizes
 //! of copies come from the map's type: the checker has made sure each box fits its stage.
 
-use super::copy::memory_name;
 use super::sync::{PipeState, PipeVal, SlotAddrs, reg_addr};
 use super::{Binding, Lowerer, Val};
+use crate::params::memory_name;
 use crate::types::{MapShape, RegClass};
 use phasegate_ptx::{Address, AddressBase, Opcode, Operand};
 use syn::Expr;

@@ -6,10 +6,10 @@
 //! and after other instructions accessed the registers; the lowering follows whether a batch
 //! is open in step with the accumulator's type, as it follows an mbarrier's parity).
 
-use super::copy::memory_name;
 use super::expr::{Arith, float_imm};
 use super::sync::HVal;
 use super::{Binding, Lowerer, Val};
+use crate::params::memory_name;
 use crate::types::{AccShape, Handle, MapShape, Prim, RegClass, Ty, WgmmaInput};
 use phasegate_ptx::{Address, AddressBase, Imm, Opcode, Operand};
 use syn::{Expr, GenericArgument};
