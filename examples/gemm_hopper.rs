@@ -153,6 +153,141 @@ gemm_kernel!(
 );
 // ANCHOR_END: kernel
 
+// ANCHOR: grouped
+/// The grouped GEMM's kernel, its epilogue's four 64-column blocks written out (as
+/// `gemm_kernel!`'s).
+macro_rules! grouped_kernel {
+    ($name:ident, blocks = [$($block:literal),+]) => {
+        /// Grouped `C_g = A_g · B_gᵀ` for a mixture of experts: group `g` has the rows
+        /// `offsets[g]..offsets[g + 1]` of A (all groups' tokens, `[rows, k]`) and of C (`[rows, n]`),
+        /// and expert `g`'s weights `b_experts[g · n · k..]` (`[n, k]`). One persistent launch: a unit
+        /// is a pair of 128-row tiles of one group and a 256-column tile, numbered group after group;
+        /// each CTA writes the maps of its part of a unit into slots of its own, `3 · (2 u + rank)` on
+        /// (A, B, C): the templates' bytes with the address and the rows replaced
+        /// (`tensormap.replace`), released, then acquired by the threads whose copies read them. A
+        /// tile past its group's last row loads zeros and stores nothing, so groups of any size need
+        /// no masks, and no slot is written twice in a launch. The maps `a`, `b`, `c` are templates
+        /// (`[k, rows]`, `[k, n]`, `[n, rows]`): their boxes, swizzles and strides are kept.
+        #[kernel(target = "sm_90a", block = "384,1,1", cluster = "2,1,1", max_registers = 168)]
+        pub fn $name(
+            a: TensorMap<bf16, Tile2<64, 128>, Swizzle128B>,
+            b: TensorMap<bf16, Tile2<64, 128>, Swizzle128B>,
+            c: TensorMap<bf16, Tile2<64, 64>, Swizzle128B>,
+            a_rows: &[bf16],
+            b_experts: &[bf16],
+            c_rows: &mut [bf16],
+            maps: &mut [TensorMapSlot],
+            offsets: &[u32],
+            groups: u32,
+            n: u32,
+            k: u32,
+        ) {
+            let regs = warpgroup_registers::<168>();
+            let pipe = pipeline_cluster::<bf16, 4, { 384 * 64 }, 2>(thread_idx_x() == 0, 1, 256);
+            let rank = cluster_cta_rank();
+            let n_tiles = (n + 255) / 256;
+            let k_tiles = (k + 63) / 64;
+            let mut units = 0;
+            for g in 0..groups {
+                units += (offsets[g + 1] - offsets[g] + 255) / 256 * n_tiles;
+            }
+            let cluster = block_idx_x() / 2;
+            let clusters = grid_dim_x() / 2;
+            // Both roles walk the groups alike: `g` holds unit `u`, whose units start at `first`, in
+            // `pairs` pairs of row tiles.
+            let mut g = 0;
+            let mut first = 0;
+            let mut pairs = (offsets[1] + 255) / 256;
+            if warp_id() < 4 {
+                let _producer = regs.release::<40, 1>();
+                if warp_id() == 0 && elect_one() {
+                    let mut producer = pipe.producer();
+                    for u in (cluster..units).step_by(clusters) {
+                        while u >= first + pairs * n_tiles {
+                            first += pairs * n_tiles;
+                            g += 1;
+                            pairs = (offsets[g + 1] - offsets[g] + 255) / 256;
+                        }
+                        let row0 = offsets[g];
+                        let rows = offsets[g + 1] - row0;
+                        let m0 = ((u - first) % pairs * 2 + rank) * 128;
+                        let n0 = (u - first) / pairs * 256 + rank * 128;
+                        let slot = (u * 2 + rank) * 3;
+                        a.edit(maps, slot)
+                            .address(a_rows, row0 * k)
+                            .global_dim(1, rows)
+                            .release();
+                        b.edit(maps, slot + 1).address(b_experts, g * n * k).release();
+                        c.edit(maps, slot + 2)
+                            .address(c_rows, row0 * n)
+                            .global_dim(1, rows)
+                            .release();
+                        let a_g = a.published(maps, slot);
+                        let b_g = b.published(maps, slot + 1);
+                        for kt in 0..k_tiles {
+                            producer
+                                .acquire()
+                                .load_tiles_multicast(&a_g, [kt * 64, m0], &b_g, [kt * 64, n0]);
+                        }
+                    }
+                }
+            } else {
+                let _consumer = regs.claim::<232, 2>();
+                let wg = warp_id() / 4 - 1;
+                let leader = thread_idx_x() % 128 == 0;
+                let epilogue = named_barrier_dyn(1 + wg, 128);
+                let mut staging = shared_array::<[bf16; 2], 8192>();
+                let tile0 = wg * 4096;
+                let mut consumer = pipe.consumer();
+                for u in (cluster..units).step_by(clusters) {
+                    while u >= first + pairs * n_tiles {
+                        first += pairs * n_tiles;
+                        g += 1;
+                        pairs = (offsets[g + 1] - offsets[g] + 255) / 256;
+                    }
+                    let row = ((u - first) % pairs * 2 + rank) * 128 + wg * 64;
+                    let col = (u - first) / pairs * 256;
+                    let slot = consumer.wait();
+                    let mut acc = accumulator::<f32, 64, 256>()
+                        .mma_block(&slot, &a, &b, wg)
+                        .commit();
+                    let mut held = slot.retire();
+                    for _ in 1..k_tiles {
+                        let slot = consumer.wait();
+                        acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<1>();
+                        held.release();
+                        held = slot.retire();
+                    }
+                    let acc = acc.wait::<0>();
+                    held.release();
+                    // The producer released this unit's C map before it loaded the unit's first
+                    // stage, which this thread has waited for.
+                    let c_g = c.published(maps, (u * 2 + rank) * 3 + 2);
+                    $(
+                        if leader {
+                            bulk_wait_read(1);
+                        }
+                        epilogue.sync();
+                        acc.stage_columns(&mut staging, tile0 + $block % 2 * 2048, $block);
+                        fence_proxy_async();
+                        epilogue.sync();
+                        if leader {
+                            let tile = tile0 + $block % 2 * 2048;
+                            tma_store(&c_g, [col + 64 * $block, row], &staging, tile);
+                            bulk_commit();
+                        }
+                    )+
+                }
+                if leader {
+                    bulk_wait(0);
+                }
+            }
+        }
+    };
+}
+grouped_kernel!(grouped_gemm, blocks = [0, 1, 2, 3]);
+// ANCHOR_END: grouped
+
 /// bf16 values of small integers: every product and every sum of `k ≤ 2¹⁶` of them is exact in
 /// f32, so the only rounding is the final one to bf16, which any order of summation shares.
 pub fn operand(rows: u32, cols: u32, seed: u32) -> Vec<bf16> {
@@ -269,13 +404,119 @@ pub fn simulate_fp8(
     simulate_args(spec, arguments(spec, dims, ab, 1, Some(scale)), ctas)
 }
 
+/// The grouped GEMM's problem: `rows[g]` rows in group `g` (any, zero too), N and K shared.
+#[derive(Clone, Debug)]
+pub struct Groups {
+    pub rows: Vec<u32>,
+    pub n: u32,
+    pub k: u32,
+}
+
+impl Groups {
+    /// All groups' rows: A's and C's.
+    pub fn total_rows(&self) -> u32 {
+        self.rows.iter().sum()
+    }
+
+    /// `offsets[g]..offsets[g + 1]` are group g's rows (the kernel's `offsets`).
+    pub fn offsets(&self) -> Vec<u32> {
+        std::iter::once(0)
+            .chain(self.rows.iter().scan(0, |end, r| {
+                *end += r;
+                Some(*end)
+            }))
+            .collect()
+    }
+
+    /// The kernel's work units: each group's pairs of 128-row tiles times the 256-column tiles.
+    pub fn units(&self) -> u32 {
+        self.rows.iter().map(|r| r.div_ceil(256)).sum::<u32>() * self.n.div_ceil(256)
+    }
+
+    /// Tensor-map slots the kernel writes: three for each CTA of each unit.
+    pub fn slots(&self) -> u32 {
+        6 * self.units()
+    }
+}
+
+/// `grouped_gemm`'s arguments: the templates `a`, `b`, `c` over the buffers A (all groups' rows,
+/// `[rows, k]`), B (the experts, `[groups, n, k]`) and C (`[rows, n]`, 0xff so what the kernel
+/// fails to write stands out), zeroed slots, the row offsets and the sizes.
+pub fn grouped_arguments(spec: &KernelSpec, p: &Groups, a: &[bf16], b: &[bf16]) -> Vec<ArgValue> {
+    let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (n, k, rows) = (p.n as u64, p.k as u64, p.total_rows().max(1) as u64);
+    let map = |name, dims: [u64; 2], buffer| {
+        let map = spec
+            .map_type(name)
+            .expect("a map parameter")
+            .tiled(0, &dims, &[dims[0] * 2])
+            .expect("a valid map");
+        ArgValue::from(TensorMapArg::over_arg(map, buffer))
+    };
+    vec![
+        map("a", [k, rows], 3),
+        map("b", [k, n], 4),
+        map("c", [n, rows], 5),
+        ArgValue::Buffer(bytes(a)),
+        ArgValue::Buffer(bytes(b)),
+        ArgValue::Buffer(vec![0xff; (p.total_rows() * p.n * 2) as usize]),
+        ArgValue::Buffer(vec![0; p.slots() as usize * 128]),
+        ArgValue::Buffer(p.offsets().iter().flat_map(|o| o.to_le_bytes()).collect()),
+        ArgValue::U32(p.rows.len() as u32),
+        ArgValue::U32(p.n),
+        ArgValue::U32(p.k),
+    ]
+}
+
+/// Simulates `grouped_gemm` with `ctas` CTAs (an even number); C, all groups' rows.
+pub fn simulate_grouped(p: &Groups, a: &[bf16], b: &[bf16], ctas: u32) -> Vec<bf16> {
+    let spec = grouped_gemm::SPEC;
+    let mut args = grouped_arguments(&spec, p, a, b);
+    let launch = Launch {
+        grid: (ctas, 1, 1),
+        block: (384, 1, 1),
+        ..Launch::default()
+    };
+    match simulate_spec(&spec, &launch, &mut args) {
+        Ok(Outcome::Completed(_)) => {}
+        other => panic!("{}: {other:?}", spec.entry),
+    }
+    let ArgValue::Buffer(c) = &args[5] else {
+        panic!("C is the sixth argument");
+    };
+    c.chunks_exact(2)
+        .map(|h| bf16::from_le_bytes([h[0], h[1]]))
+        .collect()
+}
+
+/// The grouped product on the CPU: each group's rows of A times its expert's B, as
+/// [`reference`] computes one product.
+pub fn grouped_reference(p: &Groups, a: &[bf16], b: &[bf16]) -> Vec<bf16> {
+    let (n, k) = (p.n as usize, p.k as usize);
+    let offsets = p.offsets();
+    p.rows
+        .iter()
+        .enumerate()
+        .flat_map(|(g, &rows)| {
+            let a = &a[offsets[g] as usize * k..offsets[g + 1] as usize * k];
+            let b = &b[g * n * k..(g + 1) * n * k];
+            reference((a, b), (rows as usize, n, k), 1.0, bf16::to_f32)
+        })
+        .collect()
+}
+
 fn main() -> Result<(), String> {
     // `-- --emit DIR`: both kernels' PTX into DIR, for tools/gpu-gemm on the GPU machine.
     let args: Vec<String> = std::env::args().collect();
     if let [_, flag, dir] = args.as_slice()
         && flag == "--emit"
     {
-        for spec in [gemm_hopper::SPEC, gemm_fp8::SPEC, gemm_fp8_e5m2::SPEC] {
+        for spec in [
+            gemm_hopper::SPEC,
+            gemm_fp8::SPEC,
+            gemm_fp8_e5m2::SPEC,
+            grouped_gemm::SPEC,
+        ] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;
             println!(
@@ -298,5 +539,19 @@ fn main() -> Result<(), String> {
     let want = reference((&a, &b), dims, 0.375, f8e4m3::to_f32);
     assert!(c == want, "gemm_fp8 differs from the reference");
     println!("// gemm_fp8: simulated, C = 0.375 · A · Bᵀ exactly for {m} × {n} × {k} (e4m3)");
+    // Three experts, one without tokens, one whose last tile is ragged.
+    let p = Groups {
+        rows: vec![200, 0, 72],
+        n: 256,
+        k: 128,
+    };
+    let a = operand(p.total_rows(), p.k, 3);
+    let b = operand(p.rows.len() as u32 * p.n, p.k, 4);
+    let c = simulate_grouped(&p, &a, &b, 2);
+    assert!(c == grouped_reference(&p, &a, &b), "grouped_gemm differs");
+    println!(
+        "// grouped_gemm: simulated, C_g = A_g · B_gᵀ exactly for groups of {:?} rows, n {}, k {}",
+        p.rows, p.n, p.k
+    );
     Ok(())
 }

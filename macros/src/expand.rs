@@ -495,6 +495,7 @@ fn param_spec(krate: &syn::Path, p: &Param) -> TokenStream {
                 elem: #elem, rank: #rank, box_dims: [#(#dims),*], swizzle: #swizzle,
             }))
         }
+        Ty::MapSlots => quote!(#krate::runtime::ParamType::MapSlots),
         _ => syn::Error::new(Span::call_site(), "unreachable parameter type").to_compile_error(),
     };
     quote!(#krate::runtime::ParamSpec { name: #name, ty: #ty })

@@ -51,6 +51,18 @@ pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
                     "kernel parameters are passed by value or as slices `&[T]` / `&mut [T]`",
                 ));
             };
+            if let Type::Path(p) = &*slice.elem
+                && p.qself.is_none()
+                && is_named(&p.path, "TensorMapSlot")
+            {
+                return match r.mutability {
+                    Some(_) => Ok(Ty::MapSlots),
+                    None => Err(syn::Error::new(
+                        r.span(),
+                        "tensor-map slots are written by the kernel: take them as `&mut [TensorMapSlot]`",
+                    )),
+                };
+            }
             match elem_type(&slice.elem) {
                 Some(elem) if elem.prim != Prim::Bool => Ok(Ty::Global {
                     elem,
@@ -71,7 +83,7 @@ pub fn param_type(ty: &Type) -> Result<Ty, syn::Error> {
             Some(p) => Ok(Ty::Prim(p)),
             None => Err(syn::Error::new(
                 other.span(),
-                "kernel parameters are u32, i32, u64, i64, f32, f64, f16, bf16, f8e4m3, f8e5m2, bool, slices `&[T]` / `&mut [T]` of those, or `TensorMap<T, TileN<..>, Swizzle>`",
+                "kernel parameters are u32, i32, u64, i64, f32, f64, f16, bf16, f8e4m3, f8e5m2, bool, slices `&[T]` / `&mut [T]` of those, `TensorMap<T, TileN<..>, Swizzle>`, or `&mut [TensorMapSlot]`",
             )),
         },
     }
@@ -212,7 +224,7 @@ fn tensor_map_type(p: &syn::TypePath) -> Result<MapShape, syn::Error> {
     }
 }
 
-fn literal_u64(e: &Expr) -> Option<u64> {
+pub fn literal_u64(e: &Expr) -> Option<u64> {
     match e {
         Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),

@@ -260,8 +260,13 @@ pub enum Ty {
     },
     /// A synchronisation handle or a constant argument of one (see [`Handle`]).
     Handle(Handle),
-    /// A `TensorMap<T, TileN<..>, S>` parameter (a `CUtensorMap` by value).
+    /// A `TensorMap<T, TileN<..>, S>`: a parameter (a `CUtensorMap` by value), or one a kernel
+    /// wrote into a slot and acquired (`map.published(slots, i)`).
     TensorMap(MapShape),
+    /// A `&mut [TensorMapSlot]` parameter: global memory for maps the kernel writes.
+    MapSlots,
+    /// `map.edit(..)` and its `tensormap.replace` chain, before its `.release()`.
+    MapEdit(MapShape),
 }
 
 /// What a tensor map's type fixes: element, box (dimension 0 contiguous, first), swizzle.
@@ -303,20 +308,26 @@ impl MapShape {
     }
 }
 
-impl fmt::Display for MapShape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl MapShape {
+    /// The generic arguments as written: `bf16, Tile2<64, 128>, Swizzle128B`.
+    pub fn arguments(self) -> String {
         let dims: Vec<String> = self.dims[..self.rank as usize]
             .iter()
             .map(u32::to_string)
             .collect();
-        write!(
-            f,
-            "TensorMap<{}, Tile{}<{}>, {}>",
+        format!(
+            "{}, Tile{}<{}>, {}",
             self.elem,
             self.rank,
             dims.join(", "),
             self.swizzle_name()
         )
+    }
+}
+
+impl fmt::Display for MapShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TensorMap<{}>", self.arguments())
     }
 }
 
@@ -536,6 +547,8 @@ impl fmt::Display for Ty {
             Ty::Shared { elem, len } => write!(f, "SharedArray<{elem}, {len}>"),
             Ty::Handle(h) => write!(f, "{h}"),
             Ty::TensorMap(m) => write!(f, "{m}"),
+            Ty::MapSlots => write!(f, "&mut [TensorMapSlot]"),
+            Ty::MapEdit(m) => write!(f, "MapEdit<{}>", m.arguments()),
         }
     }
 }

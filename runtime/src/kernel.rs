@@ -89,6 +89,10 @@ pub enum ParamType {
     /// `TensorMap<T, TileN<..>, S>`: a `CUtensorMap` passed by value, as nvcc passes a
     /// `const __grid_constant__ CUtensorMap` (`.param .align 64 .b8 name[128]`).
     TensorMap(MapType),
+    /// `&mut [TensorMapSlot]`: a 64-bit generic address of global memory holding 128-byte
+    /// tensor maps that the kernel writes (`tensormap.replace`) and its copies then read; the
+    /// buffer is a whole number of slots, 64-byte aligned (as every allocation is).
+    MapSlots,
 }
 
 /// What a tensor-map parameter's type fixes: the element, the box and the swizzle. The launch
@@ -242,7 +246,7 @@ impl ParamType {
     pub const fn size(self) -> u32 {
         match self {
             ParamType::Scalar(s) => s.size(),
-            ParamType::Slice { .. } => 8,
+            ParamType::Slice { .. } | ParamType::MapSlots => 8,
             ParamType::TensorMap(_) => 128,
         }
     }

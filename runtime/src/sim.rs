@@ -69,6 +69,7 @@ fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), SimError> {
             (ParamType::Slice { elem, .. }, ArgValue::Buffer(b)) => {
                 b.len() % elem.size() as usize == 0
             }
+            (ParamType::MapSlots, ArgValue::Buffer(b)) => b.len() % 128 == 0,
             (ParamType::Scalar(ScalarKind::U32), ArgValue::U32(_))
             | (ParamType::Scalar(ScalarKind::I32), ArgValue::I32(_))
             | (ParamType::Scalar(ScalarKind::U64), ArgValue::U64(_))
@@ -103,6 +104,7 @@ fn check_spec(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), SimError> {
                 }
                 ParamType::Scalar(k) => format!("a {}", k.rust_name()),
                 ParamType::TensorMap(_) => "a tensor map (`TensorMapArg`)".into(),
+                ParamType::MapSlots => "a buffer of 128-byte tensor-map slots".into(),
             };
             return Err(SimError::Args(format!(
                 "parameter `{}` of `{}` takes {want}, given {}",

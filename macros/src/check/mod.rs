@@ -363,6 +363,12 @@ impl<'d> Checker<'d> {
                 ),
                 Stmt::Expr(e, semi) => {
                     let v = self.expr(e);
+                    if let Some(Ty::MapEdit(_)) = self.ty(v) {
+                        self.diag.error(
+                            e.span(),
+                            "this map edit is never released, so no tensor copy may read it; end the chain with `.release()` (`fence.proxy.tensormap::generic.release`, PTX ISA §9.7.13.4)",
+                        );
+                    }
                     if tail && semi.is_none() {
                         last = v;
                     }
@@ -472,11 +478,16 @@ impl<'d> Checker<'d> {
                     _ => self.operand(&init.expr),
                 };
                 self.unify(var, v, init.expr.span());
-                if let Some(Ty::TensorMap(_)) = self.ty(var) {
-                    self.diag.error(
+                match self.ty(var) {
+                    Some(Ty::TensorMap(_)) if !is_published(&init.expr) => self.diag.error(
                         init.expr.span(),
-                        "a tensor map is not a value a kernel binds; name the parameter where a map is taken (`slot.load_tile(&map, ..)`, `tma_store(&map, ..)`)",
-                    );
+                        "a tensor map is not a value a kernel binds; name the parameter where a map is taken (`slot.load_tile(&map, ..)`, `tma_store(&map, ..)`), or bind one a kernel wrote (`let m = map.published(slots, i)`)",
+                    ),
+                    Some(Ty::MapEdit(_)) => self.diag.error(
+                        init.expr.span(),
+                        "a map edit is one chain, not a value to bind: `map.edit(slots, i).address(data, at).global_dim(1, rows).release()`",
+                    ),
+                    _ => {}
                 }
             }
             None => self
@@ -1132,6 +1143,7 @@ impl<'d> Checker<'d> {
         match self.ty(recv) {
             Some(Ty::Handle(h)) => return self.handle_method(h, m),
             Some(Ty::TensorMap(map)) => return self.map_method(map, m),
+            Some(Ty::MapEdit(map)) => return self.map_edit_method(map, m),
             _ => {}
         }
         let args: Vec<usize> = m.args.iter().map(|a| self.operand(a)).collect();
@@ -1258,6 +1270,16 @@ fn is_assign(op: &BinOp) -> bool {
 }
 
 /// `let x`, `let mut x`, `let x: T` → (name, mutable, annotation).
+/// Whether `e` is `map.published(..)`, the one way a kernel binds a tensor map.
+fn is_published(e: &Expr) -> bool {
+    match e {
+        Expr::MethodCall(m) => m.method == "published",
+        Expr::Paren(p) => is_published(&p.expr),
+        Expr::Group(g) => is_published(&g.expr),
+        _ => false,
+    }
+}
+
 fn local_pattern(pat: &Pat) -> Result<(String, bool, Option<&syn::Type>), proc_macro2::Span> {
     match pat {
         Pat::Wild(_) => Ok(("_".into(), false, None)),

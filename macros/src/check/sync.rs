@@ -296,7 +296,7 @@ impl Checker<'_> {
         }
     }
 
-    fn global_elem(&mut self, v: usize, e: &Expr) -> Option<Elem> {
+    pub(super) fn global_elem(&mut self, v: usize, e: &Expr) -> Option<Elem> {
         match self.ty(v) {
             Some(Ty::Global { elem, .. }) => Some(elem),
             None if self.is_number(v) => {

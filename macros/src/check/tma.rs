@@ -24,23 +24,127 @@ fn names_a_map(e: &Expr) -> bool {
 }
 
 impl Checker<'_> {
-    /// `map.prefetch()`.
-    pub(super) fn map_method(&mut self, _map: MapShape, m: &syn::ExprMethodCall) -> usize {
-        for a in &m.args {
-            self.expr(a);
+    /// `map.prefetch()`, `map.edit(slots, i)`, `map.published(slots, i)`.
+    pub(super) fn map_method(&mut self, map: MapShape, m: &syn::ExprMethodCall) -> usize {
+        match m.method.to_string().as_str() {
+            "prefetch" => {
+                self.method_arity(m, 0);
+                self.known(Ty::Unit)
+            }
+            "edit" => {
+                if self.method_arity(m, 2) {
+                    self.slots_arg(&m.args[0]);
+                    let i = self.operand(&m.args[1]);
+                    self.expect_u32(i, &m.args[1]);
+                }
+                self.known(Ty::MapEdit(map))
+            }
+            "published" => {
+                if self.method_arity(m, 2) {
+                    self.slots_arg(&m.args[0]);
+                    let i = self.operand(&m.args[1]);
+                    self.expect_u32(i, &m.args[1]);
+                }
+                self.known(Ty::TensorMap(map))
+            }
+            other => {
+                for a in &m.args {
+                    self.expr(a);
+                }
+                self.diag.error(
+                    m.method.span(),
+                    format!(
+                        "`{other}` is not a method of `TensorMap`; its methods: prefetch, edit, published"
+                    ),
+                );
+                self.fresh(Slot::Free)
+            }
         }
-        if m.method != "prefetch" {
-            self.diag.error(
-                m.method.span(),
-                format!(
-                    "`{}` is not a method of `TensorMap`; its methods: prefetch",
-                    m.method
-                ),
-            );
-        } else if !m.args.is_empty() {
-            self.diag.error(m.span(), "`prefetch` takes no arguments");
+    }
+
+    /// The `tensormap.replace` chain of `map.edit(..)`: `.address(data, i)`,
+    /// `.global_dim(DIM, extent)`, then `.release()`.
+    pub(super) fn map_edit_method(&mut self, map: MapShape, m: &syn::ExprMethodCall) -> usize {
+        match m.method.to_string().as_str() {
+            "address" => {
+                if self.method_arity(m, 2) {
+                    let data = self.operand(&m.args[0]);
+                    if let Some(elem) = self.global_elem(data, &m.args[0])
+                        && (elem.prim != map.elem || elem.lanes != 1)
+                    {
+                        self.diag.error(
+                            m.args[0].span(),
+                            format!(
+                                "the map's elements are `{}`, and this slice's are `{elem}`; a map addresses a tensor of its own element type",
+                                map.elem
+                            ),
+                        );
+                    }
+                    let i = self.operand(&m.args[1]);
+                    self.expect_u32(i, &m.args[1]);
+                }
+                self.known(Ty::MapEdit(map))
+            }
+            "global_dim" => {
+                if self.method_arity(m, 2) {
+                    match crate::params::literal_u64(&m.args[0]) {
+                        Some(d) if d < map.rank as u64 => {}
+                        Some(d) => self.diag.error(
+                            m.args[0].span(),
+                            format!(
+                                "dimension {d} of a map of rank {}; its dimensions are 0 to {}",
+                                map.rank,
+                                map.rank - 1
+                            ),
+                        ),
+                        None => self.diag.error(
+                            m.args[0].span(),
+                            "the dimension is an integer literal (`tensormap.replace` takes it as an immediate)",
+                        ),
+                    }
+                    self.expr(&m.args[0]);
+                    let extent = self.operand(&m.args[1]);
+                    self.expect_u32(extent, &m.args[1]);
+                }
+                self.known(Ty::MapEdit(map))
+            }
+            "release" => {
+                self.method_arity(m, 0);
+                self.known(Ty::Unit)
+            }
+            other => {
+                for a in &m.args {
+                    self.expr(a);
+                }
+                self.diag.error(
+                    m.method.span(),
+                    format!(
+                        "`{other}` is not a method of a map edit; its methods: address, global_dim, release"
+                    ),
+                );
+                self.known(Ty::MapEdit(map))
+            }
         }
-        self.known(Ty::Unit)
+    }
+
+    /// The slots of `edit` and `published`: the `&mut [TensorMapSlot]` parameter, by name.
+    fn slots_arg(&mut self, e: &Expr) {
+        let v = self.operand(e);
+        match self.resolve(v) {
+            Slot::Known(Ty::MapSlots) if !names_a_map(e) => self
+                .diag
+                .error(e.span(), "name the `&mut [TensorMapSlot]` parameter here"),
+            Slot::Known(Ty::MapSlots) | Slot::Free => {}
+            _ => {
+                let found = self.describe(v);
+                self.diag.error(
+                    e.span(),
+                    format!(
+                        "expected the tensor-map slots (a `&mut [TensorMapSlot]` parameter), found `{found}`"
+                    ),
+                );
+            }
+        }
     }
 
     /// The tensor map an argument names (`&map` or `map`).

@@ -90,6 +90,9 @@ impl Lowerer<'_> {
         if let Ty::TensorMap(_) = self.ty(&m.receiver) {
             return self.map_method(m);
         }
+        if let Ty::MapEdit(_) = self.ty(&m.receiver) {
+            return self.release_map_edit(m);
+        }
         let Some(kind) = builtins::lookup_method(&m.method.to_string()) else {
             self.internal("unknown method");
             return Val::Unit;

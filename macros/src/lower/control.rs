@@ -1,7 +1,7 @@
 //! Statements and control flow: blocks, `let`, `if`, `while`, `loop`, `for`, `break`,
 //! `continue`, `return`.
 
-use super::{Binding, LoopLabels, Lowerer, Val};
+use super::{Binding, LoopLabels, Lowerer, Val, strip};
 use crate::check::range_parts;
 use crate::types::{Prim, Ty};
 use phasegate_ptx::{Instruction, Opcode, Operand};
@@ -66,6 +66,11 @@ impl Lowerer<'_> {
         };
         if let Ty::Shared { .. } = self.ty(&init.expr) {
             let binding = self.shared_array(&ident, &init.expr);
+            self.bind(ident, binding);
+            return;
+        }
+        if let (Ty::TensorMap(_), Expr::MethodCall(m)) = (self.ty(&init.expr), strip(&init.expr)) {
+            let binding = self.published(m);
             self.bind(ident, binding);
             return;
         }

@@ -4,7 +4,7 @@
 //! round to nearest even and are never contracted into `fma` by ptxas, so a kernel computes
 //! what the same Rust computes on the CPU.
 
-use super::{Binding, HVal, Lowerer, Val};
+use super::{Binding, HVal, Lowerer, Val, strip};
 use crate::types::{Handle, Prim, RegClass, Ty};
 use phasegate_ptx::{Imm, Instruction, Opcode, Operand};
 use syn::spanned::Spanned;
@@ -522,14 +522,6 @@ fn comparison(op: &BinOp, prim: Prim) -> Option<&'static str> {
         BinOp::Ge(_) => "ge",
         _ => return None,
     })
-}
-
-fn strip(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        other => other,
-    }
 }
 
 fn max_of(prim: Prim) -> u128 {

@@ -4,7 +4,7 @@
 //! writes the memory a shared reference points to while the kernel runs, which is exactly the
 //! condition of the non-coherent read-only path.
 
-use super::{Binding, Lowerer, Val};
+use super::{Binding, Lowerer, Val, strip};
 use crate::params::const_usize;
 use crate::types::{Elem, RegClass};
 use phasegate_ptx::{Address, AddressBase, Imm, Instruction, Opcode, Operand, StateSpace, VarDecl};
@@ -141,7 +141,7 @@ impl Lowerer<'_> {
                     },
                 })
             }
-            Binding::Value { .. } | Binding::Map { .. } => {
+            Binding::Value { .. } | Binding::Map { .. } | Binding::Slots { .. } => {
                 self.internal("memory index on a value");
                 None
             }
@@ -426,14 +426,6 @@ impl Lowerer<'_> {
 fn packed_words(elem: Elem) -> Option<u8> {
     let size = elem.prim.size() as u8;
     (size <= 2 && elem.lanes > 4).then_some(elem.lanes * size / 4)
-}
-
-fn strip(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        other => other,
-    }
 }
 
 /// PTX identifiers are `[a-zA-Z_][a-zA-Z0-9_$]*`; Rust raw identifiers carry `r#`.

@@ -77,10 +77,17 @@ enum Binding {
         base: String,
         len: u64,
     },
-    /// A tensor-map parameter: its generic address in a register.
+    /// A tensor map (a parameter, or one published into a slot): its generic address in a
+    /// register.
     Map {
         shape: MapShape,
         addr: String,
+    },
+    /// `&mut [TensorMapSlot]`: the slots' generic address (what copies and proxy fences take)
+    /// and their global-window address (what `tensormap.replace.global` takes).
+    Slots {
+        generic: String,
+        global: String,
     },
 }
 
@@ -326,7 +333,22 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Ty::TensorMap(shape) => self.map_param(symbol, shape),
-            Ty::Vector(..) | Ty::Shared { .. } | Ty::Handle(_) | Ty::Unit => {
+            Ty::MapSlots => {
+                let generic = self.reg(RegClass::B64);
+                self.emit(Instruction::new(
+                    Opcode::Ld,
+                    &["param", "u64"],
+                    vec![Operand::reg(&generic), addr],
+                ));
+                let global = self.reg(RegClass::B64);
+                self.emit(Instruction::new(
+                    Opcode::Cvta,
+                    &["to", "global", "u64"],
+                    vec![Operand::reg(&global), Operand::reg(&generic)],
+                ));
+                Binding::Slots { generic, global }
+            }
+            Ty::Vector(..) | Ty::Shared { .. } | Ty::Handle(_) | Ty::Unit | Ty::MapEdit(_) => {
                 self.internal("parameter of a type the checker rejects");
                 Binding::Value {
                     val: Val::Unit,
@@ -448,6 +470,10 @@ impl<'a> Lowerer<'a> {
             Binding::Global { base, .. }
             | Binding::Shared { base, .. }
             | Binding::Map { addr: base, .. } => self.names.bind(base, &name),
+            Binding::Slots { generic, global } => {
+                self.names.bind(generic, &name);
+                self.names.bind(global, &name);
+            }
         }
         if let Some(scope) = self.scopes.last_mut() {
             scope.insert(name, binding);
@@ -606,5 +632,14 @@ impl<'a> Lowerer<'a> {
             }
             _ => self.internal("assignment between values of different shapes"),
         }
+    }
+}
+
+/// `e` without the parentheses and invisible groups around it.
+fn strip(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => strip(&p.expr),
+        syn::Expr::Group(g) => strip(&g.expr),
+        other => other,
     }
 }

@@ -5,7 +5,7 @@
 //! in [`HVal::MBar`], in step with the type, so a `try_wait.parity` gets the parity rustc
 //! checked.
 
-use super::{Lowerer, Val};
+use super::{Lowerer, Val, strip};
 use crate::handles::{ArriveForm, Method};
 use crate::types::{Elem, Handle, PipeShape, Prim, RegClass, ScopeKind, Ty};
 use phasegate_ptx::{
@@ -745,10 +745,3 @@ impl Lowerer<'_> {
     }
 }
 
-fn strip(e: &Expr) -> &Expr {
-    match e {
-        Expr::Paren(p) => strip(&p.expr),
-        Expr::Group(g) => strip(&g.expr),
-        other => other,
-    }
-}

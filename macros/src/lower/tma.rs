@@ -6,7 +6,7 @@
 //! of copies come from the map's type: the checker has made sure each box fits its stage.
 
 use super::sync::{PipeState, PipeVal, SlotAddrs, reg_addr};
-use super::{Binding, Lowerer, Val};
+use super::{Binding, Lowerer, Val, strip};
 use crate::params::memory_name;
 use crate::types::{MapShape, RegClass};
 use phasegate_ptx::{Address, AddressBase, Opcode, Operand};
@@ -88,6 +88,11 @@ impl Lowerer<'_> {
 
     /// `map.prefetch()`.
     pub(super) fn map_method(&mut self, m: &syn::ExprMethodCall) -> Val {
+        if m.method == "published" {
+            // Acquired and not bound: the fence is all there is to it.
+            self.published(m);
+            return Val::Unit;
+        }
         let Some((_, addr)) = self.map_of(&m.receiver) else {
             return self.internal_val("tensor map receiver");
         };
@@ -97,6 +102,155 @@ impl Lowerer<'_> {
             vec![reg_addr(&addr)],
         );
         Val::Unit
+    }
+
+    /// `slots[index]`: its address in the global window and the generic one.
+    fn slot(&mut self, slots: &Expr, index: &Expr) -> Option<(String, String)> {
+        let Some(Binding::Slots { generic, global }) =
+            memory_name(slots).and_then(|n| self.lookup(&n))
+        else {
+            self.internal("tensor-map slots");
+            return None;
+        };
+        let index = self.expr(index);
+        let index = self.in_reg(index);
+        let mut at = |base: &str| {
+            let d = self.reg(RegClass::B64);
+            self.inst(
+                Opcode::Mad,
+                &["wide", "u32"],
+                vec![
+                    Operand::reg(&d),
+                    Operand::reg(&index),
+                    Operand::int(128),
+                    Operand::reg(base),
+                ],
+            );
+            d
+        };
+        Some((at(&global), at(&generic)))
+    }
+
+    /// `map.published(slots, i)`: `fence.proxy.tensormap::generic.acquire.gpu [slot], 128`
+    /// (PTX ISA §9.7.13.4), after which this thread's copies read the bytes the release
+    /// published; the map is then the slot's generic address.
+    pub(super) fn published(&mut self, m: &syn::ExprMethodCall) -> Binding {
+        let shape = self.map_of(&m.receiver).map(|(shape, _)| shape);
+        let (Some(shape), Some((_, generic))) = (shape, self.slot(&m.args[0], &m.args[1])) else {
+            self.internal("published map");
+            return Binding::Value {
+                val: Val::Unit,
+                mutable: false,
+            };
+        };
+        self.inst(
+            Opcode::Fence,
+            &["proxy", "tensormap::generic", "acquire", "gpu"],
+            vec![reg_addr(&generic), Operand::int(128)],
+        );
+        Binding::Map {
+            shape,
+            addr: generic,
+        }
+    }
+
+    /// `map.edit(slots, i)...release()`: the slot gets the map's 128 bytes, each link of
+    /// the chain is a `tensormap.replace.tile` on it (§9.7.9.26), and the release fence
+    /// publishes the writes to the tensormap proxy (§9.7.13.4).
+    pub(super) fn release_map_edit(&mut self, m: &syn::ExprMethodCall) -> Val {
+        if self.map_edit(&m.receiver).is_none() {
+            return self.internal_val("map edit");
+        }
+        self.inst(
+            Opcode::Fence,
+            &["proxy", "tensormap::generic", "release", "gpu"],
+            vec![],
+        );
+        Val::Unit
+    }
+
+    /// The links of an edit chain up to `e`, lowered in order; the slot's global-window
+    /// address.
+    fn map_edit(&mut self, e: &Expr) -> Option<String> {
+        let Expr::MethodCall(m) = strip(e) else {
+            return None;
+        };
+        let replace = |field: &'static str, ty: &'static str| {
+            [
+                "replace",
+                "tile",
+                field,
+                "global",
+                "b1024",
+                ty,
+            ]
+        };
+        match m.method.to_string().as_str() {
+            "edit" => {
+                let (_, map) = self.map_of(&m.receiver)?;
+                let (slot, _) = self.slot(&m.args[0], &m.args[1])?;
+                // The template's 128 bytes, 16 at a time (generic loads: a parameter map's
+                // address is in the parameter window).
+                for part in 0..8 {
+                    let words = [self.reg(RegClass::B64), self.reg(RegClass::B64)];
+                    let pair = Operand::Vector(words.iter().map(Operand::reg).collect());
+                    let at = |base: &str| {
+                        Operand::Address(Address {
+                            base: AddressBase::Reg(base.to_string()),
+                            offset: 16 * part,
+                        })
+                    };
+                    self.inst(Opcode::Ld, &["v2", "b64"], vec![pair.clone(), at(&map)]);
+                    self.inst(Opcode::St, &["global", "v2", "b64"], vec![at(&slot), pair]);
+                }
+                Some(slot)
+            }
+            "address" => {
+                let slot = self.map_edit(&m.receiver)?;
+                let Some(Binding::Global { elem, base, .. }) =
+                    memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
+                else {
+                    self.internal("map edit address");
+                    return None;
+                };
+                let index = self.expr(&m.args[1]);
+                let index = self.in_reg(index);
+                let at = self.reg(RegClass::B64);
+                self.inst(
+                    Opcode::Mad,
+                    &["wide", "u32"],
+                    vec![
+                        Operand::reg(&at),
+                        Operand::reg(&index),
+                        Operand::int(elem.size() as i64),
+                        Operand::reg(&base),
+                    ],
+                );
+                self.inst(
+                    Opcode::from_name("tensormap"),
+                    &replace("global_address", "b64"),
+                    vec![reg_addr(&slot), Operand::reg(&at)],
+                );
+                Some(slot)
+            }
+            "global_dim" => {
+                let slot = self.map_edit(&m.receiver)?;
+                let dim = crate::params::literal_u64(&m.args[0])?;
+                let extent = self.expr(&m.args[1]);
+                let extent = self.in_reg(extent);
+                self.inst(
+                    Opcode::from_name("tensormap"),
+                    &replace("global_dim", "b32"),
+                    vec![
+                        reg_addr(&slot),
+                        Operand::int(dim as i64),
+                        Operand::reg(&extent),
+                    ],
+                );
+                Some(slot)
+            }
+            _ => None,
+        }
     }
 
     /// `slot.load_tile(&map, [..])` / `slot.load_tiles(&a, [..], &b, [..])`: arms the stage's

@@ -10,7 +10,7 @@
 //! simulator and the GPU path share, and refuses a map whose element, box or swizzle differ
 //! from the parameter's type.
 
-use super::{Element, SharedDst, outside_kernel};
+use super::{Element, Global, SharedDst, outside_kernel};
 use core::marker::PhantomData;
 
 /// A `CUtensorMap` over a tensor of `T`, copying boxes of shape `B` laid out in shared memory
@@ -22,6 +22,66 @@ impl<T: Element, B: BoxShape, S: Swizzling> TensorMap<T, B, S> {
     /// first copy (PTX ISA §9.7.9.15).
     pub fn prefetch(&self) {
         outside_kernel("TensorMap::prefetch")
+    }
+
+    /// Starts writing a map of this type into `slots[index]` (`map.edit(slots, i)`, the slots' parameter by name): the slot gets this map's 128
+    /// bytes (generic stores), which the returned edit then changes field by field with
+    /// `tensormap.replace` (PTX ISA §9.7.9.26) and ends with [`MapEdit::release`]. The element,
+    /// box and swizzle stay this map's, so every copy through the new map still fills the
+    /// stages it was checked against; what changes is where the tensor is and how large.
+    ///
+    /// One thread writes a slot; a slot that copies may still be reading is not written again
+    /// (give each piece of work its own slot).
+    pub fn edit(&self, _slots: &mut Global<TensorMapSlot>, _index: u32) -> MapEdit<T, B, S> {
+        outside_kernel("TensorMap::edit")
+    }
+
+    /// The map that [`MapEdit::release`] wrote into `slots[index]`, for this thread's tensor
+    /// copies: `fence.proxy.tensormap::generic.acquire.gpu [slot], 128` (§9.7.13.4), so the
+    /// copy engine reads the bytes the release published and not a stale copy. The thread that
+    /// released it, or one ordered after it (through the pipeline whose stage it then loads or
+    /// waits for), acquires it.
+    pub fn published(&self, _slots: &Global<TensorMapSlot>, _index: u32) -> TensorMap<T, B, S> {
+        outside_kernel("TensorMap::published")
+    }
+}
+
+/// A 128-byte, 64-byte-aligned place in global memory for a tensor map a kernel writes: the
+/// element of a `&mut [TensorMapSlot]` parameter (the launch passes a zeroed buffer of
+/// `128 · slots` bytes). Only [`TensorMap::edit`] and [`TensorMap::published`] use it.
+#[derive(Clone, Copy)]
+pub struct TensorMapSlot(PhantomData<[u64; 16]>);
+
+impl super::sealed::Sealed for TensorMapSlot {}
+impl Element for TensorMapSlot {}
+
+/// A tensor map being written into a slot ([`TensorMap::edit`]); each method is one
+/// `tensormap.replace.tile` on the slot in global memory (§9.7.9.26). Copies cannot use it
+/// until [`MapEdit::release`] fences it and a thread [`TensorMap::published`]s it: the copy
+/// engine reads maps through the tensormap proxy, which the generic writes do not reach
+/// unfenced (§9.7.13.4).
+#[must_use = "an edited map is used only after `.release()` and `map.published(..)`"]
+pub struct MapEdit<T: Element, B: BoxShape, S: Swizzling>(PhantomData<(T, B, S)>);
+
+impl<T: Element, B: BoxShape, S: Swizzling> MapEdit<T, B, S> {
+    /// `.global_address`: the tensor starts at `data[index]` (`.address(data, i)`, the slice
+    /// parameter by name), whose element type is the map's; the address must be 16-byte
+    /// aligned.
+    pub fn address(self, _data: &Global<T>, _index: u32) -> Self {
+        outside_kernel("MapEdit::address")
+    }
+
+    /// `.global_dim`: the tensor has `extent` elements along dimension `dim` (a literal below
+    /// the rank; dimension 0 is the contiguous one). Copies fill what lies past it with zeros
+    /// and stores skip it, so a tile that straddles the end needs no mask.
+    pub fn global_dim(self, _dim: u32, _extent: u32) -> Self {
+        outside_kernel("MapEdit::global_dim")
+    }
+
+    /// `fence.proxy.tensormap::generic.release.gpu`: the writes are published to the
+    /// tensormap proxy; [`TensorMap::published`] acquires them.
+    pub fn release(self) {
+        outside_kernel("MapEdit::release")
     }
 }
 
