@@ -7,8 +7,11 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, operand, reference, simulate, simulate_fp8,
+    Groups, gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, grouped_arguments, grouped_gemm,
+    grouped_reference, operand, reference, simulate, simulate_fp8, simulate_grouped,
 };
+use phasegate::runtime::KernelSpec;
+use phasegate::runtime::sim::{FindingKind, Launch, Outcome, simulate_spec};
 use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 
 #[test]
@@ -87,14 +90,92 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
     }
 }
 
-/// The analyzer is silent on the three instances' PTX (what `#[kernel]` ran on them, and what
+/// The analyzer is silent on the instances' and the grouped GEMM's PTX (what `#[kernel]` ran on them, and what
 /// `phasegate lint` reads).
 #[test]
 fn the_analyzer_is_silent_on_every_instance() {
-    for spec in [kernel::SPEC, gemm_fp8::SPEC, gemm_fp8_e5m2::SPEC] {
+    for spec in [
+        kernel::SPEC,
+        gemm_fp8::SPEC,
+        gemm_fp8_e5m2::SPEC,
+        grouped_gemm::SPEC,
+    ] {
         let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));
         let found =
             phasegate::lints::lint_module(&module, &phasegate::lints::LintConfig::default());
         assert!(found.is_empty(), "{}: {found:#?}", spec.entry);
+    }
+}
+
+/// Groups of every kind at once: empty ones (first, middle and last), one smaller than a tile,
+/// one whose 128-row tiles are odd in number (the cluster's second CTA then loads only zeros
+/// and stores nothing), one of several units; K not a multiple of the stage's 64. Two clusters
+/// take 7 of the 14 units each, crossing groups, so every CTA rewrites its maps for new groups.
+fn ragged_groups() -> Groups {
+    Groups {
+        rows: vec![0, 40, 0, 300, 128, 520, 0],
+        n: 320,
+        k: 200,
+    }
+}
+
+#[test]
+fn the_grouped_gemm_computes_each_groups_exact_product() {
+    let p = ragged_groups();
+    assert_eq!(p.units(), 14, "two column tiles of 1 + 2 + 1 + 3 row-tile pairs");
+    let a = operand(p.total_rows(), p.k, 7);
+    let b = operand(p.rows.len() as u32 * p.n, p.k, 8);
+    let c = simulate_grouped(&p, &a, &b, 4);
+    assert_eq!(c, grouped_reference(&p, &a, &b));
+}
+
+/// The grouped GEMM's PTX rewrites each map in global memory and fences it both ways
+/// (PTX ISA §9.7.9.26, §9.7.13.4), and its copies read the rewritten maps, not the templates.
+#[test]
+fn the_grouped_gemm_rewrites_its_maps_and_fences_them() {
+    let ptx = grouped_gemm::SPEC.ptx;
+    let count = |s: &str| ptx.matches(s).count();
+    assert_eq!(count("tensormap.replace.tile.global_address.global.b1024.b64"), 3);
+    assert_eq!(count("tensormap.replace.tile.global_dim.global.b1024.b32"), 2);
+    assert_eq!(count("fence.proxy.tensormap::generic.release.gpu;"), 3);
+    // The producer acquires A's and B's maps, the consumers C's.
+    assert_eq!(count("fence.proxy.tensormap::generic.acquire.gpu"), 3);
+    assert_eq!(count("prefetch.tensormap"), 0);
+}
+
+/// Without the acquire fences the copy engine may read a map as it was before
+/// `tensormap.replace` wrote it: the simulator reports the first copy through one, with the
+/// write that modified it (§9.7.13.4).
+#[test]
+fn a_rewritten_map_read_without_its_fence_is_a_simulator_finding() {
+    let spec = grouped_gemm::SPEC;
+    let ptx: Vec<&str> = spec
+        .ptx
+        .lines()
+        .filter(|l| !l.contains("fence.proxy.tensormap::generic"))
+        .collect();
+    let unfenced = KernelSpec {
+        ptx: Box::leak(ptx.join("\n").into_boxed_str()),
+        ..spec
+    };
+    let p = Groups {
+        rows: vec![100],
+        n: 256,
+        k: 64,
+    };
+    let a = operand(p.total_rows(), p.k, 1);
+    let b = operand(p.n, p.k, 2);
+    let mut args = grouped_arguments(&spec, &p, &a, &b);
+    let launch = Launch {
+        grid: (2, 1, 1),
+        block: (384, 1, 1),
+        ..Launch::default()
+    };
+    match simulate_spec(&unfenced, &launch, &mut args) {
+        Ok(Outcome::Finding(report)) => {
+            assert_eq!(report.kind, FindingKind::ProxyFenceMissing, "{report}");
+            assert!(report.to_string().contains("tensormap.replace"), "{report}");
+        }
+        other => panic!("expected the missing fence, got {other:?}"),
     }
 }

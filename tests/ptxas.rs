@@ -89,6 +89,7 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("gemm_hopper", gemm_hopper::gemm_hopper::PTX, false),
         ("gemm_fp8", gemm_hopper::gemm_fp8::PTX, false),
         ("gemm_fp8_e5m2", gemm_hopper::gemm_fp8_e5m2::PTX, false),
+        ("grouped_gemm", gemm_hopper::grouped_gemm::PTX, false),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

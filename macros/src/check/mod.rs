@@ -365,7 +365,7 @@ impl<'d> Checker<'d> {
                     let v = self.expr(e);
                     if let Some(Ty::MapEdit(_)) = self.ty(v) {
                         self.diag.error(
-                            e.span(),
+                            last_method(e),
                             "this map edit is never released, so no tensor copy may read it; end the chain with `.release()` (`fence.proxy.tensormap::generic.release`, PTX ISA §9.7.13.4)",
                         );
                     }
@@ -484,7 +484,7 @@ impl<'d> Checker<'d> {
                         "a tensor map is not a value a kernel binds; name the parameter where a map is taken (`slot.load_tile(&map, ..)`, `tma_store(&map, ..)`), or bind one a kernel wrote (`let m = map.published(slots, i)`)",
                     ),
                     Some(Ty::MapEdit(_)) => self.diag.error(
-                        init.expr.span(),
+                        last_method(&init.expr),
                         "a map edit is one chain, not a value to bind: `map.edit(slots, i).address(data, at).global_dim(1, rows).release()`",
                     ),
                     _ => {}
@@ -1270,6 +1270,15 @@ fn is_assign(op: &BinOp) -> bool {
 }
 
 /// `let x`, `let mut x`, `let x: T` → (name, mutable, annotation).
+/// Where a chain of method calls ends (its last method's name), else `e`.
+fn last_method(e: &Expr) -> proc_macro2::Span {
+    match e {
+        Expr::MethodCall(m) => m.method.span(),
+        Expr::Paren(p) => last_method(&p.expr),
+        other => other.span(),
+    }
+}
+
 /// Whether `e` is `map.published(..)`, the one way a kernel binds a tensor map.
 fn is_published(e: &Expr) -> bool {
     match e {
