@@ -76,13 +76,9 @@ impl Cublas {
     pub fn open(stream: &Stream) -> Result<Cublas, CudaError> {
         let mut names: Vec<String> = std::env::var("PG_CUBLAS").into_iter().collect();
         if let Ok(lt) = std::env::var("PG_CUBLASLT")
-            && let Some(beside) = lt.rfind("libcublasLt").map(|i| {
-                format!(
-                    "{}libcublas{}",
-                    &lt[..i],
-                    &lt[i + "libcublasLt".len()..]
-                )
-            })
+            && let Some(beside) = lt
+                .rfind("libcublasLt")
+                .map(|i| format!("{}libcublas{}", &lt[..i], &lt[i + "libcublasLt".len()..]))
         {
             names.push(beside);
         }
@@ -101,7 +97,11 @@ impl Cublas {
         )))
     }
 
-    fn with(lib: libloading::Library, library: String, stream: &Stream) -> Result<Cublas, CudaError> {
+    fn with(
+        lib: libloading::Library,
+        library: String,
+        stream: &Stream,
+    ) -> Result<Cublas, CudaError> {
         macro_rules! sym {
             ($name:literal, $why:literal) => {
                 // SAFETY: the symbol is cublas_api.h's function of that name, and the binding's
@@ -117,7 +117,10 @@ impl Cublas {
             sym!("cublasSetStream_v2", "");
         let get_version: unsafe extern "C" fn(Handle, *mut i32) -> Status =
             sym!("cublasGetVersion_v2", "");
-        let grouped: GroupedFn = sym!("cublasGemmGroupedBatchedEx", " (cuBLAS 12.5 or later has it)");
+        let grouped: GroupedFn = sym!(
+            "cublasGemmGroupedBatchedEx",
+            " (cuBLAS 12.5 or later has it)"
+        );
         let mut handle = std::ptr::null_mut();
         // SAFETY: plain calls with valid out-pointers; the stream is alive (a driver stream is
         // a runtime stream). The handle is destroyed by `blas`'s drop if a later call fails.
@@ -132,7 +135,10 @@ impl Cublas {
                 _lib: lib,
             };
             status("cublasGetVersion", get_version(handle, &mut blas.version))?;
-            status("cublasSetStream", set_stream(handle, stream.0 as *mut c_void))?;
+            status(
+                "cublasSetStream",
+                set_stream(handle, stream.0 as *mut c_void),
+            )?;
             Ok(blas)
         }
     }

@@ -339,12 +339,7 @@ impl CublasLt {
                     (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, al.c),
                     (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, al.c),
                 ] {
-                    let s = (api.pref_set)(
-                        pref,
-                        attr,
-                        &bytes as *const u32 as *const c_void,
-                        4,
-                    );
+                    let s = (api.pref_set)(pref, attr, &bytes as *const u32 as *const c_void, 4);
                     if set_align == 0 {
                         set_align = s;
                     }
@@ -367,7 +362,10 @@ impl CublasLt {
             );
             (api.pref_destroy)(pref);
             status("cublasLtMatmulPreferenceSetAttribute", set)?;
-            status("cublasLtMatmulPreferenceSetAttribute (alignment)", set_align)?;
+            status(
+                "cublasLtMatmulPreferenceSetAttribute (alignment)",
+                set_align,
+            )?;
             status("cublasLtMatmulAlgoGetHeuristic", heur)?;
             if found < 1 {
                 return Err(CudaError::Args(format!(

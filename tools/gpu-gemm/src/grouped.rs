@@ -138,8 +138,16 @@ fn small_experts() -> Vec<usize> {
 /// The preset called `name`.
 pub fn preset(name: &str) -> Option<Grouped> {
     let (n, k, groups) = match name {
-        "moe8-4k" => (4096, 4096, vec![2477, 0, 1777, 3311, 1203, 2957, 1638, 2989]),
-        "moe8-7k" => (4096, 7168, vec![5127, 3001, 0, 6533, 2749, 4099, 7411, 3723]),
+        "moe8-4k" => (
+            4096,
+            4096,
+            vec![2477, 0, 1777, 3311, 1203, 2957, 1638, 2989],
+        ),
+        "moe8-7k" => (
+            4096,
+            7168,
+            vec![5127, 3001, 0, 6533, 2749, 4099, 7411, 3723],
+        ),
         "moe64-up" => (4096, 7168, small_experts()),
         "moe64-down" => (7168, 2048, small_experts()),
         "edges" => (512, 256, vec![1, 0, 127, 128, 129, 300, 0, 256]),
@@ -179,7 +187,9 @@ pub fn parse_grouped(s: &str) -> Result<Vec<Grouped>, String> {
             .map_err(|_| format!("grouped problem `{s}`: `{t}` is not a non-negative integer"))
     };
     let Some((n, k)) = nk.split_once('x') else {
-        return Err(format!("grouped problem `{s}`: expected NxK before the `:`"));
+        return Err(format!(
+            "grouped problem `{s}`: expected NxK before the `:`"
+        ));
     };
     let (n, k) = (num(n)?, num(k)?);
     if n == 0 || k == 0 || !n.is_multiple_of(8) || !k.is_multiple_of(8) {
@@ -209,7 +219,9 @@ fn check(g: &Grouped) -> Result<(), String> {
     }
     let limit = i32::MAX as usize;
     if g.rows() > limit || g.n > limit || g.k > limit || g.groups.len() > limit {
-        return Err(format!("sizes past {limit} (the kernel takes u32, cuBLAS int)"));
+        return Err(format!(
+            "sizes past {limit} (the kernel takes u32, cuBLAS int)"
+        ));
     }
     Ok(())
 }
@@ -320,7 +332,11 @@ mod tests {
         assert_eq!(g.tiles(128, 256), (4 + 14 + 1) * 16);
         assert_eq!(g.flops(), 2.0 * 2290.0 * 4096.0 * 512.0);
         assert!(parse_grouped("4096x512:0,0").unwrap_err().contains("empty"));
-        assert!(parse_grouped("4096x12:5").unwrap_err().contains("multiples of 8"));
+        assert!(
+            parse_grouped("4096x12:5")
+                .unwrap_err()
+                .contains("multiples of 8")
+        );
         assert!(parse_grouped("4096x512:5,x").unwrap_err().contains("`x`"));
         assert!(parse_grouped("moe9").unwrap_err().contains("moe8-4k"));
         assert!(parse_grouped("4096:5").unwrap_err().contains("NxK"));
@@ -342,7 +358,8 @@ mod tests {
                     for j in 0..n {
                         let s: f32 = (0..k)
                             .map(|kk| {
-                                f32_from_bf16(a[i * k + kk]) * f32_from_bf16(b[(w * n + j) * k + kk])
+                                f32_from_bf16(a[i * k + kk])
+                                    * f32_from_bf16(b[(w * n + j) * k + kk])
                             })
                             .sum();
                         c[i * n + j] = bf16_from_f32(s);

@@ -282,13 +282,22 @@ fn one_problem(
     };
     // The grouped call, and its C pointer arrays for its own C and for cuBLAS-again's.
     let c_array = |c: &DeviceBuffer| {
-        DeviceBuffer::upload(&products.iter().map(|(_, o)| c.ptr + o).collect::<Vec<u64>>())
+        DeviceBuffer::upload(
+            &products
+                .iter()
+                .map(|(_, o)| c.ptr + o)
+                .collect::<Vec<u64>>(),
+        )
     };
     let mut grouped_call: Option<(GroupedGemm, DeviceBuffer, DeviceBuffer)> = None;
     if let Some(blas) = ctx.blas {
         let ps: Vec<RowMajor> = products.iter().map(|(p, _)| *p).collect();
         match (|| -> Result<_, CudaError> {
-            Ok((blas.grouped_bf16(&ps)?, c_array(&dc_grouped)?, c_array(&dc_again)?))
+            Ok((
+                blas.grouped_bf16(&ps)?,
+                c_array(&dc_grouped)?,
+                c_array(&dc_again)?,
+            ))
         })() {
             Ok(call) => grouped_call = Some(call),
             Err(e) => println!("cuBLAS grouped GEMM not set up ({e}): not used"),
@@ -307,9 +316,15 @@ fn one_problem(
     if ptx.is_some() {
         for param in ctx.params {
             match *param {
-                Param::TensorMap(Operand::A) => {
-                    tmaps.push(tensor_map(da.ptr, bf16, 2, rows, k, box_a, args.swizzle_ab)?)
-                }
+                Param::TensorMap(Operand::A) => tmaps.push(tensor_map(
+                    da.ptr,
+                    bf16,
+                    2,
+                    rows,
+                    k,
+                    box_a,
+                    args.swizzle_ab,
+                )?),
                 Param::TensorMap(Operand::B) => {
                     tmaps.push(tensor_map(db.ptr, bf16, 2, n, k, box_b, args.swizzle_ab)?)
                 }
@@ -442,7 +457,11 @@ fn one_problem(
     let mut ms: [Vec<f64>; 4] = Default::default();
     let mut round_ratios = Vec::new();
     let mut log = String::new();
-    let mut sides: Vec<usize> = if ptx.is_some() { vec![0, 1, 2] } else { vec![1, 2] };
+    let mut sides: Vec<usize> = if ptx.is_some() {
+        vec![0, 1, 2]
+    } else {
+        vec![1, 2]
+    };
     if grouped_call.is_some() {
         sides.push(3);
     }
@@ -453,9 +472,8 @@ fn one_problem(
             (0, _, _) => launch_ptx(),
             (1, Reference::Loop, _) | (3, Reference::Grouped, _) => run_loop(&dc_loop),
             (2, Reference::Loop, _) => run_loop(&dc_again),
-            (1, Reference::Grouped, Some((_, own, _))) | (3, Reference::Loop, Some((_, own, _))) => {
-                run_grouped(own)
-            }
+            (1, Reference::Grouped, Some((_, own, _)))
+            | (3, Reference::Loop, Some((_, own, _))) => run_grouped(own),
             (2, Reference::Grouped, Some((_, _, again))) => run_grouped(again),
             _ => unreachable!("side {side} without the grouped call"),
         };

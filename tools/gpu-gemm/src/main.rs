@@ -248,8 +248,8 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     }
 
     let _gpu = Gpu::new(0)?;
-    let mut kernel_launch = kernel_side(args, &params)?
-        .map(|k| (k.kernel, k.geometry, k.cluster_size, k.resident));
+    let mut kernel_launch =
+        kernel_side(args, &params)?.map(|k| (k.kernel, k.geometry, k.cluster_size, k.resident));
     let lt = CublasLt::open()?;
     println!("cuBLASLt: {} (version {})", lt.library, lt.version);
     let stream = Stream::new()?;
@@ -442,7 +442,6 @@ fn kernel_side(
         });
     }
     Ok(side)
-
 }
 
 /// One size's inputs on the host.

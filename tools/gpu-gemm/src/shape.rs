@@ -271,10 +271,7 @@ mod tests {
         );
         let grouped = parse_params(GROUPED_PARAMS).unwrap();
         assert_eq!(grouped.len(), 11);
-        assert_eq!(
-            grouped[6..9],
-            [Param::Maps, Param::Offsets, Param::Groups]
-        );
+        assert_eq!(grouped[6..9], [Param::Maps, Param::Offsets, Param::Groups]);
         assert!(grouped[6].is_grouped() && !grouped[5].is_grouped());
     }
 
