@@ -27,6 +27,31 @@
 #   nvcc -ptx -arch=sm_90a -o /tmp/naive_fp8.ptx tools/gpu-gemm/naive_fp8.cu
 #   bash tools/gpu-gemm/run.sh /tmp/naive_fp8.ptx naive_fp8 --dtype e4m3 --block 256 \
 #     --grid tiles:16x16 --params tmap_a,tmap_b,tmap_c,ptr_a,ptr_b,ptr_c,m,n,k,scale
+# Grouped GEMM (mixture of experts; gemm-bench --grouped SPEC, repeatable, bf16): group g has
+# M_g rows; A [sum M, K] (the groups' rows concatenated), B [G, N, K] (expert g's N x K weights),
+# C [sum M, N], all bf16 row-major, C_g = A_g * B_g^T with f32 accumulation. SPEC is a preset,
+# `all` (the four MoE presets), or NxK:M1,M2,... (0 = an empty group):
+#   moe8-4k     8 experts, N = K = 4096, 16352 tokens, ragged, one empty
+#   moe8-7k     8 experts, N = 4096, K = 7168, 32643 tokens, ragged, one empty
+#   moe64-up    64 experts, N = 4096, K = 7168 (DeepSeek-V3 gate/up), 64..512 tokens each, one empty
+#   moe64-down  64 experts, N = 7168, K = 2048 (DeepSeek-V3 down), the same tokens
+#   edges       N = 512, K = 256, M = 1,0,127,128,129,300,0,256: a quick correctness check
+# The kernel's default --params are issue 21's grouped_gemm(a, b, c, a_rows, b_experts, c_rows,
+# maps, offsets, groups, n, k): the maps are templates (A: dims K x sum M, B: K x N over expert
+# 0, C: N x sum M; boxes --box-a/--box-b 64,128 and --box-c 64,64 by default, swizzle 128),
+# maps a zeroed workspace of 6 * units 128-byte slots (units = sum_g ceil(M_g/256) * ceil(N/256);
+# zeroed once, before the check launch), offsets the G + 1 u32 row prefix sums. The reference is
+# the faster of a loop of cuBLASLt matmuls (one per non-empty group) and cuBLAS's
+# cublasGemmGroupedBatchedEx (libcublas beside PG_CUBLASLT, or PG_CUBLAS; cuBLAS 12.5+), both
+# timed and reported. Rounds go to rounds_grouped_LABEL.log; torch and ncu are skipped.
+#   bash tools/gpu-gemm/run.sh .device/NAME/gemm_hopper.ptx grouped_gemm --grouped all \
+#     --grouped edges --block 384 --cluster 2 --smem BYTES --grid persistent
+#   bash tools/gpu-gemm/run.sh --reference-only --grouped all     # the two references alone
+# naive_grouped.cu checks the grouped PTX path end to end (plain CUDA, same signature, slow):
+#   nvcc -ptx -arch=sm_90a -o /tmp/naive_grouped.ptx tools/gpu-gemm/naive_grouped.cu
+#   ROUNDS=1 REPS=2 bash tools/gpu-gemm/run.sh /tmp/naive_grouped.ptx naive_grouped \
+#     --grouped edges --block 256 --grid 264
+# (run.sh passes --rounds, --reps and --sizes itself: set ROUNDS and REPS, not the options.)
 # Environment: GEMM_BENCH (the binary; default: beside this script, else target/release),
 #   BUILD_DIR (/tmp/gpu-gemm), OUT (where logs go; default $BUILD_DIR/out), NCU=0 skips the
 #   profile, TORCH=0 the torch timing, SIZES (gemm-bench --sizes), ROUNDS, REPS, NVCC_FLAGS
@@ -83,6 +108,11 @@ case " $* " in
 *" --fast-accum "*) fast_accum=True ;;
 *) fast_accum=False ;;
 esac
+# The grouped mode: torch's matmul and ncu's 4096^3 profile are the plain mode's.
+case " $* " in
+*" --grouped "* | *" --grouped="*) grouped=1 ;;
+*) grouped=0 ;;
+esac
 ptx=""
 if [ $# -ge 1 ] && [ "${1#--}" != "$1" ]; then
     # Options only (--reference-only ...): cuBLASLt alone.
@@ -127,7 +157,7 @@ for f in "$build"/rounds/rounds_*.log; do
     python3 "$ratios" --sides PTX cuBLAS "$f"
 done 2>&1 | tee -a "$log"
 
-if [ "${TORCH:-1}" != 0 ]; then
+if [ "${TORCH:-1}" != 0 ] && [ "$grouped" = 0 ]; then
     python3 - "$sizes" "$dtype" "$fast_accum" <<'EOF' 2>&1 | tee "$out/torch.txt" | tee -a "$log"
 import sys, torch
 print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())
@@ -162,7 +192,7 @@ for s in sys.argv[1].split(","):
 EOF
 fi
 
-if [ "${NCU:-1}" != 0 ] && command -v ncu > /dev/null; then
+if [ "${NCU:-1}" != 0 ] && [ "$grouped" = 0 ] && command -v ncu > /dev/null; then
     # One launch of each side (the check launches), real clocks.
     ncu --clock-control none --launch-count 2 \
         --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \

@@ -27,6 +27,10 @@ const CUBLASLT_MATMUL_DESC_A_SCALE_POINTER: i32 = 17;
 const CUBLASLT_MATMUL_DESC_B_SCALE_POINTER: i32 = 18;
 const CUBLASLT_MATMUL_DESC_FAST_ACCUM: i32 = 25;
 const CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES: i32 = 1;
+const CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES: i32 = 5;
+const CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES: i32 = 6;
+const CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES: i32 = 7;
+const CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES: i32 = 8;
 
 /// `cublasLtMatmulHeuristicResult_t`: the algorithm (64 opaque bytes), its workspace, status,
 /// waves, and four reserved ints.
@@ -224,6 +228,23 @@ impl CublasLt {
         workspace_bytes: usize,
         precision: Precision,
     ) -> Result<Plan<'_>, CudaError> {
+        self.plan_aligned(m, n, k, workspace_bytes, precision, None)
+    }
+
+    /// [`CublasLt::plan`] for operands at addresses aligned to `aligned` bytes only. The
+    /// heuristic assumes 256-byte aligned A, B and C unless told (`CUBLASLT_MATMUL_PREF_MIN_
+    /// ALIGNMENT_*_BYTES`, default 256) and may pick an algorithm that refuses a less aligned
+    /// address at run time; a group's rows inside a shared buffer (the grouped mode) start
+    /// wherever the groups before them end.
+    pub fn plan_aligned(
+        &self,
+        m: u64,
+        n: u64,
+        k: u64,
+        workspace_bytes: usize,
+        precision: Precision,
+        aligned: Option<Alignment>,
+    ) -> Result<Plan<'_>, CudaError> {
         let api = &self.api;
         let mut plan = Plan {
             lt: self,
@@ -309,6 +330,21 @@ impl CublasLt {
                 &ws as *const u64 as *const c_void,
                 8,
             );
+            let mut set_align = 0;
+            if let Some(al) = aligned {
+                // cuBLAS's A is our B and its B our A; D is C.
+                for (attr, bytes) in [
+                    (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, al.b),
+                    (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, al.a),
+                    (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, al.c),
+                    (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, al.c),
+                ] {
+                    let s = (api.pref_set)(pref, attr, &bytes as *const u32 as *const c_void, 4);
+                    if set_align == 0 {
+                        set_align = s;
+                    }
+                }
+            }
             let mut result: Heuristic = std::mem::zeroed();
             let mut found = 0;
             let [la, lb, lc] = plan.layouts;
@@ -326,6 +362,10 @@ impl CublasLt {
             );
             (api.pref_destroy)(pref);
             status("cublasLtMatmulPreferenceSetAttribute", set)?;
+            status(
+                "cublasLtMatmulPreferenceSetAttribute (alignment)",
+                set_align,
+            )?;
             status("cublasLtMatmulAlgoGetHeuristic", heur)?;
             if found < 1 {
                 return Err(CudaError::Args(format!(
@@ -345,6 +385,30 @@ impl Drop for CublasLt {
         // SAFETY: destroying the handle `with` created.
         unsafe {
             (self.api.destroy)(self.handle);
+        }
+    }
+}
+
+/// The byte alignment of our A's, B's and C's addresses (powers of two up to 256).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Alignment {
+    /// A's address.
+    pub a: u32,
+    /// B's address.
+    pub b: u32,
+    /// C's address.
+    pub c: u32,
+}
+
+impl Alignment {
+    /// The alignment of the three addresses, each the largest power of two dividing it,
+    /// capped at 256 (what cuBLASLt asks at most).
+    pub fn of(a: u64, b: u64, c: u64) -> Alignment {
+        let one = |x: u64| 1u32 << x.trailing_zeros().min(8);
+        Alignment {
+            a: one(a),
+            b: one(b),
+            c: one(c),
         }
     }
 }

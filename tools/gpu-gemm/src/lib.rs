@@ -4,9 +4,12 @@
 //! statistics). The binary `gemm-bench` needs the feature `cuda`; what runs without a GPU
 //! (numbers, tolerance, argument forms) is here and tested in CI.
 
+pub mod grouped;
 pub mod numeric;
 pub mod shape;
 
+#[cfg(feature = "cuda")]
+pub mod cublas;
 #[cfg(feature = "cuda")]
 pub mod cublaslt;
 #[cfg(feature = "cuda")]

@@ -17,6 +17,11 @@
 //! adds the largest absolute and relative errors and how many elements are bit-identical.
 //! `--reference-only` runs cuBLASLt alone (no PTX): its check against float64 and its TFLOPS
 //! (cuBLAS against cuBLAS-again), in either dtype.
+//!
+//! `--grouped SPEC` (repeatable; `grouped_run.rs`, the problems in the library's `grouped`):
+//! a grouped GEMM for mixtures of experts, bf16, group g's `M_g` rows of A times expert g's
+//! weights, one launch of the kernel against the faster of a loop of cuBLASLt matmuls and
+//! cuBLAS's `cublasGemmGroupedBatchedEx`; it replaces `--sizes`.
 
 use clap::Parser;
 use phasegate_gemm_bench::cublaslt::{CublasLt, Precision};
@@ -29,6 +34,8 @@ use phasegate_runtime::sim::{Swizzle, TensorMap, TmaDataType};
 use std::ffi::c_void;
 use std::io::Write;
 use std::time::Duration;
+
+mod grouped_run;
 
 #[derive(Parser)]
 #[command(about = "A GEMM kernel given as PTX against cuBLASLt on the same device buffers")]
@@ -73,25 +80,27 @@ struct Args {
     #[arg(long, default_value = "persistent")]
     grid: String,
     /// The entry's parameters in order: tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k (u32)
-    /// scale (f32 scale_a · scale_b; e4m3 only).
-    #[arg(long, default_value = "tmap_a,tmap_b,tmap_c,m,n,k")]
-    params: String,
+    /// scale (f32 scale_a · scale_b; e4m3 only); with --grouped also maps offsets groups
+    /// (m is then ΣM) [default: tmap_a,tmap_b,tmap_c,m,n,k; with --grouped
+    /// tmap_a,tmap_b,tmap_c,ptr_a,ptr_b,ptr_c,maps,offsets,groups,n,k].
+    #[arg(long)]
+    params: Option<String>,
     /// A's tensor-map box: K elements, rows [default: 64,128 for bf16, 128,128 for e4m3].
     #[arg(long)]
     box_a: Option<String>,
     /// B's tensor-map box: K elements, rows [default: as A's].
     #[arg(long)]
     box_b: Option<String>,
-    /// C's tensor-map box: columns, rows.
-    #[arg(long, default_value = "64,32")]
-    box_c: String,
+    /// C's tensor-map box: columns, rows [default: 64,32; with --grouped 64,64].
+    #[arg(long)]
+    box_c: Option<String>,
     /// Swizzle of A's and B's maps, bytes: 0, 32, 64 or 128.
     #[arg(long, default_value_t = 128)]
     swizzle_ab: u32,
     /// Swizzle of C's map, bytes.
     #[arg(long, default_value_t = 128)]
     swizzle_c: u32,
-    /// Problem sizes MxNxK, comma-separated.
+    /// Problem sizes MxNxK, comma-separated (not used with --grouped).
     #[arg(
         long,
         default_value = "2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x14336x4096"
@@ -115,9 +124,17 @@ struct Args {
     /// cuBLASLt workspace, MiB.
     #[arg(long, default_value_t = 32)]
     workspace_mib: usize,
-    /// Where rounds_MxNxK.log files go (none if left out).
+    /// Where rounds_MxNxK.log files go (rounds_grouped_LABEL.log with --grouped; none if
+    /// left out).
     #[arg(long)]
     rounds_dir: Option<std::path::PathBuf>,
+    /// Grouped mode (mixture of experts, bf16; replaces --sizes), repeatable: a preset, `all`
+    /// (the four MoE presets) or NxK:M1,M2,... (each group's rows, 0 allowed; C_g = A_g·B_gᵀ,
+    /// A [ΣM, K], B [G, N, K], C [ΣM, N]). Presets: moe8-4k, moe8-7k, moe64-up, moe64-down,
+    /// edges (grouped.rs says what each is). The kernel is timed against the faster of a
+    /// loop of cuBLASLt matmuls and cuBLAS's cublasGemmGroupedBatchedEx.
+    #[arg(long)]
+    grouped: Vec<String>,
 }
 
 /// The element type of A and B.
@@ -163,6 +180,33 @@ fn pair(s: &str) -> Result<[u32; 2], String> {
     Ok([x, y])
 }
 
+/// The driver's encoding of a 2-D tiled map over a row-major `rows × cols` matrix of
+/// `elem_bytes`-byte elements at `ptr` (dimension 0 the columns), box `bx` ("columns,rows"),
+/// swizzle `sw` bytes; refused unless the bytes decode to the map the simulator would use.
+fn tensor_map(
+    ptr: u64,
+    dtype: TmaDataType,
+    elem_bytes: u64,
+    rows: usize,
+    cols: usize,
+    bx: &str,
+    sw: u32,
+) -> Result<TensorMapBytes, Box<dyn std::error::Error>> {
+    let [b0, b1] = pair(bx)?;
+    let m = TensorMap::tiled(
+        dtype,
+        ptr,
+        &[cols as u64, rows as u64],
+        &[cols as u64 * elem_bytes],
+        &[b0, b1],
+    )?
+    .with_swizzle(swizzle(sw)?)?;
+    Ok(TensorMapBytes(encode_tensor_map(
+        &m,
+        "a GEMM operand's tensor map",
+    )?))
+}
+
 /// One table row.
 struct Row {
     problem: Problem,
@@ -176,12 +220,18 @@ struct Row {
 }
 
 fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
+    if !args.grouped.is_empty() {
+        return grouped_run::run(args);
+    }
     let sizes: Vec<Problem> = args
         .sizes
         .split(',')
         .map(shape::parse_problem)
         .collect::<Result<_, _>>()?;
-    let params = shape::parse_params(&args.params)?;
+    let params = shape::parse_params(args.params.as_deref().unwrap_or(shape::PLAIN_PARAMS))?;
+    if let Some(p) = params.iter().find(|p| p.is_grouped()) {
+        return Err(format!("the parameter {p:?} is the grouped mode's (--grouped)").into());
+    }
     let grid_rule = shape::parse_grid(&args.grid)?;
     if args.dtype == Dtype::E4m3 {
         if let Some(p) = sizes.iter().find(|p| !p.k.is_multiple_of(16)) {
@@ -198,73 +248,11 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     }
 
     let _gpu = Gpu::new(0)?;
-    let sms = gpu::multiprocessors()?;
-    let mut launch = None;
-    if !args.reference_only {
-        let (Some(ptx_path), Some(entry_name)) = (&args.ptx, &args.entry) else {
-            return Err("--ptx and --entry are needed unless --reference-only".into());
-        };
-        let ptx = std::fs::read_to_string(ptx_path)
-            .map_err(|e| format!("{}: {e}", ptx_path.display()))?;
-        let entry = shape::entry_shape(&ptx, entry_name)?;
-        shape::check_params(&params, &entry)?;
-        let launch_cluster = args
-            .cluster
-            .as_deref()
-            .map(shape::parse_triple)
-            .transpose()?;
-        // A `.reqnctapercluster` fixes the cluster: the launch then names none, and a --cluster
-        // that differs is an error. (kernel's cluster, the launch attribute)
-        let (cluster, launch_cluster) = match (entry.cluster, launch_cluster) {
-            (Some(k), Some(l)) if k != l => {
-                return Err(
-                    format!("--cluster {l:?} but the entry's .reqnctapercluster is {k:?}").into(),
-                );
-            }
-            (Some(k), _) => (Some(k), None),
-            (None, l) => (l, l),
-        };
-        let kernel = Kernel::load(&ptx, entry_name)?;
-        if args.smem > 48 * 1024 {
-            kernel.set_dynamic_shared(args.smem)?;
-        }
-        use cudarc::driver::sys::CUfunction_attribute as FA;
-        println!(
-            "device: {}, {sms} SMs; kernel {}: {} registers, {} bytes local, {} bytes static shared, {} dynamic",
-            gpu::device_name()?,
-            entry_name,
-            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
-            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            args.smem
-        );
-        for line in kernel.jit_log.lines().filter(|l| !l.trim().is_empty()) {
-            println!("  jit: {line}");
-        }
-        launch = Some((kernel, cluster, launch_cluster));
-    } else {
-        println!(
-            "device: {}, {sms} SMs; reference only: cuBLASLt alone, no PTX kernel",
-            gpu::device_name()?
-        );
-    }
+    let mut kernel_launch =
+        kernel_side(args, &params)?.map(|k| (k.kernel, k.geometry, k.cluster_size, k.resident));
     let lt = CublasLt::open()?;
     println!("cuBLASLt: {} (version {})", lt.library, lt.version);
     let stream = Stream::new()?;
-    // (the kernel, its launch geometry, the cluster's size)
-    let mut kernel_launch = None;
-    if let Some((kernel, cluster, launch_cluster)) = &launch {
-        let geometry = Geometry {
-            grid: (1, 1, 1),
-            block: shape::parse_triple(&args.block)?,
-            cluster: *launch_cluster,
-            dynamic_shared: args.smem,
-        };
-        let cluster_size = cluster.map_or(1, |(x, y, z)| x * y * z);
-        let resident = kernel.max_active_clusters(&geometry, cluster.unwrap_or((1, 1, 1)))?;
-        println!("resident clusters of {cluster_size}: {resident}");
-        kernel_launch = Some((kernel, geometry, cluster_size, resident));
-    }
 
     let ws_bytes = args.workspace_mib << 20;
     let workspace = DeviceBuffer::new(ws_bytes)?;
@@ -281,7 +269,7 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
                         ((tiles as u32).div_ceil(*cluster_size) * *cluster_size, 1, 1)
                     }
                 };
-                Some((&**kernel, &*geometry))
+                Some((&*kernel, &*geometry))
             }
             None => None,
         };
@@ -369,6 +357,93 @@ fn run(args: &Args) -> Result<bool, Box<dyn std::error::Error>> {
     Ok(all_ok)
 }
 
+/// The PTX side of a run: the kernel, its launch geometry (the grid set per problem), the
+/// cluster's size and how many clusters can be resident at once.
+struct KernelSide {
+    kernel: Kernel,
+    geometry: Geometry,
+    cluster_size: u32,
+    resident: u32,
+}
+
+/// Loads `--ptx`'s `--entry` (checked against `params` and `--cluster`), allows `--smem`,
+/// prints the device and the kernel's resources; `None` with `--reference-only`. Shared by
+/// the plain and the grouped mode.
+fn kernel_side(
+    args: &Args,
+    params: &[Param],
+) -> Result<Option<KernelSide>, Box<dyn std::error::Error>> {
+    let sms = gpu::multiprocessors()?;
+    let mut launch = None;
+    if !args.reference_only {
+        let (Some(ptx_path), Some(entry_name)) = (&args.ptx, &args.entry) else {
+            return Err("--ptx and --entry are needed unless --reference-only".into());
+        };
+        let ptx = std::fs::read_to_string(ptx_path)
+            .map_err(|e| format!("{}: {e}", ptx_path.display()))?;
+        let entry = shape::entry_shape(&ptx, entry_name)?;
+        shape::check_params(params, &entry)?;
+        let launch_cluster = args
+            .cluster
+            .as_deref()
+            .map(shape::parse_triple)
+            .transpose()?;
+        // A `.reqnctapercluster` fixes the cluster: the launch then names none, and a --cluster
+        // that differs is an error. (kernel's cluster, the launch attribute)
+        let (cluster, launch_cluster) = match (entry.cluster, launch_cluster) {
+            (Some(k), Some(l)) if k != l => {
+                return Err(
+                    format!("--cluster {l:?} but the entry's .reqnctapercluster is {k:?}").into(),
+                );
+            }
+            (Some(k), _) => (Some(k), None),
+            (None, l) => (l, l),
+        };
+        let kernel = Kernel::load(&ptx, entry_name)?;
+        if args.smem > 48 * 1024 {
+            kernel.set_dynamic_shared(args.smem)?;
+        }
+        use cudarc::driver::sys::CUfunction_attribute as FA;
+        println!(
+            "device: {}, {sms} SMs; kernel {}: {} registers, {} bytes local, {} bytes static shared, {} dynamic",
+            gpu::device_name()?,
+            entry_name,
+            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?,
+            kernel.attribute(FA::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            args.smem
+        );
+        for line in kernel.jit_log.lines().filter(|l| !l.trim().is_empty()) {
+            println!("  jit: {line}");
+        }
+        launch = Some((kernel, cluster, launch_cluster));
+    } else {
+        println!(
+            "device: {}, {sms} SMs; reference only: cuBLASLt alone, no PTX kernel",
+            gpu::device_name()?
+        );
+    }
+    let mut side = None;
+    if let Some((kernel, cluster, launch_cluster)) = launch {
+        let geometry = Geometry {
+            grid: (1, 1, 1),
+            block: shape::parse_triple(&args.block)?,
+            cluster: launch_cluster,
+            dynamic_shared: args.smem,
+        };
+        let cluster_size = cluster.map_or(1, |(x, y, z)| x * y * z);
+        let resident = kernel.max_active_clusters(&geometry, cluster.unwrap_or((1, 1, 1)))?;
+        println!("resident clusters of {cluster_size}: {resident}");
+        side = Some(KernelSide {
+            kernel,
+            geometry,
+            cluster_size,
+            resident,
+        });
+    }
+    Ok(side)
+}
+
 /// One size's inputs on the host.
 enum Inputs {
     Bf16 { a: Vec<u16>, b: Vec<u16> },
@@ -447,20 +522,7 @@ fn one_size(
                bx: &str,
                sw: u32|
      -> Result<TensorMapBytes, Box<dyn std::error::Error>> {
-        let [b0, b1] = pair(bx)?;
-        let m = TensorMap::tiled(
-            dtype,
-            buf.ptr,
-            &[cols as u64, rows as u64],
-            &[cols as u64 * bytes],
-            &[b0, b1],
-        )?
-        .with_swizzle(swizzle(sw)?)?;
-        // The driver's bytes, refused unless they decode to the map the simulator would use.
-        Ok(TensorMapBytes(encode_tensor_map(
-            &m,
-            "a GEMM operand's tensor map",
-        )?))
+        tensor_map(buf.ptr, dtype, bytes, rows, cols, bx, sw)
     };
     let default_box = match args.dtype {
         Dtype::Bf16 => "64,128",
@@ -486,7 +548,7 @@ fn one_size(
                         2,
                         p.m,
                         p.n,
-                        &args.box_c,
+                        args.box_c.as_deref().unwrap_or("64,32"),
                         args.swizzle_c,
                     )?,
                 }),
@@ -501,6 +563,9 @@ fn one_size(
                     _ => p.k,
                 } as u64),
                 Param::Scale => {}
+                Param::Maps | Param::Offsets | Param::Groups => {
+                    unreachable!("refused in `run`")
+                }
             }
         }
     }
@@ -525,6 +590,9 @@ fn one_size(
                     si += 1;
                 }
                 Param::Scale => pointers.push(&mut scale32 as *mut f32 as *mut c_void),
+                Param::Maps | Param::Offsets | Param::Groups => {
+                    unreachable!("refused in `run`")
+                }
             }
         }
     }

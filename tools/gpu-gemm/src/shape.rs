@@ -109,6 +109,19 @@ pub enum Param {
     Dim(char),
     /// The fp8 mode's combined scale, scale_a · scale_b (computed on the host in f32), as f32.
     Scale,
+    /// The grouped mode's `maps`: the 64-bit address of the kernel's tensor-map workspace.
+    Maps,
+    /// The grouped mode's `offsets`: the 64-bit address of the G + 1 u32 row prefix sums.
+    Offsets,
+    /// The grouped mode's `groups`: G as a 32-bit unsigned integer.
+    Groups,
+}
+
+impl Param {
+    /// Whether only the grouped mode passes it.
+    pub fn is_grouped(&self) -> bool {
+        matches!(self, Param::Maps | Param::Offsets | Param::Groups)
+    }
 }
 
 /// One of the three matrices.
@@ -122,7 +135,8 @@ pub enum Operand {
     C,
 }
 
-/// A comma-separated list of `tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale`.
+/// A comma-separated list of `tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale`, and the
+/// grouped mode's `maps offsets groups`.
 pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
     s.split(',')
         .map(|t| match t.trim() {
@@ -136,12 +150,21 @@ pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
             "n" => Ok(Param::Dim('n')),
             "k" => Ok(Param::Dim('k')),
             "scale" => Ok(Param::Scale),
+            "maps" => Ok(Param::Maps),
+            "offsets" => Ok(Param::Offsets),
+            "groups" => Ok(Param::Groups),
             other => Err(format!(
-                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale"
+                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale (and with --grouped: maps offsets groups)"
             )),
         })
         .collect()
 }
+
+/// The plain mode's default `--params` (ref_gemm's layout).
+pub const PLAIN_PARAMS: &str = "tmap_a,tmap_b,tmap_c,m,n,k";
+/// The grouped mode's default `--params`: `grouped_gemm(a, b, c, a_rows, b_experts, c_rows,
+/// maps, offsets, groups, n, k)`, issue 21's signature.
+pub const GROUPED_PARAMS: &str = "tmap_a,tmap_b,tmap_c,ptr_a,ptr_b,ptr_c,maps,offsets,groups,n,k";
 
 /// What an entry declares that a launch must match.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,8 +212,8 @@ pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> 
     for (i, (p, &bytes)) in params.iter().zip(&shape.param_bytes).enumerate() {
         let want = match p {
             Param::TensorMap(_) => 128,
-            Param::Pointer(_) => 8,
-            Param::Dim(_) | Param::Scale => 4,
+            Param::Pointer(_) | Param::Maps | Param::Offsets => 8,
+            Param::Dim(_) | Param::Scale | Param::Groups => 4,
         };
         if bytes != want {
             return Err(format!(
@@ -246,6 +269,30 @@ mod tests {
             parse_params("tmap_a,tmap_b,tmap_c,m,n,k,scale").unwrap()[6],
             Param::Scale
         );
+        let grouped = parse_params(GROUPED_PARAMS).unwrap();
+        assert_eq!(grouped.len(), 11);
+        assert_eq!(grouped[6..9], [Param::Maps, Param::Offsets, Param::Groups]);
+        assert!(grouped[6].is_grouped() && !grouped[5].is_grouped());
+    }
+
+    /// The grouped kernel's signature (issue 21's `grouped_gemm`) against the default
+    /// grouped `--params`.
+    #[test]
+    fn the_grouped_signature_takes_the_grouped_default() {
+        let ptx = ".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry grouped_gemm(.param .align 64 .b8 a[128], .param .align 64 .b8 b[128],
+    .param .align 64 .b8 c[128], .param .u64 a_rows, .param .u64 b_experts,
+    .param .u64 c_rows, .param .u64 maps, .param .u64 offsets, .param .u32 groups,
+    .param .u32 n, .param .u32 k)
+{
+	ret;
+}
+";
+        let shape = entry_shape(ptx, "grouped_gemm").unwrap();
+        let params = parse_params(GROUPED_PARAMS).unwrap();
+        assert_eq!(check_params(&params, &shape), Ok(()));
     }
 
     const PTX: &str = ".version 8.0
