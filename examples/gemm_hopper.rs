@@ -35,7 +35,8 @@ use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_
 /// with fp8 the product of the per-tensor scales.
 macro_rules! gemm_kernel {
     (
-        $name:ident, $t:ident, k_tile = $kt:literal, blocks = [$($block:literal),+]
+        $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,
+        stages = $st:literal, blocks = [$($block:literal),+], staging = $tiles:literal
         $(, scale = $scale:ident)?
     ) => {
         #[kernel(
@@ -46,7 +47,7 @@ macro_rules! gemm_kernel {
         )]
         pub fn $name(
             a: TensorMap<$t, Tile2<$kt, 128>, Swizzle128B>,
-            b: TensorMap<$t, Tile2<$kt, 128>, Swizzle128B>,
+            b: TensorMap<$t, Tile2<$kt, $br>, Swizzle128B>,
             c: TensorMap<bf16, Tile2<64, 64>, Swizzle128B>,
             m: u32,
             n: u32,
@@ -56,10 +57,10 @@ macro_rules! gemm_kernel {
             let regs = warpgroup_registers::<168>();
             // A stage: A's 128 rows of `$kt` elements, then B's 256 rows (one 128-row slice
             // from each CTA).
-            let pipe = pipeline_cluster::<$t, 4, { 384 * $kt }, 2>(thread_idx_x() == 0, 1, 256);
+            let pipe = pipeline_cluster::<$t, $st, { (128 + $nt) * $kt }, 2>(thread_idx_x() == 0, 1, 256);
             let rank = cluster_cta_rank();
             let m_pairs = (m + 255) / 256;
-            let units = m_pairs * ((n + 255) / 256);
+            let units = m_pairs * ((n + $nt - 1) / $nt);
             let k_tiles = (k + $kt - 1) / $kt;
             let cluster = block_idx_x() / 2;
             let clusters = grid_dim_x() / 2;
@@ -72,7 +73,7 @@ macro_rules! gemm_kernel {
                     let mut producer = pipe.producer();
                     for u in (cluster..units).step_by(clusters) {
                         let m0 = ((u % m_pairs) * 2 + rank) * 128;
-                        let n0 = (u / m_pairs) * 256 + rank * 128;
+                        let n0 = (u / m_pairs) * $nt + rank * $br;
                         for kt in 0..k_tiles {
                             producer
                                 .acquire()
@@ -85,15 +86,17 @@ macro_rules! gemm_kernel {
                 let wg = warp_id() / 4 - 1;
                 let leader = thread_idx_x() % 128 == 0;
                 let epilogue = named_barrier_dyn(1 + wg, 128);
-                // Two 64 × 64 staging tiles per consumer warp group.
-                let mut staging = shared_array::<[bf16; 2], 8192>();
-                let tile0 = wg * 4096;
+                // `$tiles` 64 × 64 staging tiles per consumer warp group, as many as the
+                // blocks or a divisor of them, so that block b of every unit takes tile
+                // b % $tiles.
+                let mut staging = shared_array::<[bf16; 2], { 4096 * $tiles }>();
+                let tile0 = wg * 2048 * $tiles;
                 let mut consumer = pipe.consumer();
                 for u in (cluster..units).step_by(clusters) {
                     let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
-                    let col = (u / m_pairs) * 256;
+                    let col = (u / m_pairs) * $nt;
                     let slot = consumer.wait();
-                    let mut acc = accumulator::<f32, 64, 256>()
+                    let mut acc = accumulator::<f32, 64, $nt>()
                         .mma_block(&slot, &a, &b, wg)
                         .commit();
                     let mut held = slot.retire();
@@ -111,19 +114,19 @@ macro_rules! gemm_kernel {
                         let mut acc = acc;
                         acc.scale($scale);
                     )?
-                    // Epilogue: four 64-column blocks through the two staging tiles. Before
-                    // a tile is written again, the tensor store that read it two blocks ago
-                    // must have read it.
+                    // Epilogue: the 64-column blocks through the staging tiles. Before a tile
+                    // is written again, the tensor store that read it `$tiles` blocks ago must
+                    // have read it.
                     $(
                         if leader {
-                            bulk_wait_read(1);
+                            bulk_wait_read($tiles - 1);
                         }
                         epilogue.sync();
-                        acc.stage_columns(&mut staging, tile0 + $block % 2 * 2048, $block);
+                        acc.stage_columns(&mut staging, tile0 + $block % $tiles * 2048, $block);
                         fence_proxy_async();
                         epilogue.sync();
                         if leader {
-                            let tile = tile0 + $block % 2 * 2048;
+                            let tile = tile0 + $block % $tiles * 2048;
                             tma_store(&c, [col + 64 * $block, row], &staging, tile);
                             bulk_commit();
                         }
@@ -136,19 +139,68 @@ macro_rules! gemm_kernel {
         }
     };
 }
-gemm_kernel!(gemm_hopper, bf16, k_tile = 64, blocks = [0, 1, 2, 3]);
+gemm_kernel!(
+    gemm_hopper,
+    bf16,
+    k_tile = 64,
+    n_tile = 256,
+    b_rows = 128,
+    stages = 4,
+    blocks = [0, 1, 2, 3],
+    staging = 2
+);
+// Narrower tiles of C for the shapes where 256 columns leave SMs idle (see `Tiling::choose`):
+// more units, each cheaper; deeper rings in the same shared memory.
+gemm_kernel!(
+    gemm_hopper_n192,
+    bf16,
+    k_tile = 64,
+    n_tile = 192,
+    b_rows = 96,
+    stages = 5,
+    blocks = [0, 1, 2],
+    staging = 1
+);
+gemm_kernel!(
+    gemm_hopper_n128,
+    bf16,
+    k_tile = 64,
+    n_tile = 128,
+    b_rows = 64,
+    stages = 6,
+    blocks = [0, 1],
+    staging = 2
+);
+gemm_kernel!(
+    gemm_hopper_n64,
+    bf16,
+    k_tile = 64,
+    n_tile = 64,
+    b_rows = 32,
+    stages = 8,
+    blocks = [0],
+    staging = 1
+);
 gemm_kernel!(
     gemm_fp8,
     f8e4m3,
     k_tile = 128,
+    n_tile = 256,
+    b_rows = 128,
+    stages = 4,
     blocks = [0, 1, 2, 3],
+    staging = 2,
     scale = scale
 );
 gemm_kernel!(
     gemm_fp8_e5m2,
     f8e5m2,
     k_tile = 128,
+    n_tile = 256,
+    b_rows = 128,
+    stages = 4,
     blocks = [0, 1, 2, 3],
+    staging = 2,
     scale = scale
 );
 // ANCHOR_END: kernel
@@ -386,10 +438,102 @@ fn simulate_args(spec: &KernelSpec, mut args: Vec<ArgValue>, ctas: u32) -> Vec<b
 
 /// Simulates `gemm_hopper` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
 pub fn simulate(m: u32, n: u32, k: u32, a: &[bf16], b: &[bf16], ctas: u32) -> Vec<bf16> {
+    simulate_tiling(Tiling::N256, (m, n, k), (a, b), ctas)
+}
+
+/// Simulates the bf16 GEMM of one tiling on an `m × n × k` problem with `ctas` CTAs; C.
+pub fn simulate_tiling(
+    tiling: Tiling,
+    dims: (u32, u32, u32),
+    (a, b): (&[bf16], &[bf16]),
+    ctas: u32,
+) -> Vec<bf16> {
     let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let spec = gemm_hopper::SPEC;
-    let args = arguments(&spec, (m, n, k), (bytes(a), bytes(b)), 2, None);
+    let spec = tiling.spec();
+    let args = arguments(&spec, dims, (bytes(a), bytes(b)), 2, None);
     simulate_args(&spec, args, ctas)
+}
+
+/// The bf16 GEMM's tilings: how many columns of C a unit (a cluster's two 128-row tiles)
+/// covers. Narrower units are more of them, for the shapes where 256-column units leave SMs
+/// without work ([`Tiling::choose`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tiling {
+    N256,
+    N192,
+    N128,
+    N64,
+}
+
+impl Tiling {
+    pub const ALL: [Tiling; 4] = [Tiling::N256, Tiling::N192, Tiling::N128, Tiling::N64];
+
+    /// The kernel of this tiling.
+    pub fn spec(self) -> KernelSpec {
+        match self {
+            Tiling::N256 => gemm_hopper::SPEC,
+            Tiling::N192 => gemm_hopper_n192::SPEC,
+            Tiling::N128 => gemm_hopper_n128::SPEC,
+            Tiling::N64 => gemm_hopper_n64::SPEC,
+        }
+    }
+
+    /// Columns of C in a unit.
+    pub fn columns(self) -> u32 {
+        match self {
+            Tiling::N256 => 256,
+            Tiling::N192 => 192,
+            Tiling::N128 => 128,
+            Tiling::N64 => 64,
+        }
+    }
+
+    /// How fast a unit's columns go, against 256-column units, when every SM is busy:
+    /// measured at 8192³ on an H200 (2026-11-27; TFLOPS over the fraction of the last wave
+    /// that was full: 730, 722, 688 and 330). Narrow units read A's 128 rows for fewer
+    /// columns of B, and at 64 columns a wgmma no longer hides its operand reads.
+    pub fn speed(self) -> f64 {
+        match self {
+            Tiling::N256 => 1.0,
+            Tiling::N192 => 0.99,
+            Tiling::N128 => 0.94,
+            Tiling::N64 => 0.45,
+        }
+    }
+
+    /// A unit of work of this tiling for an `m × n` C: a cluster's two 128-row tiles times
+    /// `columns` columns.
+    pub fn units(self, m: u32, n: u32) -> u32 {
+        m.div_ceil(256) * n.div_ceil(self.columns())
+    }
+
+    /// The estimated time of an `m × n` C on `sms` SMs, in 256-column units at full speed:
+    /// the clusters (two SMs each) take the units in waves, every wave costs a unit's time,
+    /// and a unit's time is its columns over its speed. K is the same for every tiling.
+    pub fn estimate(self, m: u32, n: u32, sms: u32) -> f64 {
+        let waves = self.units(m, n).div_ceil((sms / 2).max(1));
+        waves as f64 * self.columns() as f64 / 256.0 / self.speed()
+    }
+
+    /// The tiling for `m × n` (any K) on `sms` SMs: 256-column units, unless a narrower
+    /// tiling's estimate is more than 8 % shorter (the estimate counts waves and speed, not
+    /// the fixed cost of a unit: the margin keeps the widest units where the gain would be
+    /// inside that). Narrower units win where 256 columns leave clusters idle or a last wave
+    /// nearly empty: few units (1024³, M = 256 with a large N) or an unlucky count (3072³:
+    /// 144 units on 66 clusters, three waves with the last one 18 % full).
+    pub fn choose(m: u32, n: u32, sms: u32) -> Tiling {
+        let widest = Tiling::N256.estimate(m, n, sms);
+        let (best, time) = Tiling::ALL
+            .iter()
+            .map(|&t| (t, t.estimate(m, n, sms)))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("four tilings");
+        if time < 0.92 * widest {
+            best
+        } else {
+            Tiling::N256
+        }
+    }
 }
 
 /// Simulates an fp8 instance (`gemm_fp8`, `gemm_fp8_e5m2`) on an `m × n × k` problem with `ctas`
@@ -508,6 +652,27 @@ pub fn grouped_reference(p: &Groups, a: &[bf16], b: &[bf16]) -> Vec<bf16> {
 fn main() -> Result<(), String> {
     // `-- --emit DIR`: both kernels' PTX into DIR, for tools/gpu-gemm on the GPU machine.
     let args: Vec<String> = std::env::args().collect();
+    // `-- --choose M×N×K,... [SMS]`: the tiling `Tiling::choose` takes for each size.
+    if let [_, flag, sizes, rest @ ..] = args.as_slice()
+        && flag == "--choose"
+    {
+        let sms: u32 = match rest.first() {
+            Some(s) => s.parse().map_err(|_| format!("SM count `{s}`"))?,
+            None => 132,
+        };
+        for size in sizes.split(',') {
+            let dims: Vec<u32> = size
+                .split('x')
+                .map(|d| d.parse().map_err(|_| format!("size `{size}`: M×N×K as `MxNxK`")))
+                .collect::<Result<_, _>>()?;
+            let [m, n, _k] = dims[..] else {
+                return Err(format!("size `{size}`: M×N×K as `MxNxK`"));
+            };
+            let t = Tiling::choose(m, n, sms);
+            println!("{size} {}", t.spec().entry);
+        }
+        return Ok(());
+    }
     if let [_, flag, dir] = args.as_slice()
         && flag == "--emit"
     {
@@ -516,6 +681,9 @@ fn main() -> Result<(), String> {
             gemm_fp8::SPEC,
             gemm_fp8_e5m2::SPEC,
             grouped_gemm::SPEC,
+            gemm_hopper_n192::SPEC,
+            gemm_hopper_n128::SPEC,
+            gemm_hopper_n64::SPEC,
         ] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;

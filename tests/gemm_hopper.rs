@@ -7,8 +7,9 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    Groups, gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, grouped_arguments, grouped_gemm,
+    Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, grouped_arguments, grouped_gemm,
     grouped_reference, operand, reference, simulate, simulate_fp8, simulate_grouped,
+    simulate_tiling,
 };
 use phasegate::runtime::KernelSpec;
 use phasegate::runtime::sim::{FindingKind, Launch, Outcome, simulate_spec};
@@ -90,6 +91,19 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
     }
 }
 
+/// Every tiling computes the exact product on a ragged problem whose units outnumber the
+/// clusters (each CTA's ring wraps across units).
+#[test]
+fn every_tiling_computes_the_exact_product() {
+    let (m, n, k) = (384u32, 320u32, 200u32);
+    let (a, b) = (operand(m, k, 9), operand(n, k, 10));
+    let want = reference((&a, &b), (m as usize, n as usize, k as usize), 1.0, bf16::to_f32);
+    for tiling in Tiling::ALL {
+        let c = simulate_tiling(tiling, (m, n, k), (&a, &b), 4);
+        assert!(c == want, "{tiling:?} differs from the reference");
+    }
+}
+
 /// The analyzer is silent on the instances' and the grouped GEMM's PTX (what `#[kernel]` ran on them, and what
 /// `phasegate lint` reads).
 #[test]
@@ -99,6 +113,9 @@ fn the_analyzer_is_silent_on_every_instance() {
         gemm_fp8::SPEC,
         gemm_fp8_e5m2::SPEC,
         grouped_gemm::SPEC,
+        Tiling::N192.spec(),
+        Tiling::N128.spec(),
+        Tiling::N64.spec(),
     ] {
         let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));
         let found =
@@ -178,4 +195,25 @@ fn a_rewritten_map_read_without_its_fence_is_a_simulator_finding() {
         }
         other => panic!("expected the missing fence, got {other:?}"),
     }
+}
+
+/// The tiling heuristic on an H100's or H200's 132 SMs: 256-column units where they fill the
+/// clusters' waves, narrower ones where they leave clusters idle or a last wave nearly empty.
+#[test]
+fn the_tiling_follows_the_waves() {
+    let choose = |m, n| Tiling::choose(m, n, 132);
+    // 144 units of 256 columns on 66 clusters: 3 waves, the last 18 % full; 192 units of 192
+    // columns fill 3 waves to 97 %.
+    assert_eq!(Tiling::N256.units(3072, 3072), 144);
+    assert_eq!(choose(3072, 3072), Tiling::N192);
+    // 16 units for 66 clusters: 128 columns make 32.
+    assert_eq!(choose(1024, 1024), Tiling::N128);
+    // One row pair and 32 units: 64 of 128 columns.
+    assert_eq!(choose(256, 8192), Tiling::N128);
+    // Full waves already, or gains inside the margin.
+    for (m, n) in [(2048, 2048), (4096, 4096), (8192, 8192), (4000, 4000), (5000, 3000)] {
+        assert_eq!(choose(m, n), Tiling::N256, "{m}×{n}");
+    }
+    // Fewer SMs (a smaller part): 4096² fills 16 waves of 16 clusters exactly.
+    assert_eq!(Tiling::choose(4096, 4096, 32), Tiling::N256);
 }
