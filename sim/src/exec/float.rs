@@ -142,7 +142,9 @@ fn un32_with(
     op: impl Fn(f32) -> f32,
 ) {
     if !ftz && !sat {
-        map1(regs, eff, d, a, |x| op(f32::from_bits(x as u32)).to_bits() as u64)
+        map1(regs, eff, d, a, |x| {
+            op(f32::from_bits(x as u32)).to_bits() as u64
+        })
     } else {
         map1(regs, eff, d, a, |x| {
             let r = op(ftz32(f32::from_bits(x as u32), ftz));
