@@ -94,6 +94,11 @@ fn un32(op: FUn, x: f32) -> f32 {
     }
 }
 
+/// Not inlined: a NaN result carries the payload of the operand the compiled `addss` or
+/// `mulss` names first, and LLVM may swap the operands of a commutative operation where it
+/// inlines it (a vectorised lane loop did, and changed NaN payloads), so add and mul keep
+/// this one compiled form.
+#[inline(never)]
 fn bin32(op: FBin, a: f32, b: f32) -> f32 {
     match op {
         FBin::Add => a + b,
@@ -216,9 +221,7 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             ftz,
             sat,
         } => match op {
-            FBin::Add => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x + y),
             FBin::Sub => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x - y),
-            FBin::Mul => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x * y),
             FBin::Div => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x / y),
             FBin::Max => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| {
                 minmax64(x as f64, y as f64, true) as f32
@@ -249,18 +252,6 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
                 sat,
             )
             .to_bits()
-        }),
-        Kind::Fma {
-            ty: FTy::F32,
-            d,
-            a,
-            b,
-            c,
-            ftz,
-            sat,
-        } if !ftz && !sat => map3(regs, eff, d, a, b, c, move |x, y, z| {
-            let f = |v: u64| f32::from_bits(v as u32);
-            f(x).mul_add(f(y), f(z)).to_bits() as u64
         }),
         Kind::Fma {
             ty: FTy::F32,
