@@ -25,12 +25,21 @@ pub(crate) struct TensorCopy {
 
 impl TensorCopy {
     /// Calls `f(shared offset, byte offset in the global buffer or None when outside the
-    /// tensor)` for every element of the box, in shared-memory order.
-    pub(crate) fn each(&self, mut f: impl FnMut(u32, Option<usize>)) {
+    /// tensor, elements)` for every run of the box's elements, in shared-memory order: a run
+    /// is consecutive elements whose shared bytes follow one another and whose global bytes do
+    /// too (or which are all outside the tensor). Copying a run at once is copying its
+    /// elements one by one (no two of them share a byte), without an overlay lookup and a
+    /// call per element (a TMA copy of CUTLASS's GEMMs moves 2-byte elements, eight to a
+    /// 16-byte swizzle chunk). The offsets and bounds of a row (the dimensions above the
+    /// first) are computed once per row.
+    pub(crate) fn runs(&self, mut f: impl FnMut(u32, Option<usize>, u32)) {
         let m = &self.map;
         let r = m.rank as usize;
         let e = m.dtype.bytes();
-        let counts: Vec<u32> = (0..r).map(|i| m.box_count(i)).collect();
+        let mut counts = [1u32; 5];
+        for (i, c) in counts.iter_mut().enumerate().take(r) {
+            *c = m.box_count(i);
+        }
         let step = |i: usize| {
             if i == 0 && m.interleave == Interleave::None {
                 1
@@ -45,39 +54,63 @@ impl TensorCopy {
                 m.strides[i - 1] as i64
             }
         };
+        let (step0, stride0) = (step(0), stride(0));
         let pitch = m.smem_pitch();
         let mut idx = [0u32; 5];
         let mut row = 0u32;
         loop {
-            let mut inside = true;
-            let mut off = 0i64;
-            for (i, &k) in idx.iter().enumerate().take(r) {
+            let mut row_inside = true;
+            let mut row_off = 0i64;
+            for (i, &k) in idx.iter().enumerate().take(r).skip(1) {
                 let c = self.coords[i] + k as i64 * step(i);
-                inside &= c >= 0 && (c as u64) < m.dims[i];
-                off += c * stride(i);
+                row_inside &= c >= 0 && (c as u64) < m.dims[i];
+                row_off += c * stride(i);
             }
-            let global = match self.global {
-                Some((_, base)) if inside => Some((base + off) as usize),
-                _ => None,
-            };
-            let unswizzled = self.smem + row * pitch + idx[0] * e;
-            f(m.swizzle.apply(unswizzled), global);
-            // Next element, dimension 0 fastest.
-            let mut i = 0;
+            let mut run: Option<(u32, Option<usize>, u32)> = None;
+            for k in 0..counts[0] {
+                let c = self.coords[0] + k as i64 * step0;
+                let inside = row_inside && c >= 0 && (c as u64) < m.dims[0];
+                let global = match self.global {
+                    Some((_, base)) if inside => Some((base + row_off + c * stride0) as usize),
+                    _ => None,
+                };
+                let s = m.swizzle.apply(self.smem + row * pitch + k * e);
+                match &mut run {
+                    Some((s0, g0, n))
+                        if s == *s0 + *n * e
+                            && match (*g0, global) {
+                                (None, None) => true,
+                                (Some(a), Some(b)) => b == a + (*n * e) as usize,
+                                _ => false,
+                            } =>
+                    {
+                        *n += 1
+                    }
+                    _ => {
+                        if let Some((s0, g0, n)) = run {
+                            f(s0, g0, n);
+                        }
+                        run = Some((s, global, 1));
+                    }
+                }
+            }
+            if let Some((s0, g0, n)) = run {
+                f(s0, g0, n);
+            }
+            // Next row, dimension 1 fastest.
+            let mut i = 1;
             loop {
+                if i >= r {
+                    return;
+                }
                 idx[i] += 1;
                 if idx[i] < counts[i] {
                     break;
                 }
                 idx[i] = 0;
                 i += 1;
-                if i == r {
-                    return;
-                }
             }
-            if i > 0 {
-                row += 1;
-            }
+            row += 1;
         }
     }
 
@@ -104,5 +137,132 @@ impl TensorCopy {
         runs.into_iter()
             .map(|(a, n)| (a - SHARED_BASE, n))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensormap::{Swizzle, TmaDataType};
+
+    /// The box's elements one at a time, every dimension's offset and bound recomputed per
+    /// element: the definition [`TensorCopy::runs`] must agree with.
+    fn each_element(copy: &TensorCopy) -> Vec<(u32, Option<usize>)> {
+        let m = &copy.map;
+        let r = m.rank as usize;
+        let e = m.dtype.bytes();
+        let counts: Vec<u32> = (0..r).map(|i| m.box_count(i)).collect();
+        let step = |i: usize| {
+            if i == 0 && m.interleave == Interleave::None {
+                1
+            } else {
+                m.element_strides[i] as i64
+            }
+        };
+        let stride = |i: usize| {
+            if i == 0 {
+                e as i64
+            } else {
+                m.strides[i - 1] as i64
+            }
+        };
+        let mut out = Vec::new();
+        let (mut idx, mut row) = ([0u32; 5], 0u32);
+        loop {
+            let (mut inside, mut off) = (true, 0i64);
+            for (i, &k) in idx.iter().enumerate().take(r) {
+                let c = copy.coords[i] + k as i64 * step(i);
+                inside &= c >= 0 && (c as u64) < m.dims[i];
+                off += c * stride(i);
+            }
+            let global = match copy.global {
+                Some((_, base)) if inside => Some((base + off) as usize),
+                _ => None,
+            };
+            out.push((
+                m.swizzle
+                    .apply(copy.smem + row * m.smem_pitch() + idx[0] * e),
+                global,
+            ));
+            let mut i = 0;
+            loop {
+                idx[i] += 1;
+                if idx[i] < counts[i] {
+                    break;
+                }
+                idx[i] = 0;
+                i += 1;
+                if i == r {
+                    return out;
+                }
+            }
+            if i > 0 {
+                row += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_the_elements_in_order() {
+        let maps = [
+            (
+                TmaDataType::F16,
+                vec![256u64, 64, 8],
+                vec![512u64, 512 * 64],
+                vec![64u32, 16, 2],
+            ),
+            (TmaDataType::F32, vec![100, 50], vec![400], vec![32, 8]),
+            (TmaDataType::U8, vec![300], vec![], vec![128]),
+        ];
+        let mut merged = false;
+        for (dtype, dims, strides, box_dims) in maps {
+            for swizzle in [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128] {
+                for element_strides in [false, true] {
+                    let mut map = TensorMap::tiled(dtype, 0, &dims, &strides, &box_dims).unwrap();
+                    let Ok(m) = map.clone().with_swizzle(swizzle) else {
+                        continue;
+                    };
+                    map = m;
+                    if element_strides {
+                        let s: Vec<u32> = (0..dims.len() as u32).map(|i| i + 1).collect();
+                        map = map.with_element_strides(&s).unwrap();
+                    }
+                    // Boxes inside the tensor, across its start and across its end.
+                    for (shift, global) in [
+                        (0i64, Some((0, 4096))),
+                        (-5, Some((0, 64))),
+                        (90, None),
+                        (90, Some((0, 0))),
+                    ] {
+                        let mut coords = [0i64; 5];
+                        for (i, c) in coords.iter_mut().enumerate().take(dims.len()) {
+                            *c = shift * (i as i64 + 1) / 2;
+                        }
+                        let copy = TensorCopy {
+                            map: map.clone(),
+                            coords,
+                            global,
+                            cta: 0,
+                            smem: SHARED_BASE + 1024,
+                            mbar: None,
+                            reduce: None,
+                        };
+                        let mut got = Vec::new();
+                        let mut runs = 0;
+                        copy.runs(|s, g, n| {
+                            runs += 1;
+                            let e = copy.map.dtype.bytes();
+                            got.extend(
+                                (0..n).map(|j| (s + j * e, g.map(|g| g + (j * e) as usize))),
+                            );
+                        });
+                        let want = each_element(&copy);
+                        assert_eq!(got, want, "{dtype:?} {swizzle:?} {element_strides} {shift}");
+                        merged |= runs < want.len();
+                    }
+                }
+            }
+        }
+        assert!(merged, "some elements are copied in runs");
     }
 }

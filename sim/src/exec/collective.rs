@@ -98,29 +98,26 @@ impl Machine<'_> {
                     super::map::fetch(regs, *b),
                     super::map::fetch(regs, *c),
                 );
+                if eff == u32::MAX
+                    && let (Src::Imm(bv), Src::Imm(cv)) = (*b, *c)
+                {
+                    // The whole warp with constant lane operands (a butterfly reduction's
+                    // shuffles): every source lane takes part, so no lane can read an absent
+                    // one, and the rows are written without a test per lane.
+                    let warp = &mut self.warps[w];
+                    for lane in 0..32 {
+                        let (j, ok) = shfl_source(*mode, lane as u32, bv as u32 & 0x1f, cv as u32);
+                        let j = if ok { j as usize } else { lane };
+                        warp.set_reg(*d, lane, src[j]);
+                        warp.set_reg(*dp, lane, ok as u64);
+                    }
+                    return Ok(());
+                }
                 let value_of = |j: usize| (eff >> j & 1 == 1).then(|| src[j]);
                 let mut out = [(0u64, false); 32];
                 for lane in lanes(eff) {
-                    let bval = bs[lane] as u32 & 0x1f;
-                    let cv = cs[lane] as u32;
-                    let (clamp, seg) = (cv & 0x1f, (cv >> 8) & 0x1f);
-                    let (l, max_lane, min_lane) = (
-                        lane as u32,
-                        ((lane as u32) & seg) | (clamp & !seg),
-                        (lane as u32) & seg,
-                    );
-                    let (j, ok) = match mode {
-                        ShflMode::Up => (
-                            l.wrapping_sub(bval),
-                            l as i64 - bval as i64 >= max_lane as i64,
-                        ),
-                        ShflMode::Down => (l + bval, l + bval <= max_lane),
-                        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
-                        ShflMode::Idx => (
-                            min_lane | (bval & !seg),
-                            (min_lane | (bval & !seg)) <= max_lane,
-                        ),
-                    };
+                    let (j, ok) =
+                        shfl_source(*mode, lane as u32, bs[lane] as u32 & 0x1f, cs[lane] as u32);
                     let j = if ok { j as usize } else { lane };
                     let Some(v) = value_of(j) else {
                         return Err(Report::new(FindingKind::WarpCollective, "§9.7.9 (shfl.sync)", format!("shfl.sync reads lane {j}, which does not take part in it"))
@@ -140,5 +137,26 @@ impl Machine<'_> {
             _ => unreachable!("not a collective"),
         }
         Ok(())
+    }
+}
+
+/// The lane `l` of a `shfl.sync` reads (PTX ISA §9.7.9.6: `bval` the lane operand's low five
+/// bits, `cv` the clamp and segment mask operand), and whether that lane is in range (else `l`
+/// keeps its own value and its predicate is false).
+#[inline(always)]
+fn shfl_source(mode: ShflMode, l: u32, bval: u32, cv: u32) -> (u32, bool) {
+    let (clamp, seg) = (cv & 0x1f, (cv >> 8) & 0x1f);
+    let (max_lane, min_lane) = ((l & seg) | (clamp & !seg), l & seg);
+    match mode {
+        ShflMode::Up => (
+            l.wrapping_sub(bval),
+            l as i64 - bval as i64 >= max_lane as i64,
+        ),
+        ShflMode::Down => (l + bval, l + bval <= max_lane),
+        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
+        ShflMode::Idx => (
+            min_lane | (bval & !seg),
+            (min_lane | (bval & !seg)) <= max_lane,
+        ),
     }
 }

@@ -50,6 +50,7 @@ fn sat64(x: f64, on: bool) -> f64 {
 }
 
 /// PTX `min`/`max`: a NaN operand yields the other operand; `-0.0 < +0.0`.
+#[inline(always)]
 fn minmax64(a: f64, b: f64, max: bool) -> f64 {
     if a.is_nan() {
         return b;
@@ -93,6 +94,11 @@ fn un32(op: FUn, x: f32) -> f32 {
     }
 }
 
+/// Not inlined: a NaN result carries the payload of the operand the compiled `addss` or
+/// `mulss` names first, and LLVM may swap the operands of a commutative operation where it
+/// inlines it (a vectorised lane loop did, and changed NaN payloads), so add and mul keep
+/// this one compiled form.
+#[inline(never)]
 fn bin32(op: FBin, a: f32, b: f32) -> f32 {
     match op {
         FBin::Add => a + b,
@@ -126,6 +132,60 @@ fn bin64(op: FBin, a: f64, b: f64) -> f64 {
     }
 }
 
+/// A unary f32 op over the lanes, with `op` known at compile time: the common operations
+/// get a lane loop of their own instead of a match on the operation per lane, and the
+/// loop without `.ftz` and `.sat` (the usual case) skips their tests. Same results as
+/// `un32` with the flushes and clamp around it.
+#[inline(always)]
+fn un32_with(
+    regs: &mut [u64],
+    eff: u32,
+    d: u32,
+    a: Src,
+    ftz: bool,
+    sat: bool,
+    op: impl Fn(f32) -> f32,
+) {
+    if !ftz && !sat {
+        map1(regs, eff, d, a, |x| {
+            op(f32::from_bits(x as u32)).to_bits() as u64
+        })
+    } else {
+        map1(regs, eff, d, a, |x| {
+            let r = op(ftz32(f32::from_bits(x as u32), ftz));
+            sat32(ftz32(r, ftz), sat).to_bits() as u64
+        })
+    }
+}
+
+/// A binary f32 op over the lanes, `op` known at compile time (see [`un32_with`]).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn bin32_with(
+    regs: &mut [u64],
+    eff: u32,
+    d: u32,
+    a: Src,
+    b: Src,
+    ftz: bool,
+    sat: bool,
+    op: impl Fn(f32, f32) -> f32,
+) {
+    if !ftz && !sat {
+        map2(regs, eff, d, a, b, |x, y| {
+            op(f32::from_bits(x as u32), f32::from_bits(y as u32)).to_bits() as u64
+        })
+    } else {
+        map2(regs, eff, d, a, b, |x, y| {
+            let r = op(
+                ftz32(f32::from_bits(x as u32), ftz),
+                ftz32(f32::from_bits(y as u32), ftz),
+            );
+            sat32(ftz32(r, ftz), sat).to_bits() as u64
+        })
+    }
+}
+
 pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
     match *kind {
         Kind::Float1 {
@@ -135,10 +195,13 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             a,
             ftz,
             sat,
-        } => map1(regs, eff, d, a, move |x| {
-            let r = un32(op, ftz32(f32::from_bits(x as u32), ftz));
-            sat32(ftz32(r, ftz), sat).to_bits() as u64
-        }),
+        } => match op {
+            FUn::Ex2 => un32_with(regs, eff, d, a, ftz, sat, f32::exp2),
+            FUn::Neg => un32_with(regs, eff, d, a, ftz, sat, |x| -x),
+            FUn::Abs => un32_with(regs, eff, d, a, ftz, sat, f32::abs),
+            FUn::Rcp => un32_with(regs, eff, d, a, ftz, sat, |x| 1.0 / x),
+            _ => un32_with(regs, eff, d, a, ftz, sat, move |x| un32(op, x)),
+        },
         Kind::Float1 {
             op,
             ty: FTy::F64,
@@ -157,14 +220,17 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             b,
             ftz,
             sat,
-        } => map2(regs, eff, d, a, b, move |x, y| {
-            let r = bin32(
-                op,
-                ftz32(f32::from_bits(x as u32), ftz),
-                ftz32(f32::from_bits(y as u32), ftz),
-            );
-            sat32(ftz32(r, ftz), sat).to_bits() as u64
-        }),
+        } => match op {
+            FBin::Sub => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x - y),
+            FBin::Div => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x / y),
+            FBin::Max => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| {
+                minmax64(x as f64, y as f64, true) as f32
+            }),
+            FBin::Min => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| {
+                minmax64(x as f64, y as f64, false) as f32
+            }),
+            _ => bin32_with(regs, eff, d, a, b, ftz, sat, move |x, y| bin32(op, x, y)),
+        },
         Kind::Float2 {
             op,
             ty: FTy::F64,

@@ -695,9 +695,9 @@ impl Machine<'_> {
             let fill = map.fill_bytes();
             let tf32 = matches!(map.dtype, TmaDataType::Tf32 | TmaDataType::Tf32Ftz);
             let (global, shared) = (&mut self.mem.global, &mut self.ctas[cta].shared);
-            copy.each(|s, g| {
+            copy.runs(|s, g, n| {
                 let s = (s - SHARED_BASE) as usize;
-                let dst = &mut shared[s..s + e];
+                let dst = &mut shared[s..s + e * n as usize];
                 match (g, copy.global) {
                     (Some(g), Some((b, _))) => {
                         global.read(
@@ -708,11 +708,17 @@ impl Machine<'_> {
                             dst,
                         );
                         if tf32 {
-                            let v = tensormap::round_tf32(load_le(dst) as u32);
-                            store_le(dst, v as u64);
+                            for x in dst.chunks_exact_mut(e) {
+                                let v = tensormap::round_tf32(load_le(x) as u32);
+                                store_le(x, v as u64);
+                            }
                         }
                     }
-                    _ => dst.copy_from_slice(&fill[..e]),
+                    _ => {
+                        for x in dst.chunks_exact_mut(e) {
+                            x.copy_from_slice(&fill[..e]);
+                        }
+                    }
                 }
             });
             self.async_mbar_valid(mc, mo, actor, vc)?;
@@ -733,22 +739,30 @@ impl Machine<'_> {
             return Ok(());
         };
         let (global, shared) = (&mut self.mem.global, &self.ctas[cta].shared);
-        copy.each(|s, g| {
+        copy.runs(|s, g, n| {
             let Some(g) = g else { return };
             let s = (s - SHARED_BASE) as usize;
-            let src = &shared[s..s + e];
-            let loc = GlobalLoc {
-                buffer: b,
-                offset: g,
-            };
+            let src = &shared[s..s + e * n as usize];
             match copy.reduce {
-                None => global.write(loc, src),
+                None => global.write(
+                    GlobalLoc {
+                        buffer: b,
+                        offset: g,
+                    },
+                    src,
+                ),
                 Some(op) => {
-                    let mut dst = [0u8; 8];
-                    global.read(loc, &mut dst[..e]);
-                    let v = reduce_element(op, map.dtype, load_le(&dst[..e]), load_le(src));
-                    store_le(&mut dst[..e], v);
-                    global.write(loc, &dst[..e]);
+                    for (j, src) in src.chunks_exact(e).enumerate() {
+                        let loc = GlobalLoc {
+                            buffer: b,
+                            offset: g + j * e,
+                        };
+                        let mut dst = [0u8; 8];
+                        global.read(loc, &mut dst[..e]);
+                        let v = reduce_element(op, map.dtype, load_le(&dst[..e]), load_le(src));
+                        store_le(&mut dst[..e], v);
+                        global.write(loc, &dst[..e]);
+                    }
                 }
             }
         });
