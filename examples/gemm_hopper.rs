@@ -213,12 +213,13 @@ macro_rules! grouped_kernel {
         /// Grouped `C_g = A_g · B_gᵀ` for a mixture of experts: group `g` has the rows
         /// `offsets[g]..offsets[g + 1]` of A (all groups' tokens, `[rows, k]`) and of C (`[rows, n]`),
         /// and expert `g`'s weights `b_experts[g · n · k..]` (`[n, k]`). One persistent launch: a unit
-        /// is a pair of 128-row tiles of one group and a 256-column tile, numbered group after group;
-        /// each CTA writes the maps of its part of a unit into slots of its own, `3 · (2 u + rank)` on
-        /// (A, B, C): the templates' bytes with the address and the rows replaced
-        /// (`tensormap.replace`), released, then acquired by the threads whose copies read them. A
-        /// tile past its group's last row loads zeros and stores nothing, so groups of any size need
-        /// no masks, and no slot is written twice in a launch. The maps `a`, `b`, `c` are templates
+        /// is a pair of 128-row tiles of one group and a 256-column tile, numbered group after group,
+        /// so a CTA meets each group in one run of its units. At the first unit `u` of a group, a
+        /// CTA writes the group's maps into slots of its own, `3 · (2 u + rank)` on (A, B, C): the
+        /// templates' bytes with the address and the rows replaced (`tensormap.replace`), released,
+        /// then acquired, each unit, by the threads whose copies read them. A tile past its group's
+        /// last row loads zeros and stores nothing, so groups of any size need no masks, and no
+        /// slot is written twice in a launch. The maps `a`, `b`, `c` are templates
         /// (`[k, rows]`, `[k, n]`, `[n, rows]`): their boxes, swizzles and strides are kept.
         #[kernel(target = "sm_90a", block = "384,1,1", cluster = "2,1,1", max_registers = 168)]
         pub fn $name(
@@ -250,6 +251,9 @@ macro_rules! grouped_kernel {
             let mut g = 0;
             let mut first = 0;
             let mut pairs = (offsets[1] + 255) / 256;
+            // The group whose maps this CTA wrote last (none yet), and their first slot.
+            let mut current = groups;
+            let mut map_slot = 0;
             if warp_id() < 4 {
                 let _producer = regs.release::<40, 1>();
                 if warp_id() == 0 && elect_one() {
@@ -264,18 +268,25 @@ macro_rules! grouped_kernel {
                         let rows = offsets[g + 1] - row0;
                         let m0 = ((u - first) % pairs * 2 + rank) * 128;
                         let n0 = (u - first) / pairs * 256 + rank * 128;
-                        let slot = (u * 2 + rank) * 3;
-                        a.edit(maps, slot)
-                            .address(a_rows, row0 * k)
-                            .global_dim(1, rows)
-                            .release();
-                        b.edit(maps, slot + 1).address(b_experts, g * n * k).release();
-                        c.edit(maps, slot + 2)
-                            .address(c_rows, row0 * n)
-                            .global_dim(1, rows)
-                            .release();
-                        let a_g = a.published(maps, slot);
-                        let b_g = b.published(maps, slot + 1);
+                        // The first unit of a group on this CTA writes the group's maps into
+                        // its slots; the group's later units here read them.
+                        // ANCHOR: edit
+                        if g != current {
+                            current = g;
+                            map_slot = (u * 2 + rank) * 3;
+                            a.edit(maps, map_slot)
+                                .address(a_rows, row0 * k)
+                                .global_dim(1, rows)
+                                .release();
+                            b.edit(maps, map_slot + 1).address(b_experts, g * n * k).release();
+                            c.edit(maps, map_slot + 2)
+                                .address(c_rows, row0 * n)
+                                .global_dim(1, rows)
+                                .release();
+                        }
+                        let a_g = a.published(maps, map_slot);
+                        // ANCHOR_END: edit
+                        let b_g = b.published(maps, map_slot + 1);
                         for kt in 0..k_tiles {
                             producer
                                 .acquire()
@@ -297,6 +308,10 @@ macro_rules! grouped_kernel {
                         g += 1;
                         pairs = (offsets[g + 1] - offsets[g] + 255) / 256;
                     }
+                    if g != current {
+                        current = g;
+                        map_slot = (u * 2 + rank) * 3;
+                    }
                     let row = ((u - first) % pairs * 2 + rank) * 128 + wg * 64;
                     let col = (u - first) / pairs * 256;
                     let slot = consumer.wait();
@@ -312,9 +327,9 @@ macro_rules! grouped_kernel {
                     }
                     let acc = acc.wait::<0>();
                     held.release();
-                    // The producer released this unit's C map before it loaded the unit's first
-                    // stage, which this thread has waited for.
-                    let c_g = c.published(maps, (u * 2 + rank) * 3 + 2);
+                    // The producer released the group's C map before it loaded the first stage
+                    // of the group's first unit here, which this thread has waited for.
+                    let c_g = c.published(maps, map_slot + 2);
                     $(
                         if leader {
                             bulk_wait_read(1);
