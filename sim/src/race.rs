@@ -589,7 +589,7 @@ impl Drop for Race {
 /// The releases into a CTA barrier's phase: the joined clock, and the thread snapshots already
 /// joined into it. After a barrier every thread's clock is the same snapshot but for its own
 /// component, so the next phase's releases join that snapshot once and then set one
-/// component each ([`Race::release_into`]).
+/// component each ([`Race::release_lanes`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Releases {
     pub vc: Clock,
@@ -721,27 +721,42 @@ impl Race {
         self.tick(t);
     }
 
-    /// [`Race::release`] into a CTA barrier's phase: a thread whose clock is a snapshot
-    /// already joined into it adds only its own component.
-    pub(crate) fn release_into(&mut self, t: u32, into: &mut Releases) {
-        let i = t as usize;
-        let Some(base) = &self.snapshot[i] else {
-            return self.release(t, &mut into.vc);
-        };
-        if into.vc.len() != self.dims {
-            into.vc.resize(self.dims, 0);
-        }
-        if !into.bases.iter().any(|b| std::sync::Arc::ptr_eq(b, base)) {
-            join_into(&mut into.vc[..self.width], &base[..self.width]);
-            into.bases.push(base.clone());
-        }
-        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
-        into.vc[i] = into.vc[i].max(row[i]);
-        if let Some(&v) = row.get(self.agent_of[i] as usize) {
+    /// [`Race::release`] into a CTA barrier's phase of the threads `warp * 32 + lane` for the
+    /// lanes of `mask`, in lane order (a warp's arrival): a thread whose clock is a snapshot
+    /// already joined into the phase adds only its own component. After a barrier a warp's
+    /// lanes share one snapshot, which is looked up among the phase's once, not per lane.
+    pub(crate) fn release_lanes(&mut self, warp: u32, mask: u32, into: &mut Releases) {
+        let dims = self.dims;
+        let mut joined: Option<*const u32> = None;
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            let t = warp * 32 + lane;
+            let i = t as usize;
+            let Some(base) = &self.snapshot[i] else {
+                self.release(t, &mut into.vc);
+                continue;
+            };
+            if into.vc.len() != dims {
+                into.vc.resize(dims, 0);
+            }
+            let p = std::sync::Arc::as_ptr(base) as *const u32;
+            if joined != Some(p) {
+                if !into.bases.iter().any(|b| std::sync::Arc::ptr_eq(b, base)) {
+                    join_into(&mut into.vc[..self.width], &base[..self.width]);
+                    into.bases.push(base.clone());
+                }
+                joined = Some(p);
+            }
+            let row = &self.clocks[i * dims..(i + 1) * dims];
+            into.vc[i] = into.vc[i].max(row[i]);
             let a = self.agent_of[i] as usize;
-            into.vc[a] = into.vc[a].max(v);
+            if let Some(&v) = row.get(a) {
+                into.vc[a] = into.vc[a].max(v);
+            }
+            self.tick(t);
         }
-        self.tick(t);
     }
 
     /// A new epoch of `t`, after the caller released its clock.
@@ -863,18 +878,26 @@ impl Race {
     #[inline]
     pub(crate) fn agent(&mut self, t: u32) -> u32 {
         if self.agent_of[t as usize] == u32::MAX {
-            assert!(
-                self.dims > self.threads,
-                "an asynchronous operation in a program decoded as issuing none"
-            );
-            let slot = self.threads + self.owner.len();
-            self.agent_of[t as usize] = slot as u32;
-            self.owner.push(t);
-            // The row may hold a previous cluster's values (`Race::new`); no event of the new
-            // agent has happened, so the thread has seen none.
-            self.clocks[t as usize * self.dims + slot] = 0;
+            self.new_agent(t);
         }
         self.agent_of[t as usize]
+    }
+
+    /// Gives `t` its async agent's component (its first async operation): out of line, so
+    /// that [`Race::agent`], called for every lane's operation, inlines.
+    #[cold]
+    #[inline(never)]
+    fn new_agent(&mut self, t: u32) {
+        assert!(
+            self.dims > self.threads,
+            "an asynchronous operation in a program decoded as issuing none"
+        );
+        let slot = self.threads + self.owner.len();
+        self.agent_of[t as usize] = slot as u32;
+        self.owner.push(t);
+        // The row may hold a previous cluster's values (`Race::new`); no event of the new
+        // agent has happened, so the thread has seen none.
+        self.clocks[t as usize * self.dims + slot] = 0;
     }
 
     /// The thread a clock component belongs to (itself, or the issuer of an async agent).

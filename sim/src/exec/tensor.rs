@@ -557,7 +557,30 @@ impl Machine<'_> {
         trans: bool,
     ) -> Res<()> {
         let mut rows = [[0u8; 16]; 32];
-        for (i, row) in rows.iter_mut().enumerate().take(ds.len() * 8) {
+        let n = ds.len() * 8;
+        // The common case: every row in the executing CTA's shared memory, aligned, where
+        // `resolve` has nothing to refuse: the rows' offsets at once (as `cp.async`'s).
+        let eff = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let mut addrs = [0u64; 32];
+        if let Some(super::fast::FastTarget::Shared(cta)) =
+            self.fast_targets(w, eff, space, addr, 16, false, &mut addrs)
+        {
+            for (i, row) in rows.iter_mut().enumerate().take(n) {
+                let off = (addrs[i] - crate::memory::SHARED_BASE as u64) as u32;
+                if self.race.checking() {
+                    let t = w as u32 * 32 + i as u32;
+                    self.race
+                        .read(t, cta, off, 16, pc)
+                        .map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
+                }
+                row.copy_from_slice(
+                    &self.ctas[cta as usize].shared[off as usize..off as usize + 16],
+                );
+            }
+            self.ldmatrix_fragments(w, ds, &rows, trans);
+            return Ok(());
+        }
+        for (i, row) in rows.iter_mut().enumerate().take(n) {
             let a = self.addr_value(w, i, addr);
             let (cta, off) = self.matrix_row(w, i, pc, space, a)?;
             if self.race.checking() {
@@ -568,6 +591,13 @@ impl Machine<'_> {
             }
             row.copy_from_slice(&self.ctas[cta as usize].shared[off as usize..off as usize + 16]);
         }
+        self.ldmatrix_fragments(w, ds, &rows, trans);
+        Ok(())
+    }
+
+    /// The destination registers of an `ldmatrix` from its rows (row `r` of matrix `m` is
+    /// `rows[m * 8 + r]`).
+    fn ldmatrix_fragments(&mut self, w: usize, ds: &[u32], rows: &[[u8; 16]; 32], trans: bool) {
         let elem = |m: usize, r: usize, c: usize| -> u64 {
             let b = &rows[m * 8 + r][c * 2..c * 2 + 2];
             u16::from_le_bytes([b[0], b[1]]) as u64
@@ -583,7 +613,6 @@ impl Machine<'_> {
                 self.warps[w].set_reg(d, lane, v);
             }
         }
-        Ok(())
     }
 
     fn stmatrix(
