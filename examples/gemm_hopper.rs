@@ -663,7 +663,10 @@ fn main() -> Result<(), String> {
         for size in sizes.split(',') {
             let dims: Vec<u32> = size
                 .split('x')
-                .map(|d| d.parse().map_err(|_| format!("size `{size}`: M×N×K as `MxNxK`")))
+                .map(|d| {
+                    d.parse()
+                        .map_err(|_| format!("size `{size}`: M×N×K as `MxNxK`"))
+                })
                 .collect::<Result<_, _>>()?;
             let [m, n, _k] = dims[..] else {
                 return Err(format!("size `{size}`: M×N×K as `MxNxK`"));

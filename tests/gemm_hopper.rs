@@ -7,13 +7,13 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, grouped_arguments, grouped_gemm,
-    grouped_reference, operand, reference, simulate, simulate_fp8, simulate_grouped,
+    Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, grouped_arguments,
+    grouped_gemm, grouped_reference, operand, reference, simulate, simulate_fp8, simulate_grouped,
     simulate_tiling,
 };
+use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 use phasegate::runtime::KernelSpec;
 use phasegate::runtime::sim::{FindingKind, Launch, Outcome, simulate_spec};
-use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 
 #[test]
 fn one_cluster_computes_the_exact_product() {
@@ -97,7 +97,12 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
 fn every_tiling_computes_the_exact_product() {
     let (m, n, k) = (384u32, 320u32, 200u32);
     let (a, b) = (operand(m, k, 9), operand(n, k, 10));
-    let want = reference((&a, &b), (m as usize, n as usize, k as usize), 1.0, bf16::to_f32);
+    let want = reference(
+        (&a, &b),
+        (m as usize, n as usize, k as usize),
+        1.0,
+        bf16::to_f32,
+    );
     for tiling in Tiling::ALL {
         let c = simulate_tiling(tiling, (m, n, k), (&a, &b), 4);
         assert!(c == want, "{tiling:?} differs from the reference");
@@ -139,7 +144,11 @@ fn ragged_groups() -> Groups {
 #[test]
 fn the_grouped_gemm_computes_each_groups_exact_product() {
     let p = ragged_groups();
-    assert_eq!(p.units(), 14, "two column tiles of 1 + 2 + 1 + 3 row-tile pairs");
+    assert_eq!(
+        p.units(),
+        14,
+        "two column tiles of 1 + 2 + 1 + 3 row-tile pairs"
+    );
     let a = operand(p.total_rows(), p.k, 7);
     let b = operand(p.rows.len() as u32 * p.n, p.k, 8);
     let c = simulate_grouped(&p, &a, &b, 4);
@@ -152,8 +161,14 @@ fn the_grouped_gemm_computes_each_groups_exact_product() {
 fn the_grouped_gemm_rewrites_its_maps_and_fences_them() {
     let ptx = grouped_gemm::SPEC.ptx;
     let count = |s: &str| ptx.matches(s).count();
-    assert_eq!(count("tensormap.replace.tile.global_address.global.b1024.b64"), 3);
-    assert_eq!(count("tensormap.replace.tile.global_dim.global.b1024.b32"), 2);
+    assert_eq!(
+        count("tensormap.replace.tile.global_address.global.b1024.b64"),
+        3
+    );
+    assert_eq!(
+        count("tensormap.replace.tile.global_dim.global.b1024.b32"),
+        2
+    );
     assert_eq!(count("fence.proxy.tensormap::generic.release.gpu;"), 3);
     // The producer acquires A's and B's maps, the consumers C's.
     assert_eq!(count("fence.proxy.tensormap::generic.acquire.gpu"), 3);
@@ -211,7 +226,13 @@ fn the_tiling_follows_the_waves() {
     // One row pair and 32 units: 64 of 128 columns.
     assert_eq!(choose(256, 8192), Tiling::N128);
     // Full waves already, or gains inside the margin.
-    for (m, n) in [(2048, 2048), (4096, 4096), (8192, 8192), (4000, 4000), (5000, 3000)] {
+    for (m, n) in [
+        (2048, 2048),
+        (4096, 4096),
+        (8192, 8192),
+        (4000, 4000),
+        (5000, 3000),
+    ] {
         assert_eq!(choose(m, n), Tiling::N256, "{m}×{n}");
     }
     // Fewer SMs (a smaller part): 4096² fills 16 waves of 16 clusters exactly.

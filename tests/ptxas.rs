@@ -90,8 +90,16 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ("gemm_fp8", gemm_hopper::gemm_fp8::PTX, false),
         ("gemm_fp8_e5m2", gemm_hopper::gemm_fp8_e5m2::PTX, false),
         ("grouped_gemm", gemm_hopper::grouped_gemm::PTX, false),
-        ("gemm_hopper_n192", gemm_hopper::gemm_hopper_n192::PTX, false),
-        ("gemm_hopper_n128", gemm_hopper::gemm_hopper_n128::PTX, false),
+        (
+            "gemm_hopper_n192",
+            gemm_hopper::gemm_hopper_n192::PTX,
+            false,
+        ),
+        (
+            "gemm_hopper_n128",
+            gemm_hopper::gemm_hopper_n128::PTX,
+            false,
+        ),
         ("gemm_hopper_n64", gemm_hopper::gemm_hopper_n64::PTX, false),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),

@@ -176,14 +176,7 @@ impl Lowerer<'_> {
             return None;
         };
         let replace = |field: &'static str, ty: &'static str| {
-            [
-                "replace",
-                "tile",
-                field,
-                "global",
-                "b1024",
-                ty,
-            ]
+            ["replace", "tile", field, "global", "b1024", ty]
         };
         match m.method.to_string().as_str() {
             "edit" => {

@@ -298,10 +298,8 @@ fn check_args(spec: &KernelSpec, args: &[ArgValue]) -> Result<(), CudaError> {
     }
     for (p, a) in spec.params.iter().zip(args) {
         // The driver reads the parameter's size from the value: raw bytes must be that many.
-        let fits = matches!(
-            (p.ty, a),
-            (ParamType::Slice { .. }, ArgValue::Buffer(_))
-        ) || matches!((p.ty, a), (ParamType::MapSlots, ArgValue::Buffer(b)) if b.len() % 128 == 0)
+        let fits = matches!((p.ty, a), (ParamType::Slice { .. }, ArgValue::Buffer(_)))
+            || matches!((p.ty, a), (ParamType::MapSlots, ArgValue::Buffer(b)) if b.len() % 128 == 0)
             || matches!(p.ty, ParamType::Scalar(_))
                 && !matches!(a, ArgValue::Buffer(_) | ArgValue::TensorMap(_))
                 && !matches!(a, ArgValue::Bytes(b) if b.len() != p.ty.size() as usize);

@@ -730,8 +730,11 @@ impl Machine<'_> {
         }
         if self.race.checking() {
             // One call for the box: the checks of a write that passed carry over its chunks.
-            let at: Vec<(u32, u32, u32)> =
-                copy.chunks().into_iter().map(|(off, len)| (copy.cta, off, len)).collect();
+            let at: Vec<(u32, u32, u32)> = copy
+                .chunks()
+                .into_iter()
+                .map(|(off, len)| (copy.cta, off, len))
+                .collect();
             self.race
                 .async_reads(t, vc, &at, pc)
                 .map_err(|(_, c)| self.race_report(c, copy.cta, t, pc, true, true))?;
