@@ -567,10 +567,29 @@ pub(crate) struct Race {
     acquired: Vec<bool>,
 }
 
+thread_local! {
+    /// The clock matrix of the last cluster this thread ran, for the next one to reuse
+    /// (`Race::new`).
+    static SPARE_CLOCKS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Race {
+    fn drop(&mut self) {
+        let clocks = std::mem::take(&mut self.clocks);
+        // `try_with`: a race dropped while the thread's locals are torn down keeps nothing.
+        let _ = SPARE_CLOCKS.try_with(|s| {
+            let mut spare = s.borrow_mut();
+            if spare.capacity() < clocks.capacity() {
+                *spare = clocks;
+            }
+        });
+    }
+}
+
 /// The releases into a CTA barrier's phase: the joined clock, and the thread snapshots already
 /// joined into it. After a barrier every thread's clock is the same snapshot but for its own
 /// component, so the next phase's releases join that snapshot once and then set one
-/// component each ([`Race::release_into`]).
+/// component each ([`Race::release_lanes`]).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Releases {
     pub vc: Clock,
@@ -588,7 +607,7 @@ impl Releases {
 impl Race {
     /// The detector of a cluster of `threads` threads; `agents`: whether the program has an
     /// instruction that issues asynchronous operations (their async agents take a component
-    /// each: without one the clocks are half as wide, and each cluster zeroes half the matrix).
+    /// each: without one the clocks are half as wide, and the matrix half as large).
     pub(crate) fn new(
         threads: usize,
         ctas: usize,
@@ -597,7 +616,19 @@ impl Race {
         agents: bool,
     ) -> Race {
         let dims = if agents { threads * 2 } else { threads };
-        let mut clocks = vec![0u32; threads * dims];
+        // Every row starts stale on the zero snapshot (below), so only each thread's own
+        // component (and its agent's, when it gets one: `Race::agent`) is read from the row
+        // until the row is materialized: the matrix need not be zeroed, and the previous
+        // cluster's is taken as it is (zeroing a few hundred kilobytes per cluster was 3 % of
+        // softmax's host instructions).
+        let mut clocks = SPARE_CLOCKS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        if clocks.capacity() < threads * dims {
+            clocks = vec![0u32; threads * dims];
+        } else if clocks.len() < threads * dims {
+            clocks.resize(threads * dims, 0);
+        } else {
+            clocks.truncate(threads * dims);
+        }
         for t in 0..threads {
             clocks[t * dims + t] = 1;
         }
@@ -626,7 +657,7 @@ impl Race {
             // At the launch every thread has seen nothing but its own first epoch: one zero
             // snapshot serves them all.
             snapshot: vec![Some(vec![0; dims].into()); threads],
-            stale: vec![false; threads],
+            stale: vec![true; threads],
             acquired: vec![false; threads],
         }
     }
@@ -690,27 +721,42 @@ impl Race {
         self.tick(t);
     }
 
-    /// [`Race::release`] into a CTA barrier's phase: a thread whose clock is a snapshot
-    /// already joined into it adds only its own component.
-    pub(crate) fn release_into(&mut self, t: u32, into: &mut Releases) {
-        let i = t as usize;
-        let Some(base) = &self.snapshot[i] else {
-            return self.release(t, &mut into.vc);
-        };
-        if into.vc.len() != self.dims {
-            into.vc.resize(self.dims, 0);
-        }
-        if !into.bases.iter().any(|b| std::sync::Arc::ptr_eq(b, base)) {
-            join_into(&mut into.vc[..self.width], &base[..self.width]);
-            into.bases.push(base.clone());
-        }
-        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
-        into.vc[i] = into.vc[i].max(row[i]);
-        if let Some(&v) = row.get(self.agent_of[i] as usize) {
+    /// [`Race::release`] into a CTA barrier's phase of the threads `warp * 32 + lane` for the
+    /// lanes of `mask`, in lane order (a warp's arrival): a thread whose clock is a snapshot
+    /// already joined into the phase adds only its own component. After a barrier a warp's
+    /// lanes share one snapshot, which is looked up among the phase's once, not per lane.
+    pub(crate) fn release_lanes(&mut self, warp: u32, mask: u32, into: &mut Releases) {
+        let dims = self.dims;
+        let mut joined: Option<*const u32> = None;
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            let t = warp * 32 + lane;
+            let i = t as usize;
+            let Some(base) = &self.snapshot[i] else {
+                self.release(t, &mut into.vc);
+                continue;
+            };
+            if into.vc.len() != dims {
+                into.vc.resize(dims, 0);
+            }
+            let p = std::sync::Arc::as_ptr(base) as *const u32;
+            if joined != Some(p) {
+                if !into.bases.iter().any(|b| std::sync::Arc::ptr_eq(b, base)) {
+                    join_into(&mut into.vc[..self.width], &base[..self.width]);
+                    into.bases.push(base.clone());
+                }
+                joined = Some(p);
+            }
+            let row = &self.clocks[i * dims..(i + 1) * dims];
+            into.vc[i] = into.vc[i].max(row[i]);
             let a = self.agent_of[i] as usize;
-            into.vc[a] = into.vc[a].max(v);
+            if let Some(&v) = row.get(a) {
+                into.vc[a] = into.vc[a].max(v);
+            }
+            self.tick(t);
         }
-        self.tick(t);
     }
 
     /// A new epoch of `t`, after the caller released its clock.
@@ -832,14 +878,26 @@ impl Race {
     #[inline]
     pub(crate) fn agent(&mut self, t: u32) -> u32 {
         if self.agent_of[t as usize] == u32::MAX {
-            assert!(
-                self.dims > self.threads,
-                "an asynchronous operation in a program decoded as issuing none"
-            );
-            self.agent_of[t as usize] = (self.threads + self.owner.len()) as u32;
-            self.owner.push(t);
+            self.new_agent(t);
         }
         self.agent_of[t as usize]
+    }
+
+    /// Gives `t` its async agent's component (its first async operation): out of line, so
+    /// that [`Race::agent`], called for every lane's operation, inlines.
+    #[cold]
+    #[inline(never)]
+    fn new_agent(&mut self, t: u32) {
+        assert!(
+            self.dims > self.threads,
+            "an asynchronous operation in a program decoded as issuing none"
+        );
+        let slot = self.threads + self.owner.len();
+        self.agent_of[t as usize] = slot as u32;
+        self.owner.push(t);
+        // The row may hold a previous cluster's values (`Race::new`); no event of the new
+        // agent has happened, so the thread has seen none.
+        self.clocks[t as usize * self.dims + slot] = 0;
     }
 
     /// The thread a clock component belongs to (itself, or the issuer of an async agent).
@@ -1009,6 +1067,22 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), Conflict> {
+        self.async_reads(t, vc, &[(cta, offset, len)], pc)
+            .map_err(|(_, c)| c)
+    }
+
+    /// The reads of one async operation of thread `t`: each (CTA, offset, length) of `at`,
+    /// checked in that order as [`Race::async_read`] checks each, so the first conflict
+    /// (with the index of its read) is the one those calls would report. A `wgmma` reads its
+    /// operands as hundreds of 16-byte chunks: the agent, the issuer's fence and the check of
+    /// the last write that passed are found once for all of them.
+    pub(crate) fn async_reads<S: Seen + ?Sized>(
+        &mut self,
+        t: u32,
+        vc: &S,
+        at: &[(u32, u32, u32)],
+        pc: u32,
+    ) -> Result<(), (usize, Conflict)> {
         let me = self.agent_access(t, vc, pc);
         let threads = self.threads;
         let fences = &self.fences;
@@ -1019,8 +1093,10 @@ impl Race {
         // The checks of the write depend on its writer, clock, fence count and proxy only, and
         // neighbouring cells mostly share one write (a copy's, a store's): the last write that
         // passed is not checked again.
+        // The check does not depend on the cells' reads, the only thing a read changes, nor on
+        // anything else that changes between the chunks: one memo serves them all.
         let mut passed = None;
-        self.shadow.each(cta, offset, len, |cell, sets, key| {
+        let mut check = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
             let w = cell.write;
             let this = (w.who, w.clock, cell.write_fences, cell.generic);
             if passed == Some(this) {
@@ -1062,6 +1138,12 @@ impl Race {
             passed = Some(this);
             record_read(cell, sets, me, vc);
             Ok(())
-        })
+        };
+        for (i, &(cta, offset, len)) in at.iter().enumerate() {
+            self.shadow
+                .each(cta, offset, len, &mut check)
+                .map_err(|c| (i, c))?;
+        }
+        Ok(())
     }
 }

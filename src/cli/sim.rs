@@ -376,8 +376,10 @@ fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
     f.params
         .iter()
         .map(|p| {
-            // Registers whose value derives from the parameter (flow-insensitive).
-            let mut derived: Vec<&str> = Vec::new();
+            // Registers whose value derives from the parameter (flow-insensitive). A set, not a
+            // list: the fixpoint looks every operand up in it once per pass, and a long kernel
+            // (Triton's attention) has thousands of registers.
+            let mut derived: std::collections::HashSet<&str> = Default::default();
             loop {
                 let before = derived.len();
                 for (_, ins) in body.instructions() {
@@ -398,7 +400,7 @@ fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
                             .iter()
                             .any(|o| matches!(o, Operand::Reg(r) if derived.contains(&r.as_str())));
                     if from_param || computed {
-                        derived.push(dest);
+                        derived.insert(dest);
                     }
                 }
                 if derived.len() == before {

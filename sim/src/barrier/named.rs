@@ -252,13 +252,14 @@ impl NamedBarrier {
             }
         }
         // A thread arriving a second time in this phase: counted again (see the module docs).
+        // A warp's 32 threads lie in one word of the bitmap (`base` is a multiple of 32).
         let base = (a.index * 32) as usize;
+        let (word, shift) = (base / 64, base % 64);
         if self.doubled.is_none()
-            && lanes(at.lanes).any(|l| {
-                self.arrivals
-                    .get((base + l) / 64)
-                    .is_some_and(|b| b >> ((base + l) % 64) & 1 == 1)
-            })
+            && self
+                .arrivals
+                .get(word)
+                .is_some_and(|b| (b >> shift) as u32 & at.lanes != 0)
         {
             self.doubled = Some((at.warp, pc));
         }
@@ -271,9 +272,7 @@ impl NamedBarrier {
                 .note("more threads participate than the thread count: the barrier completes before all of them arrive"));
         }
         // Arrive: release each thread's clock into the barrier, fold the reduction operands.
-        for lane in lanes(at.lanes) {
-            race.release_into(at.warp * 32 + lane as u32, &mut self.vc);
-        }
+        race.release_lanes(at.warp, at.lanes, &mut self.vc);
         if self.arrived == 0 {
             self.first = Some((action, pc, at.warp, at.lanes.trailing_zeros()));
             self.count = Some(count_v);
@@ -286,13 +285,10 @@ impl NamedBarrier {
         self.popc += popc;
         self.all &= all;
         self.any |= any;
-        for lane in lanes(at.lanes) {
-            let i = base + lane;
-            if self.arrivals.len() <= i / 64 {
-                self.arrivals.resize(i / 64 + 1, 0);
-            }
-            self.arrivals[i / 64] |= 1 << (i % 64);
+        if self.arrivals.len() <= word {
+            self.arrivals.resize(word + 1, 0);
         }
+        self.arrivals[word] |= (at.lanes as u64) << shift;
         let blocks = action != BarAction::Arrive;
         if blocks {
             self.waiters.push((at.warp, at.lanes));

@@ -557,7 +557,30 @@ impl Machine<'_> {
         trans: bool,
     ) -> Res<()> {
         let mut rows = [[0u8; 16]; 32];
-        for (i, row) in rows.iter_mut().enumerate().take(ds.len() * 8) {
+        let n = ds.len() * 8;
+        // The common case: every row in the executing CTA's shared memory, aligned, where
+        // `resolve` has nothing to refuse: the rows' offsets at once (as `cp.async`'s).
+        let eff = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let mut addrs = [0u64; 32];
+        if let Some(super::fast::FastTarget::Shared(cta)) =
+            self.fast_targets(w, eff, space, addr, 16, false, &mut addrs)
+        {
+            for (i, row) in rows.iter_mut().enumerate().take(n) {
+                let off = (addrs[i] - crate::memory::SHARED_BASE as u64) as u32;
+                if self.race.checking() {
+                    let t = w as u32 * 32 + i as u32;
+                    self.race
+                        .read(t, cta, off, 16, pc)
+                        .map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
+                }
+                row.copy_from_slice(
+                    &self.ctas[cta as usize].shared[off as usize..off as usize + 16],
+                );
+            }
+            self.ldmatrix_fragments(w, ds, &rows, trans);
+            return Ok(());
+        }
+        for (i, row) in rows.iter_mut().enumerate().take(n) {
             let a = self.addr_value(w, i, addr);
             let (cta, off) = self.matrix_row(w, i, pc, space, a)?;
             if self.race.checking() {
@@ -568,6 +591,13 @@ impl Machine<'_> {
             }
             row.copy_from_slice(&self.ctas[cta as usize].shared[off as usize..off as usize + 16]);
         }
+        self.ldmatrix_fragments(w, ds, &rows, trans);
+        Ok(())
+    }
+
+    /// The destination registers of an `ldmatrix` from its rows (row `r` of matrix `m` is
+    /// `rows[m * 8 + r]`).
+    fn ldmatrix_fragments(&mut self, w: usize, ds: &[u32], rows: &[[u8; 16]; 32], trans: bool) {
         let elem = |m: usize, r: usize, c: usize| -> u64 {
             let b = &rows[m * 8 + r][c * 2..c * 2 + 2];
             u16::from_le_bytes([b[0], b[1]]) as u64
@@ -583,7 +613,6 @@ impl Machine<'_> {
                 self.warps[w].set_reg(d, lane, v);
             }
         }
-        Ok(())
     }
 
     fn stmatrix(
@@ -937,25 +966,39 @@ impl Machine<'_> {
         let lo = crate::memory::SHARED_BASE;
         let hi = lo + self.shape.shared_bytes;
         let no_mbarriers = self.ctas[own as usize].mbar_slots.iter().all(|s| *s == 0);
-        for (m0, k0) in chunks {
+        // Where each chunk lies, in chunk order, up to the first one `resolve` refuses; then
+        // the race checks of them all at once (the first conflict in chunk order is the one
+        // reported, before a refused chunk's finding, as when each chunk was checked in turn).
+        let mut at: Vec<(u32, u32, u32)> = Vec::with_capacity(chunks.len());
+        let mut refused = None;
+        for &(m0, k0) in &chunks {
             let a = desc.chunk(m0, k0, t, mn_major);
             let in_own = a >= lo && a.checked_add(16).is_some_and(|end| end <= hi);
             let fast = in_own
                 && a.is_multiple_of(16)
                 && (no_mbarriers || self.ctas[own as usize].holds_mbarrier(a, 16).is_none());
-            let (cta, off) = if fast {
-                (own, a - lo)
-            } else {
-                match self.resolve(w, 0, pc, Space::Shared, a as u64, 16)? {
-                    super::mem::Target::Shared { cta, off } => (cta, off),
-                    _ => unreachable!("shared target"),
-                }
-            };
-            if self.race.checking() {
-                self.race
-                    .async_read(agent, vc, cta, off, 16, pc)
-                    .map_err(|c| retitle(self.race_report(c, cta, agent, pc, true, true)))?;
+            if fast {
+                at.push((own, a - lo, 16));
+                continue;
             }
+            match self.resolve(w, 0, pc, Space::Shared, a as u64, 16) {
+                Ok(super::mem::Target::Shared { cta, off }) => at.push((cta, off, 16)),
+                Ok(_) => unreachable!("shared target"),
+                Err(e) => {
+                    refused = Some(e);
+                    break;
+                }
+            }
+        }
+        if self.race.checking() {
+            self.race
+                .async_reads(agent, vc, &at, pc)
+                .map_err(|(i, c)| retitle(self.race_report(c, at[i].0, agent, pc, true, true)))?;
+        }
+        if let Some(e) = refused {
+            return Err(e);
+        }
+        for (&(m0, k0), &(cta, off, _)) in chunks.iter().zip(&at) {
             let bytes = &self.ctas[cta as usize].shared[off as usize..off as usize + 16];
             let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
             for j in 0..t {

@@ -729,11 +729,15 @@ impl Machine<'_> {
             return Ok(());
         }
         if self.race.checking() {
-            for (off, len) in copy.chunks() {
-                self.race
-                    .async_read(t, vc, copy.cta, off, len, pc)
-                    .map_err(|c| self.race_report(c, copy.cta, t, pc, true, true))?;
-            }
+            // One call for the box: the checks of a write that passed carry over its chunks.
+            let at: Vec<(u32, u32, u32)> = copy
+                .chunks()
+                .into_iter()
+                .map(|(off, len)| (copy.cta, off, len))
+                .collect();
+            self.race
+                .async_reads(t, vc, &at, pc)
+                .map_err(|(_, c)| self.race_report(c, copy.cta, t, pc, true, true))?;
         }
         let Some((b, _)) = copy.global else {
             return Ok(());
