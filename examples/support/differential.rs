@@ -382,13 +382,23 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
         gemm_hopper::operand(m, k, seed),
         gemm_hopper::operand(n, k, seed + 1),
     );
-    let spec = gemm_hopper::gemm_hopper::SPEC;
-    cases.push(Case {
-        name: "gemm_hopper".into(),
-        spec,
-        launch: launch((2, 1, 1), (384, 1, 1)),
-        args: gemm_hopper::arguments(&spec, (m, n, k), (halves(a), halves(b)), 2, None),
-    });
+    // Every tiling, on the same product: a 256 × 512 C is 2, 3, 4 and 8 units of them, so the
+    // narrower ones' rings wrap across units.
+    for tiling in gemm_hopper::Tiling::ALL {
+        let spec = tiling.spec();
+        cases.push(Case {
+            name: spec.entry.into(),
+            spec,
+            launch: launch((2, 1, 1), (384, 1, 1)),
+            args: gemm_hopper::arguments(
+                &spec,
+                (m, n, k),
+                (halves(a.clone()), halves(b.clone())),
+                2,
+                None,
+            ),
+        });
+    }
     let k = 256u32;
     let seed = rng.below(1 << 16) as u32;
     let (a, b) = (

@@ -3,7 +3,8 @@
 //! The body is kept token for token, spans included, so rustc's errors land on the user's own
 //! code; only what ordinary Rust spells differently inside a kernel is rewritten, each
 //! rewrite carrying the span of what it replaces:
-//! - `&[T]` / `&mut [T]` parameters become `&Global<T>` / `&mut Global<T>` (indexed by `u32`);
+//! - `&[T]` / `&mut [T]` parameters become `&Global<T>` / `&mut Global<T>` (indexed by `u32`),
+//!   and `&mut [TensorMapSlot]` becomes `&mut TensorMapSlots`;
 //! - `(a..b).step_by(s)` becomes `step_by(a..b, s)`, whose step has the range's type;
 //! - `x as T` where `x` or `T` is a storage float (`bf16`, ...) becomes `cast::<T, _>(x)`:
 //!   Rust's `as` knows only primitive types;
@@ -150,7 +151,12 @@ fn rewrite_param(ty: &mut Box<Type>, krate: &syn::Path) {
     {
         let elem = &slice.elem;
         let span = slice.span();
-        *r.elem = syn::parse_quote_spanned!(span=> #krate::lang::Global<#elem>);
+        let slots = matches!(&**elem, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "TensorMapSlot"));
+        *r.elem = if slots {
+            syn::parse_quote_spanned!(span=> #krate::lang::TensorMapSlots)
+        } else {
+            syn::parse_quote_spanned!(span=> #krate::lang::Global<#elem>)
+        };
     }
 }
 

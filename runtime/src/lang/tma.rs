@@ -32,7 +32,7 @@ impl<T: Element, B: BoxShape, S: Swizzling> TensorMap<T, B, S> {
     ///
     /// One thread writes a slot; a slot that copies may still be reading is not written again
     /// (give each piece of work its own slot).
-    pub fn edit(&self, _slots: &mut Global<TensorMapSlot>, _index: u32) -> MapEdit<T, B, S> {
+    pub fn edit(&self, _slots: &mut TensorMapSlots, _index: u32) -> MapEdit<T, B, S> {
         outside_kernel("TensorMap::edit")
     }
 
@@ -41,19 +41,19 @@ impl<T: Element, B: BoxShape, S: Swizzling> TensorMap<T, B, S> {
     /// copy engine reads the bytes the release published and not a stale copy. The thread that
     /// released it, or one ordered after it (through the pipeline whose stage it then loads or
     /// waits for), acquires it.
-    pub fn published(&self, _slots: &Global<TensorMapSlot>, _index: u32) -> TensorMap<T, B, S> {
+    pub fn published(&self, _slots: &TensorMapSlots, _index: u32) -> TensorMap<T, B, S> {
         outside_kernel("TensorMap::published")
     }
 }
 
 /// A 128-byte, 64-byte-aligned place in global memory for a tensor map a kernel writes: the
-/// element of a `&mut [TensorMapSlot]` parameter (the launch passes a zeroed buffer of
-/// `128 · slots` bytes). Only [`TensorMap::edit`] and [`TensorMap::published`] use it.
-#[derive(Clone, Copy)]
+/// element of a `&mut [TensorMapSlot]` parameter (the launch passes a buffer of `128 · slots`
+/// bytes). Not an [`Element`]: a kernel does not index slots, it writes and reads maps in them.
 pub struct TensorMapSlot(PhantomData<[u64; 16]>);
 
-impl super::sealed::Sealed for TensorMapSlot {}
-impl Element for TensorMapSlot {}
+/// What a `&mut [TensorMapSlot]` parameter is inside a kernel: only [`TensorMap::edit`] and
+/// [`TensorMap::published`] take it.
+pub struct TensorMapSlots(PhantomData<TensorMapSlot>);
 
 /// A tensor map being written into a slot ([`TensorMap::edit`]); each method is one
 /// `tensormap.replace.tile` on the slot in global memory (§9.7.9.26). Copies cannot use it
