@@ -31,21 +31,17 @@ impl Checker<'_> {
                 self.method_arity(m, 0);
                 self.known(Ty::Unit)
             }
-            "edit" => {
+            method @ ("edit" | "published") => {
                 if self.method_arity(m, 2) {
                     self.slots_arg(&m.args[0]);
                     let i = self.operand(&m.args[1]);
                     self.expect_u32(i, &m.args[1]);
                 }
-                self.known(Ty::MapEdit(map))
-            }
-            "published" => {
-                if self.method_arity(m, 2) {
-                    self.slots_arg(&m.args[0]);
-                    let i = self.operand(&m.args[1]);
-                    self.expect_u32(i, &m.args[1]);
-                }
-                self.known(Ty::TensorMap(map))
+                self.known(if method == "edit" {
+                    Ty::MapEdit(map)
+                } else {
+                    Ty::TensorMap(map)
+                })
             }
             other => {
                 for a in &m.args {

@@ -79,18 +79,23 @@ impl Lowerer<'_> {
             return None;
         };
         let index = self.in_reg(index);
+        Some((self.wide_offset(&base, &index, elem.size() as i64), elem))
+    }
+
+    /// `base + index · size` in a 64-bit register (`mad.wide.u32`), `index` a `u32` register.
+    pub(super) fn wide_offset(&mut self, base: &str, index: &str, size: i64) -> String {
         let d = self.reg(RegClass::B64);
         self.inst(
             Opcode::Mad,
             &["wide", "u32"],
             vec![
                 Operand::reg(&d),
-                Operand::reg(&index),
-                Operand::int(elem.size() as i64),
-                Operand::reg(&base),
+                Operand::reg(index),
+                Operand::int(size),
+                Operand::reg(base),
             ],
         );
-        Some((d, elem))
+        d
     }
 
     /// `(dst, dst_index, src, src_index, elements)` of a load into shared memory, starting at

@@ -314,18 +314,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
             Ty::Global { elem, mutable } => {
-                let generic = self.reg(RegClass::B64);
-                self.emit(Instruction::new(
-                    Opcode::Ld,
-                    &["param", "u64"],
-                    vec![Operand::reg(&generic), addr],
-                ));
-                let base = self.reg(RegClass::B64);
-                self.emit(Instruction::new(
-                    Opcode::Cvta,
-                    &["to", "global", "u64"],
-                    vec![Operand::reg(&base), Operand::reg(&generic)],
-                ));
+                let (_, base) = self.pointer_param(addr);
                 Binding::Global {
                     elem,
                     base,
@@ -334,18 +323,7 @@ impl<'a> Lowerer<'a> {
             }
             Ty::TensorMap(shape) => self.map_param(symbol, shape),
             Ty::MapSlots => {
-                let generic = self.reg(RegClass::B64);
-                self.emit(Instruction::new(
-                    Opcode::Ld,
-                    &["param", "u64"],
-                    vec![Operand::reg(&generic), addr],
-                ));
-                let global = self.reg(RegClass::B64);
-                self.emit(Instruction::new(
-                    Opcode::Cvta,
-                    &["to", "global", "u64"],
-                    vec![Operand::reg(&global), Operand::reg(&generic)],
-                ));
+                let (generic, global) = self.pointer_param(addr);
                 Binding::Slots { generic, global }
             }
             Ty::Vector(..) | Ty::Shared { .. } | Ty::Handle(_) | Ty::Unit | Ty::MapEdit(_) => {
@@ -356,6 +334,24 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// A pointer parameter at `addr`: its generic address (`ld.param.u64`) and the same in the
+    /// global window (`cvta.to.global.u64`).
+    fn pointer_param(&mut self, addr: Operand) -> (String, String) {
+        let generic = self.reg(RegClass::B64);
+        self.emit(Instruction::new(
+            Opcode::Ld,
+            &["param", "u64"],
+            vec![Operand::reg(&generic), addr],
+        ));
+        let global = self.reg(RegClass::B64);
+        self.emit(Instruction::new(
+            Opcode::Cvta,
+            &["to", "global", "u64"],
+            vec![Operand::reg(&global), Operand::reg(&generic)],
+        ));
+        (generic, global)
     }
 
     /// Reports a lowering invariant that the checker should have guaranteed. After a reported

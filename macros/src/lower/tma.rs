@@ -114,21 +114,10 @@ impl Lowerer<'_> {
         };
         let index = self.expr(index);
         let index = self.in_reg(index);
-        let mut at = |base: &str| {
-            let d = self.reg(RegClass::B64);
-            self.inst(
-                Opcode::Mad,
-                &["wide", "u32"],
-                vec![
-                    Operand::reg(&d),
-                    Operand::reg(&index),
-                    Operand::int(128),
-                    Operand::reg(base),
-                ],
-            );
-            d
-        };
-        Some((at(&global), at(&generic)))
+        Some((
+            self.wide_offset(&global, &index, 128),
+            self.wide_offset(&generic, &index, 128),
+        ))
     }
 
     /// `map.published(slots, i)`: `fence.proxy.tensormap::generic.acquire.gpu [slot], 128`
@@ -200,25 +189,11 @@ impl Lowerer<'_> {
             }
             "address" => {
                 let slot = self.map_edit(&m.receiver)?;
-                let Some(Binding::Global { elem, base, .. }) =
-                    memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
-                else {
+                let index = self.expr(&m.args[1]);
+                let Some((at, _)) = self.global_element(&m.args[0], index) else {
                     self.internal("map edit address");
                     return None;
                 };
-                let index = self.expr(&m.args[1]);
-                let index = self.in_reg(index);
-                let at = self.reg(RegClass::B64);
-                self.inst(
-                    Opcode::Mad,
-                    &["wide", "u32"],
-                    vec![
-                        Operand::reg(&at),
-                        Operand::reg(&index),
-                        Operand::int(elem.size() as i64),
-                        Operand::reg(&base),
-                    ],
-                );
                 self.inst(
                     Opcode::from_name("tensormap"),
                     &replace("global_address", "b64"),

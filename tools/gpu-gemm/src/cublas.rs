@@ -9,11 +9,11 @@
 //! and beta is one of its documented type combinations. Here every problem is a group of its
 //! own (the groups' M differ), `group_size` all 1.
 
+use crate::cublaslt::{Status, status};
 use crate::gpu::{DeviceBuffer, Stream};
 use phasegate_runtime::cuda::CudaError;
 use std::ffi::c_void;
 
-type Status = i32;
 type Handle = *mut c_void;
 
 const CUBLAS_COMPUTE_32F: i32 = 68;
@@ -55,17 +55,6 @@ pub struct Cublas {
     /// `cublasGetVersion`, e.g. 130100 for 13.1.0.
     pub version: i32,
     _lib: libloading::Library,
-}
-
-fn status(call: &'static str, s: Status) -> Result<(), CudaError> {
-    if s == 0 {
-        Ok(())
-    } else {
-        Err(CudaError::Driver {
-            call,
-            error: format!("cublasStatus_t {s}"),
-        })
-    }
 }
 
 impl Cublas {

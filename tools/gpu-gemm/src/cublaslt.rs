@@ -11,7 +11,7 @@ use crate::gpu::Stream;
 use phasegate_runtime::cuda::CudaError;
 use std::ffi::c_void;
 
-type Status = i32;
+pub(crate) type Status = i32;
 type Handle = *mut c_void;
 type Desc = *mut c_void;
 
@@ -141,7 +141,8 @@ pub struct CublasLt {
     _lib: libloading::Library,
 }
 
-fn status(call: &'static str, s: Status) -> Result<(), CudaError> {
+/// A cuBLAS or cuBLASLt status as a result (`CUBLAS_STATUS_SUCCESS` is 0).
+pub(crate) fn status(call: &'static str, s: Status) -> Result<(), CudaError> {
     if s == 0 {
         Ok(())
     } else {

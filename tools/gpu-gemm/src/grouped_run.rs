@@ -11,7 +11,9 @@
 //! the plain mode. `ROUND r ratio X again Y` lines go to stdout and to
 //! `--rounds-dir`/rounds_grouped_LABEL.log for `tools/gpu-bench/ratios.py`.
 
-use super::{Args, ClockSampler, Clocks, Dtype, KernelSide, kernel_side, tensor_map};
+use super::{
+    Args, ClockSampler, Clocks, Dtype, KernelSide, end_round, end_rounds, kernel_side, tensor_map,
+};
 use phasegate_gemm_bench::cublas::{Cublas, GroupedGemm, RowMajor};
 use phasegate_gemm_bench::cublaslt::{Alignment, CublasLt, Plan, Precision};
 use phasegate_gemm_bench::gpu::{DeviceBuffer, Stream, TensorMapBytes};
@@ -22,7 +24,6 @@ use phasegate_gemm_bench::shape::{self, GridRule, Operand, Param};
 use phasegate_runtime::cuda::{CudaError, Gpu};
 use phasegate_runtime::sim::TmaDataType;
 use std::ffi::c_void;
-use std::io::Write;
 use std::time::Duration;
 
 type Error = Box<dyn std::error::Error>;
@@ -489,39 +490,18 @@ fn one_problem(
             med[side] = median(&mine);
             ms[side].extend(mine);
         }
-        let again = med[1] / med[2];
-        let line = if ptx.is_some() {
-            let ratio = med[1] / med[0];
-            round_ratios.push(ratio);
-            format!("ROUND {round} ratio {ratio:.5} again {again:.5}")
-        } else {
-            round_ratios.push(again);
-            format!("ROUND {round} again {again:.5}")
-        };
-        println!("{line}");
-        log.push_str(&line);
-        log.push('\n');
+        end_round(round, &med, ptx.is_some(), &mut round_ratios, &mut log);
     }
     let clocks = clock.and_then(ClockSampler::stop);
     let launches = 1 + args.rounds * (args.reps + args.warmup);
     if let Some(c) = &c_first {
         let same = dc.download_u16()? == *c;
-        println!(
-            "{} PTX output after {launches} launches is bit-identical to the first launch's",
-            if same { "PASS" } else { "FAIL" },
-        );
         checked &= same;
-        if let Some(dir) = &args.rounds_dir {
-            std::fs::create_dir_all(dir)?;
-            std::fs::File::create(dir.join(format!("rounds_grouped_{}.log", g.label)))?
-                .write_all(log.as_bytes())?;
-        }
+        let file = format!("rounds_grouped_{}.log", g.label);
+        end_rounds(same, launches, args, &file, &log)?;
     }
     if let Some(c) = &clocks {
-        println!(
-            "SM clock while timing: min {} median {} max {} MHz ({} samples); power median {:.0} W; memory clock {} MHz",
-            c.min, c.median, c.max, c.samples, c.power_w, c.mem_mhz
-        );
+        c.print();
     }
     let other = (grouped_call.is_some()).then(|| median(&ms[3]));
     let (loop_ms, grouped_ms) = match chosen {

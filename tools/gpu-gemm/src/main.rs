@@ -730,18 +730,7 @@ fn one_size(
             med[side] = median(&mine);
             ms[side].extend(mine);
         }
-        let line = if ptx_side.is_some() {
-            let (ratio, again) = (med[1] / med[0], med[1] / med[2]);
-            round_ratios.push(ratio);
-            format!("ROUND {round} ratio {ratio:.5} again {again:.5}")
-        } else {
-            let again = med[1] / med[2];
-            round_ratios.push(again);
-            format!("ROUND {round} again {again:.5}")
-        };
-        println!("{line}");
-        log.push_str(&line);
-        log.push('\n');
+        end_round(round, &med, ptx_side.is_some(), &mut round_ratios, &mut log);
     }
     let clocks = clock.and_then(ClockSampler::stop);
     // After many launches on the same inputs the output must not have changed (a race shows
@@ -749,22 +738,11 @@ fn one_size(
     let launches = 1 + args.rounds * (args.reps + args.warmup);
     if let Some(c) = &c_first {
         let same = dc.download_u16()? == *c;
-        println!(
-            "{} PTX output after {launches} launches is bit-identical to the first launch's",
-            if same { "PASS" } else { "FAIL" },
-        );
         checked &= same;
-        if let Some(dir) = &args.rounds_dir {
-            std::fs::create_dir_all(dir)?;
-            std::fs::File::create(dir.join(format!("rounds_{p}.log")))?
-                .write_all(log.as_bytes())?;
-        }
+        end_rounds(same, launches, args, &format!("rounds_{p}.log"), &log)?;
     }
     if let Some(c) = &clocks {
-        println!(
-            "SM clock while timing: min {} median {} max {} MHz ({} samples); power median {:.0} W; memory clock {} MHz",
-            c.min, c.median, c.max, c.samples, c.power_w, c.mem_mhz
-        );
+        c.print();
     }
     let tf = |ms: f64| p.flops() / (ms * 1e-3) / 1e12;
     if ptx_side.is_none() {
@@ -787,6 +765,54 @@ fn one_size(
 }
 
 /// What `nvidia-smi` read while a size was timed.
+/// Ends a round: its line (`ROUND r ratio X again Y`, X the PTX kernel's TFLOPS over cuBLAS's
+/// and Y cuBLAS-again's, the resolution of X; `ROUND r again Y` without a PTX kernel) printed and
+/// logged, and the ratio the rounds pool appended to `ratios`. `med` holds the sides' medians:
+/// the PTX kernel's, cuBLAS's, cuBLAS-again's.
+fn end_round(round: usize, med: &[f64], ptx: bool, ratios: &mut Vec<f64>, log: &mut String) {
+    let again = med[1] / med[2];
+    let line = if ptx {
+        let ratio = med[1] / med[0];
+        ratios.push(ratio);
+        format!("ROUND {round} ratio {ratio:.5} again {again:.5}")
+    } else {
+        ratios.push(again);
+        format!("ROUND {round} again {again:.5}")
+    };
+    println!("{line}");
+    log.push_str(&line);
+    log.push('\n');
+}
+
+/// After the rounds: whether the PTX kernel's output is still its first launch's (a race shows
+/// as a moving result), and the rounds' log into `--rounds-dir`/`file` for `ratios.py`.
+fn end_rounds(
+    same: bool,
+    launches: usize,
+    args: &Args,
+    file: &str,
+    log: &str,
+) -> std::io::Result<()> {
+    println!(
+        "{} PTX output after {launches} launches is bit-identical to the first launch's",
+        if same { "PASS" } else { "FAIL" },
+    );
+    if let Some(dir) = &args.rounds_dir {
+        std::fs::create_dir_all(dir)?;
+        std::fs::File::create(dir.join(file))?.write_all(log.as_bytes())?;
+    }
+    Ok(())
+}
+
+impl Clocks {
+    fn print(&self) {
+        println!(
+            "SM clock while timing: min {} median {} max {} MHz ({} samples); power median {:.0} W; memory clock {} MHz",
+            self.min, self.median, self.max, self.samples, self.power_w, self.mem_mhz
+        );
+    }
+}
+
 struct Clocks {
     min: u32,
     median: u32,
