@@ -121,6 +121,11 @@ const REQUIRED: &[&str] = &[
     "membar.sys",
     "elect.sync",
     "nanosleep.u32",
+    // tensor maps a kernel writes, §9.7.9.26 and §9.7.13.4
+    "tensormap.replace.tile.global_address.global.b1024.b64",
+    "tensormap.replace.tile.global_dim.global.b1024.b32",
+    "fence.proxy.tensormap::generic.release.gpu",
+    "fence.proxy.tensormap::generic.acquire.gpu",
 ];
 
 #[test]

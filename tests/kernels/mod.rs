@@ -234,4 +234,5 @@ pub const VOCABULARY: &[(&str, &str, bool)] = &[
     ("cluster_forms", vocabulary::cluster_forms::PTX, false),
     ("ampere_copies", vocabulary::ampere_copies::PTX, true),
     ("dynamic_memory", vocabulary::dynamic_memory::PTX, false),
+    ("written_maps", vocabulary::written_maps::PTX, false),
 ];

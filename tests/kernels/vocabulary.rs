@@ -295,3 +295,35 @@ pub fn dynamic_memory(x: &[u32], out: &mut [u32]) {
         slot.release();
     }
 }
+
+/// Stores a box through a map the caller published: a written map goes to a device function
+/// as any map does.
+#[device]
+fn store_box(
+    m: TensorMap<bf16, Tile2<64, 64>, Swizzle128B>,
+    staging: &SharedArray<[bf16; 2], 2048>,
+) {
+    tma_store(&m, [0, 0], staging, 0);
+    bulk_commit();
+    bulk_wait(0);
+}
+
+/// A map written by the kernel (`tensormap.replace` of the address and a dimension, the
+/// release and acquire fences) and used by a device function.
+#[kernel(target = "sm_90a", block = "128,1,1")]
+pub fn written_maps(
+    a: TensorMap<bf16, Tile2<64, 64>, Swizzle128B>,
+    maps: &mut [TensorMapSlot],
+    data: &mut [bf16],
+    rows: u32,
+) {
+    let staging = shared_array::<[bf16; 2], 2048>();
+    if thread_idx_x() == 0 {
+        a.edit(maps, block_idx_x())
+            .address(data, block_idx_x() * 4096)
+            .global_dim(1, rows)
+            .release();
+        let m = a.published(maps, block_idx_x());
+        store_box(m, &staging);
+    }
+}

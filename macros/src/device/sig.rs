@@ -191,6 +191,10 @@ fn param_kind(ty: &Type) -> Result<ParamKind, syn::Error> {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(_) => match crate::params::param_type(ty)? {
                 Ty::Global { elem, mutable } => Ok(ParamKind::Slice { elem, mutable }),
+                Ty::MapSlots => Err(syn::Error::new(
+                    ty.span(),
+                    "tensor-map slots are not a device function's parameter: the kernel writes its maps (`map.edit(slots, i)..release()`) and passes a published one (`let m = map.published(slots, i)`, then `f(m, ..)`)",
+                )),
                 _ => Err(syn::Error::new(ty.span(), PARAMS)),
             },
             Type::Path(p) if crate::params::scalar_type(&r.elem).is_none() && p.qself.is_none() => {
