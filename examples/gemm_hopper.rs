@@ -37,7 +37,7 @@ macro_rules! gemm_kernel {
     (
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,
         stages = $st:literal, blocks = [$($block:literal),+], staging = $tiles:literal
-        $(, scale = $scale:ident)?
+        $(, in_flight = $pending:literal)? $(, promote = $total:ident)? $(, scale = $scale:ident)?
     ) => {
         #[kernel(
             target = "sm_90a",
@@ -95,6 +95,12 @@ macro_rules! gemm_kernel {
                 for u in (cluster..units).step_by(clusters) {
                     let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
                     let col = (u / m_pairs) * $nt;
+                    // With promotion (fp8), each stage's product is summed by the tensor cores
+                    // into a fresh accumulator, which is then added into an f32 total: a long
+                    // K is summed in f32, as cuBLAS and torch do without fast accumulation.
+                    $(
+                        let mut $total = accumulator::<f32, 64, $nt>();
+                    )?
                     let slot = consumer.wait();
                     let mut acc = accumulator::<f32, 64, $nt>()
                         .mma_block(&slot, &a, &b, wg)
@@ -102,13 +108,29 @@ macro_rules! gemm_kernel {
                     let mut held = slot.retire();
                     for _ in 1..k_tiles {
                         let slot = consumer.wait();
-                        acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<1>();
-                        // The group that read the held stage is complete: give it back.
-                        held.release();
-                        held = slot.retire();
+                        // Accumulating in the tensor cores: `$pending` group in flight, the
+                        // group that read the held stage complete, so it goes back.
+                        $(
+                            acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<$pending>();
+                            held.release();
+                            held = slot.retire();
+                        )?
+                        // Promoting: the held stage's product complete, added to the total, and
+                        // this stage's started on the same registers (`reset`).
+                        $(
+                            let done = acc.wait::<0>();
+                            held.release();
+                            $total.add(&done);
+                            acc = done.reset().mma_block(&slot, &a, &b, wg).commit();
+                            held = slot.retire();
+                        )?
                     }
                     let acc = acc.wait::<0>();
                     held.release();
+                    $(
+                        $total.add(&acc);
+                        let acc = $total;
+                    )?
                     // fp8: the scales, on the f32 sums.
                     $(
                         let mut acc = acc;
@@ -147,7 +169,8 @@ gemm_kernel!(
     b_rows = 128,
     stages = 4,
     blocks = [0, 1, 2, 3],
-    staging = 2
+    staging = 2,
+    in_flight = 1
 );
 // Narrower tiles of C for the shapes where 256 columns leave SMs idle (see `Tiling::choose`):
 // more units, each cheaper; deeper rings in the same shared memory.
@@ -159,7 +182,8 @@ gemm_kernel!(
     b_rows = 96,
     stages = 5,
     blocks = [0, 1, 2],
-    staging = 1
+    staging = 1,
+    in_flight = 1
 );
 gemm_kernel!(
     gemm_hopper_n128,
@@ -169,7 +193,8 @@ gemm_kernel!(
     b_rows = 64,
     stages = 6,
     blocks = [0, 1],
-    staging = 2
+    staging = 2,
+    in_flight = 1
 );
 gemm_kernel!(
     gemm_hopper_n64,
@@ -179,7 +204,8 @@ gemm_kernel!(
     b_rows = 32,
     stages = 8,
     blocks = [0],
-    staging = 1
+    staging = 1,
+    in_flight = 1
 );
 gemm_kernel!(
     gemm_fp8,
@@ -190,6 +216,21 @@ gemm_kernel!(
     stages = 4,
     blocks = [0, 1, 2, 3],
     staging = 2,
+    in_flight = 1,
+    scale = scale
+);
+// fp8 with promotion: 128-column units, so that the stage's product and the f32 total fit
+// in registers together (64 + 64 a thread).
+gemm_kernel!(
+    gemm_fp8_promoted,
+    f8e4m3,
+    k_tile = 128,
+    n_tile = 128,
+    b_rows = 64,
+    stages = 6,
+    blocks = [0, 1],
+    staging = 2,
+    promote = total,
     scale = scale
 );
 gemm_kernel!(
@@ -201,6 +242,7 @@ gemm_kernel!(
     stages = 4,
     blocks = [0, 1, 2, 3],
     staging = 2,
+    in_flight = 1,
     scale = scale
 );
 // ANCHOR_END: kernel
@@ -702,6 +744,7 @@ fn main() -> Result<(), String> {
             gemm_hopper_n192::SPEC,
             gemm_hopper_n128::SPEC,
             gemm_hopper_n64::SPEC,
+            gemm_fp8_promoted::SPEC,
         ] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;

@@ -7,9 +7,9 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_hopper as kernel, grouped_arguments,
-    grouped_gemm, grouped_reference, operand, reference, simulate, simulate_fp8, simulate_grouped,
-    simulate_tiling,
+    Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_fp8_promoted, gemm_hopper as kernel,
+    grouped_arguments, grouped_gemm, grouped_reference, operand, reference, simulate, simulate_fp8,
+    simulate_grouped, simulate_tiling,
 };
 use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 use phasegate::runtime::KernelSpec;
@@ -79,12 +79,25 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
             .collect()
     };
     for (spec, ab, form) in [
-        (gemm_fp8::SPEC, (e4m3(&a), e4m3(&b)), "e4m3.e4m3"),
-        (gemm_fp8_e5m2::SPEC, (e5m2(&a), e5m2(&b)), "e5m2.e5m2"),
+        (
+            gemm_fp8::SPEC,
+            (e4m3(&a), e4m3(&b)),
+            "n256k32.f32.e4m3.e4m3",
+        ),
+        (
+            gemm_fp8_e5m2::SPEC,
+            (e5m2(&a), e5m2(&b)),
+            "n256k32.f32.e5m2.e5m2",
+        ),
+        (
+            gemm_fp8_promoted::SPEC,
+            (e4m3(&a), e4m3(&b)),
+            "n128k32.f32.e4m3.e4m3",
+        ),
     ] {
         let c = simulate_fp8(&spec, (m, n, k), ab, 0.375, 4);
         assert!(c == want, "{}", spec.entry);
-        let form = format!("wgmma.mma_async.sync.aligned.m64n256k32.f32.{form}");
+        let form = format!("wgmma.mma_async.sync.aligned.m64{form}");
         assert!(spec.ptx.contains(&form), "{}", spec.entry);
         assert!(spec.ptx.contains("mul.rn.f32"));
         assert_eq!(spec.dynamic_shared_bytes, 4 * 48 * 1024);
@@ -237,4 +250,20 @@ fn the_tiling_follows_the_waves() {
     }
     // Fewer SMs (a smaller part): 4096² fills 16 waves of 16 clusters exactly.
     assert_eq!(Tiling::choose(4096, 4096, 32), Tiling::N256);
+}
+
+/// With promotion, every stage's product is waited for (`wgmma.wait_group 0`, never 1) and
+/// added into the f32 total (`add.rn.f32`, 64 registers a thread at 128 columns), and the next
+/// stage's product overwrites the same registers (scale-d 0): no instruction but wgmma writes
+/// them between two products, so ptxas need not serialize the wgmmas.
+#[test]
+fn the_promoted_fp8_gemm_sums_each_stage_in_f32() {
+    let ptx = gemm_fp8_promoted::SPEC.ptx;
+    assert!(!ptx.contains("wgmma.wait_group.sync.aligned \t1;"));
+    assert!(
+        ptx.matches("add.rn.f32").count() >= 2 * 64,
+        "the loop's and the last stage's adds"
+    );
+    let without = gemm_fp8::SPEC.ptx;
+    assert_eq!(without.matches("add.rn.f32").count(), 0);
 }

@@ -101,6 +101,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             false,
         ),
         ("gemm_hopper_n64", gemm_hopper::gemm_hopper_n64::PTX, false),
+        (
+            "gemm_fp8_promoted",
+            gemm_hopper::gemm_fp8_promoted::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

@@ -417,6 +417,7 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
     };
     for (spec, ab) in [
         (gemm_hopper::gemm_fp8::SPEC, (e4m3(&a), e4m3(&b))),
+        (gemm_hopper::gemm_fp8_promoted::SPEC, (e4m3(&a), e4m3(&b))),
         (gemm_hopper::gemm_fp8_e5m2::SPEC, (e5m2(&a), e5m2(&b))),
     ] {
         cases.push(Case {

@@ -170,6 +170,10 @@ pub enum Method {
     MaskCausal,
     /// `scale(factor)`: every element times an f32.
     AccScale,
+    /// `add(&other)`: another accumulator of the same shape added element by element.
+    AccAdd,
+    /// `reset()`: zeroed, or overwritten by the product that follows.
+    AccReset,
     // online softmax
     SoftmaxStep,
     SoftmaxFinish,
@@ -587,6 +591,9 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "mask_causal" => (M::MaskCausal, &[U32], Out::Unit),
             // Checked by `Checker::acc_method` (an f32 factor).
             "scale" => (M::AccScale, &[], Out::Unit),
+            // Checked by `Checker::acc_method` (an accumulator of the receiver's shape).
+            "add" => (M::AccAdd, &[], Out::Unit),
+            "reset" => (M::AccReset, &[], k(Kind::Acc)),
             "commit_behind" => (M::CommitBehind, &[], k(Kind::Overlap)),
             _ => return None,
         },

@@ -117,7 +117,7 @@ impl Checker<'_> {
             M::AccStage => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
-            M::AccScale => 1,
+            M::AccScale | M::AccAdd => 1,
             _ => 0,
         };
         if !self.method_arity(m, want) {
@@ -135,6 +135,27 @@ impl Checker<'_> {
                 let factor = self.operand(&m.args[0]);
                 let f = self.known(Ty::Prim(Prim::F32));
                 self.unify(f, factor, m.args[0].span());
+            }
+            M::AccAdd => {
+                let other = self.operand(&m.args[0]);
+                let want = format!("`Acc<{}, 64, {}>`", acc.elem, acc.n);
+                match self.ty(other) {
+                    Some(Ty::Handle(Handle::Acc(o))) if o == acc => {}
+                    None => {}
+                    Some(Ty::Handle(Handle::Acc(o))) => self.diag.error(
+                        m.args[0].span(),
+                        format!(
+                            "`add` takes an accumulator of the receiver's shape, {want}, found `Acc<{}, 64, {}>`",
+                            o.elem, o.n
+                        ),
+                    ),
+                    Some(found) => self.diag.error(
+                        m.args[0].span(),
+                        format!(
+                            "`add` takes an accumulator of the receiver's shape, {want}, found `{found}`"
+                        ),
+                    ),
+                }
             }
             M::AccGet | M::AccRow | M::AccCol => {
                 let v = self.operand(&m.args[0]);

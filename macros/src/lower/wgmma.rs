@@ -100,6 +100,27 @@ impl Lowerer<'_> {
     pub(super) fn acc_method(&mut self, m: &syn::ExprMethodCall) -> Val {
         let name = m.method.to_string();
         if matches!(name.as_str(), "mma" | "mma_block" | "mma_tiles")
+            && let Some(reset) = reset_receiver(&m.receiver)
+        {
+            // `acc.reset().mma(..)`: the product overwrites the accumulator's own registers
+            // (scale-d 0), nothing zeroes them first.
+            let Val::Handle(h) = self.expr(reset) else {
+                return self.internal_val("accumulator to reset");
+            };
+            let HVal::Acc(acc) = *h else {
+                return self.internal_val("accumulator to reset");
+            };
+            let acc = AccVal {
+                open: false,
+                fresh: true,
+                ..acc
+            };
+            return match name.as_str() {
+                "mma_tiles" => self.mma_tiles(acc, m),
+                _ => self.mma(acc, m),
+            };
+        }
+        if matches!(name.as_str(), "mma" | "mma_block" | "mma_tiles")
             && let Ty::Handle(Handle::Acc(shape)) = self.ty(&m.receiver)
             && is_accumulator_call(&m.receiver)
         {
@@ -181,6 +202,34 @@ impl Lowerer<'_> {
                     );
                 }
                 Val::Unit
+            }
+            "add" => {
+                let Val::Handle(other) = self.expr(&m.args[0]) else {
+                    return self.internal_val("accumulator to add");
+                };
+                let HVal::Acc(other) = *other else {
+                    return self.internal_val("accumulator to add");
+                };
+                // `.rn`: a plain add, never contracted with the scale's multiply into an fma.
+                for (reg, o) in acc.regs.iter().zip(&other.regs) {
+                    self.inst(
+                        Opcode::Add,
+                        &["rn", "f32"],
+                        vec![Operand::reg(reg), Operand::reg(reg), Operand::reg(o)],
+                    );
+                }
+                Val::Unit
+            }
+            "reset" => {
+                // Not followed by a product in the same expression: zeroed, as `accumulator()`.
+                for reg in &acc.regs {
+                    self.inst(
+                        Opcode::Mov,
+                        &["f32"],
+                        vec![Operand::reg(reg), Operand::Imm(float_imm(Prim::F32, 0.0))],
+                    );
+                }
+                Val::Handle(Box::new(HVal::Acc(acc)))
             }
             "commit_behind" => self.commit_behind(acc, m),
             _ => self.internal_val("accumulator method"),
@@ -522,6 +571,16 @@ impl Lowerer<'_> {
             vec![Operand::reg(&d), Operand::reg(desc), Operand::int(fields)],
         );
         d
+    }
+}
+
+/// The accumulator `acc` of `acc.reset()`, if `e` is that call.
+fn reset_receiver(e: &Expr) -> Option<&Expr> {
+    match e {
+        Expr::Paren(p) => reset_receiver(&p.expr),
+        Expr::Group(g) => reset_receiver(&g.expr),
+        Expr::MethodCall(m) if m.method == "reset" && m.args.is_empty() => Some(&m.receiver),
+        _ => None,
     }
 }
 

@@ -322,6 +322,29 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::scale")
     }
 
+    /// Adds `other`'s elements to this accumulator's (`add.rn.f32` per register). fp8's
+    /// promotion: each stage's product, summed by the tensor cores into a fresh accumulator,
+    /// is added into an f32 total here, so that a long K is summed in f32 and not in the tensor
+    /// cores' narrower fp8 accumulation. Both accumulators must be complete.
+    pub fn add<S2>(&mut self, _other: &Acc<T, M, N, S2>)
+    where
+        S: Readable,
+        S2: AccState + Readable,
+    {
+        outside_kernel("Acc::add")
+    }
+
+    /// The accumulator zeroed (`mov.f32` of 0 per register), on its own registers. Followed by
+    /// a product in the same expression (`acc.reset().mma_block(..)`), nothing is written: the
+    /// product's first wgmma overwrites the registers (scale-d 0), as a fresh
+    /// [`accumulator`]'s does, and no instruction but wgmma defines them between two products.
+    pub fn reset(self) -> Acc<T, M, N, Idle>
+    where
+        S: Readable,
+    {
+        outside_kernel("Acc::reset")
+    }
+
     /// Sets the elements of columns `limit..N` to −∞ (`selp` per register): the columns past
     /// the end of a ragged sequence, so that softmax gives them weight 0.
     pub fn mask_columns(&mut self, _limit: u32)
