@@ -31,8 +31,10 @@ use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_
 
 // ANCHOR: kernel
 /// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation), for A and B of
-/// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), and
-/// with fp8 the product of the per-tensor scales.
+/// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), in
+/// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
+/// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
+/// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion).
 macro_rules! gemm_kernel {
     (
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,
