@@ -786,6 +786,7 @@ impl Race {
     /// nothing (unless a divergent warp's other lanes made it: then this is [`Race::acquire`]),
     /// so its clock is now `from` in every component but its own, which becomes its snapshot
     /// without writing its row.
+    #[inline]
     pub(crate) fn acquire_barrier(&mut self, t: u32, from: &std::sync::Arc<[u32]>) {
         let i = t as usize;
         if self.acquired[i] {
@@ -812,6 +813,21 @@ impl Race {
         }
         self.snapshot[i] = Some(from.clone());
         self.stale[i] = true;
+    }
+
+    /// [`Race::acquire_barrier`] for the lanes of `mask` of warp `w`, in lane order.
+    pub(crate) fn acquire_barrier_lanes(
+        &mut self,
+        w: u32,
+        mask: u32,
+        from: &std::sync::Arc<[u32]>,
+    ) {
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            self.acquire_barrier(w * 32 + lane, from);
+        }
     }
 
     /// `t` acquires the completion of its own async operations up to `event` of its agent
