@@ -382,6 +382,16 @@ impl AsyncState {
             return;
         }
         let g = self.groups_mut(t, is_bulk);
+        // The usual case: the oldest group with operations pending (what follows, for the
+        // front, without the index arithmetic).
+        if let Some(c) = g.committed.front_mut().filter(|c| c.0 == group) {
+            c.1 -= 1;
+            c.2 = c.2.max(event);
+            if c.1 == 0 {
+                g.settle();
+            }
+            return;
+        }
         // Committed groups have consecutive numbers from the front's.
         let at = g
             .committed

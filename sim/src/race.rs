@@ -223,6 +223,9 @@ struct ReadSets {
     len: Vec<u32>,
     /// Sets too large for a slot; freed ones keep their capacity for the next.
     spilled: Vec<Vec<Reader>>,
+    /// Per set of `spilled`: bit `who % 256` of each reader it holds, so that a new reader,
+    /// the usual case, is mostly added without a search of the set.
+    spilled_who: Vec<[u64; 4]>,
     free: Vec<u32>,
     free_spilled: Vec<u32>,
 }
@@ -259,11 +262,19 @@ impl ReadSets {
         let i = match self.free_spilled.pop() {
             Some(i) => i,
             None => {
-                self.spilled.push(Vec::new());
+                // Room to grow: such sets (operand tiles read by every warp of a CTA) often
+                // reach a few times a slot's readers, and each doubling was a reallocation.
+                self.spilled
+                    .push(Vec::with_capacity(4 * (INLINE_READERS + 1)));
+                self.spilled_who.push([0; 4]);
                 (self.spilled.len() - 1) as u32
             }
         };
         self.spilled[i as usize].extend_from_slice(readers);
+        let who = &mut self.spilled_who[i as usize];
+        for &(w, _) in readers {
+            who[(w as usize / 64) % 4] |= 1 << (w % 64);
+        }
         SPILLED | i
     }
 
@@ -282,10 +293,17 @@ impl ReadSets {
     fn add(&mut self, slot: u32, me: Access) {
         let n = self.len[slot as usize];
         if n & SPILLED != 0 {
-            let set = &mut self.spilled[(n & !SPILLED) as usize];
-            match set.iter_mut().find(|(who, _)| *who == me.who) {
-                Some((_, c)) => *c = (*c).max(me.clock),
-                None => set.push((me.who, me.clock)),
+            let i = (n & !SPILLED) as usize;
+            let set = &mut self.spilled[i];
+            let (word, bit) = ((me.who as usize / 64) % 4, 1u64 << (me.who % 64));
+            let who = &mut self.spilled_who[i][word];
+            if *who & bit != 0
+                && let Some((_, c)) = set.iter_mut().find(|(who, _)| *who == me.who)
+            {
+                *c = (*c).max(me.clock);
+            } else {
+                *who |= bit;
+                set.push((me.who, me.clock));
             }
             return;
         }
@@ -310,6 +328,7 @@ impl ReadSets {
         let n = self.len[slot as usize];
         if n & SPILLED != 0 {
             self.spilled[(n & !SPILLED) as usize].clear();
+            self.spilled_who[(n & !SPILLED) as usize] = [0; 4];
             self.free_spilled.push(n & !SPILLED);
         }
         self.len[slot as usize] = 0;
@@ -786,6 +805,7 @@ impl Race {
     /// nothing (unless a divergent warp's other lanes made it: then this is [`Race::acquire`]),
     /// so its clock is now `from` in every component but its own, which becomes its snapshot
     /// without writing its row.
+    #[inline]
     pub(crate) fn acquire_barrier(&mut self, t: u32, from: &std::sync::Arc<[u32]>) {
         let i = t as usize;
         if self.acquired[i] {
@@ -812,6 +832,21 @@ impl Race {
         }
         self.snapshot[i] = Some(from.clone());
         self.stale[i] = true;
+    }
+
+    /// [`Race::acquire_barrier`] for the lanes of `mask` of warp `w`, in lane order.
+    pub(crate) fn acquire_barrier_lanes(
+        &mut self,
+        w: u32,
+        mask: u32,
+        from: &std::sync::Arc<[u32]>,
+    ) {
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            self.acquire_barrier(w * 32 + lane, from);
+        }
     }
 
     /// `t` acquires the completion of its own async operations up to `event` of its agent

@@ -122,6 +122,53 @@ impl TensorCopy {
         let rows = (1..m.rank as usize)
             .map(|i| m.box_count(i))
             .product::<u32>();
+        let (pitch, per_row) = (m.smem_pitch(), inner / 16);
+        let mut starts = Vec::with_capacity(rows as usize * per_row as usize);
+        for r in 0..rows {
+            for j in 0..per_row {
+                starts.push(m.swizzle.apply(self.smem + r * pitch + 16 * j));
+            }
+        }
+        let mut runs: Vec<(u32, u32)> = Vec::new();
+        let mut merge = |s: u32| match runs.last_mut() {
+            Some((a, n)) if *a + *n == s => *n += 16,
+            _ => runs.push((s, 16)),
+        };
+        // The starts in increasing order: counted over their span when they are 16 bytes
+        // apart and fill most of it (a swizzle permutes chunks within a box that is laid out
+        // densely), else sorted; either way each start is merged as often as it occurs.
+        let lo = starts.iter().copied().min().unwrap_or(0);
+        let hi = starts.iter().copied().max().unwrap_or(0);
+        let span = ((hi - lo) / 16) as usize + 1;
+        if span <= 2 * starts.len() && starts.iter().all(|s| (s - lo) % 16 == 0) {
+            let mut count = vec![0u32; span];
+            for &s in &starts {
+                count[((s - lo) / 16) as usize] += 1;
+            }
+            for (i, &c) in count.iter().enumerate() {
+                for _ in 0..c {
+                    merge(lo + 16 * i as u32);
+                }
+            }
+        } else {
+            starts.sort_unstable();
+            for s in starts {
+                merge(s);
+            }
+        }
+        runs.into_iter()
+            .map(|(a, n)| (a - SHARED_BASE, n))
+            .collect()
+    }
+
+    /// [`TensorCopy::chunks`] by a sort of every start: the definition it must agree with.
+    #[cfg(test)]
+    fn chunks_sorted(&self) -> Vec<(u32, u32)> {
+        let m = &self.map;
+        let inner = m.box_count(0) * m.dtype.bytes();
+        let rows = (1..m.rank as usize)
+            .map(|i| m.box_count(i))
+            .product::<u32>();
         let mut starts: Vec<u32> = (0..rows)
             .flat_map(|r| (0..inner / 16).map(move |j| (r, j)))
             .map(|(r, j)| m.swizzle.apply(self.smem + r * m.smem_pitch() + 16 * j))
@@ -259,6 +306,17 @@ mod tests {
                         let want = each_element(&copy);
                         assert_eq!(got, want, "{dtype:?} {swizzle:?} {element_strides} {shift}");
                         merged |= runs < want.len();
+                        // The shared chunks for the race check, at aligned and unaligned
+                        // places (the latter sorted).
+                        let mut copy = copy;
+                        for smem in [SHARED_BASE + 1024, SHARED_BASE + 1032, SHARED_BASE + 48] {
+                            copy.smem = smem;
+                            assert_eq!(
+                                copy.chunks(),
+                                copy.chunks_sorted(),
+                                "{dtype:?} {swizzle:?}"
+                            );
+                        }
                     }
                 }
             }

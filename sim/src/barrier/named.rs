@@ -31,7 +31,6 @@ use super::violation::{At, Violation};
 use crate::decode::BarAction;
 use crate::race::{Race, Releases};
 use crate::report::FindingKind;
-use crate::state::lanes;
 use rustc_hash::FxHashMap;
 
 pub(crate) const SPEC: &str = "§9.7.13.1";
@@ -334,9 +333,7 @@ impl NamedBarrier {
         self.arrivals.iter_mut().for_each(|b| *b = 0);
         // Every waiter acquires the same clock, shared (`Race::acquire_barrier`).
         for &(w, mask) in &waiters {
-            for lane in lanes(mask) {
-                race.acquire_barrier(w * 32 + lane as u32, &vc);
-            }
+            race.acquire_barrier_lanes(w, mask, &vc);
         }
         Some(Completed {
             waiters,
