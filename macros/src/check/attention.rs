@@ -382,17 +382,8 @@ impl Checker<'_> {
     pub(super) fn softmax_method(&mut self, p: Prim, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
         let Some((method, _, out)) = handles::lookup(Handle::Softmax(p), &name) else {
-            self.diag.error(
-                m.method.span(),
-                format!(
-                    "`{name}` is not a method of `OnlineSoftmax`; its methods: {}",
-                    handles::names(Handle::Softmax(p))
-                ),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
-            return self.fresh(Slot::Free);
+            let methods = handles::names(Handle::Softmax(p));
+            return self.not_a_method(m, "`OnlineSoftmax`", &methods);
         };
         let want = if method == Method::SoftmaxStep { 2 } else { 1 };
         if !self.method_arity(m, want) {
@@ -415,17 +406,7 @@ impl Checker<'_> {
         };
         let name = m.method.to_string();
         let Some((method, _, _)) = handles::lookup(h, &name) else {
-            self.diag.error(
-                m.method.span(),
-                format!(
-                    "`{name}` is not a method of `{h}` here; its methods: {}",
-                    handles::names(h)
-                ),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
-            return self.fresh(Slot::Free);
+            return self.not_a_method(m, &format!("`{h}` here"), &handles::names(h));
         };
         let want = if method == Method::OverlapSoftmax {
             2

@@ -1185,6 +1185,27 @@ impl<'d> Checker<'d> {
         }
     }
 
+    /// `m` names no method of `of`: the error on the method, listing `methods`; its arguments
+    /// still checked (their own errors show too) and its value left free (no cascade).
+    pub(super) fn not_a_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        of: &str,
+        methods: &str,
+    ) -> usize {
+        self.diag.error(
+            m.method.span(),
+            format!(
+                "`{}` is not a method of {of}; its methods: {methods}",
+                m.method
+            ),
+        );
+        for a in &m.args {
+            self.expr(a);
+        }
+        self.fresh(Slot::Free)
+    }
+
     /// Whether method call `m` has `want` arguments; if not, the error on the call (its
     /// arguments still checked, so their own errors show too).
     fn method_arity(&mut self, m: &syn::ExprMethodCall, want: usize) -> bool {

@@ -455,17 +455,7 @@ impl Checker<'_> {
             return self.acc_method(acc, m);
         }
         let Some((_, params, out)) = handles::lookup(h, &name) else {
-            self.diag.error(
-                m.method.span(),
-                format!(
-                    "`{name}` is not a method of `{h}`; its methods: {}",
-                    handles::names(h)
-                ),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
-            return self.fresh(Slot::Free);
+            return self.not_a_method(m, &format!("`{h}`"), &handles::names(h));
         };
         if params.len() != m.args.len() {
             self.diag.error(

@@ -43,18 +43,7 @@ impl Checker<'_> {
                     Ty::TensorMap(map)
                 })
             }
-            other => {
-                for a in &m.args {
-                    self.expr(a);
-                }
-                self.diag.error(
-                    m.method.span(),
-                    format!(
-                        "`{other}` is not a method of `TensorMap`; its methods: prefetch, edit, published"
-                    ),
-                );
-                self.fresh(Slot::Free)
-            }
+            _ => self.not_a_method(m, "`TensorMap`", "prefetch, edit, published"),
         }
     }
 
@@ -108,18 +97,7 @@ impl Checker<'_> {
                 self.method_arity(m, 0);
                 self.known(Ty::Unit)
             }
-            other => {
-                for a in &m.args {
-                    self.expr(a);
-                }
-                self.diag.error(
-                    m.method.span(),
-                    format!(
-                        "`{other}` is not a method of a map edit; its methods: address, global_dim, release"
-                    ),
-                );
-                self.known(Ty::MapEdit(map))
-            }
+            _ => self.not_a_method(m, "a map edit", "address, global_dim, release"),
         }
     }
 

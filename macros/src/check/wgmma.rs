@@ -68,17 +68,7 @@ impl Checker<'_> {
     pub(super) fn acc_method(&mut self, acc: AccShape, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
         let Some((method, _, out)) = handles::lookup(Handle::Acc(acc), &name) else {
-            self.diag.error(
-                m.method.span(),
-                format!(
-                    "`{name}` is not a method of `Acc`; its methods: {}",
-                    handles::names(Handle::Acc(acc))
-                ),
-            );
-            for a in &m.args {
-                self.expr(a);
-            }
-            return self.fresh(Slot::Free);
+            return self.not_a_method(m, "`Acc`", &handles::names(Handle::Acc(acc)));
         };
         use crate::handles::Method as M;
         match (method, &m.turbofish) {

@@ -86,7 +86,7 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `map.prefetch()`.
+    /// `map.prefetch()`, or `map.published(..)` not bound to a name (its fence alone).
     pub(super) fn map_method(&mut self, m: &syn::ExprMethodCall) -> Val {
         if m.method == "published" {
             // Acquired and not bound: the fence is all there is to it.
@@ -104,9 +104,10 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
-    /// `slots[index]`: its address in the global window and the generic one.
-    fn slot(&mut self, slots: &Expr, index: &Expr) -> Option<(String, String)> {
-        let Some(Binding::Slots { generic, global }) =
+    /// The address of `slots[index]`: generic (what copies and proxy fences take) or in the
+    /// global window (what `tensormap.replace.global` and `st.global` take).
+    fn slot(&mut self, slots: &Expr, index: &Expr, generic: bool) -> Option<String> {
+        let Some(Binding::Slots { generic: g, global }) =
             memory_name(slots).and_then(|n| self.lookup(&n))
         else {
             self.internal("tensor-map slots");
@@ -114,10 +115,7 @@ impl Lowerer<'_> {
         };
         let index = self.expr(index);
         let index = self.in_reg(index);
-        Some((
-            self.wide_offset(&global, &index, 128),
-            self.wide_offset(&generic, &index, 128),
-        ))
+        Some(self.wide_offset(if generic { &g } else { &global }, &index, 128))
     }
 
     /// `map.published(slots, i)`: `fence.proxy.tensormap::generic.acquire.gpu [slot], 128`
@@ -125,7 +123,7 @@ impl Lowerer<'_> {
     /// published; the map is then the slot's generic address.
     pub(super) fn published(&mut self, m: &syn::ExprMethodCall) -> Binding {
         let shape = self.map_of(&m.receiver).map(|(shape, _)| shape);
-        let (Some(shape), Some((_, generic))) = (shape, self.slot(&m.args[0], &m.args[1])) else {
+        let (Some(shape), Some(generic)) = (shape, self.slot(&m.args[0], &m.args[1], true)) else {
             self.internal("published map");
             return Binding::Value {
                 val: Val::Unit,
@@ -170,7 +168,7 @@ impl Lowerer<'_> {
         match m.method.to_string().as_str() {
             "edit" => {
                 let (_, map) = self.map_of(&m.receiver)?;
-                let (slot, _) = self.slot(&m.args[0], &m.args[1])?;
+                let slot = self.slot(&m.args[0], &m.args[1], false)?;
                 // The template's 128 bytes, 16 at a time (generic loads: a parameter map's
                 // address is in the parameter window).
                 for part in 0..8 {

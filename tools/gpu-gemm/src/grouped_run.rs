@@ -13,6 +13,7 @@
 
 use super::{
     Args, ClockSampler, Clocks, Dtype, KernelSide, end_round, end_rounds, kernel_side, tensor_map,
+    time_round,
 };
 use phasegate_gemm_bench::cublas::{Cublas, GroupedGemm, RowMajor};
 use phasegate_gemm_bench::cublaslt::{Alignment, CublasLt, Plan, Precision};
@@ -469,7 +470,7 @@ fn one_problem(
     let ns = sides.len();
     for round in 0..args.rounds {
         let order: Vec<usize> = (0..ns).map(|i| sides[(round + i) % ns]).collect();
-        let mut one = |side: usize| match (side, chosen, &grouped_call) {
+        let one = |side: usize| match (side, chosen, &grouped_call) {
             (0, _, _) => launch_ptx(),
             (1, Reference::Loop, _) | (3, Reference::Grouped, _) => run_loop(&dc_loop),
             (2, Reference::Loop, _) => run_loop(&dc_again),
@@ -478,18 +479,7 @@ fn one_problem(
             (2, Reference::Grouped, Some((_, _, again))) => run_grouped(again),
             _ => unreachable!("side {side} without the grouped call"),
         };
-        for _ in 0..args.warmup {
-            for &side in &order {
-                one(side)?;
-            }
-        }
-        let t = stream.time_each(ns * args.reps, |i| one(order[i % ns]))?;
-        let mut med = [0.0; 4];
-        for (i, &side) in order.iter().enumerate() {
-            let mine: Vec<f64> = t.iter().skip(i).step_by(ns).copied().collect();
-            med[side] = median(&mine);
-            ms[side].extend(mine);
-        }
+        let med = time_round(stream, &order, args, one, &mut ms)?;
         end_round(round, &med, ptx.is_some(), &mut round_ratios, &mut log);
     }
     let clocks = clock.and_then(ClockSampler::stop);

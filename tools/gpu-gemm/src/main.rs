@@ -29,7 +29,7 @@ use phasegate_gemm_bench::gpu::{self, DeviceBuffer, Geometry, Kernel, Stream, Te
 use phasegate_gemm_bench::median;
 use phasegate_gemm_bench::numeric::{self, POISON};
 use phasegate_gemm_bench::shape::{self, GridRule, Operand, Param, Problem};
-use phasegate_runtime::cuda::{Gpu, encode_tensor_map};
+use phasegate_runtime::cuda::{CudaError, Gpu, encode_tensor_map};
 use phasegate_runtime::sim::{Swizzle, TensorMap, TmaDataType};
 use std::ffi::c_void;
 use std::io::Write;
@@ -713,23 +713,12 @@ fn one_size(
         // clock that drifts during the round (the H100 slows under sustained load) moves all
         // of them alike.
         let order: Vec<usize> = (0..ns).map(|i| sides[(round + i) % ns]).collect();
-        let mut one = |side: usize| match side {
+        let one = |side: usize| match side {
             0 => launch_ptx(),
             1 => cublas(&dc_ref),
             _ => cublas(&dc_again),
         };
-        for _ in 0..args.warmup {
-            for &side in &order {
-                one(side)?;
-            }
-        }
-        let t = stream.time_each(ns * args.reps, |i| one(order[i % ns]))?;
-        let mut med = [0.0; 3];
-        for (i, &side) in order.iter().enumerate() {
-            let mine: Vec<f64> = t.iter().skip(i).step_by(ns).copied().collect();
-            med[side] = median(&mine);
-            ms[side].extend(mine);
-        }
+        let med = time_round(stream, &order, args, one, &mut ms)?;
         end_round(round, &med, ptx_side.is_some(), &mut round_ratios, &mut log);
     }
     let clocks = clock.and_then(ClockSampler::stop);
@@ -765,6 +754,32 @@ fn one_size(
 }
 
 /// What `nvidia-smi` read while a size was timed.
+/// One round's launches: `--warmup` passes over the sides in `order`, then `--reps` passes,
+/// launch by launch, each between two events. The median of each side's launches (indexed by
+/// side; 0.0 for a side not in `order`), their times appended to `ms[side]`.
+fn time_round(
+    stream: &Stream,
+    order: &[usize],
+    args: &Args,
+    mut one: impl FnMut(usize) -> Result<(), CudaError>,
+    ms: &mut [Vec<f64>],
+) -> Result<Vec<f64>, CudaError> {
+    for _ in 0..args.warmup {
+        for &side in order {
+            one(side)?;
+        }
+    }
+    let ns = order.len();
+    let t = stream.time_each(ns * args.reps, |i| one(order[i % ns]))?;
+    let mut med = vec![0.0; ms.len()];
+    for (i, &side) in order.iter().enumerate() {
+        let mine: Vec<f64> = t.iter().skip(i).step_by(ns).copied().collect();
+        med[side] = median(&mine);
+        ms[side].extend(mine);
+    }
+    Ok(med)
+}
+
 /// Ends a round: its line (`ROUND r ratio X again Y`, X the PTX kernel's TFLOPS over cuBLAS's
 /// and Y cuBLAS-again's, the resolution of X; `ROUND r again Y` without a PTX kernel) printed and
 /// logged, and the ratio the rounds pool appended to `ratios`. `med` holds the sides' medians:
