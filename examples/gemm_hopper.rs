@@ -290,11 +290,13 @@ macro_rules! grouped_kernel {
             }
             let cluster = block_idx_x() / 2;
             let clusters = grid_dim_x() / 2;
-            // Both roles walk the groups alike: `g` holds unit `u`, whose units start at `first`, in
-            // `pairs` pairs of row tiles.
+            // Both roles walk the groups alike: `g` holds unit `u`, whose units start at `first`,
+            // in `pairs` pairs of row tiles; `next` groups are walked so far (none before the
+            // first unit: a launch with no groups reads no offset past `offsets[0]`).
             let mut g = 0;
+            let mut next = 0;
             let mut first = 0;
-            let mut pairs = (offsets[1] + 255) / 256;
+            let mut pairs = 0;
             // The group whose maps this CTA wrote last (none yet), and their first slot.
             let mut current = groups;
             let mut map_slot = 0;
@@ -305,8 +307,9 @@ macro_rules! grouped_kernel {
                     for u in (cluster..units).step_by(clusters) {
                         while u >= first + pairs * n_tiles {
                             first += pairs * n_tiles;
-                            g += 1;
+                            g = next;
                             pairs = (offsets[g + 1] - offsets[g] + 255) / 256;
+                            next += 1;
                         }
                         let row0 = offsets[g];
                         let rows = offsets[g + 1] - row0;
@@ -349,8 +352,9 @@ macro_rules! grouped_kernel {
                 for u in (cluster..units).step_by(clusters) {
                     while u >= first + pairs * n_tiles {
                         first += pairs * n_tiles;
-                        g += 1;
+                        g = next;
                         pairs = (offsets[g + 1] - offsets[g] + 255) / 256;
+                        next += 1;
                     }
                     if g != current {
                         current = g;

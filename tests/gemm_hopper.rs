@@ -168,6 +168,21 @@ fn the_grouped_gemm_computes_each_groups_exact_product() {
     assert_eq!(c, grouped_reference(&p, &a, &b));
 }
 
+/// No groups at all, or only empty ones: no unit, nothing read past the offsets, C untouched.
+#[test]
+fn the_grouped_gemm_without_rows_does_nothing() {
+    for rows in [vec![], vec![0, 0]] {
+        let p = Groups {
+            rows,
+            n: 256,
+            k: 64,
+        };
+        let b = operand(p.rows.len() as u32 * p.n, p.k, 2);
+        let c = simulate_grouped(&p, &[], &b, 2);
+        assert!(c.is_empty());
+    }
+}
+
 /// The grouped GEMM's PTX rewrites each map in global memory and fences it both ways
 /// (PTX ISA §9.7.9.26, §9.7.13.4), and its copies read the rewritten maps, not the templates.
 #[test]
