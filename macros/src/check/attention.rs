@@ -383,7 +383,7 @@ impl Checker<'_> {
         let name = m.method.to_string();
         let Some((method, _, out)) = handles::lookup(Handle::Softmax(p), &name) else {
             let methods = handles::names(Handle::Softmax(p));
-            return self.not_a_method(m, "`OnlineSoftmax`", &methods);
+            return self.not_a_method(m, "`OnlineSoftmax`", methods);
         };
         let want = if method == Method::SoftmaxStep { 2 } else { 1 };
         if !self.method_arity(m, want) {
@@ -406,7 +406,7 @@ impl Checker<'_> {
         };
         let name = m.method.to_string();
         let Some((method, _, _)) = handles::lookup(h, &name) else {
-            return self.not_a_method(m, &format!("`{h}` here"), &handles::names(h));
+            return self.not_a_method(m, &format!("`{h}` here"), handles::names(h));
         };
         let want = if method == Method::OverlapSoftmax {
             2

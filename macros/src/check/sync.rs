@@ -455,7 +455,7 @@ impl Checker<'_> {
             return self.acc_method(acc, m);
         }
         let Some((_, params, out)) = handles::lookup(h, &name) else {
-            return self.not_a_method(m, &format!("`{h}`"), &handles::names(h));
+            return self.not_a_method(m, &format!("`{h}`"), handles::names(h));
         };
         if params.len() != m.args.len() {
             self.diag.error(

@@ -68,7 +68,7 @@ impl Checker<'_> {
     pub(super) fn acc_method(&mut self, acc: AccShape, m: &syn::ExprMethodCall) -> usize {
         let name = m.method.to_string();
         let Some((method, _, out)) = handles::lookup(Handle::Acc(acc), &name) else {
-            return self.not_a_method(m, "`Acc`", &handles::names(Handle::Acc(acc)));
+            return self.not_a_method(m, "`Acc`", handles::names(Handle::Acc(acc)));
         };
         use crate::handles::Method as M;
         match (method, &m.turbofish) {
