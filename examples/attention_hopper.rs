@@ -63,6 +63,7 @@ macro_rules! attention_kernel {
         query_rows = $br:literal, key_rows = $bc:literal, q_stages = $q_stages:literal,
         kv_stages = $stages:literal, consumers = $groups:literal, block = $block:literal,
         registers = ($all:literal, $producer:literal, $consumer:literal), staging = $tiles:literal
+        $(, lazy_rescale = $lazy:literal)?
     ) => {
         /// Attention forward for one head dimension and element type (see the module
         /// documentation).
@@ -133,7 +134,7 @@ macro_rules! attention_kernel {
                         let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
                         let row0 = tile * $br + wg * 64;
                         let qs = q_in.wait();
-                        let mut softmax = online_softmax::<$t>(scale_log2);
+                        let mut softmax = online_softmax::<$t>(scale_log2)$(.lazy_rescale::<$lazy>())?;
                         let mut out = accumulator::<f32, 64, $d>();
                         // The first key tile: its scores alone.
                         let ks = k_in.wait();
@@ -286,7 +287,8 @@ attention_kernels!(
     consumers = 2,
     block = "384,1,1",
     registers = (168, 24, 240),
-    staging = 2
+    staging = 2,
+    lazy_rescale = 8
 );
 // ANCHOR_END: kernels
 
@@ -366,13 +368,13 @@ impl Kernel {
 
     /// The kernel for `p`. At head dimension 64 the softmax weighs most against the products,
     /// and three consumer warp groups (192 query rows) keep the tensor cores busier than two:
-    /// on the lent H200, 1.08-1.14x cuDNN from 8 k tokens against 0.93-0.97x. But a 192-row
-    /// tile pads a short sequence (512 rows take 576) and leaves fewer items to balance, and
-    /// a causal one masks more of its diagonal tiles: the 128-row kernel runs up to 1024 rows,
-    /// and up to 4096 under a causal mask (at 2048 causal rows 0.99x against 0.93x; at 2048
-    /// non-causal rows the 192-row kernel's 1.09x against 0.95x).
+    /// on the lent H200 (2026-11-27, one run, the two kernels side by side against cuDNN),
+    /// 1.04-1.15x without a mask at every length from 512 tokens, against 0.95-0.97x. Under a
+    /// causal mask a 192-row tile masks more of its diagonal and leaves fewer items to balance:
+    /// the 128-row kernel runs up to 4096 causal rows (0.99x at 512 and 2048 against 0.71x and
+    /// 0.94x), the 192-row one above (1.09-1.10x against 0.98x).
     pub fn for_problem(p: Problem) -> Option<Kernel> {
-        let tall = p.seq > if p.causal { 4096 } else { 1024 };
+        let tall = !p.causal || p.seq > 4096;
         Some(match (p.d, tall) {
             (64, true) => Kernel::Hd64,
             (64, false) => Kernel::Hd64Short,
@@ -459,8 +461,17 @@ pub fn tensor(p: Problem, seed: u32) -> Vec<bf16> {
 
 /// The CPU reference in f64: `O` (per row, `d` values) and the rows' natural log-sum-exp.
 pub fn reference(p: Problem, q: &[bf16], k: &[bf16], v: &[bf16]) -> (Vec<f64>, Vec<f64>) {
+    reference_scaled(p, (q, k, v), 1.0 / (p.d as f64).sqrt())
+}
+
+/// [`reference`] with the scores scaled by `scale` (natural units: the kernel's `scale_log2`
+/// is `scale · log2 e`).
+pub fn reference_scaled(
+    p: Problem,
+    (q, k, v): (&[bf16], &[bf16], &[bf16]),
+    scale: f64,
+) -> (Vec<f64>, Vec<f64>) {
     let (s, d) = (p.seq as usize, p.d as usize);
-    let scale = 1.0 / (d as f64).sqrt();
     let mut out = vec![0.0; q.len()];
     let mut lse = vec![0.0; p.heads as usize * s];
     for h in 0..p.heads as usize {

@@ -8,7 +8,7 @@ mod attention_hopper;
 
 use attention_hopper::{
     EXACT_SCALE_LOG2, Half, Kernel, Problem, arguments, errors, exact, grid, launch, reference,
-    simulate, tensor,
+    reference_scaled, simulate, tensor,
 };
 use phasegate::runtime::KernelSpec;
 use phasegate::runtime::sim::{FindingKind, Launch, Outcome, Policy, Schedule, simulate_spec};
@@ -230,6 +230,79 @@ fn exact_inputs_give_the_closed_form_bit_for_bit() {
     }
 }
 
+/// The head dimension 256 kernel rescales lazily (`lazy_rescale::<8>()`): a row's maximum moves
+/// only when a tile's passes it by more than 2^8. With a sharp softmax (`scale_log2` = 4, where
+/// the scores spread over tens of powers of two) rows pass their maxima by more than that in
+/// later key tiles, so the rescaling runs mid-row as well as skipped, and the output still
+/// matches the reference.
+#[test]
+fn lazy_rescaling_moves_the_maximum_past_its_threshold() {
+    let scale_log2 = 4.0f32;
+    for causal in [false, true] {
+        let p = Problem {
+            heads: 2,
+            seq: 300,
+            d: 256,
+            causal,
+        };
+        let (q, k, v) = (tensor(p, 7), tensor(p, 8), tensor(p, 9));
+        // Some row's maximum over its first key tiles is passed by more than 8 (in log2
+        // units) by a later tile's: the case where the lazy softmax must rescale.
+        let (s, d) = (p.seq as usize, p.d as usize);
+        let score = |h: usize, i: usize, j: usize| {
+            (0..d)
+                .map(|c| q[(h * s + i) * d + c].to_f32() * k[(h * s + j) * d + c].to_f32())
+                .sum::<f32>()
+                * scale_log2
+        };
+        let rises = (0..p.heads as usize)
+            .flat_map(|h| (0..s).map(move |i| (h, i)))
+            .filter(|&(h, i)| {
+                let keys = if causal { i + 1 } else { s };
+                let tiles: Vec<f32> = (0..keys)
+                    .collect::<Vec<_>>()
+                    .chunks(64)
+                    .map(|t| t.iter().map(|&j| score(h, i, j)).fold(f32::MIN, f32::max))
+                    .collect();
+                tiles
+                    .iter()
+                    .skip(1)
+                    .scan(tiles[0], |max, &t| {
+                        let rise = t - *max;
+                        *max = max.max(t);
+                        Some(rise)
+                    })
+                    .any(|rise| rise > 8.0)
+            })
+            .count();
+        assert!(
+            rises > 0,
+            "causal {causal}: no row passes its maximum by 2^8"
+        );
+        let launch = Launch {
+            grid: grid(Kernel::Hd256, p, 3),
+            ..Launch::default()
+        };
+        let (o, lse) = simulate(
+            (Kernel::Hd256, Half::Bf16),
+            p,
+            (&q, &k, &v),
+            scale_log2,
+            &launch,
+        )
+        .unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        let scale = f64::from(scale_log2) * std::f64::consts::LN_2;
+        let (o_ref, lse_ref) = reference_scaled(p, (&q, &k, &v), scale);
+        let (o_max, o_rel) = errors(o.iter().map(|&x| x as f64), &o_ref);
+        let (l_max, _) = errors(lse.iter().map(|&x| x as f64), &lse_ref);
+        assert!(
+            o_rel < 5e-3 && o_max < 1e-2,
+            "causal {causal}, {rises} rows rescaled mid-row: O error {o_max:e} (relative {o_rel:e})"
+        );
+        assert!(l_max < 1e-4, "causal {causal}: log-sum-exp error {l_max:e}");
+    }
+}
+
 /// The exact inputs refuse what would not be exact.
 #[test]
 fn exact_inputs_refuse_causal_masks_and_ragged_lengths() {
@@ -303,13 +376,15 @@ fn the_heuristic_picks_the_tile_height_by_length() {
         d: 64,
         causal: false,
     };
-    assert_eq!(Kernel::for_problem(p(512)), Some(Kernel::Hd64Short));
+    assert_eq!(Kernel::for_problem(p(512)), Some(Kernel::Hd64));
     assert_eq!(Kernel::for_problem(p(2048)), Some(Kernel::Hd64));
     let causal = |seq| Problem {
         causal: true,
         ..p(seq)
     };
+    assert_eq!(Kernel::for_problem(causal(512)), Some(Kernel::Hd64Short));
     assert_eq!(Kernel::for_problem(causal(2048)), Some(Kernel::Hd64Short));
+    assert_eq!(Kernel::for_problem(causal(4096)), Some(Kernel::Hd64Short));
     assert_eq!(Kernel::for_problem(causal(8192)), Some(Kernel::Hd64));
     assert_eq!(Kernel::for_problem(Problem { d: 96, ..p(512) }), None);
 }
@@ -337,6 +412,12 @@ fn the_ptx_has_the_forms_the_schedule_needs() {
     assert!(p.contains("bar.sync \t%r") && p.contains("bar.arrive \t%r"));
     assert!(p.contains("setmaxnreg.inc.sync.aligned.u32 \t232;"));
     assert!(p.contains("cp.async.bulk.tensor.4d.shared::cluster.global"));
+    // Only the head dimension 256 kernel rescales lazily: a warp's vote, and a uniform branch
+    // around the output's rescaling.
+    assert!(!p.contains("vote.sync"));
+    let lazy = attention_hopper::attention_hd256::PTX;
+    assert_eq!(lazy.matches("vote.sync.any.pred").count(), 2);
+    assert_eq!(lazy.matches(" bra.uni").count(), 2);
 }
 
 /// The f16 kernels: the same schedule, with `.f16` products and P and O rounded to f16.

@@ -58,6 +58,8 @@ pub enum Kind {
     Turn,
     /// `commit_behind`'s result (the checker types it from the scores).
     Overlap,
+    /// An online softmax rounding P as the receiver's does.
+    Softmax,
 }
 
 /// Every handle method, by what it lowers to.
@@ -177,6 +179,8 @@ pub enum Method {
     // online softmax
     SoftmaxStep,
     SoftmaxFinish,
+    /// `lazy_rescale::<LOG2>()`: the same softmax, rescaling only past `2^LOG2`.
+    SoftmaxLazy,
     LseStore,
     // ping-pong
     PingTake,
@@ -601,6 +605,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         Handle::Softmax(_) => match name {
             "step" => (M::SoftmaxStep, &[], k(Kind::Fragment)),
             "finish" => (M::SoftmaxFinish, &[], k(Kind::RowLse)),
+            "lazy_rescale" => (M::SoftmaxLazy, &[], k(Kind::Softmax)),
             _ => return None,
         },
         Handle::RowLse => match name {
@@ -667,6 +672,10 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
                 _ => return Ty::Unit,
             },
             (Kind::RowLse, _) => Handle::RowLse,
+            (Kind::Softmax, _) => match h {
+                Handle::Softmax(p) => Handle::Softmax(p),
+                _ => return Ty::Unit,
+            },
             (Kind::Turn, _) => match h {
                 Handle::PingPong(id, groups) => Handle::Turn(id, groups),
                 _ => return Ty::Unit,
@@ -710,7 +719,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::Acc(_) => {
             "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"
         }
-        Handle::Softmax(_) => "step, finish",
+        Handle::Softmax(_) => "step, finish, lazy_rescale::<LOG2>",
         Handle::RowLse => "store",
         Handle::PingPong(..) => "take, end",
         Handle::Turn(..) => "pass",

@@ -12,6 +12,10 @@ use crate::types::{AccShape, Handle, MapShape, PipeShape, Prim, Ty, WgmmaInput};
 use syn::Expr;
 use syn::spanned::Spanned;
 
+/// The largest `LOG2` of `lazy_rescale::<LOG2>()`: P reaches `2^LOG2`, and f16's largest
+/// finite value is just under `2^16`.
+const MAX_LAZY_LOG2: u64 = 15;
+
 /// A box read as `CHUNKS` tiles of rows of one 128-byte swizzle span.
 #[derive(Clone, Copy, Debug)]
 pub struct ChunkedBox {
@@ -385,7 +389,37 @@ impl Checker<'_> {
             let methods = handles::names(Handle::Softmax(p));
             return self.not_a_method(m, "`OnlineSoftmax`", methods);
         };
-        let want = if method == Method::SoftmaxStep { 2 } else { 1 };
+        match (method, &m.turbofish) {
+            (Method::SoftmaxLazy, Some(t)) => match t.args.iter().collect::<Vec<_>>().as_slice() {
+                [arg] => match self.const_generic(arg, "rescaling threshold") {
+                    Some(log2) if !(1..=MAX_LAZY_LOG2).contains(&log2) => self.diag.error(
+                        arg.span(),
+                        format!(
+                            "the threshold is a power of two's exponent from 1 to {MAX_LAZY_LOG2}, not {log2}: P reaches 2^LOG2 and must stay finite in f16"
+                        ),
+                    ),
+                    _ => {}
+                },
+                _ => self.diag.error(
+                    t.span(),
+                    "`lazy_rescale` takes the threshold's base-2 exponent: `lazy_rescale::<8>()`",
+                ),
+            },
+            (Method::SoftmaxLazy, None) => self.diag.error(
+                m.method.span(),
+                "`lazy_rescale` takes the threshold's base-2 exponent: `lazy_rescale::<8>()` (a row's maximum moves when a tile's passes it by 2^8)",
+            ),
+            (_, Some(t)) => self.diag.error(
+                t.span(),
+                "kernel-language methods take no generic arguments",
+            ),
+            _ => {}
+        }
+        let want = match method {
+            Method::SoftmaxStep => 2,
+            Method::SoftmaxLazy => 0,
+            _ => 1,
+        };
         if !self.method_arity(m, want) {
             return self.fresh(Slot::Free);
         }

@@ -22,6 +22,9 @@ pub struct SoftmaxVal {
     pub scale: String,
     /// What P is rounded to: `bf16` or `f16`.
     pub round: Prim,
+    /// `lazy_rescale::<LOG2>()`: a row's maximum moves only when a tile's passes it by more
+    /// than `LOG2` in the exponent.
+    pub lazy: Option<u32>,
 }
 
 /// What the first half of a softmax step leaves for the second: the exponentials of the
@@ -31,6 +34,9 @@ pub struct ScoresStep {
     corrections: Vec<String>,
     /// What P is rounded to.
     round: Prim,
+    /// A lazy softmax's predicate: some row of this thread moved its maximum (the output needs
+    /// rescaling).
+    moved: Option<String>,
 }
 
 /// `−∞` as an `.f32` immediate.
@@ -74,6 +80,7 @@ impl Lowerer<'_> {
             sum,
             scale,
             round,
+            lazy: None,
         })))
     }
 
@@ -381,6 +388,15 @@ impl Lowerer<'_> {
         let HVal::Softmax(sm) = *h else {
             return self.internal_val("softmax receiver");
         };
+        if m.method == "lazy_rescale" {
+            let Some(log2) = self.turbofish_const(m) else {
+                return self.internal_val("lazy_rescale threshold");
+            };
+            return Val::Handle(Box::new(HVal::Softmax(SoftmaxVal {
+                lazy: Some(log2 as u32),
+                ..sm
+            })));
+        }
         if m.method == "step" {
             let (Some(s), Some(o)) = (self.acc_arg(&m.args[0]), self.acc_arg(&m.args[1])) else {
                 return self.internal_val("softmax step operands");
@@ -410,6 +426,7 @@ impl Lowerer<'_> {
         let in_row = |i: usize, h: usize| (i >> 1) & 1 == h;
         let mut exps = vec![String::new(); s.regs.len()];
         let mut corrections = Vec::new();
+        let mut moved = Vec::new();
         for h in 0..2 {
             // The row's maximum over the tile, then over the quad.
             let row: Vec<&String> = s
@@ -422,7 +439,22 @@ impl Lowerer<'_> {
             let row: Vec<String> = row.into_iter().cloned().collect();
             let mx = self.chain(row, "max", &["f32"]);
             let mx = self.quad_reduce(&mx, "max");
-            let new_max = self.f32_reg("max", &["f32"], vec![r(&sm.max[h]), r(&mx)]);
+            let mut new_max = self.f32_reg("max", &["f32"], vec![r(&sm.max[h]), r(&mx)]);
+            // Lazy: the maximum moves only past the threshold, `(mx − m) · scale > LOG2`
+            // (true from −∞, false for a tile of −∞ on a row still at −∞: NaN compares false).
+            let move_row = sm.lazy.map(|log2| {
+                let rise = self.f32_reg("sub", &["rn", "f32"], vec![r(&mx), r(&sm.max[h])]);
+                let rise = self.f32_reg("mul", &["rn", "f32"], vec![r(&rise), r(&sm.scale)]);
+                let moves = self.reg(RegClass::Pred);
+                let threshold = Operand::Imm(float_imm(Prim::F32, f64::from(log2)));
+                self.op("setp", &["gt", "f32"], vec![r(&moves), r(&rise), threshold]);
+                new_max = self.f32_reg(
+                    "selp",
+                    &["f32"],
+                    vec![r(&new_max), r(&sm.max[h]), r(&moves)],
+                );
+                moves
+            });
             // A row still at −∞ subtracts 0 (its exponentials are 0, not NaN).
             let scaled = self.f32_reg("mul", &["rn", "f32"], vec![r(&new_max), r(&sm.scale)]);
             let empty = self.reg(RegClass::Pred);
@@ -435,7 +467,13 @@ impl Lowerer<'_> {
             let shift = self.f32_reg("selp", &["f32"], vec![zero, r(&scaled), r(&empty)]);
             let old = self.f32_reg("mul", &["rn", "f32"], vec![r(&sm.max[h]), r(&sm.scale)]);
             let diff = self.f32_reg("sub", &["rn", "f32"], vec![r(&old), r(&shift)]);
-            let correction = self.f32_reg("ex2", &["approx", "ftz", "f32"], vec![r(&diff)]);
+            let mut correction = self.f32_reg("ex2", &["approx", "ftz", "f32"], vec![r(&diff)]);
+            if let Some(moves) = move_row {
+                // A row that kept its maximum is corrected by exactly 1.
+                let one = Operand::Imm(float_imm(Prim::F32, 1.0));
+                correction = self.f32_reg("selp", &["f32"], vec![r(&correction), one, r(&moves)]);
+                moved.push(moves);
+            }
             self.op("mov", &["f32"], vec![r(&sm.max[h]), r(&new_max)]);
             let neg_shift = self.f32_reg("neg", &["f32"], vec![r(&shift)]);
             let mut row_exps = Vec::new();
@@ -457,10 +495,20 @@ impl Lowerer<'_> {
             );
             corrections.push(correction);
         }
+        // Either row of the thread moved.
+        let moved = match moved.as_slice() {
+            [a, b] => {
+                let either = self.reg(RegClass::Pred);
+                self.op("or", &["pred"], vec![r(&either), r(a), r(b)]);
+                Some(either)
+            }
+            _ => None,
+        };
         ScoresStep {
             exps,
             corrections,
             round: sm.round,
+            moved,
         }
     }
 
@@ -479,9 +527,29 @@ impl Lowerer<'_> {
                 vec![r(word), r(&pair[1]), r(&pair[0])],
             );
         }
+        // A lazy softmax skips the rescaling when no row of the warp moved its maximum: every
+        // correction is 1. The vote makes the branch uniform across the warp.
+        let skip = step.moved.as_ref().map(|moved| {
+            let any = self.reg(RegClass::Pred);
+            self.op(
+                "vote",
+                &["sync", "any", "pred"],
+                vec![r(&any), r(moved), Operand::int(0xffff_ffff)],
+            );
+            let skip = self.new_label();
+            self.emit_guarded(
+                &any,
+                true,
+                Instruction::new(Opcode::Bra, &["uni"], vec![Operand::sym(&skip)]),
+            );
+            skip
+        });
         for (i, reg) in o.regs.iter().enumerate() {
             let correction = &step.corrections[(i >> 1) & 1];
             self.op("mul", &["rn", "f32"], vec![r(reg), r(reg), r(correction)]);
+        }
+        if let Some(skip) = skip {
+            self.place_label(skip);
         }
     }
 

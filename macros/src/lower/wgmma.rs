@@ -157,7 +157,7 @@ impl Lowerer<'_> {
                 Val::Handle(Box::new(HVal::Acc(AccVal { open: false, ..acc })))
             }
             "wait" => {
-                let k = self.wait_count(m).unwrap_or(0);
+                let k = self.turbofish_const(m).unwrap_or(0);
                 self.inst(
                     Opcode::from_name("wgmma"),
                     &["wait_group", "sync", "aligned"],
@@ -236,8 +236,9 @@ impl Lowerer<'_> {
         }
     }
 
-    /// The constant `K` of `wait::<K>()`.
-    fn wait_count(&mut self, m: &syn::ExprMethodCall) -> Option<u64> {
+    /// The constant of a method's turbofish: `K` of `wait::<K>()`, `LOG2` of
+    /// `lazy_rescale::<LOG2>()`.
+    pub(super) fn turbofish_const(&mut self, m: &syn::ExprMethodCall) -> Option<u64> {
         let arg = m.turbofish.as_ref()?.args.first()?;
         // The checker evaluated it without typing it: a literal, `{ expr }` or a kernel `const`.
         match arg {

@@ -24,6 +24,19 @@ pub fn online_softmax<E: HalfFloat>(_scale_log2: f32) -> OnlineSoftmax<E> {
 }
 
 impl<E: HalfFloat> OnlineSoftmax<E> {
+    /// The same softmax, rescaling lazily (FlashAttention-4's conditional rescaling): a row's
+    /// running maximum moves only when a tile's maximum passes it by more than `LOG2` in the
+    /// exponent (`(s − m) · scale_log2 > LOG2`), so P may reach `2^LOG2`, and a warp whose rows
+    /// all kept their maxima skips the output's rescaling (`vote.sync.any.pred` and a branch
+    /// around the `mul.f32`). The result is the same in real arithmetic: the sums and the output
+    /// carry the same factor, which `finish` divides out. `LOG2` is 1 to 15, so P stays finite
+    /// in f16 (up to 2^15) as well as bf16. Where maxima settle early (long sequences, attention
+    /// sinks) most tiles skip the rescaling; where they keep rising, the vote and branch cost
+    /// a few instructions a tile.
+    pub fn lazy_rescale<const LOG2: u32>(self) -> OnlineSoftmax<E> {
+        outside_kernel("OnlineSoftmax::lazy_rescale")
+    }
+
     /// Takes the next score tile `s`: each row's maximum over its quad (`max.f32`, two
     /// `shfl.sync.bfly`), the new running maximum `m'`, the rescaling `exp2((m − m') ·
     /// scale_log2)` applied to the sums and to the output accumulator `o` (rows as in `s`), and
