@@ -40,6 +40,7 @@ macro_rules! gemm_kernel {
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,
         stages = $st:literal, blocks = [$($block:literal),+], staging = $tiles:literal
         $(, in_flight = $pending:literal)? $(, promote = $total:ident)? $(, scale = $scale:ident)?
+        $(, transposed = $transposed:literal)?
     ) => {
         #[kernel(
             target = "sm_90a",
@@ -138,6 +139,8 @@ macro_rules! gemm_kernel {
                         let mut acc = acc;
                         acc.scale($scale);
                     )?
+                    // Transposed (`gemm_skinny`): the product is Cᵀ, its rows C's columns.
+                    let transposed = 0 $(+ $transposed)?;
                     // Epilogue: the 64-column blocks through the staging tiles. Before a tile
                     // is written again, the tensor store that read it `$tiles` blocks ago must
                     // have read it.
@@ -146,12 +149,20 @@ macro_rules! gemm_kernel {
                             bulk_wait_read($tiles - 1);
                         }
                         epilogue.sync();
-                        acc.stage_columns(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                        if transposed != 0 {
+                            acc.stage_columns_transposed(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                        } else {
+                            acc.stage_columns(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                        }
                         fence_proxy_async();
                         epilogue.sync();
                         if leader {
                             let tile = tile0 + $block % $tiles * 2048;
-                            tma_store(&c, [col + 64 * $block, row], &staging, tile);
+                            if transposed != 0 {
+                                tma_store(&c, [row, col + 64 * $block], &staging, tile);
+                            } else {
+                                tma_store(&c, [col + 64 * $block, row], &staging, tile);
+                            }
                             bulk_commit();
                         }
                     )+
@@ -208,6 +219,33 @@ gemm_kernel!(
     blocks = [0],
     staging = 1,
     in_flight = 1
+);
+// Skinny products (few rows of A: decoding, M up to 128): computed as Cᵀ = B · Aᵀ, so that A's
+// rows are the wgmma's N (64 of them a unit) and B's rows, which stream from memory, its M, 128
+// a CTA; stored transposed. The kernel's `a` is B's map and `b` A's (`Tiling::Skinny`).
+gemm_kernel!(
+    gemm_skinny,
+    bf16,
+    k_tile = 64,
+    n_tile = 64,
+    b_rows = 32,
+    stages = 8,
+    blocks = [0],
+    staging = 1,
+    in_flight = 1,
+    transposed = 1
+);
+gemm_kernel!(
+    gemm_skinny_n128,
+    bf16,
+    k_tile = 64,
+    n_tile = 128,
+    b_rows = 64,
+    stages = 6,
+    blocks = [0, 1],
+    staging = 2,
+    in_flight = 1,
+    transposed = 1
 );
 gemm_kernel!(
     gemm_fp8,
@@ -453,29 +491,46 @@ pub fn arguments(
     elem: u64,
     scale: Option<f32>,
 ) -> Vec<ArgValue> {
-    let map = |name, dims: [u64; 2], bytes: u64, data: Vec<u8>| {
-        let map = spec
-            .map_type(name)
-            .expect("a map parameter")
-            .tiled(0, &dims, &[dims[0] * bytes])
-            .expect("a valid map");
-        ArgValue::from(TensorMapArg::owning(map, data))
-    };
     let mut args = vec![
-        map("a", [k as u64, m as u64], elem, a),
-        map("b", [k as u64, n as u64], elem, b),
-        map(
-            "c",
-            [n as u64, m as u64],
-            2,
-            vec![0xff; (m * n * 2) as usize],
-        ),
+        input_map(spec, "a", (m, k), elem, a),
+        input_map(spec, "b", (n, k), elem, b),
+        output_map(spec, m, n),
         ArgValue::U32(m),
         ArgValue::U32(n),
         ArgValue::U32(k),
     ];
     args.extend(scale.map(ArgValue::F32));
     args
+}
+
+/// The map parameter `name` over `data`: a `rows × k` matrix of `elem` bytes an element, over
+/// `[k, rows]`.
+fn input_map(
+    spec: &KernelSpec,
+    name: &str,
+    (rows, k): (u32, u32),
+    elem: u64,
+    data: Vec<u8>,
+) -> ArgValue {
+    let dims = [k as u64, rows as u64];
+    let map = spec
+        .map_type(name)
+        .expect("a map parameter")
+        .tiled(0, &dims, &[dims[0] * elem])
+        .expect("a valid map");
+    ArgValue::from(TensorMapArg::owning(map, data))
+}
+
+/// The map of an `m × n` C (over `[n, m]`), its bytes 0xff so that what a kernel fails to write
+/// stands out.
+fn output_map(spec: &KernelSpec, m: u32, n: u32) -> ArgValue {
+    let dims = [n as u64, m as u64];
+    let map = spec
+        .map_type("c")
+        .expect("a map parameter")
+        .tiled(0, &dims, &[dims[0] * 2])
+        .expect("a valid map");
+    ArgValue::from(TensorMapArg::owning(map, vec![0xff; (m * n * 2) as usize]))
 }
 
 /// Runs `spec` on `args` in the simulator with `ctas` CTAs (an even number); C.
@@ -512,9 +567,8 @@ pub fn simulate_tiling(
     ctas: u32,
 ) -> Vec<bf16> {
     let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let spec = tiling.spec();
-    let args = arguments(&spec, dims, (bytes(a), bytes(b)), 2, None);
-    simulate_args(&spec, args, ctas)
+    let args = tiling.arguments(dims, (bytes(a), bytes(b)));
+    simulate_args(&tiling.spec(), args, ctas)
 }
 
 /// The bf16 GEMM's tilings: how many columns of C a unit (a cluster's two 128-row tiles)
@@ -526,10 +580,24 @@ pub enum Tiling {
     N192,
     N128,
     N64,
+    /// `gemm_skinny`: Cᵀ = B · Aᵀ, a unit 256 columns of C (a cluster's two 128-row tiles of
+    /// B) times 64 rows of A, stored transposed: for few rows of A, which the others would pad
+    /// to 256.
+    Skinny,
+    /// `gemm_skinny_n128`: the same with 128 rows of A a unit.
+    Skinny128,
 }
 
 impl Tiling {
-    pub const ALL: [Tiling; 4] = [Tiling::N256, Tiling::N192, Tiling::N128, Tiling::N64];
+    /// Every tiling; `choose` takes the first of equal estimates, so the M-major ones first.
+    pub const ALL: [Tiling; 6] = [
+        Tiling::N256,
+        Tiling::N192,
+        Tiling::N128,
+        Tiling::N64,
+        Tiling::Skinny,
+        Tiling::Skinny128,
+    ];
 
     /// The kernel of this tiling.
     pub fn spec(self) -> KernelSpec {
@@ -538,44 +606,87 @@ impl Tiling {
             Tiling::N192 => gemm_hopper_n192::SPEC,
             Tiling::N128 => gemm_hopper_n128::SPEC,
             Tiling::N64 => gemm_hopper_n64::SPEC,
+            Tiling::Skinny => gemm_skinny::SPEC,
+            Tiling::Skinny128 => gemm_skinny_n128::SPEC,
         }
     }
 
-    /// Columns of C in a unit.
+    /// Whether the kernel computes Cᵀ = B · Aᵀ and stores it transposed.
+    pub fn transposed(self) -> bool {
+        matches!(self, Tiling::Skinny | Tiling::Skinny128)
+    }
+
+    /// The kernel's arguments for `m × n × k` (A and B as their bf16 bytes): [`arguments`],
+    /// except that a transposed tiling, which computes Cᵀ = B · Aᵀ, takes B's map as its `a`,
+    /// A's as its `b` and the sizes as `n, m, k`; C's map is C's either way.
+    pub fn arguments(
+        self,
+        (m, n, k): (u32, u32, u32),
+        (a, b): (Vec<u8>, Vec<u8>),
+    ) -> Vec<ArgValue> {
+        let spec = self.spec();
+        if !self.transposed() {
+            return arguments(&spec, (m, n, k), (a, b), 2, None);
+        }
+        vec![
+            input_map(&spec, "a", (n, k), 2, b),
+            input_map(&spec, "b", (m, k), 2, a),
+            output_map(&spec, m, n),
+            ArgValue::U32(n),
+            ArgValue::U32(m),
+            ArgValue::U32(k),
+        ]
+    }
+
+    /// Columns of C in a unit (for a transposed tiling, rows of C: the unit's area in the same
+    /// measure).
     pub fn columns(self) -> u32 {
         match self {
             Tiling::N256 => 256,
             Tiling::N192 => 192,
-            Tiling::N128 => 128,
-            Tiling::N64 => 64,
+            Tiling::N128 | Tiling::Skinny128 => 128,
+            Tiling::N64 | Tiling::Skinny => 64,
         }
     }
 
     /// How fast a unit's columns go, against 256-column units, when every SM is busy:
     /// measured at 8192³ on an H200 (2026-11-27; TFLOPS over the fraction of the last wave
     /// that was full: 730, 722, 688 and 330). Narrow units read A's 128 rows for fewer
-    /// columns of B, and at 64 columns a wgmma no longer hides its operand reads.
+    /// columns of B, and at 64 columns a wgmma no longer hides its operand reads. The
+    /// transposed tilings are the same wgmma shapes over the same stages.
     pub fn speed(self) -> f64 {
         match self {
             Tiling::N256 => 1.0,
             Tiling::N192 => 0.99,
-            Tiling::N128 => 0.94,
-            Tiling::N64 => 0.45,
+            Tiling::N128 | Tiling::Skinny128 => 0.94,
+            Tiling::N64 | Tiling::Skinny => 0.45,
         }
     }
 
     /// A unit of work of this tiling for an `m × n` C: a cluster's two 128-row tiles times
-    /// `columns` columns.
+    /// `columns` columns (transposed: two 128-column tiles times `columns` rows).
     pub fn units(self, m: u32, n: u32) -> u32 {
-        m.div_ceil(256) * n.div_ceil(self.columns())
+        match self {
+            Tiling::Skinny | Tiling::Skinny128 => n.div_ceil(256) * m.div_ceil(self.columns()),
+            _ => m.div_ceil(256) * n.div_ceil(self.columns()),
+        }
     }
 
     /// The estimated time of an `m × n` C on `sms` SMs, in 256-column units at full speed:
     /// the clusters (two SMs each) take the units in waves, every wave costs a unit's time,
-    /// and a unit's time is its columns over its speed. K is the same for every tiling.
+    /// and a unit's time is its columns over its speed. K is the same for every tiling. A
+    /// speed below 1 is a limit the SMs share (what the narrow units read moves through L2), so
+    /// with a fraction `f` of the clusters busy (the units over the waves' places) each unit
+    /// goes at `min(1, speed / f)`: on an H200 the 64-column skinny tiling ran 128 × 4096 ×
+    /// 4096 at 0.97x cuBLAS with half the clusters busy, but 128 × 8192 × 8192 at 0.72x with
+    /// all of them, where the 128-column one's half as many units took 0.82x.
     pub fn estimate(self, m: u32, n: u32, sms: u32) -> f64 {
-        let waves = self.units(m, n).div_ceil((sms / 2).max(1));
-        waves as f64 * self.columns() as f64 / 256.0 / self.speed()
+        let clusters = (sms / 2).max(1);
+        let units = self.units(m, n);
+        let waves = units.div_ceil(clusters).max(1);
+        let busy = units as f64 / (waves * clusters) as f64;
+        let speed = (self.speed() / busy.max(f64::MIN_POSITIVE)).min(1.0);
+        waves as f64 * self.columns() as f64 / 256.0 / speed
     }
 
     /// The tiling for `m × n` (any K) on `sms` SMs: 256-column units, unless a narrower
@@ -583,14 +694,15 @@ impl Tiling {
     /// the fixed cost of a unit: the margin keeps the widest units where the gain would be
     /// inside that). Narrower units win where 256 columns leave clusters idle or a last wave
     /// nearly empty: few units (1024³, M = 256 with a large N) or an unlucky count (3072³:
-    /// 144 units on 66 clusters, three waves with the last one 18 % full).
+    /// 144 units on 66 clusters, three waves with the last one 18 % full). The transposed
+    /// tilings win where A has few rows (M ≤ 128), which the others pad to 256 a unit.
     pub fn choose(m: u32, n: u32, sms: u32) -> Tiling {
         let widest = Tiling::N256.estimate(m, n, sms);
         let (best, time) = Tiling::ALL
             .iter()
             .map(|&t| (t, t.estimate(m, n, sms)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("four tilings");
+            .expect("tilings");
         if time < 0.92 * widest {
             best
         } else {
@@ -751,6 +863,8 @@ fn main() -> Result<(), String> {
             gemm_hopper_n128::SPEC,
             gemm_hopper_n64::SPEC,
             gemm_fp8_promoted::SPEC,
+            gemm_skinny::SPEC,
+            gemm_skinny_n128::SPEC,
         ] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;

@@ -122,6 +122,24 @@ fn every_tiling_computes_the_exact_product() {
     }
 }
 
+/// The skinny tiling on what it is for: a few rows of A (fewer than a unit's 64, so the tensor
+/// store clips C's columns of the product), B's rows ragged across the cluster's two CTAs, and
+/// more units than clusters.
+#[test]
+fn the_skinny_tiling_computes_few_rows_exactly() {
+    for (m, n, k) in [(40u32, 600u32, 136u32), (130, 256, 64)] {
+        let (a, b) = (operand(m, k, 21), operand(n, k, 22));
+        let want = reference(
+            (&a, &b),
+            (m as usize, n as usize, k as usize),
+            1.0,
+            bf16::to_f32,
+        );
+        let c = simulate_tiling(Tiling::Skinny, (m, n, k), (&a, &b), 2);
+        assert!(c == want, "{m}×{n}×{k} differs from the reference");
+    }
+}
+
 /// The analyzer is silent on the instances' and the grouped GEMM's PTX (what `#[kernel]` ran on them, and what
 /// `phasegate lint` reads).
 #[test]
@@ -134,6 +152,7 @@ fn the_analyzer_is_silent_on_every_instance() {
         Tiling::N192.spec(),
         Tiling::N128.spec(),
         Tiling::N64.spec(),
+        Tiling::Skinny.spec(),
     ] {
         let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));
         let found =
@@ -263,6 +282,17 @@ fn the_tiling_follows_the_waves() {
     ] {
         assert_eq!(choose(m, n), Tiling::N256, "{m}×{n}");
     }
+    // Few rows of A: the transposed tilings, which pad them to 64 or 128 rather than 256. At
+    // most 64 rows, 64 a unit; at 128, 64 a unit while that leaves clusters idle (their
+    // shared reads go faster), else 128.
+    for (m, n) in [(16, 8192), (64, 8192), (64, 4096), (128, 4096), (64, 28672)] {
+        assert_eq!(choose(m, n), Tiling::Skinny, "{m}×{n}");
+    }
+    for (m, n) in [(128, 8192), (128, 14336), (128, 28672)] {
+        assert_eq!(choose(m, n), Tiling::Skinny128, "{m}×{n}");
+    }
+    assert_eq!(Tiling::Skinny.units(64, 8192), 32);
+    assert_eq!(Tiling::Skinny128.units(128, 14336), 56);
     // Fewer SMs (a smaller part): 4096² fills 16 waves of 16 clusters exactly.
     assert_eq!(Tiling::choose(4096, 4096, 32), Tiling::N256);
 }

@@ -106,6 +106,12 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             gemm_hopper::gemm_fp8_promoted::PTX,
             false,
         ),
+        ("gemm_skinny", gemm_hopper::gemm_skinny::PTX, false),
+        (
+            "gemm_skinny_n128",
+            gemm_hopper::gemm_skinny_n128::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

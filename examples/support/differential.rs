@@ -390,13 +390,7 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             name: spec.entry.into(),
             spec,
             launch: launch((2, 1, 1), (384, 1, 1)),
-            args: gemm_hopper::arguments(
-                &spec,
-                (m, n, k),
-                (halves(a.clone()), halves(b.clone())),
-                2,
-                None,
-            ),
+            args: tiling.arguments((m, n, k), (halves(a.clone()), halves(b.clone()))),
         });
     }
     let k = 256u32;

@@ -155,6 +155,8 @@ pub enum Method {
     MmaBlock,
     /// `stage_columns`: 64 columns rounded to bf16 into a swizzled shared tile.
     AccStage,
+    /// `stage_columns_transposed`: the same columns as the tile's rows.
+    AccStageTransposed,
     Commit,
     /// `wait::<K>()`: `K` is the turbofish's.
     AccWait,
@@ -583,6 +585,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "mma" => (M::Mma, &[], k(Kind::Acc)),
             "mma_block" => (M::MmaBlock, &[], k(Kind::Acc)),
             "stage_columns" => (M::AccStage, &[], Out::Unit),
+            "stage_columns_transposed" => (M::AccStageTransposed, &[], Out::Unit),
             "commit" => (M::Commit, &[], k(Kind::Acc)),
             "wait" => (M::AccWait, &[], k(Kind::Acc)),
             "get" => (M::AccGet, &[ConstU32], Out::AccElem),
@@ -717,7 +720,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ConsumerSlot(_) => "stage, get, address, release, release_elected, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {
-            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, mask_columns, mask_causal"
+            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, stage_columns_transposed, mask_columns, mask_causal"
         }
         Handle::Softmax(_) => "step, finish, lazy_rescale::<LOG2>",
         Handle::RowLse => "store",

@@ -104,7 +104,7 @@ impl Checker<'_> {
         let want = match method {
             M::Mma => 3,
             M::MmaBlock => 4,
-            M::AccStage => 3,
+            M::AccStage | M::AccStageTransposed => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             M::AccScale | M::AccAdd => 1,
@@ -120,7 +120,7 @@ impl Checker<'_> {
                 let v = self.operand(&m.args[3]);
                 self.expect_u32(v, &m.args[3]);
             }
-            M::AccStage => self.stage_operands(acc, m),
+            M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m),
             M::AccScale => {
                 let factor = self.operand(&m.args[0]);
                 let f = self.known(Ty::Prim(Prim::F32));
@@ -247,8 +247,9 @@ impl Checker<'_> {
         }
     }
 
-    /// `acc.stage_columns(&mut tile, block)`: a shared tile of 64 × 64 bf16 or f16 (as 2048
-    /// pairs) and a constant column block of the accumulator.
+    /// `acc.stage_columns(&mut tile, index, block)` (and `stage_columns_transposed`): a shared
+    /// tile of 64 × 64 bf16 or f16 (as 2048 pairs) and a constant column block of the
+    /// accumulator.
     fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
@@ -261,7 +262,7 @@ impl Checker<'_> {
                 let found = self.describe(tile);
                 self.diag.error(
                     m.args[0].span(),
-                    format!("`stage_columns` writes 64 × 64 tiles of 16-bit floats as 2048 pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of 2048, found `{found}`"),
+                    format!("`{}` writes 64 × 64 tiles of 16-bit floats as 2048 pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of 2048, found `{found}`", m.method),
                 );
             }
         }

@@ -95,7 +95,17 @@ impl Lowerer<'_> {
         };
         let else_label = self.new_label();
         let end_label = self.new_label();
-        self.branch_unless(&e.cond, &else_label);
+        // A constant condition (a literal or a kernel `const`, as a macro's parameter gives):
+        // only the branch it takes is lowered. The checker has checked both.
+        let cond = self.expr(&e.cond);
+        if let Val::Imm(_, imm) = cond {
+            return match (imm != phasegate_ptx::Imm::Int(0), &e.else_branch) {
+                (true, _) => self.block(&e.then_branch),
+                (false, Some((_, els))) => self.expr(els),
+                (false, None) => Val::Unit,
+            };
+        }
+        self.branch_unless_val(cond, &else_label);
         let then = self.block(&e.then_branch);
         if let Some(r) = &result {
             self.assign_to(r, then);
@@ -169,7 +179,13 @@ impl Lowerer<'_> {
 
     /// Branches to `label` when `cond` is false.
     pub(super) fn branch_unless(&mut self, cond: &Expr, label: &str) {
-        match self.expr(cond) {
+        let cond = self.expr(cond);
+        self.branch_unless_val(cond, label);
+    }
+
+    /// Branches to `label` when the evaluated condition `cond` is false.
+    fn branch_unless_val(&mut self, cond: Val, label: &str) {
+        match cond {
             Val::Imm(_, imm) => {
                 if imm == phasegate_ptx::Imm::Int(0) {
                     self.branch(label);

@@ -148,6 +148,7 @@ impl Lowerer<'_> {
         match name.as_str() {
             "mma" | "mma_block" => self.mma(acc, m),
             "stage_columns" => self.stage_columns(&acc, m),
+            "stage_columns_transposed" => self.stage_columns_transposed(&acc, m),
             "commit" => {
                 self.inst(
                     Opcode::from_name("wgmma"),
@@ -441,6 +442,112 @@ impl Lowerer<'_> {
                         Operand::reg(&word),
                     ],
                 );
+            }
+        }
+        Val::Unit
+    }
+
+    /// `acc.stage_columns_transposed(&mut tile, index, block)`: element `(r, c)` of the block
+    /// (register `i = 32 block + 4 q + 2 h + b`: row `r = 16 w + g + 8 h`, column `c = 8 q + 2 t
+    /// + b`, with `g = l / 4` and `t = l % 4`, §9.7.15.5.1.1) to the tile's row `c`, position
+    /// `r`: byte `128 c + 16 ((r / 8) ^ (c % 8)) + 2 (r % 8)` of the 128-byte swizzle, which is
+    /// `1024 q + 128 b + 256 t + 16 ((2 w + h) ^ (2 t + b)) + 2 g`. Each element is rounded
+    /// alone (`cvt.rn.bf16.f32`) and stored alone (`st.shared.b16`).
+    fn stage_columns_transposed(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+        let Some(block) =
+            crate::params::const_usize(&m.args[2]).or_else(|| self.const_generic_value(&m.args[2]))
+        else {
+            return self.internal_val("stage_columns_transposed block");
+        };
+        let Some(Binding::Shared { base, .. }) =
+            memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
+        else {
+            return self.internal_val("stage_columns_transposed tile");
+        };
+        let half = match self.ty(&m.args[0]) {
+            Ty::Shared { elem, .. } if elem.prim == Prim::F16 => "f16",
+            _ => "bf16",
+        };
+        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
+        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
+        let lane = self.in_reg(lane);
+        let warp = self.warp_index();
+        let warp = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
+        let warp = self.in_reg(warp);
+        let g = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Shr,
+            &["u32"],
+            vec![Operand::reg(&g), Operand::reg(&lane), Operand::int(2)],
+        );
+        let t = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::And,
+            &["b32"],
+            vec![Operand::reg(&t), Operand::reg(&lane), Operand::int(3)],
+        );
+        // The thread's bytes before the swizzled chunk: tile + 2 g + 256 t.
+        let index = self.expr(&m.args[1]);
+        let index = self.in_reg(index);
+        let tile = self.mad_u32(&index, 4, &base);
+        let at = self.mad_u32(&g, 2, &tile);
+        let at = self.mad_u32(&t, 256, &at);
+        // The chunks' two sides: 2 w + h and 2 t + b.
+        let twice_plus = |this: &mut Self, x: &str, k: i64| {
+            let d = this.reg(RegClass::B32);
+            this.inst(
+                Opcode::Mad,
+                &["lo", "u32"],
+                vec![
+                    Operand::reg(&d),
+                    Operand::reg(x),
+                    Operand::int(2),
+                    Operand::int(k),
+                ],
+            );
+            d
+        };
+        let rows = [twice_plus(self, &warp, 0), twice_plus(self, &warp, 1)];
+        let cols = [twice_plus(self, &t, 0), twice_plus(self, &t, 1)];
+        let mut addrs = Vec::new();
+        for row in &rows {
+            for (b, col) in cols.iter().enumerate() {
+                let chunk = self.reg(RegClass::B32);
+                self.inst(
+                    Opcode::Xor,
+                    &["b32"],
+                    vec![Operand::reg(&chunk), Operand::reg(row), Operand::reg(col)],
+                );
+                let addr = self.mad_u32(&chunk, 16, &at);
+                addrs.push((addr, 128 * b as i64));
+            }
+        }
+        for q in 0..8usize {
+            for h in 0..2usize {
+                for b in 0..2usize {
+                    let i = 32 * block as usize + 4 * q + 2 * h + b;
+                    let Some(value) = acc.regs.get(i) else {
+                        return self.internal_val("stage_columns_transposed register");
+                    };
+                    let (addr, column) = &addrs[2 * h + b];
+                    let element = self.reg(RegClass::B16);
+                    self.inst(
+                        Opcode::Cvt,
+                        &["rn", half, "f32"],
+                        vec![Operand::reg(&element), Operand::reg(value)],
+                    );
+                    self.inst(
+                        Opcode::St,
+                        &["shared", "b16"],
+                        vec![
+                            Operand::Address(Address {
+                                base: AddressBase::Reg(addr.clone()),
+                                offset: 1024 * q as i64 + column,
+                            }),
+                            Operand::reg(&element),
+                        ],
+                    );
+                }
             }
         }
         Val::Unit

@@ -398,6 +398,25 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::stage_columns")
     }
 
+    /// Columns `64 · block .. 64 · block + 64` of the accumulator, transposed: the tile's row
+    /// `c` holds column `c` of the block, its 64 elements the accumulator's 64 rows, rounded to
+    /// `E` one element at a time (`cvt.rn.bf16.f32` and `st.shared.b16`: the two columns a
+    /// register pair holds land in different rows), in the same 128-byte-swizzled layout as
+    /// [`stage_columns`](Self::stage_columns). A product computed as `Cᵀ = B · Aᵀ` (a skinny
+    /// GEMM whose few rows of A are the wgmma's N) is stored by it as C, with `tma_store` at
+    /// the accumulator's row as the first coordinate.
+    pub fn stage_columns_transposed<E: HalfFloat, const LEN: usize>(
+        &self,
+        _tiles: &mut super::SharedArray<[E; 2], LEN>,
+        _index: u32,
+        _block: u32,
+    ) where
+        S: Readable,
+        [E; 2]: Element,
+    {
+        outside_kernel("Acc::stage_columns_transposed")
+    }
+
     /// This thread's element `i` (`0..N / 2`, a constant): a copy of its register.
     pub fn get(&self, _i: u32) -> T
     where
