@@ -277,6 +277,26 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             let f = |v: u64| ftz64(f64::from_bits(v), ftz);
             sat64(ftz64(f(x).mul_add(f(y), f(z)), ftz), sat).to_bits()
         }),
+        // f16 to f32 (Triton's loads of half-precision data) in a loop of its own, without
+        // `cvt`'s match on the types per lane: what `cvt` gives without `.sat`, `.ftz` or an
+        // integer rounding (a NaN becomes the canonical NaN, other values widen exactly).
+        Kind::Cvt {
+            d,
+            a,
+            from: CvtTy::F16,
+            to: CvtTy::Float(FTy::F32),
+            rnd,
+            sat: false,
+            ftz: false,
+        } if !matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) => {
+            map1(regs, eff, d, a, |x| {
+                if x as u32 & 0x7fff > 0x7c00 {
+                    0x7fff_ffff
+                } else {
+                    (super::half::f16_value(x as u32) as f32).to_bits() as u64
+                }
+            })
+        }
         Kind::Cvt {
             d,
             a,
@@ -295,7 +315,9 @@ fn to_f64(x: u64, t: CvtTy) -> f64 {
     match t {
         CvtTy::Float(FTy::F32) => f32::from_bits(x as u32) as f64,
         CvtTy::Float(FTy::F64) => f64::from_bits(x),
-        CvtTy::F16 => f16_to_f32(x as u16) as f64,
+        // A NaN keeps its payload here (`f16_to_f32`); other values widen exactly.
+        CvtTy::F16 if x as u32 & 0x7fff > 0x7c00 => f16_to_f32(x as u16) as f64,
+        CvtTy::F16 => super::half::f16_value(x as u32),
         CvtTy::Bf16 => f32::from_bits((x as u32 & 0xffff) << 16) as f64,
         CvtTy::Int(it) => {
             if it.signed {

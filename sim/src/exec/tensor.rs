@@ -51,10 +51,9 @@ fn elem_value(t: Elem, bits: u64) -> f64 {
     let b = bits as u32;
     // The 16-bit formats by their exact widenings (every tensor-core operand goes through here);
     // a NaN is the canonical one, as `half::decode` gives (the test compares all patterns).
-    let canonical = |v: f64| if v.is_nan() { f64::NAN } else { v };
     match t {
-        Elem::F16 => canonical(::half::f16::from_bits(b as u16).to_f64()),
-        Elem::Bf16 => canonical(f32::from_bits((b & 0xffff) << 16) as f64),
+        Elem::F16 => super::half::f16_value(b),
+        Elem::Bf16 => super::half::bf16_value(b),
         Elem::E4m3 => super::half::decode(Fmt::E4m3, b & 0xff),
         Elem::E5m2 => super::half::decode(Fmt::E5m2, b & 0xff),
         Elem::Tf32 => f32::from_bits(b & 0xffff_e000) as f64,
