@@ -124,6 +124,10 @@ pub(crate) struct TensorState {
     pub(crate) regs_of: Vec<Option<Box<[u32]>>>,
     /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
     pub(crate) warpgroups: HashMap<(u32, u32), WarpgroupLog>,
+    /// The matrices of an `mma.sync`'s A, B (transposed) and C, kept between MMAs for their
+    /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
+    /// instructions.
+    pub(crate) scratch: [Vec<f64>; 3],
 }
 
 /// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the

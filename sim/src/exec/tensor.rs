@@ -64,6 +64,25 @@ fn elem_value(t: Elem, bits: u64) -> f64 {
     }
 }
 
+/// `init + a[0] * b[0] + a[1] * b[1] + ...`, summed in k order (each product rounded, then
+/// each sum): a tensor-core output.
+#[inline(always)]
+fn dot_any(init: f64, a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(init, |acc, (x, y)| acc + x * y)
+}
+
+/// [`dot_any`] for rows of `K` values (an `mma.sync`'s usual k of 16): the same operations in
+/// the same order, unrolled.
+#[inline(always)]
+fn dot<const K: usize>(init: f64, a: &[f64], b: &[f64]) -> f64 {
+    let (a, b): (&[f64; K], &[f64; K]) = (a.try_into().expect("K"), b.try_into().expect("K"));
+    let mut acc = init;
+    for i in 0..K {
+        acc = acc + a[i] * b[i];
+    }
+    acc
+}
+
 /// An accumulated value rounded (or wrapped, or saturated) to the destination type.
 fn elem_bits(t: Elem, v: f64, satfinite: bool) -> u64 {
     match t {
@@ -670,6 +689,23 @@ impl Machine<'_> {
         shape: (Fragment, u32),
         coord: impl Fn(u32, u32) -> (u32, u32),
     ) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.gather_into(w, srcs, ty, dims, shape, coord, &mut out);
+        out
+    }
+
+    /// [`Machine::gather`] into `out` (its allocation reused: see [`TensorState::scratch`]).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_into(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
+        dims: (usize, usize),
+        shape: (Fragment, u32),
+        coord: impl Fn(u32, u32) -> (u32, u32),
+        out: &mut Vec<f64>,
+    ) {
         let bits = ty.bits();
         let per_lane = srcs.len() as u32 * (32 / bits);
         let key = (shape.0, shape.1, bits, srcs.len() as u32);
@@ -679,11 +715,13 @@ impl Machine<'_> {
         });
         // The element decoding chosen once per fragment, not per element (the common operand
         // types get a loop of their own).
+        out.clear();
+        out.resize(dims.0 * dims.1, 0.0);
         match ty {
-            Elem::F16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::Bf16, x)),
-            Elem::F32 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F32, x)),
-            _ => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(ty, x)),
+            Elem::F16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::Bf16, x)),
+            Elem::F32 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F32, x)),
+            _ => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(ty, x)),
         }
     }
 
@@ -693,10 +731,10 @@ impl Machine<'_> {
         w: usize,
         srcs: &[Src],
         ty: Elem,
-        (rows, cols): (usize, usize),
         places: &[u32],
+        out: &mut [f64],
         decode: impl Fn(u64) -> f64,
-    ) -> Vec<f64> {
+    ) {
         let bits = ty.bits();
         let per = (32 / bits) as usize;
         let mask = if bits == 32 {
@@ -704,7 +742,6 @@ impl Machine<'_> {
         } else {
             (1u64 << bits) - 1
         };
-        let mut out = vec![0.0; rows * cols];
         let regs = &self.warps[w].regs;
         let mut at = places.chunks_exact(per);
         for lane in 0..32usize {
@@ -719,7 +756,6 @@ impl Machine<'_> {
                 }
             }
         }
-        out
     }
 
     fn mma(&mut self, w: usize, m: &Mma) {
@@ -729,27 +765,43 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let a = self.gather(w, &m.a, m.a_ty, (16, k), (Fragment::A, m.k), |l, i| {
-            a_coord(m.k, bits, l, i)
-        });
+        let [mut a, mut bt, mut c] = std::mem::take(&mut self.tensor.scratch);
+        self.gather_into(
+            w,
+            &m.a,
+            m.a_ty,
+            (16, k),
+            (Fragment::A, m.k),
+            |l, i| a_coord(m.k, bits, l, i),
+            &mut a,
+        );
         // B transposed (column n's k values together), so each output is a dot product of two
         // contiguous rows, summed in the same order.
-        let bt = self.gather(w, &m.b, m.b_ty, (8, k), (Fragment::BT, m.k), |l, i| {
-            let (kk, n) = b_coord(m.k, bits, l, i);
-            (n, kk)
-        });
-        let c = self.gather(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord);
+        self.gather_into(
+            w,
+            &m.b,
+            m.b_ty,
+            (8, k),
+            (Fragment::BT, m.k),
+            |l, i| {
+                let (kk, n) = b_coord(m.k, bits, l, i);
+                (n, kk)
+            },
+            &mut bt,
+        );
+        self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
         for r in 0..16 {
             let a_row = &a[r * k..(r + 1) * k];
             for n in 0..8 {
                 let b_col = &bt[n * k..(n + 1) * k];
-                d[r * 8 + n] = a_row
-                    .iter()
-                    .zip(b_col)
-                    .fold(c[r * 8 + n], |acc, (x, y)| acc + x * y);
+                d[r * 8 + n] = match k {
+                    16 => dot::<16>(c[r * 8 + n], a_row, b_col),
+                    _ => dot_any(c[r * 8 + n], a_row, b_col),
+                };
             }
         }
+        self.tensor.scratch = [a, bt, c];
         let per = if m.d_ty == Elem::F16 { 2 } else { 1 };
         for lane in 0..32u32 {
             for (j, &dr) in m.d.iter().enumerate() {
@@ -1175,10 +1227,10 @@ impl Machine<'_> {
                     };
                     let a_row = &a[r as usize * k..(r as usize + 1) * k];
                     let b_row = &b[c as usize * k..(c as usize + 1) * k];
-                    let acc = a_row
-                        .iter()
-                        .zip(b_row)
-                        .fold(init, |acc, (x, y)| acc + x * y);
+                    let acc = match k {
+                        16 => dot::<16>(init, a_row, b_row),
+                        _ => dot_any(init, a_row, b_row),
+                    };
                     v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
                 }
                 values[j * 32 + lane as usize] = v;
