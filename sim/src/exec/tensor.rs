@@ -1000,17 +1000,6 @@ impl Machine<'_> {
                 .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk)))
                 .collect()
         };
-        let decode: fn(u64) -> f64 = match ty {
-            Elem::F16 => |x| elem_value(Elem::F16, x),
-            Elem::Bf16 => |x| elem_value(Elem::Bf16, x),
-            Elem::E4m3 => |x| elem_value(Elem::E4m3, x),
-            Elem::E5m2 => |x| elem_value(Elem::E5m2, x),
-            Elem::Tf32 => |x| elem_value(Elem::Tf32, x),
-            Elem::F32 => |x| elem_value(Elem::F32, x),
-            Elem::S8 => |x| elem_value(Elem::S8, x),
-            Elem::U8 => |x| elem_value(Elem::U8, x),
-            Elem::S32 => |x| elem_value(Elem::S32, x),
-        };
         // The executing CTA's shared memory, where every chunk of a well-formed descriptor
         // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
         let own = self.warps[w].cta;
@@ -1049,14 +1038,22 @@ impl Machine<'_> {
         if let Some(e) = refused {
             return Err(e);
         }
-        for (&(m0, k0), &(cta, off, _)) in chunks.iter().zip(&at) {
-            let bytes = &self.ctas[cta as usize].shared[off as usize..off as usize + 16];
-            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
-            for j in 0..t {
-                let x = ((word >> (j * bits)) as u64) & mask;
-                let (m, kk) = if mn_major { (m0 + j, k0) } else { (m0, k0 + j) };
-                out[(m - mn.start) as usize * k as usize + kk as usize] = decode(x);
-            }
+        // The element decoding chosen once per operand, inlined in a loop of its own for the
+        // common types (it was a function pointer called per element).
+        let fill = Fill {
+            chunks: &chunks,
+            at: &at,
+            bits,
+            mask,
+            t,
+            k,
+            mn_start: mn.start,
+            mn_major,
+        };
+        match ty {
+            Elem::F16 => fill.run(self, &mut out, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => fill.run(self, &mut out, |x| elem_value(Elem::Bf16, x)),
+            _ => fill.run(self, &mut out, |x| elem_value(ty, x)),
         }
         Ok(out)
     }
@@ -1250,6 +1247,40 @@ impl Machine<'_> {
         st.rebuild();
         self.stats.async_ops += 1;
         Ok(())
+    }
+}
+
+/// A `wgmma` operand's 16-byte chunks and where they lie, to place their elements in the
+/// operand's matrix ([`Fill::run`]).
+struct Fill<'a> {
+    chunks: &'a [(u32, u32)],
+    at: &'a [(u32, u32, u32)],
+    bits: u32,
+    mask: u64,
+    /// Elements per chunk.
+    t: u32,
+    k: u32,
+    mn_start: u32,
+    mn_major: bool,
+}
+
+impl Fill<'_> {
+    /// Decodes each chunk's elements into `out` (rows of k), `decode` inlined.
+    #[inline(always)]
+    fn run(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
+        for (&(m0, k0), &(cta, off, _)) in self.chunks.iter().zip(self.at) {
+            let bytes = &m.ctas[cta as usize].shared[off as usize..off as usize + 16];
+            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
+            for j in 0..self.t {
+                let x = ((word >> (j * self.bits)) as u64) & self.mask;
+                let (mm, kk) = if self.mn_major {
+                    (m0 + j, k0)
+                } else {
+                    (m0, k0 + j)
+                };
+                out[(mm - self.mn_start) as usize * self.k as usize + kk as usize] = decode(x);
+            }
+        }
     }
 }
 
