@@ -1200,13 +1200,12 @@ impl Machine<'_> {
         let per = if g.d_ty == Elem::F16 { 2 } else { 1 };
         let mut values = vec![0u64; g.d.len() * 32];
         let st = &self.tensor.warps[w];
-        let olds: Vec<&[u64]> =
-            g.d.iter()
-                .map(|&r| {
-                    st.pending_values(r)
-                        .unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
-                })
-                .collect();
+        let olds: Vec<&[u64]> = st
+            .pending_values_of(&g.d)
+            .into_iter()
+            .zip(&g.d)
+            .map(|(p, &r)| p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32]))
+            .collect();
         // Each output is a dot product of a row of A and a row of B (as (n, k)), summed in
         // k order; A's rows are scaled first by the signs, as `sa * a * sb * b` evaluates.
         let k = k as usize;
