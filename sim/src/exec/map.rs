@@ -82,7 +82,7 @@ impl<'a> Rows<'a> {
     /// `None` when `d` is the sink or one of `srcs` (those keep [`each`]).
     #[inline(always)]
     fn split(regs: &'a mut [u64], d: u32, srcs: &[Src]) -> Option<Rows<'a>> {
-        if d == SINK || srcs.iter().any(|s| *s == Src::Reg(d)) {
+        if d == SINK || srcs.contains(&Src::Reg(d)) {
             return None;
         }
         let d = d as usize;

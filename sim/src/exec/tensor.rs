@@ -78,7 +78,7 @@ fn dot<const K: usize>(init: f64, a: &[f64], b: &[f64]) -> f64 {
     let (a, b): (&[f64; K], &[f64; K]) = (a.try_into().expect("K"), b.try_into().expect("K"));
     let mut acc = init;
     for i in 0..K {
-        acc = acc + a[i] * b[i];
+        acc += a[i] * b[i];
     }
     acc
 }
