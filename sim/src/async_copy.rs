@@ -242,7 +242,14 @@ pub(crate) struct AsyncState {
     /// only when the program has one).
     pub cp_pending: Vec<Vec<u64>>,
     track_cp_pending: bool,
+    /// The lane and snapshot lists of completed `cp.async` operations, emptied, for the next
+    /// ones to fill: two allocations per warp's `cp.async` were 2 % of softmax's host
+    /// instructions.
+    pub(crate) cp_buffers: Vec<CpBuffers>,
 }
+
+/// The lists of an [`AsyncKind::CpAsync`] operation.
+pub(crate) type CpBuffers = (Vec<CpLane>, Vec<std::sync::Arc<[u32]>>);
 
 impl AsyncState {
     /// The state of a cluster of `threads` threads; `cp_arrives`: whether the program has a
@@ -255,6 +262,7 @@ impl AsyncState {
             cp: vec![Groups::default(); threads],
             cp_pending: vec![Vec::new(); threads],
             track_cp_pending: cp_arrives,
+            cp_buffers: Vec::new(),
         }
     }
 

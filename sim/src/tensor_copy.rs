@@ -67,14 +67,32 @@ impl TensorCopy {
                 row_off += c * stride(i);
             }
             let mut run: Option<(u32, Option<usize>, u32)> = None;
-            for k in 0..counts[0] {
+            let in_dim0 = |c: i64| row_inside && c >= 0 && (c as u64) < m.dims[0];
+            let mut k = 0;
+            while k < counts[0] {
                 let c = self.coords[0] + k as i64 * step0;
-                let inside = row_inside && c >= 0 && (c as u64) < m.dims[0];
+                let inside = in_dim0(c);
                 let global = match self.global {
                     Some((_, base)) if inside => Some((base + row_off + c * stride0) as usize),
                     _ => None,
                 };
-                let s = m.swizzle.apply(self.smem + row * pitch + k * e);
+                let a = self.smem + row * pitch + k * e;
+                // The elements up to the next 16-byte boundary of the unswizzled address, when
+                // consecutive (no element stride) and all inside the tensor or all outside on
+                // one side: they are a run of their own, as element by element (a swizzle
+                // permutes 16-byte chunks and keeps each in one piece; consecutive coordinates
+                // are consecutive global elements), placed at once.
+                let room = 16 - a % 16;
+                let mut q = if step0 == 1 && room.is_multiple_of(e) {
+                    (room / e).min(counts[0] - k)
+                } else {
+                    1
+                };
+                let last = c + (q as i64 - 1);
+                if q > 1 && (in_dim0(last) != inside || (!inside && (c < 0) != (last < 0))) {
+                    q = 1;
+                }
+                let s = m.swizzle.apply(a);
                 match &mut run {
                     Some((s0, g0, n))
                         if s == *s0 + *n * e
@@ -84,15 +102,16 @@ impl TensorCopy {
                                 _ => false,
                             } =>
                     {
-                        *n += 1
+                        *n += q
                     }
                     _ => {
                         if let Some((s0, g0, n)) = run {
                             f(s0, g0, n);
                         }
-                        run = Some((s, global, 1));
+                        run = Some((s, global, q));
                     }
                 }
+                k += q;
             }
             if let Some((s0, g0, n)) = run {
                 f(s0, g0, n);

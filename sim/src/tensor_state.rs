@@ -100,6 +100,25 @@ impl WarpMma {
         }
         newest(&self.open, r).or_else(|| self.groups.iter().rev().find_map(|g| newest(g, r)))
     }
+    /// [`WarpMma::pending_values`] of each register of `d`, in order. When the newest pending
+    /// op accumulates into the same registers (consecutive `wgmma` of a k loop) and they are
+    /// distinct (in increasing order, as compilers number them), each register's newest
+    /// result is in it at the same place: one pass instead of a search of every pending op's
+    /// registers for each register.
+    pub(crate) fn pending_values_of<'a>(&'a self, d: &[u32]) -> Vec<Option<&'a [u64]>> {
+        let newest = self
+            .open
+            .last()
+            .or_else(|| self.groups.iter().rev().find_map(|g| g.last()));
+        if let Some(p) = newest.filter(|p| p.d == d)
+            && d.windows(2).all(|w| w[0] < w[1])
+        {
+            return (0..d.len())
+                .map(|j| Some(&p.values[j * 32..j * 32 + 32]))
+                .collect();
+        }
+        d.iter().map(|&r| self.pending_values(r)).collect()
+    }
     pub(crate) fn touch(&mut self, r: u32) {
         let (i, b) = (r as usize / 64, r % 64);
         if i >= self.touched.len() {
@@ -124,6 +143,10 @@ pub(crate) struct TensorState {
     pub(crate) regs_of: Vec<Option<Box<[u32]>>>,
     /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
     pub(crate) warpgroups: HashMap<(u32, u32), WarpgroupLog>,
+    /// The matrices of an `mma.sync`'s A, B (transposed) and C, kept between MMAs for their
+    /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
+    /// instructions.
+    pub(crate) scratch: [Vec<f64>; 3],
 }
 
 /// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the

@@ -33,9 +33,9 @@ impl Machine<'_> {
         bytes: u32,
         issued: &[(u32, Option<crate::memory::GlobalLoc>, u32, u32)],
     ) {
-        let mut bases: Vec<std::sync::Arc<[u32]>> = Vec::new();
+        let (mut lanes, mut bases) = self.asyncs.cp_buffers.pop().unwrap_or_default();
+        lanes.reserve(issued.len());
         let mut first = None;
-        let mut lanes = Vec::with_capacity(issued.len());
         for &(lane, from, off, src_bytes) in issued {
             let t = w as u32 * 32 + lane;
             let issued = self.race.issue_async_parts(t);
@@ -66,6 +66,7 @@ impl Machine<'_> {
             });
         }
         let Some((lane, vc, group)) = first else {
+            self.asyncs.cp_buffers.push((lanes, bases));
             return;
         };
         let by = Issue { lane, vc, group };
@@ -355,6 +356,16 @@ impl Machine<'_> {
         self.asyncs.retire(&op, is_bulk);
         self.trace_async(op.warp, op.issued_at, done_at, &op.kind);
         self.wake_async_waiters(op.warp as usize, done_at);
+        if let AsyncKind::CpAsync {
+            mut lanes,
+            mut bases,
+            ..
+        } = op.kind
+        {
+            lanes.clear();
+            bases.clear();
+            self.asyncs.cp_buffers.push((lanes, bases));
+        }
         Ok(())
     }
 

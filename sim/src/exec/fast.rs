@@ -31,19 +31,29 @@ impl Machine<'_> {
         addrs: &mut [u64; 32],
     ) -> Option<FastTarget> {
         let warp = &self.warps[w];
+        let whole = eff == u32::MAX;
         match addr.base {
             Src::Reg(r) => {
-                let row = &warp.regs[r as usize * 32..r as usize * 32 + 32];
-                for lane in lanes(eff) {
-                    addrs[lane] = row[lane].wrapping_add(addr.offset as u64);
+                let row: &[u64; 32] = warp.regs[r as usize * 32..r as usize * 32 + 32]
+                    .try_into()
+                    .expect("a register's row");
+                if whole {
+                    for (a, &x) in addrs.iter_mut().zip(row) {
+                        *a = x.wrapping_add(addr.offset as u64);
+                    }
+                } else {
+                    for lane in lanes(eff) {
+                        addrs[lane] = row[lane].wrapping_add(addr.offset as u64);
+                    }
                 }
             }
             Src::Imm(v) => addrs.fill(v.wrapping_add(addr.offset as u64)),
         }
         let len64 = len as u64;
         let first = addrs[eff.trailing_zeros() as usize];
+        // A power of two: a mask, not a division per lane.
         let align = len64.min(16).next_power_of_two();
-        let aligned = |a: u64| a.is_multiple_of(align);
+        let aligned = |a: u64| a & (align - 1) == 0;
         let shared = match space {
             Space::Shared => true,
             Space::Global => false,
@@ -62,8 +72,8 @@ impl Machine<'_> {
                 SHARED_BASE as u64,
                 SHARED_BASE as u64 + self.shape.shared_bytes as u64,
             );
-            if !lanes(eff).all(|l| {
-                addrs[l] >= lo && addrs[l].saturating_add(len64) <= hi && aligned(addrs[l])
+            if !every(eff, addrs, |a| {
+                (a >= lo) & (a.saturating_add(len64) <= hi) & aligned(a)
             }) {
                 return None;
             }
@@ -81,12 +91,23 @@ impl Machine<'_> {
         let b = &buffers[index];
         let end = b.base + b.bytes.len() as u64;
         if (write && b.read_only)
-            || !lanes(eff).all(|l| {
-                addrs[l] >= b.base && addrs[l].saturating_add(len64) <= end && aligned(addrs[l])
+            || !every(eff, addrs, |a| {
+                (a >= b.base) & (a.saturating_add(len64) <= end) & aligned(a)
             })
         {
             return None;
         }
         Some(FastTarget::Global(index, b.base))
+    }
+}
+
+/// Whether `ok` holds for the address of every lane of `eff`: a whole warp's in one pass
+/// without early exits (which the compiler can vectorise), a partial group's lane by lane.
+#[inline(always)]
+fn every(eff: u32, addrs: &[u64; 32], ok: impl Fn(u64) -> bool) -> bool {
+    if eff == u32::MAX {
+        addrs.iter().fold(true, |all, &a| all & ok(a))
+    } else {
+        lanes(eff).all(|l| ok(addrs[l]))
     }
 }

@@ -94,10 +94,43 @@ fn un32(op: FUn, x: f32) -> f32 {
     }
 }
 
+/// The NaN an x86 `addss`/`mulss` gives whose first source is `b` and second `a` (how
+/// [`bin32`] compiled, and so the simulator's f32 add and mul have always given it): the first
+/// source's if it is a NaN, else the second's, quieted; else `r`, the default NaN of an invalid
+/// operation (`inf - inf`, `0 * inf`), which does not depend on the order.
+#[inline(always)]
+fn nan_of(r: f32, a: f32, b: f32) -> f32 {
+    let quiet = |x: f32| f32::from_bits(x.to_bits() | 0x0040_0000);
+    if b.is_nan() {
+        quiet(b)
+    } else if a.is_nan() {
+        quiet(a)
+    } else {
+        r
+    }
+}
+
+/// f32 `a + b`, its NaN payload fixed by [`nan_of`] whichever operand order LLVM compiles the
+/// addition with (it may swap a commutative operation's operands where it inlines it, which
+/// changed NaN payloads once): a lane loop of its own that inlines, where [`bin32`] is a call
+/// per lane.
+#[inline(always)]
+fn add32(a: f32, b: f32) -> f32 {
+    let r = a + b;
+    if r.is_nan() { nan_of(r, a, b) } else { r }
+}
+
+/// f32 `a * b`, as [`add32`].
+#[inline(always)]
+fn mul32(a: f32, b: f32) -> f32 {
+    let r = a * b;
+    if r.is_nan() { nan_of(r, a, b) } else { r }
+}
+
 /// Not inlined: a NaN result carries the payload of the operand the compiled `addss` or
 /// `mulss` names first, and LLVM may swap the operands of a commutative operation where it
-/// inlines it (a vectorised lane loop did, and changed NaN payloads), so add and mul keep
-/// this one compiled form.
+/// inlines it (a vectorised lane loop did, and changed NaN payloads), so this keeps one
+/// compiled form (add and mul have loops of their own, [`add32`] and [`mul32`]).
 #[inline(never)]
 fn bin32(op: FBin, a: f32, b: f32) -> f32 {
     match op {
@@ -221,6 +254,8 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             ftz,
             sat,
         } => match op {
+            FBin::Add => bin32_with(regs, eff, d, a, b, ftz, sat, add32),
+            FBin::Mul => bin32_with(regs, eff, d, a, b, ftz, sat, mul32),
             FBin::Sub => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x - y),
             FBin::Div => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| x / y),
             FBin::Max => bin32_with(regs, eff, d, a, b, ftz, sat, |x, y| {
@@ -277,6 +312,26 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             let f = |v: u64| ftz64(f64::from_bits(v), ftz);
             sat64(ftz64(f(x).mul_add(f(y), f(z)), ftz), sat).to_bits()
         }),
+        // f16 to f32 (Triton's loads of half-precision data) in a loop of its own, without
+        // `cvt`'s match on the types per lane: what `cvt` gives without `.sat`, `.ftz` or an
+        // integer rounding (a NaN becomes the canonical NaN, other values widen exactly).
+        Kind::Cvt {
+            d,
+            a,
+            from: CvtTy::F16,
+            to: CvtTy::Float(FTy::F32),
+            rnd,
+            sat: false,
+            ftz: false,
+        } if !matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) => {
+            map1(regs, eff, d, a, |x| {
+                if x as u32 & 0x7fff > 0x7c00 {
+                    0x7fff_ffff
+                } else {
+                    (super::half::f16_value(x as u32) as f32).to_bits() as u64
+                }
+            })
+        }
         Kind::Cvt {
             d,
             a,
@@ -295,7 +350,9 @@ fn to_f64(x: u64, t: CvtTy) -> f64 {
     match t {
         CvtTy::Float(FTy::F32) => f32::from_bits(x as u32) as f64,
         CvtTy::Float(FTy::F64) => f64::from_bits(x),
-        CvtTy::F16 => f16_to_f32(x as u16) as f64,
+        // A NaN keeps its payload here (`f16_to_f32`); other values widen exactly.
+        CvtTy::F16 if x as u32 & 0x7fff > 0x7c00 => f16_to_f32(x as u16) as f64,
+        CvtTy::F16 => super::half::f16_value(x as u32),
         CvtTy::Bf16 => f32::from_bits((x as u32 & 0xffff) << 16) as f64,
         CvtTy::Int(it) => {
             if it.signed {
@@ -555,6 +612,59 @@ pub(super) fn setp(
         }
         if dn != SINK {
             regs[dn as usize * 32 + i] = out_n as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The inlined add and mul give the NaNs of the release build's out-of-line `bin32`, which
+    /// the simulator used for them before (checked on the binaries: `addss`/`mulss` with `b`
+    /// as the first source): `b`'s payload if it is a NaN, else `a`'s, quieted; the default NaN
+    /// `0xffc00000` of an invalid operation. (The test build's `bin32` took `a`'s first: the
+    /// payload had depended on how the compiler laid out the call.)
+    #[test]
+    fn inlined_add_and_mul_keep_the_nan_payloads() {
+        let values = [
+            0x7fc0_0001u32,
+            0x7fc0_0abc,
+            0xffc1_2345,
+            0x7f80_0007,
+            0xff80_0123,
+            0x3f80_0000,
+            0x7f80_0000,
+            0xff80_0000,
+            0x0000_0000,
+            0x8000_0000,
+            0x0000_0001,
+        ]
+        .map(f32::from_bits);
+        let quiet = |x: f32| x.to_bits() | 0x0040_0000;
+        for a in values {
+            for b in values {
+                for (op, inlined, plain) in [
+                    (
+                        "add",
+                        add32 as fn(f32, f32) -> f32,
+                        (|x, y| x + y) as fn(f32, f32) -> f32,
+                    ),
+                    ("mul", mul32, |x, y| x * y),
+                ] {
+                    let expected = if b.is_nan() {
+                        quiet(b)
+                    } else if a.is_nan() {
+                        quiet(a)
+                    } else if plain(a, b).is_nan() {
+                        0xffc0_0000
+                    } else {
+                        plain(a, b).to_bits()
+                    };
+                    let got = inlined(a, b).to_bits();
+                    assert_eq!(got, expected, "{op} {:#x} {:#x}", a.to_bits(), b.to_bits());
+                }
+            }
         }
     }
 }

@@ -97,8 +97,48 @@ pub(crate) fn nan_bits(f: Fmt) -> u32 {
     }
 }
 
+/// The value of an f16 bit pattern (the low 16 bits of `bits`), exactly; a NaN is the
+/// canonical `f64::NAN`, as [`decode`] gives. The magnitude's bits placed at the top of an f64's
+/// exponent and mantissa fields are the value times 2^-1008 (a subnormal f16 becomes a
+/// subnormal f64), and the product with 2^1008 is exact: no branch on the exponent, and no call
+/// into the `half` crate (which tests for F16C at every call).
+#[inline(always)]
+pub(crate) fn f16_value(bits: u32) -> f64 {
+    let mag = (bits & 0x7fff) as u64;
+    if mag >= 0x7c00 {
+        return if mag == 0x7c00 {
+            if bits & 0x8000 != 0 {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        } else {
+            f64::NAN
+        };
+    }
+    let v = f64::from_bits(mag << 42) * f64::from_bits((1008 + 1023) << 52);
+    if bits & 0x8000 != 0 { -v } else { v }
+}
+
+/// The value of a bf16 bit pattern (the low 16 bits of `bits`), exactly; a NaN is the canonical
+/// `f64::NAN`, as [`decode`] gives.
+#[inline(always)]
+pub(crate) fn bf16_value(bits: u32) -> f64 {
+    let v = f32::from_bits((bits & 0xffff) << 16) as f64;
+    if v.is_nan() { f64::NAN } else { v }
+}
+
 /// The value of the `f.bits()`-bit pattern `bits`.
 pub(crate) fn decode(f: Fmt, bits: u32) -> f64 {
+    match f {
+        Fmt::F16 => f16_value(bits),
+        Fmt::Bf16 => bf16_value(bits),
+        Fmt::E4m3 | Fmt::E5m2 => decode_any(f, bits),
+    }
+}
+
+/// [`decode`] from the format's fields, for any format.
+fn decode_any(f: Fmt, bits: u32) -> f64 {
     let p = params(f);
     let width = f.bits();
     let sign = if bits >> (width - 1) & 1 == 1 {
@@ -141,6 +181,49 @@ pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// The exact value `v + rem` rounded to nearest even in `f`; out of range it becomes infinity
 /// (or NaN for e4m3), or with `satfinite` the largest finite value of its sign.
 pub(crate) fn encode(v: f64, rem: f64, f: Fmt, satfinite: bool) -> u32 {
+    let fast = match f {
+        Fmt::F16 => encode_normal::<10, 15>(v, rem),
+        Fmt::Bf16 => encode_normal::<7, 127>(v, rem),
+        Fmt::E4m3 | Fmt::E5m2 => None,
+    };
+    if let Some(bits) = fast {
+        return bits;
+    }
+    encode_any(v, rem, f, satfinite)
+}
+
+/// [`encode`] for f16 and bf16 (`MAN` mantissa bits, exponent bias `BIAS`, an infinity) when
+/// `v` is in the normal range and does not round past the largest finite value: the f64's
+/// mantissa rounded to nearest even by its bits (the tie decided by `rem`, as in
+/// [`encode_any`]), a carry into the exponent included. `None` (zeros, subnormal results,
+/// overflow, infinities, NaN) leaves it to [`encode_any`]. Equal on all f16 and bf16 results of
+/// f32 inputs (a unit test compares them).
+#[inline(always)]
+fn encode_normal<const MAN: u32, const BIAS: i32>(v: f64, rem: f64) -> Option<u32> {
+    let bits = v.to_bits();
+    let e = ((bits >> 52) & 0x7ff) as i32 - 1023;
+    if e < 1 - BIAS || e > BIAS {
+        return None;
+    }
+    let shift = 52 - MAN;
+    let mant = bits & ((1u64 << 52) - 1);
+    let base = (((e + BIAS) as u64) << MAN) | (mant >> shift);
+    let rest = mant & ((1u64 << shift) - 1);
+    let half = 1u64 << (shift - 1);
+    let neg = bits >> 63 != 0;
+    let rem = if neg { -rem } else { rem };
+    let up = rest > half || (rest == half && (rem > 0.0 || (rem == 0.0 && base & 1 == 1)));
+    let h = base + up as u64;
+    // The infinity's pattern or beyond: overflow, which `encode_any` handles.
+    if h >= ((2u64 * BIAS as u64 + 1) << MAN) {
+        return None;
+    }
+    // Both formats are 16 bits wide: the sign is bit 15.
+    Some(((neg as u32) << 15) | h as u32)
+}
+
+/// [`encode`] for any value and format.
+fn encode_any(v: f64, rem: f64, f: Fmt, satfinite: bool) -> u32 {
     let p = params(f);
     let width = f.bits();
     if v.is_nan() {
@@ -388,6 +471,63 @@ mod tests {
                 let v = decode(f, bits);
                 if !v.is_nan() {
                     assert_eq!(encode(v, 0.0, f, false), bits, "{f:?} {bits:#04x}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_decoding_is_the_general_one() {
+        for f in [Fmt::F16, Fmt::Bf16] {
+            for bits in 0..=0xffffu32 {
+                let (fast, general) = (decode(f, bits), decode_any(f, bits));
+                assert_eq!(fast.to_bits(), general.to_bits(), "{f:?} {bits:#06x}");
+            }
+        }
+    }
+
+    #[test]
+    fn sixteen_bit_encoding_is_the_general_one() {
+        let check = |v: f64| {
+            for f in [Fmt::F16, Fmt::Bf16] {
+                for rem in [0.0, -0.0, 1e-300, -1e-300] {
+                    for sat in [false, true] {
+                        let (fast, general) = (encode(v, rem, f, sat), encode_any(v, rem, f, sat));
+                        assert_eq!(
+                            fast,
+                            general,
+                            "{f:?} {v:e} ({:#x}) rem {rem:e} sat {sat}",
+                            v.to_bits()
+                        );
+                    }
+                }
+            }
+        };
+        // f32 inputs across the whole range (conversions), and f64s with low mantissa bits.
+        for x in (0..=u32::MAX).step_by(9973) {
+            check(f32::from_bits(x) as f64);
+            check(f64::from_bits(
+                (f32::from_bits(x) as f64).to_bits() | 0x1_2345,
+            ));
+        }
+        // Every finite pattern, the midpoints to its neighbour (ties), and just beside them.
+        for f in [Fmt::F16, Fmt::Bf16] {
+            for bits in 0..0x7fffu32 {
+                let (lo, hi) = (decode(f, bits), decode(f, bits + 1));
+                if !hi.is_finite() {
+                    // Past the largest finite value: the midpoint to the next would-be value.
+                    check(lo + (lo - decode(f, bits - 1)) / 2.0);
+                    continue;
+                }
+                let mid = (lo + hi) / 2.0;
+                for v in [
+                    lo,
+                    mid,
+                    f64::from_bits(mid.to_bits() - 1),
+                    f64::from_bits(mid.to_bits() + 1),
+                ] {
+                    check(v);
+                    check(-v);
                 }
             }
         }

@@ -406,6 +406,26 @@ impl Machine<'_> {
         let len = es * ds.len();
         let checking = self.race.checking();
         let mut buf = [0u8; 32];
+        if space == Space::KernelParam
+            && let Src::Imm(_) = addr.base
+        {
+            // `ld.param` at a fixed offset: the same bytes for every lane, resolved (with the
+            // first lane's report if out of bounds, as lane by lane) and read once.
+            let first = eff.trailing_zeros() as usize;
+            let a = self.addr_value(w, first, addr);
+            let t = self.resolve(w, first, pc, space, a, len as u32)?;
+            self.read_bytes(w, t, len, &mut buf);
+            for (k, &d) in ds.iter().enumerate() {
+                if d == SINK {
+                    continue;
+                }
+                let v = self.loaded(ty, d, load_le(&buf[k * es..(k + 1) * es]));
+                for lane in lanes(eff) {
+                    self.warps[w].set_reg(d, lane, v);
+                }
+            }
+            return Ok(());
+        }
         let mut polled = None;
         for lane in lanes(eff) {
             let a = self.addr_value(w, lane, addr);
@@ -426,15 +446,7 @@ impl Machine<'_> {
                 if d == SINK {
                     continue;
                 }
-                let raw = load_le(&buf[k * es..(k + 1) * es]);
-                let v = match ty {
-                    MemTy::Int(it) if it.signed => {
-                        let rb = self.prog.reg_bits[d as usize];
-                        let m = if rb >= 64 { u64::MAX } else { (1u64 << rb) - 1 };
-                        it.extend(raw) & m
-                    }
-                    _ => raw,
-                };
+                let v = self.loaded(ty, d, load_le(&buf[k * es..(k + 1) * es]));
                 self.warps[w].set_reg(d, lane, v);
             }
             if let Some((a, true)) = polled.take()
@@ -444,6 +456,19 @@ impl Machine<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The value register `d` receives from `raw`, the bytes a load of `ty` read: a signed
+    /// integer is sign-extended to the register's width.
+    fn loaded(&self, ty: MemTy, d: u32, raw: u64) -> u64 {
+        match ty {
+            MemTy::Int(it) if it.signed => {
+                let rb = self.prog.reg_bits[d as usize];
+                let m = if rb >= 64 { u64::MAX } else { (1u64 << rb) - 1 };
+                it.extend(raw) & m
+            }
+            _ => raw,
+        }
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -51,10 +51,9 @@ fn elem_value(t: Elem, bits: u64) -> f64 {
     let b = bits as u32;
     // The 16-bit formats by their exact widenings (every tensor-core operand goes through here);
     // a NaN is the canonical one, as `half::decode` gives (the test compares all patterns).
-    let canonical = |v: f64| if v.is_nan() { f64::NAN } else { v };
     match t {
-        Elem::F16 => canonical(::half::f16::from_bits(b as u16).to_f64()),
-        Elem::Bf16 => canonical(f32::from_bits((b & 0xffff) << 16) as f64),
+        Elem::F16 => super::half::f16_value(b),
+        Elem::Bf16 => super::half::bf16_value(b),
         Elem::E4m3 => super::half::decode(Fmt::E4m3, b & 0xff),
         Elem::E5m2 => super::half::decode(Fmt::E5m2, b & 0xff),
         Elem::Tf32 => f32::from_bits(b & 0xffff_e000) as f64,
@@ -63,6 +62,25 @@ fn elem_value(t: Elem, bits: u64) -> f64 {
         Elem::U8 => (b & 0xff) as f64,
         Elem::S32 => b as i32 as f64,
     }
+}
+
+/// `init + a[0] * b[0] + a[1] * b[1] + ...`, summed in k order (each product rounded, then
+/// each sum): a tensor-core output.
+#[inline(always)]
+fn dot_any(init: f64, a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(init, |acc, (x, y)| acc + x * y)
+}
+
+/// [`dot_any`] for rows of `K` values (an `mma.sync`'s usual k of 16): the same operations in
+/// the same order, unrolled.
+#[inline(always)]
+fn dot<const K: usize>(init: f64, a: &[f64], b: &[f64]) -> f64 {
+    let (a, b): (&[f64; K], &[f64; K]) = (a.try_into().expect("K"), b.try_into().expect("K"));
+    let mut acc = init;
+    for i in 0..K {
+        acc += a[i] * b[i];
+    }
+    acc
 }
 
 /// An accumulated value rounded (or wrapped, or saturated) to the destination type.
@@ -671,6 +689,23 @@ impl Machine<'_> {
         shape: (Fragment, u32),
         coord: impl Fn(u32, u32) -> (u32, u32),
     ) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.gather_into(w, srcs, ty, dims, shape, coord, &mut out);
+        out
+    }
+
+    /// [`Machine::gather`] into `out` (its allocation reused: see [`TensorState::scratch`]).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_into(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
+        dims: (usize, usize),
+        shape: (Fragment, u32),
+        coord: impl Fn(u32, u32) -> (u32, u32),
+        out: &mut Vec<f64>,
+    ) {
         let bits = ty.bits();
         let per_lane = srcs.len() as u32 * (32 / bits);
         let key = (shape.0, shape.1, bits, srcs.len() as u32);
@@ -680,11 +715,13 @@ impl Machine<'_> {
         });
         // The element decoding chosen once per fragment, not per element (the common operand
         // types get a loop of their own).
+        out.clear();
+        out.resize(dims.0 * dims.1, 0.0);
         match ty {
-            Elem::F16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::Bf16, x)),
-            Elem::F32 => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(Elem::F32, x)),
-            _ => self.gather_as(w, srcs, ty, dims, &places, |x| elem_value(ty, x)),
+            Elem::F16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::Bf16, x)),
+            Elem::F32 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F32, x)),
+            _ => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(ty, x)),
         }
     }
 
@@ -694,10 +731,10 @@ impl Machine<'_> {
         w: usize,
         srcs: &[Src],
         ty: Elem,
-        (rows, cols): (usize, usize),
         places: &[u32],
+        out: &mut [f64],
         decode: impl Fn(u64) -> f64,
-    ) -> Vec<f64> {
+    ) {
         let bits = ty.bits();
         let per = (32 / bits) as usize;
         let mask = if bits == 32 {
@@ -705,7 +742,6 @@ impl Machine<'_> {
         } else {
             (1u64 << bits) - 1
         };
-        let mut out = vec![0.0; rows * cols];
         let regs = &self.warps[w].regs;
         let mut at = places.chunks_exact(per);
         for lane in 0..32usize {
@@ -720,7 +756,6 @@ impl Machine<'_> {
                 }
             }
         }
-        out
     }
 
     fn mma(&mut self, w: usize, m: &Mma) {
@@ -730,27 +765,43 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let a = self.gather(w, &m.a, m.a_ty, (16, k), (Fragment::A, m.k), |l, i| {
-            a_coord(m.k, bits, l, i)
-        });
+        let [mut a, mut bt, mut c] = std::mem::take(&mut self.tensor.scratch);
+        self.gather_into(
+            w,
+            &m.a,
+            m.a_ty,
+            (16, k),
+            (Fragment::A, m.k),
+            |l, i| a_coord(m.k, bits, l, i),
+            &mut a,
+        );
         // B transposed (column n's k values together), so each output is a dot product of two
         // contiguous rows, summed in the same order.
-        let bt = self.gather(w, &m.b, m.b_ty, (8, k), (Fragment::BT, m.k), |l, i| {
-            let (kk, n) = b_coord(m.k, bits, l, i);
-            (n, kk)
-        });
-        let c = self.gather(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord);
+        self.gather_into(
+            w,
+            &m.b,
+            m.b_ty,
+            (8, k),
+            (Fragment::BT, m.k),
+            |l, i| {
+                let (kk, n) = b_coord(m.k, bits, l, i);
+                (n, kk)
+            },
+            &mut bt,
+        );
+        self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
         for r in 0..16 {
             let a_row = &a[r * k..(r + 1) * k];
             for n in 0..8 {
                 let b_col = &bt[n * k..(n + 1) * k];
-                d[r * 8 + n] = a_row
-                    .iter()
-                    .zip(b_col)
-                    .fold(c[r * 8 + n], |acc, (x, y)| acc + x * y);
+                d[r * 8 + n] = match k {
+                    16 => dot::<16>(c[r * 8 + n], a_row, b_col),
+                    _ => dot_any(c[r * 8 + n], a_row, b_col),
+                };
             }
         }
+        self.tensor.scratch = [a, bt, c];
         let per = if m.d_ty == Elem::F16 { 2 } else { 1 };
         for lane in 0..32u32 {
             for (j, &dr) in m.d.iter().enumerate() {
@@ -949,17 +1000,6 @@ impl Machine<'_> {
                 .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk)))
                 .collect()
         };
-        let decode: fn(u64) -> f64 = match ty {
-            Elem::F16 => |x| elem_value(Elem::F16, x),
-            Elem::Bf16 => |x| elem_value(Elem::Bf16, x),
-            Elem::E4m3 => |x| elem_value(Elem::E4m3, x),
-            Elem::E5m2 => |x| elem_value(Elem::E5m2, x),
-            Elem::Tf32 => |x| elem_value(Elem::Tf32, x),
-            Elem::F32 => |x| elem_value(Elem::F32, x),
-            Elem::S8 => |x| elem_value(Elem::S8, x),
-            Elem::U8 => |x| elem_value(Elem::U8, x),
-            Elem::S32 => |x| elem_value(Elem::S32, x),
-        };
         // The executing CTA's shared memory, where every chunk of a well-formed descriptor
         // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
         let own = self.warps[w].cta;
@@ -998,14 +1038,22 @@ impl Machine<'_> {
         if let Some(e) = refused {
             return Err(e);
         }
-        for (&(m0, k0), &(cta, off, _)) in chunks.iter().zip(&at) {
-            let bytes = &self.ctas[cta as usize].shared[off as usize..off as usize + 16];
-            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
-            for j in 0..t {
-                let x = ((word >> (j * bits)) as u64) & mask;
-                let (m, kk) = if mn_major { (m0 + j, k0) } else { (m0, k0 + j) };
-                out[(m - mn.start) as usize * k as usize + kk as usize] = decode(x);
-            }
+        // The element decoding chosen once per operand, inlined in a loop of its own for the
+        // common types (it was a function pointer called per element).
+        let fill = Fill {
+            chunks: &chunks,
+            at: &at,
+            bits,
+            mask,
+            t,
+            k,
+            mn_start: mn.start,
+            mn_major,
+        };
+        match ty {
+            Elem::F16 => fill.run(self, &mut out, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => fill.run(self, &mut out, |x| elem_value(Elem::Bf16, x)),
+            _ => fill.run(self, &mut out, |x| elem_value(ty, x)),
         }
         Ok(out)
     }
@@ -1152,13 +1200,12 @@ impl Machine<'_> {
         let per = if g.d_ty == Elem::F16 { 2 } else { 1 };
         let mut values = vec![0u64; g.d.len() * 32];
         let st = &self.tensor.warps[w];
-        let olds: Vec<&[u64]> =
-            g.d.iter()
-                .map(|&r| {
-                    st.pending_values(r)
-                        .unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
-                })
-                .collect();
+        let olds: Vec<&[u64]> = st
+            .pending_values_of(&g.d)
+            .into_iter()
+            .zip(&g.d)
+            .map(|(p, &r)| p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32]))
+            .collect();
         // Each output is a dot product of a row of A and a row of B (as (n, k)), summed in
         // k order; A's rows are scaled first by the signs, as `sa * a * sb * b` evaluates.
         let k = k as usize;
@@ -1176,10 +1223,10 @@ impl Machine<'_> {
                     };
                     let a_row = &a[r as usize * k..(r as usize + 1) * k];
                     let b_row = &b[c as usize * k..(c as usize + 1) * k];
-                    let acc = a_row
-                        .iter()
-                        .zip(b_row)
-                        .fold(init, |acc, (x, y)| acc + x * y);
+                    let acc = match k {
+                        16 => dot::<16>(init, a_row, b_row),
+                        _ => dot_any(init, a_row, b_row),
+                    };
                     v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
                 }
                 values[j * 32 + lane as usize] = v;
@@ -1199,6 +1246,40 @@ impl Machine<'_> {
         st.rebuild();
         self.stats.async_ops += 1;
         Ok(())
+    }
+}
+
+/// A `wgmma` operand's 16-byte chunks and where they lie, to place their elements in the
+/// operand's matrix ([`Fill::run`]).
+struct Fill<'a> {
+    chunks: &'a [(u32, u32)],
+    at: &'a [(u32, u32, u32)],
+    bits: u32,
+    mask: u64,
+    /// Elements per chunk.
+    t: u32,
+    k: u32,
+    mn_start: u32,
+    mn_major: bool,
+}
+
+impl Fill<'_> {
+    /// Decodes each chunk's elements into `out` (rows of k), `decode` inlined.
+    #[inline(always)]
+    fn run(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
+        for (&(m0, k0), &(cta, off, _)) in self.chunks.iter().zip(self.at) {
+            let bytes = &m.ctas[cta as usize].shared[off as usize..off as usize + 16];
+            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
+            for j in 0..self.t {
+                let x = ((word >> (j * self.bits)) as u64) & self.mask;
+                let (mm, kk) = if self.mn_major {
+                    (m0 + j, k0)
+                } else {
+                    (m0, k0 + j)
+                };
+                out[(mm - self.mn_start) as usize * self.k as usize + kk as usize] = decode(x);
+            }
+        }
     }
 }
 
