@@ -361,6 +361,36 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
+    /// The operands both staging methods share: the constant block, the tile's shared base,
+    /// whether it holds f16, and the thread's lane and warp within its warpgroup.
+    fn staging(&mut self, m: &syn::ExprMethodCall) -> Option<Staging> {
+        let block = crate::params::const_usize(&m.args[2])
+            .or_else(|| self.const_generic_value(&m.args[2]))?;
+        let Some(Binding::Shared { base, .. }) =
+            memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
+        else {
+            return None;
+        };
+        let f16 = matches!(self.ty(&m.args[0]), Ty::Shared { elem, .. } if elem.prim == Prim::F16);
+        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
+        let lane = self.in_reg(lane);
+        let warp = self.warp_index();
+        let warp = self.arith(
+            Arith::BitAnd,
+            Prim::U32,
+            warp,
+            Val::Imm(Prim::U32, Imm::Int(3)),
+        );
+        let warp = self.in_reg(warp);
+        Some(Staging {
+            block,
+            base,
+            f16,
+            lane,
+            warp,
+        })
+    }
+
     /// `acc.stage_columns(&mut tile, block)`: each pair of neighbouring columns of the block
     /// (registers `i`, `i + 1` with `i = 32 block + 4 q + 2 h`: row `16 w + l / 4 + 8 h`, columns
     /// `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word (`f16x2`
@@ -368,26 +398,17 @@ impl Lowerer<'_> {
     /// where the 128-byte swizzle puts it: row `r` at byte `128 r`, its 16-byte chunk `q` at
     /// chunk `q ^ (r % 8)` — and `r % 8` is `l / 4`.
     fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
-        let Some(block) =
-            crate::params::const_usize(&m.args[2]).or_else(|| self.const_generic_value(&m.args[2]))
+        let Some(Staging {
+            block,
+            base,
+            f16,
+            lane,
+            warp,
+        }) = self.staging(m)
         else {
-            return self.internal_val("stage_columns block");
+            return self.internal_val("stage_columns operands");
         };
-        let Some(Binding::Shared { base, .. }) =
-            memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
-        else {
-            return self.internal_val("stage_columns tile");
-        };
-        let pair_type = match self.ty(&m.args[0]) {
-            Ty::Shared { elem, .. } if elem.prim == Prim::F16 => "f16x2",
-            _ => "bf16x2",
-        };
-        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
-        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
-        let lane = self.in_reg(lane);
-        let warp = self.warp_index();
-        let warp = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
-        let warp = self.in_reg(warp);
+        let pair_type = if f16 { "f16x2" } else { "bf16x2" };
         // The thread's byte in the tile for h = 0, q = 0, before the chunk: 128 (16 w + l / 4)
         // + 4 (l % 4); and x = l / 4, the row's swizzle.
         let x = self.reg(RegClass::B32);
@@ -454,26 +475,17 @@ impl Lowerer<'_> {
     /// `1024 q + 128 b + 256 t + 16 ((2 w + h) ^ (2 t + b)) + 2 g`. Each element is rounded
     /// alone (`cvt.rn.bf16.f32`) and stored alone (`st.shared.b16`).
     fn stage_columns_transposed(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
-        let Some(block) =
-            crate::params::const_usize(&m.args[2]).or_else(|| self.const_generic_value(&m.args[2]))
+        let Some(Staging {
+            block,
+            base,
+            f16,
+            lane,
+            warp,
+        }) = self.staging(m)
         else {
-            return self.internal_val("stage_columns_transposed block");
+            return self.internal_val("stage_columns_transposed operands");
         };
-        let Some(Binding::Shared { base, .. }) =
-            memory_name(&m.args[0]).and_then(|n| self.lookup(&n))
-        else {
-            return self.internal_val("stage_columns_transposed tile");
-        };
-        let half = match self.ty(&m.args[0]) {
-            Ty::Shared { elem, .. } if elem.prim == Prim::F16 => "f16",
-            _ => "bf16",
-        };
-        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
-        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
-        let lane = self.in_reg(lane);
-        let warp = self.warp_index();
-        let warp = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
-        let warp = self.in_reg(warp);
+        let half = if f16 { "f16" } else { "bf16" };
         let g = self.reg(RegClass::B32);
         self.inst(
             Opcode::Shr,
@@ -755,4 +767,13 @@ mod tests {
         assert_eq!(mma_immediates(bf16, true).len(), 5);
         assert_eq!(tf32.k * tf32.bytes, bf16.k * bf16.bytes);
     }
+}
+
+/// What `stage_columns` and `stage_columns_transposed` start from ([`Lowerer::staging`]).
+struct Staging {
+    block: u64,
+    base: String,
+    f16: bool,
+    lane: String,
+    warp: String,
 }
