@@ -721,6 +721,15 @@ fn is_accumulator_call(e: &Expr) -> bool {
     }
 }
 
+/// What `stage_columns` and `stage_columns_transposed` start from ([`Lowerer::staging`]).
+struct Staging {
+    block: u64,
+    base: String,
+    f16: bool,
+    lane: String,
+    warp: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -767,13 +776,4 @@ mod tests {
         assert_eq!(mma_immediates(bf16, true).len(), 5);
         assert_eq!(tf32.k * tf32.bytes, bf16.k * bf16.bytes);
     }
-}
-
-/// What `stage_columns` and `stage_columns_transposed` start from ([`Lowerer::staging`]).
-struct Staging {
-    block: u64,
-    base: String,
-    f16: bool,
-    lane: String,
-    warp: String,
 }
