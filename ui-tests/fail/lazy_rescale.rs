@@ -17,4 +17,13 @@ fn thresholds(scale: f32) {
     let _missing = online_softmax::<bf16>(scale).lazy_rescale();
 }
 
+// The softmax's other methods take no generic arguments (`finish::<64, _>` is valid Rust, and
+// the kernel language does not read it).
+#[kernel(target = "sm_90a", block = "128,1,1")]
+fn generic_finish(scale: f32) {
+    let softmax = online_softmax::<bf16>(scale);
+    let mut out = accumulator::<f32, 64, 64>();
+    let _lse = softmax.finish::<64, _>(&mut out);
+}
+
 fn main() {}
