@@ -2,11 +2,12 @@
 //! protocols typed: `O = softmax(Q · Kᵀ · scale [+ causal mask]) · V` in bf16 with f32
 //! accumulation, bf16 out, plus each row's log-sum-exp.
 //!
-//! Q, K, V and O are `[batch · heads, seq, D]` row-major bf16 (D contiguous). The work is split
-//! into items of two tiles of 128 query rows of one head, `t` and `T − 1 − t`, which take the
-//! same time under a causal mask; a head's items one after another, so the CTAs that run at
-//! once share its keys and values in L2. The grid is persistent ([`grid`]). Warp
-//! group 0 produces: one thread loads a unit's Q tile, then each key tile and value tile into
+//! Q, K, V and O are `[batch · heads, seq, D]` row-major bf16 (D contiguous). The grid is
+//! persistent ([`grid`]), and each CTA takes the query tiles of 128 rows (192 at head dimension
+//! 64 on long rows) that the host's [`TileSchedule`] lists for it: mostly a head's tiles `t` and
+//! `T − 1 − t` together, which take the same time under a causal mask, a head's one after
+//! another so the CTAs that run at once share its keys and values in L2, and the last wave's
+//! tiles one by one where they balance better. Warp group 0 produces: one thread loads a unit's Q tile, then each key tile and value tile into
 //! rings of their own (2 stages each; `D / 64` tiles of 64 columns in the 128-byte swizzled
 //! layout wgmma reads). Warp groups 1 and 2 consume, 64 query rows each:
 //!
@@ -33,7 +34,8 @@
 //! Launch ([`grid`]): blocks of 384 threads, `SPEC.dynamic_shared_bytes` of dynamic shared
 //! memory; maps (dimension 0 first) over `[64, seq, D / 64, batch · heads]` with strides
 //! `[2 D, 128, 2 D seq]` bytes: Q, K and V with boxes `[64, 128, D / 64, 1]`, O with
-//! `[64, 64, 1, 1]`. `scale_log2` is the softmax scale times `log2 e`. `cargo run --example
+//! `[64, 64, 1, 1]`; `schedule` is [`TileSchedule::words`] for the grid. `scale_log2` is the softmax
+//! scale times `log2 e`. `cargo run --example
 //! attention_hopper` prints the PTX and checks small heads in the simulator against a CPU
 //! reference; `-- --emit DIR` writes each kernel's PTX for `tools/gpu-attention`.
 
@@ -74,11 +76,17 @@ macro_rules! attention_kernel {
             v: TensorMap<$t, Tile4<64, $bc, $chunks, 1>, Swizzle128B>,
             o: TensorMap<$t, Tile4<64, 64, 1, 1>, Swizzle128B>,
             lse: &mut [f32],
+            schedule: &[u32],
             seq: u32,
-            heads: u32,
             causal: u32,
             scale_log2: f32,
         ) {
+            // This CTA's query tiles, head · seq_tiles + tile, are schedule[begin..begin + count]
+            // ([`TileSchedule`]), and the first of them is also at a place of its own. Read
+            // before the barriers are set up, so the loads' latency hides behind that.
+            let count = schedule[3 * block_idx_x()];
+            let begin = schedule[3 * block_idx_x() + 1];
+            let first = schedule[3 * block_idx_x() + 2];
             let regs = warpgroup_registers::<$all>();
             // One arrival per consumer warp group releases a stage (`release_elected`). With
             // two Q stages the next unit's queries load while this unit runs.
@@ -87,11 +95,6 @@ macro_rules! attention_kernel {
             let values = pipeline::<$t, $stages, { 64 * $bc * $chunks }>(thread_idx_x() == 0, 1, $groups);
             let seq_tiles = (seq + $br - 1) / $br;
             let key_tiles = (seq + $bc - 1) / $bc;
-            // Work items: under a causal mask a head's query tiles t and seq_tiles - 1 - t
-            // together, which take the same time whatever t; else single tiles. A static
-            // stride over them balances.
-            let per_head = if causal != 0 { (seq_tiles + 1) / 2 } else { seq_tiles };
-            let items = per_head * heads;
             if warp_id() < 4 {
                 let _producer = regs.release::<$producer, 1>();
                 if warp_id() == 0 && elect_one() {
@@ -101,17 +104,18 @@ macro_rules! attention_kernel {
                     let mut q_in = queries.producer();
                     let mut k_in = keys.producer();
                     let mut v_in = values.producer();
-                    for item in (block_idx_x()..items).step_by(grid_dim_x()) {
-                        let head = item / per_head;
-                        let last = item % per_head;
-                        let first = if causal != 0 { seq_tiles - 1 - last } else { last };
-                        for tile in (last..first + 1).step_by(max(first - last, 1)) {
-                            let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
-                            q_in.acquire().load_tile(&q, [0, tile * $br, 0, head]);
-                            for j in 0..kv_tiles {
-                                k_in.acquire().load_tile(&k, [0, j * $bc, 0, head]);
-                                v_in.acquire().load_tile(&v, [0, j * $bc, 0, head]);
-                            }
+                    let mut unit = first;
+                    for entry in begin..begin + count {
+                        let head = unit / seq_tiles;
+                        let tile = unit % seq_tiles;
+                        if entry + 1 < begin + count {
+                            unit = schedule[entry + 1];
+                        }
+                        let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
+                        q_in.acquire().load_tile(&q, [0, tile * $br, 0, head]);
+                        for j in 0..kv_tiles {
+                            k_in.acquire().load_tile(&k, [0, j * $bc, 0, head]);
+                            v_in.acquire().load_tile(&v, [0, j * $bc, 0, head]);
                         }
                     }
                 }
@@ -126,88 +130,90 @@ macro_rules! attention_kernel {
                 let mut staging = shared_array::<[$t; 2], { 2048 * $groups * $tiles }>();
                 let epilogue = named_barrier_dyn(1 + $groups + wg, 128);
                 let mine = wg * 2048 * $tiles;
-                for item in (block_idx_x()..items).step_by(grid_dim_x()) {
-                    let head = item / per_head;
-                    let last = item % per_head;
-                    let first = if causal != 0 { seq_tiles - 1 - last } else { last };
-                    for tile in (last..first + 1).step_by(max(first - last, 1)) {
-                        let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
-                        let row0 = tile * $br + wg * 64;
-                        let qs = q_in.wait();
-                        let mut softmax = online_softmax::<$t>(scale_log2)$(.lazy_rescale::<$lazy>())?;
-                        let mut out = accumulator::<f32, 64, $d>();
-                        // The first key tile: its scores alone.
+                let mut unit = first;
+                for entry in begin..begin + count {
+                    let head = unit / seq_tiles;
+                    let tile = unit % seq_tiles;
+                    // The next tile's entry, read while this one runs.
+                    if entry + 1 < begin + count {
+                        unit = schedule[entry + 1];
+                    }
+                    let kv_tiles = key_tiles_of(tile, causal, $br, $bc, key_tiles);
+                    let row0 = tile * $br + wg * 64;
+                    let qs = q_in.wait();
+                    let mut softmax = online_softmax::<$t>(scale_log2)$(.lazy_rescale::<$lazy>())?;
+                    let mut out = accumulator::<f32, 64, $d>();
+                    // The first key tile: its scores alone.
+                    let ks = k_in.wait();
+                    let turn = baton.take();
+                    let s = accumulator::<f32, 64, $bc>()
+                        .mma_tiles(&qs, &q, wg, &ks, &k, 0)
+                        .commit();
+                    baton = turn.pass();
+                    let mut s = s.wait::<0>();
+                    ks.release_elected(leader);
+                    if $bc > seq {
+                        s.mask_columns(seq);
+                    }
+                    // Columns after a row's own: where the key tile reaches past the
+                    // warp group's first row (the offset wraps where the tile starts after
+                    // a row, masking all of that row).
+                    if causal != 0 && $bc > row0 + 1 {
+                        s.mask_causal(row0);
+                    }
+                    let mut p = softmax.step(&s, &mut out);
+                    let mut vs = v_in.wait();
+                    // Each turn issues tile j's scores and tile j - 1's P · V together. The
+                    // softmax of tile j runs once its scores are complete, while the tensor
+                    // cores still multiply tile j - 1's P and then take the other group's turn.
+                    for j in 1..kv_tiles {
                         let ks = k_in.wait();
                         let turn = baton.take();
                         let s = accumulator::<f32, 64, $bc>()
                             .mma_tiles(&qs, &q, wg, &ks, &k, 0)
                             .commit();
+                        let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
                         baton = turn.pass();
-                        let mut s = s.wait::<0>();
+                        let mut both = both.wait_scores();
                         ks.release_elected(leader);
-                        if $bc > seq {
-                            s.mask_columns(seq);
+                        if j * $bc + $bc > seq {
+                            both.scores().mask_columns(seq - j * $bc);
                         }
-                        // Columns after a row's own: where the key tile reaches past the
-                        // warp group's first row (the offset wraps where the tile starts after
-                        // a row, masking all of that row).
-                        if causal != 0 && $bc > row0 + 1 {
-                            s.mask_causal(row0);
+                        if causal != 0 && j * $bc + $bc > row0 + 1 {
+                            both.scores().mask_causal(row0.wrapping_sub(j * $bc));
                         }
-                        let mut p = softmax.step(&s, &mut out);
-                        let mut vs = v_in.wait();
-                        // Each turn issues tile j's scores and tile j - 1's P · V together. The
-                        // softmax of tile j runs once its scores are complete, while the tensor
-                        // cores still multiply tile j - 1's P and then take the other group's turn.
-                        for j in 1..kv_tiles {
-                            let ks = k_in.wait();
-                            let turn = baton.take();
-                            let s = accumulator::<f32, 64, $bc>()
-                                .mma_tiles(&qs, &q, wg, &ks, &k, 0)
-                                .commit();
-                            let both = out.mma_regs(&p, &vs, &v, 0).commit_behind(s);
-                            baton = turn.pass();
-                            let mut both = both.wait_scores();
-                            ks.release_elected(leader);
-                            if j * $bc + $bc > seq {
-                                both.scores().mask_columns(seq - j * $bc);
-                            }
-                            if causal != 0 && j * $bc + $bc > row0 + 1 {
-                                both.scores().mask_causal(row0.wrapping_sub(j * $bc));
-                            }
-                            out = both.softmax(&mut softmax, &mut p);
-                            // The group that read the held values is complete: give them back.
-                            vs.release_elected(leader);
-                            vs = v_in.wait();
-                        }
-                        let turn = baton.take();
-                        let pending = out.mma_regs(&p, &vs, &v, 0).commit();
-                        baton = turn.pass();
-                        // Every product that reads Q is complete: the producer may load the next
-                        // unit's while this one finishes.
-                        qs.release_elected(leader);
-                        out = pending.wait::<0>();
+                        out = both.softmax(&mut softmax, &mut p);
+                        // The group that read the held values is complete: give them back.
                         vs.release_elected(leader);
-                        let row_lse = softmax.finish(&mut out);
-                        if row0 < seq {
-                            row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
-                        }
-                        // O a block of 64 columns at a time through the warp group's staging
-                        // tiles, each once the tensor store that last read it has read it.
-                        $(
-                            if leader {
-                                bulk_wait_read($tiles - 1);
-                            }
-                            epilogue.sync();
-                            out.stage_columns(&mut staging, mine + $c % $tiles * 2048, $c);
-                            fence_proxy_async();
-                            epilogue.sync();
-                            if leader {
-                                tma_store(&o, [0, row0, $c, head], &staging, mine + $c % $tiles * 2048);
-                                bulk_commit();
-                            }
-                        )+
+                        vs = v_in.wait();
                     }
+                    let turn = baton.take();
+                    let pending = out.mma_regs(&p, &vs, &v, 0).commit();
+                    baton = turn.pass();
+                    // Every product that reads Q is complete: the producer may load the next
+                    // tile's while this one finishes.
+                    qs.release_elected(leader);
+                    out = pending.wait::<0>();
+                    vs.release_elected(leader);
+                    let row_lse = softmax.finish(&mut out);
+                    if row0 < seq {
+                        row_lse.store(lse, head * seq + row0, min(seq - row0, 64));
+                    }
+                    // O a block of 64 columns at a time through the warp group's staging
+                    // tiles, each once the tensor store that last read it has read it.
+                    $(
+                        if leader {
+                            bulk_wait_read($tiles - 1);
+                        }
+                        epilogue.sync();
+                        out.stage_columns(&mut staging, mine + $c % $tiles * 2048, $c);
+                        fence_proxy_async();
+                        epilogue.sync();
+                        if leader {
+                            tma_store(&o, [0, row0, $c, head], &staging, mine + $c % $tiles * 2048);
+                            bulk_commit();
+                        }
+                    )+
                 }
                 baton.end();
                 if leader {
@@ -370,11 +376,12 @@ impl Kernel {
     /// and three consumer warp groups (192 query rows) keep the tensor cores busier than two:
     /// on the lent H200 (2026-11-27, one run, the two kernels side by side against cuDNN),
     /// 1.04-1.15x without a mask at every length from 512 tokens, against 0.95-0.97x. Under a
-    /// causal mask a 192-row tile masks more of its diagonal and leaves fewer items to balance:
-    /// the 128-row kernel runs up to 4096 causal rows (0.99x at 512 and 2048 against 0.71x and
-    /// 0.94x), the 192-row one above (1.09-1.10x against 0.98x).
+    /// causal mask a 192-row tile masks more of its diagonal: with [`TileSchedule`] balancing
+    /// the last wave (an H100, 2026-11-28, one run), the 128-row kernel runs causal rows up to
+    /// 1024 (0.98x at 512 against 0.86x), the 192-row one above (1.05x at 2048 against 1.02x,
+    /// 1.13-1.14x at 8 k and 16 k against 1.01-1.02x).
     pub fn for_problem(p: Problem) -> Option<Kernel> {
-        let tall = !p.causal || p.seq > 4096;
+        let tall = !p.causal || p.seq > 1024;
         Some(match (p.d, tall) {
             (64, true) => Kernel::Hd64,
             (64, false) => Kernel::Hd64Short,
@@ -414,6 +421,18 @@ impl Kernel {
         if self == Kernel::Hd256 { 64 } else { 128 }
     }
 
+    /// The key tiles query tile `tile` of `p` reads: the kernel's `key_tiles_of`.
+    pub fn key_tiles_of(self, p: Problem, tile: u32) -> u32 {
+        let all = p.seq.div_ceil(self.key_rows());
+        if p.causal {
+            ((tile + 1) * self.query_rows())
+                .div_ceil(self.key_rows())
+                .min(all)
+        } else {
+            all
+        }
+    }
+
     /// Threads of a CTA: the producer warp group and the consumers.
     pub fn threads(self) -> u32 {
         128 + 2 * self.query_rows()
@@ -433,17 +452,170 @@ impl Kernel {
     ];
 }
 
-/// The grid for `p` run by `kernel` on a GPU of `sms` SMs: persistent, one CTA per SM (or per
-/// work item, if fewer) striding over the work items. Under a causal mask an item is a head's
-/// query tiles `t` and `T − 1 − t` (of `T`), which together take the same number of key tiles
-/// whatever `t`, so the static stride balances; otherwise an item is one tile. (On the lent
-/// H200 at head dimension 128, striding over single causal tiles measured down to 0.72x cuDNN;
-/// one CTA per tile, which the hardware balances but which cannot load the next tile's queries
-/// early, 0.83-1.09x; the pairs 1.09-1.11x: book/src/performance/attention.md.)
+/// The grid for `p` run by `kernel` on a GPU of `sms` SMs: persistent, one CTA per SM, or per
+/// query tile if there are fewer. [`TileSchedule`] says which tiles each CTA takes.
 pub fn grid(kernel: Kernel, p: Problem, sms: u32) -> (u32, u32, u32) {
-    let tiles = p.seq.div_ceil(kernel.query_rows());
-    let per_head = if p.causal { tiles.div_ceil(2) } else { tiles };
-    ((per_head * p.heads).min(sms), 1, 1)
+    let tiles = p.seq.div_ceil(kernel.query_rows()) * p.heads;
+    (tiles.min(sms).max(1), 1, 1)
+}
+
+/// Which query tiles each CTA of a persistent launch takes, in order: the kernel's `schedule`
+/// argument ([`TileSchedule::words`]).
+///
+/// Without a mask every tile reads every key tile, and CTA `c` takes the tiles `c`, `c + G`, …
+/// of the `G` CTAs, a head's tiles one after another so the CTAs that run at once share its keys
+/// and values in L2.
+///
+/// Under a causal mask tile `t` of `T` reads `t + 1` key tiles (of as many rows as it has), and a
+/// head's tiles `t` and `T − 1 − t` together take the same time whatever `t`. Most of the work
+/// is dealt as such pairs, in the same order, a whole number of them to every CTA. The last
+/// pairs, which would leave SMs idle in the last wave, may be taken as single tiles instead, the
+/// longest first, each by the CTA with the least work so far (longest processing time first):
+/// the partial last wave, or up to three waves more as long as their heads' keys and values fit
+/// in L2 together, whichever the cost model says takes least time, and only if that is less than
+/// dealing every pair. In the model a tile costs its key tiles plus one for its own start and
+/// epilogue. On 132 SMs with 16 k tokens it takes the busiest CTA from 0.97 of the ideal
+/// balance to 0.987-0.997 at every length but head dimension 256 at 512 tokens (where pairs
+/// stay), and 192-row tiles at 512 tokens from 0.73 to 0.97.
+///
+/// Measured on an H100 against the pairs dealt round robin (2026-11-28, one run, each against
+/// cuDNN): causal rows at 2 k tokens and more 0.97-1.16x → 1.01-1.20x, the 192-row kernel
+/// 0.69 / 0.94 / 1.09 / 1.11x → 0.86 / 1.05 / 1.13 / 1.14x; at 512 tokens the 128-row kernels
+/// 0.96x → 0.98x at head dimension 64, but 1.00x → 0.98x at 128, where the model's gain did not
+/// carry over. Without a mask the order is the one before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TileSchedule {
+    /// Each CTA's tiles, `head · T + tile`, in the order it takes them.
+    lists: Vec<Vec<u32>>,
+}
+
+impl TileSchedule {
+    /// A tile's own cost in the model, beyond its key tiles: loading its queries, the first
+    /// product that nothing overlaps, and the epilogue.
+    const START: u64 = 1;
+
+    /// The most bytes of keys and values the heads of the tiles dealt one by one may hold
+    /// together: four fifths of Hopper's 50 MB of L2. Those tiles run longest first across all
+    /// their heads at once, where pairs run a few heads at a time. On an H100 (2026-11-28),
+    /// breaking up four waves at head dimension 128 and 8 k or 16 k tokens (62 MB) took
+    /// 1.09-1.10x cuDNN down to 1.06x, while 42-44 MB at head dimension 64 went from 1.09-1.11x
+    /// to 1.15-1.16x.
+    const L2_BYTES: u64 = 40 << 20;
+
+    /// The schedule of `p` for `kernel` on `ctas` CTAs (some may have nothing to do).
+    pub fn new(kernel: Kernel, p: Problem, ctas: u32) -> Result<TileSchedule, String> {
+        let t = p.seq.div_ceil(kernel.query_rows());
+        let g = ctas as usize;
+        if g == 0 {
+            return Err("a schedule needs at least one CTA".into());
+        }
+        if u64::from(p.heads) * u64::from(p.seq) > u64::from(u32::MAX) {
+            return Err(format!(
+                "{} heads of {} rows: more rows than a u32 counts",
+                p.heads, p.seq
+            ));
+        }
+        // A head's items, as the kernel deals them: under a causal mask its tiles (t, T - 1 - t)
+        // (the middle tile of an odd T alone), else each tile.
+        let per = if p.causal { t.div_ceil(2) } else { t };
+        let items: Vec<Vec<u32>> = (0..p.heads)
+            .flat_map(|h| {
+                (0..per).map(move |last| {
+                    let first = if p.causal { t - 1 - last } else { last };
+                    if first == last {
+                        vec![h * t + last]
+                    } else {
+                        vec![h * t + last, h * t + first]
+                    }
+                })
+            })
+            .collect();
+        let cost = |u: u32| TileSchedule::START + u64::from(kernel.key_tiles_of(p, u % t));
+        let waves = items.len() / g;
+        // Without a mask every tile costs the same, and nothing is left to balance.
+        let most = if p.causal { waves.min(3) } else { 0 };
+        let head_bytes = 2 * 2 * u64::from(p.seq) * u64::from(p.d);
+        let mut best: Option<(u64, TileSchedule)> = None;
+        // Every item dealt round robin first: tiles are taken one by one only where the model
+        // says that saves time (at head dimension 256 and 512 tokens it does not, and taking
+        // them one by one measured 1.5 % slower).
+        let dealings = std::iter::once(items.len()).chain(
+            (0..=most)
+                .filter(|_| p.causal)
+                .map(|broken| (waves - broken) * g),
+        );
+        for (n, dealt) in dealings.enumerate() {
+            // The partial wave spans no more heads than a wave of pairs; each wave broken up
+            // beyond it adds its heads to those the single tiles run across at once.
+            if n > 1 {
+                let heads = (items.len() - 1) / per as usize - dealt / per as usize + 1;
+                if heads as u64 * head_bytes > TileSchedule::L2_BYTES {
+                    break;
+                }
+            }
+            let mut lists = vec![Vec::new(); g];
+            let mut load = vec![0u64; g];
+            for (i, item) in items[..dealt].iter().enumerate() {
+                lists[i % g].extend(item);
+                load[i % g] += item.iter().map(|&u| cost(u)).sum::<u64>();
+            }
+            let mut singles: Vec<u32> = items[dealt..].concat();
+            singles.sort_by_key(|&u| (std::cmp::Reverse(cost(u)), u));
+            let mut least: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>> =
+                (0..g).map(|c| std::cmp::Reverse((load[c], c))).collect();
+            for u in singles {
+                let std::cmp::Reverse((l, c)) = least.pop().expect("a CTA");
+                lists[c].push(u);
+                least.push(std::cmp::Reverse((l + cost(u), c)));
+            }
+            let span = least.into_iter().map(|x| x.0.0).max().unwrap_or(0);
+            if best.as_ref().is_none_or(|(b, _)| span < *b) {
+                best = Some((span, TileSchedule { lists }));
+            }
+        }
+        Ok(best.expect("at least one way to deal").1)
+    }
+
+    /// The CTAs it was made for.
+    pub fn ctas(&self) -> u32 {
+        self.lists.len() as u32
+    }
+
+    /// Each CTA's tiles, `head · T + tile` (`T` query tiles a head), in the order it takes them.
+    pub fn lists(&self) -> &[Vec<u32>] {
+        &self.lists
+    }
+
+    /// The kernel's `schedule` argument, for a launch of exactly [`TileSchedule::ctas`] CTAs:
+    /// for CTA `c`, word `3c` is how many tiles it takes, word `3c + 1` the index of the word
+    /// holding the first of them (the rest follow it), and word `3c + 2` that first tile again
+    /// (0 if it takes none), so a CTA learns where to start from loads that do not wait on each
+    /// other.
+    pub fn words(&self) -> Vec<u32> {
+        let g = self.lists.len();
+        let mut words = Vec::with_capacity(3 * g + self.lists.iter().map(Vec::len).sum::<usize>());
+        let mut at = 3 * g as u32;
+        for list in &self.lists {
+            words.extend([list.len() as u32, at, list.first().copied().unwrap_or(0)]);
+            at += list.len() as u32;
+        }
+        words.extend(self.lists.iter().flatten());
+        words
+    }
+
+    /// The model's time of the busiest CTA, in key tiles (with [`TileSchedule::START`] a tile).
+    pub fn makespan(&self, kernel: Kernel, p: Problem) -> u64 {
+        let t = p.seq.div_ceil(kernel.query_rows());
+        self.lists
+            .iter()
+            .map(|l| {
+                l.iter()
+                    .map(|&u| TileSchedule::START + u64::from(kernel.key_tiles_of(p, u % t)))
+                    .sum::<u64>()
+            })
+            .max()
+            .unwrap_or(0)
+    }
 }
 
 /// A deterministic `[heads, seq, d]` tensor of bf16 values in [-1, 1].
@@ -498,14 +670,16 @@ pub fn reference_scaled(
     (out, lse)
 }
 
-/// The arguments of `kernel` in `half` for `p` as the runtime passes them: the tensor maps of Q,
-/// K and V (each owning its tensor, the values rounded to `half`) and O (its bytes 0xff, so rows
-/// a kernel fails to write stand out), the log-sum-exp buffer (NaN), the sizes and `scale_log2`.
+/// The arguments of `kernel` in `half` for `p` on `ctas` CTAs as the runtime passes them: the
+/// tensor maps of Q, K and V (each owning its tensor, the values rounded to `half`) and O (its
+/// bytes 0xff, so rows a kernel fails to write stand out), the log-sum-exp buffer (NaN), the
+/// [`TileSchedule`] for `ctas`, the sizes and `scale_log2`.
 pub fn arguments<T: Copy + Into<f32>>(
     (kernel, half): (Kernel, Half),
     p: Problem,
     (q, k, v): (&[T], &[T], &[T]),
     scale_log2: f32,
+    ctas: u32,
 ) -> Result<Vec<ArgValue>, String> {
     if kernel.head_dim() != p.d {
         return Err(format!(
@@ -522,6 +696,7 @@ pub fn arguments<T: Copy + Into<f32>>(
     };
     let (s, d, bh) = (p.seq as u64, p.d as u64, p.heads as u64);
     let spec = kernel.with(half);
+    let schedule = TileSchedule::new(kernel, p, ctas)?;
     let map = |name: &str, data: Vec<u8>| -> Result<ArgValue, String> {
         let ty = spec.map_type(name).ok_or("a map parameter")?;
         let map = ty
@@ -535,8 +710,8 @@ pub fn arguments<T: Copy + Into<f32>>(
         map("v", bytes(v))?,
         map("o", vec![0xff; q.len() * 2])?,
         ArgValue::buffer(&vec![f32::NAN; (bh * s) as usize]),
+        ArgValue::buffer(&schedule.words()),
         ArgValue::U32(p.seq),
-        ArgValue::U32(p.heads),
         ArgValue::U32(p.causal as u32),
         ArgValue::F32(scale_log2),
     ])
@@ -561,7 +736,7 @@ pub fn simulate<T: Copy + Into<f32>>(
     scale_log2: f32,
     launch: &Launch,
 ) -> Result<(Vec<f32>, Vec<f32>), String> {
-    let mut args = arguments((kernel, half), p, qkv, scale_log2)?;
+    let mut args = arguments((kernel, half), p, qkv, scale_log2, launch.grid.0)?;
     let launch = Launch {
         block: (kernel.threads(), 1, 1),
         ..launch.clone()

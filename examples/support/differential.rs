@@ -452,15 +452,17 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             causal: false,
         };
         let inputs = attention_hopper::exact(p, rng.next_u64()).expect("exact inputs");
+        let grid = attention_hopper::grid(kernel, p, 3);
         cases.push(Case {
             name: kernel.with(half).entry.into(),
             spec: kernel.with(half),
-            launch: attention_hopper::launch(kernel, attention_hopper::grid(kernel, p, 3)),
+            launch: attention_hopper::launch(kernel, grid),
             args: attention_hopper::arguments(
                 (kernel, half),
                 p,
                 (&inputs.q, &inputs.k, &inputs.v),
                 attention_hopper::EXACT_SCALE_LOG2,
+                grid.0,
             )
             .expect("attention's arguments"),
         });

@@ -11,8 +11,9 @@ driver (its ptxas report is printed), and launched with cuLaunchKernel on torch'
 Kernel ABI (one entry per head dimension d; `--entry`, default `attention_hd{d}`):
   params  q, k, v, o : CUtensorMap by value (.param .align 64 .b8 [128])
           lse        : u64, device pointer to f32[b*h*s] (natural-log log-sum-exp per row)
+          schedule   : u64, device pointer to u32 words: the query tiles each CTA takes
+                       (`tile_schedule`, the port of examples/attention_hopper.rs's TileSchedule)
           seq        : u32
-          heads      : u32 (b*h)
           causal     : u32 (0/1; key j > query i masked)
           scale_log2 : f32 = log2(e) / sqrt(d)
   tensors bf16 (f16 with --dtype f16) [b, h, s, d] contiguous; tensor maps rank 4, BFLOAT16
@@ -20,9 +21,9 @@ Kernel ABI (one entry per head dimension d; `--entry`, default `attention_hd{d}`
           [64, s, d/64, b*h], globalStrides [2d, 128, 2sd] bytes, boxDim q/k/v
           [64, ROWS, d/64, 1] (--q-rows/--kv-rows, 128), o [64, 64, 1, 1] (--o-rows), swizzle
           128B, L2 promotion 128B, no interleave, OOB fill none (zeros).
-  launch  items of two query tiles (t, T-1-t) of a head; --grid auto: persistent, grid
-          (min(SMs, ceil(ceil(s/128)/2) * b*h), 1, 1) (--cta-rows), block (384,1,1) (--block), dynamic shared
-          memory --smem (required).
+  launch  --grid auto: persistent, grid (min(SMs, ceil(s/ROWS) * b*h), 1, 1) (--cta-rows
+          ROWS), each CTA taking the tiles the schedule lists for it; block (384,1,1)
+          (--block), dynamic shared memory --smem (required).
 Per-d options take `N` (every d) or `D=N` items, comma-separated: `--smem 64=160000,128=220000`.
 
 Each shape: inputs randn bf16 (fixed seed); o (inside guard bands) and lse filled with NaN;
@@ -90,10 +91,10 @@ CU_JIT_LOG_VERBOSE = 12
 # The kernel's parameters: (name, bytes, alignment) as the PTX must declare them.
 GRID_MODE = "auto"
 ABI_PERSISTENT = [("q", 128, 64), ("k", 128, 64), ("v", 128, 64), ("o", 128, 64),
-       ("lse", 8, None), ("seq", 4, None), ("heads", 4, None), ("causal", 4, None),
+       ("lse", 8, None), ("schedule", 8, None), ("seq", 4, None), ("causal", 4, None),
        ("scale_log2", 4, None)]
-# --grid tiles: one CTA per query tile and head, grid (ceil(s/128), b*h), no `heads` parameter.
-ABI_TILES = [p for p in ABI_PERSISTENT if p[0] != "heads"]
+# --grid tiles: one CTA per query tile and head, grid (ceil(s/128), b*h), no schedule.
+ABI_TILES = [p for p in ABI_PERSISTENT if p[0] != "schedule"]
 PTX_TYPE_BYTES = {".b8": 1, ".u8": 1, ".s8": 1, ".b16": 2, ".u16": 2, ".s16": 2, ".f16": 2,
                   ".bf16": 2, ".b32": 4, ".u32": 4, ".s32": 4, ".f32": 4, ".b64": 8, ".u64": 8,
                   ".s64": 8, ".f64": 8}
@@ -101,6 +102,68 @@ GUARD = -4096.0  # guard-band value, exact in bf16 and f32
 LOG2E = 1.4426950408889634
 
 EXIT_FAIL, EXIT_SETUP, EXIT_HANG = 1, 2, 3
+
+
+# TileSchedule::L2_BYTES: the most bytes of keys and values the heads of the tiles dealt one
+# by one may hold together.
+L2_BYTES = 40 << 20
+
+
+def tile_schedule(q_rows, kv_rows, s, d, bh, causal, ctas):
+    """The kernel's `schedule` words for a launch of `ctas` CTAs: examples/attention_hopper.rs's
+    `TileSchedule::new(..).words()`, step for step (tests/attention.rs compares the two). A
+    head's items are its tiles t and T-1-t under a causal mask (the middle one of an odd T
+    alone), else its tiles, dealt round robin. Under a causal mask the partial last wave and up
+    to 3 more may be taken as single tiles, the longest first, each by the least loaded CTA:
+    whichever gives the model (key tiles + 1 a tile) strictly less time than dealing every item,
+    as long as their heads' keys and values fit in L2_BYTES. Words 3c, 3c+1, 3c+2: CTA c's tile count, the
+    index of its first tile's word, and that first tile again; then the tiles."""
+    import heapq
+    t = -(-s // q_rows)
+    all_keys = -(-s // kv_rows)
+
+    def cost(u):
+        tile = u % t
+        return 1 + (min(-(-((tile + 1) * q_rows) // kv_rows), all_keys) if causal else all_keys)
+
+    per = -(-t // 2) if causal else t
+    items = []
+    for h in range(bh):
+        for last in range(per):
+            first = t - 1 - last if causal else last
+            items.append([h * t + last] if first == last else [h * t + last, h * t + first])
+    waves = len(items) // ctas
+    most = min(waves, 3) if causal else 0
+    head_bytes = 2 * 2 * s * d
+    best = None
+    dealings = [len(items)] + ([(waves - broken) * ctas for broken in range(most + 1)] if causal else [])
+    for n, dealt in enumerate(dealings):
+        if n > 1 and ((len(items) - 1) // per - dealt // per + 1) * head_bytes > L2_BYTES:
+            break
+        lists = [[] for _ in range(ctas)]
+        load = [0] * ctas
+        for i, item in enumerate(items[:dealt]):
+            lists[i % ctas].extend(item)
+            load[i % ctas] += sum(cost(u) for u in item)
+        singles = sorted((u for item in items[dealt:] for u in item), key=lambda u: (-cost(u), u))
+        least = [(load[c], c) for c in range(ctas)]
+        heapq.heapify(least)
+        for u in singles:
+            l, c = heapq.heappop(least)
+            lists[c].append(u)
+            heapq.heappush(least, (l + cost(u), c))
+        span = max(l for l, _ in least)
+        if best is None or span < best[0]:
+            best = (span, lists)
+    lists = best[1]
+    words = []
+    at = 3 * ctas
+    for lst in lists:
+        words += [len(lst), at, lst[0] if lst else 0]
+        at += len(lst)
+    for lst in lists:
+        words.extend(lst)
+    return words
 
 
 def say(*a):
@@ -301,7 +364,7 @@ def parse_args(argv):
     p.add_argument("--check-only", action="store_true",
                    help="correctness only, s in 128,200,384, b=2, h=2 (unless --seqs/--batch/--heads)")
     p.add_argument("--grid", choices=["auto", "persistent", "units", "tiles"], default="auto",
-                   help="with a `heads` parameter: persistent (auto), grid (min(SMs, items of two tiles)); units, one CTA per tile. tiles: grid (ceil(s/128), b*h), no `heads` parameter (auto)")
+                   help="with a `schedule` parameter: persistent (auto), grid (min(SMs, query tiles)); units, one CTA per tile. tiles: grid (ceil(s/128), b*h), no `schedule` parameter (auto)")
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--reps", type=int, default=20, help="timed launches per side and round (20)")
     p.add_argument("--warmup", type=int, default=3, help="untimed launches per side and round (3)")
@@ -555,27 +618,30 @@ class Bench:
                 self.tensor_map("k", k, s, d, bh, cfg["kv-rows"], d // 64),
                 self.tensor_map("v", v, s, d, bh, cfg["kv-rows"], d // 64),
                 self.tensor_map("o", o, s, d, bh, cfg["o-rows"], 1)]
-        scalars = [ctypes.c_uint64(lse.data_ptr()), ctypes.c_uint32(s), ctypes.c_uint32(bh),
-                   ctypes.c_uint32(causal), ctypes.c_float(LOG2E / math.sqrt(d))]
         units = -(-s // cfg["cta-rows"]) * bh
         if GRID_MODE == "tiles":
-            del scalars[2]
             grid = (-(-s // cfg["cta-rows"]), bh, 1)
         elif GRID_MODE == "units":
-            # One CTA per unit (the kernel's items then take one of them each at most).
+            # One CTA per query tile (each CTA's schedule lists one).
             grid = (units, 1, 1)
         else:
-            # Persistent: one CTA per SM (or per work item, if fewer), striding over the items
-            # of two query tiles of a head (examples/attention_hopper.rs, `grid`).
-            items = -(-(-(-s // cfg["cta-rows"])) // 2) * bh
+            # Persistent: one CTA per SM, or per query tile if there are fewer
+            # (examples/attention_hopper.rs, `grid`).
             sms = self.torch.cuda.get_device_properties(self.dev_index).multi_processor_count
-            grid = (min(items, sms), 1, 1)
+            grid = (min(units, sms), 1, 1)
+        words = tile_schedule(cfg["cta-rows"], cfg["kv-rows"], s, d, bh, causal, grid[0])
+        schedule = self.torch.tensor(words, dtype=self.torch.int32, device=lse.device)
+        scalars = [ctypes.c_uint64(lse.data_ptr()), ctypes.c_uint64(schedule.data_ptr()),
+                   ctypes.c_uint32(s), ctypes.c_uint32(causal),
+                   ctypes.c_float(LOG2E / math.sqrt(d))]
+        if GRID_MODE == "tiles":
+            del scalars[1]
         params = (ctypes.c_void_p * (4 + len(scalars)))(
             *[m.ptr for m in maps], *[ctypes.addressof(x) for x in scalars])
         block, smem = cfg["block"], cfg["smem"]
         fn, check = self.drv.cuLaunchKernel, self.drv.check
         stream = ctypes.c_void_p(self.stream())
-        keep = (maps, scalars, params)
+        keep = (maps, scalars, params, schedule)
 
         def launch():
             _ = keep
