@@ -227,7 +227,9 @@ impl Lowerer<'_> {
             brk: brk.to_string(),
             cont: cont.to_string(),
         });
+        self.loop_starts.push((self.read_serial, self.scopes.len()));
         self.block(body);
+        self.loop_starts.pop();
         self.loops.pop();
     }
 

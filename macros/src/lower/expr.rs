@@ -50,8 +50,10 @@ impl Lowerer<'_> {
                     .map(|i| i.to_string())
                     .unwrap_or_default();
                 match self.lookup(&name) {
-                    Some(Binding::Value { val, mutable: true }) => self.copy(val),
-                    Some(Binding::Value { val, .. }) => val,
+                    Some(Binding::Value { val, mutable }) => {
+                        self.read_alias(&name, &val, p.span());
+                        if mutable { self.copy(val) } else { val }
+                    }
                     Some(_) => {
                         let span = p.span();
                         self.diag.error(

@@ -80,6 +80,11 @@ impl Lowerer<'_> {
         let (span, span_last) = (self.span, self.span_last);
         let scopes = std::mem::replace(&mut self.scopes, vec![HashMap::new()]);
         let loops = std::mem::take(&mut self.loops);
+        // The callee's names are its own: which of them an assignment overwrote, and when
+        // they were read.
+        let loop_starts = std::mem::take(&mut self.loop_starts);
+        let clobbers = std::mem::take(&mut self.clobbers);
+        let alias_reads = std::mem::take(&mut self.alias_reads);
         for (name, prim, value) in &inst.consts {
             let val = Val::Imm(*prim, Imm::Int(*value as i64));
             self.bind(
@@ -112,6 +117,9 @@ impl Lowerer<'_> {
         };
         self.loops = loops;
         self.scopes = scopes;
+        self.loop_starts = loop_starts;
+        self.clobbers = clobbers;
+        self.alias_reads = alias_reads;
         self.site = site;
         // What follows in the caller's statement is the caller's again.
         self.span = span;

@@ -356,7 +356,10 @@ impl Lowerer<'_> {
                     .map(|i| i.to_string())
                     .unwrap_or_default();
                 match self.lookup(&name) {
-                    Some(Binding::Value { val, mutable: true }) => self.assign_to(&val, value),
+                    Some(Binding::Value { val, mutable: true }) => {
+                        self.clobber_aliases(&name, &val, p.span());
+                        self.assign_to(&val, value)
+                    }
                     // rustc reports the assignment to an immutable binding (E0384) on the copy
                     // it checks; there is nothing to lower.
                     Some(Binding::Value { mutable: false, .. }) => {}

@@ -5,6 +5,7 @@
 //! diagnostics), and `.loc` lines carry the source line and column of each statement into
 //! the PTX.
 
+mod alias;
 mod attention;
 mod calls;
 mod control;
@@ -156,6 +157,13 @@ pub struct Lowerer<'a> {
     /// The block shape of `#[kernel(block = ...)]`: `%ntid` is a constant, and `%tid` in a
     /// dimension of size 1 is 0.
     block: Option<(u32, u32, u32)>,
+    /// Bindings whose accumulator registers an assignment through another binding overwrote.
+    clobbers: HashMap<String, alias::Clobber>,
+    /// When each binding was last read (`read_serial` then).
+    alias_reads: HashMap<String, u64>,
+    read_serial: u64,
+    /// For each loop being lowered: `read_serial` and the number of scopes when it began.
+    loop_starts: Vec<(u64, usize)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -184,6 +192,10 @@ impl<'a> Lowerer<'a> {
             call_sites: Vec::new(),
             frames: Vec::new(),
             block: None,
+            clobbers: HashMap::new(),
+            alias_reads: HashMap::new(),
+            read_serial: 0,
+            loop_starts: Vec::new(),
         }
     }
 
@@ -461,6 +473,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn bind(&mut self, name: String, binding: Binding) {
+        self.forget_clobber(&name);
         match &binding {
             Binding::Value { val, .. } => self.name_value(val, &name),
             Binding::Global { base, .. }
