@@ -28,6 +28,7 @@
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
+use super::mac::{accumulate, pack, unpack};
 use super::step::Step;
 use crate::decode::Fmt;
 use crate::decode::*;
@@ -64,26 +65,8 @@ fn elem_value(t: Elem, bits: u64) -> f64 {
     }
 }
 
-/// `init + a[0] * b[0] + a[1] * b[1] + ...`, summed in k order (each product rounded, then
-/// each sum): a tensor-core output.
-#[inline(always)]
-fn dot_any(init: f64, a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(init, |acc, (x, y)| acc + x * y)
-}
-
-/// [`dot_any`] for rows of `K` values (an `mma.sync`'s usual k of 16): the same operations in
-/// the same order, unrolled.
-#[inline(always)]
-fn dot<const K: usize>(init: f64, a: &[f64], b: &[f64]) -> f64 {
-    let (a, b): (&[f64; K], &[f64; K]) = (a.try_into().expect("K"), b.try_into().expect("K"));
-    let mut acc = init;
-    for i in 0..K {
-        acc += a[i] * b[i];
-    }
-    acc
-}
-
 /// An accumulated value rounded (or wrapped, or saturated) to the destination type.
+#[inline(always)]
 fn elem_bits(t: Elem, v: f64, satfinite: bool) -> u64 {
     match t {
         Elem::F32 => (v as f32).to_bits() as u64,
@@ -131,11 +114,11 @@ pub(crate) fn c_coord(lane: u32, i: u32) -> (u32, u32) {
     (g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1))
 }
 
-/// Which matrix of an MMA a register fragment holds (B transposed: its columns as rows).
+/// Which matrix of an MMA a register fragment holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Fragment {
     A,
-    BT,
+    B,
     C,
 }
 
@@ -161,6 +144,38 @@ fn fragment_places(key: FragmentShape, n: u32, place: impl Fn(u32) -> u32) -> st
             .or_insert_with(|| (0..n).map(place).collect())
             .clone()
     })
+}
+
+/// Where each element of an accumulator fragment (C or D: `regs` registers of `ty` per lane,
+/// 16 rows of `cols` columns) goes in its matrix, in (lane, register, element) order: the
+/// table [`Machine::gather_into`] uses for C, so the scatter of D needs no coordinate arithmetic.
+fn c_places(cols: u32, ty: Elem, regs: usize) -> std::rc::Rc<[u32]> {
+    let bits = ty.bits();
+    let per_lane = regs as u32 * (32 / bits);
+    fragment_places((Fragment::C, cols, bits, regs as u32), 32 * per_lane, |i| {
+        let (r, c) = c_coord(i / per_lane, i % per_lane);
+        r * cols + c
+    })
+}
+
+/// The accumulator registers `regs` (of type `ty`) in their tile ([`unpack`]), the common f32
+/// with a decoder of its own.
+fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
+    match ty {
+        Elem::F32 => unpack(d, regs, places, 1, |x| elem_value(Elem::F32, x)),
+        Elem::F16 => unpack(d, regs, places, 2, |x| elem_value(Elem::F16, x)),
+        _ => unpack(d, regs, places, 1, |x| elem_value(ty, x)),
+    }
+}
+
+/// The tile rounded to the registers' type `ty` ([`pack`]), the common f32 with an encoder of
+/// its own.
+fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: bool) {
+    match ty {
+        Elem::F32 => pack(values, d, places, 1, |v| elem_bits(Elem::F32, v, false)),
+        Elem::F16 => pack(values, d, places, 2, |v| elem_bits(Elem::F16, v, false)),
+        _ => pack(values, d, places, 1, |v| elem_bits(ty, v, satfinite)),
+    }
 }
 
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
@@ -765,7 +780,7 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let [mut a, mut bt, mut c] = std::mem::take(&mut self.tensor.scratch);
+        let [mut a, mut b, mut c] = std::mem::take(&mut self.tensor.scratch);
         self.gather_into(
             w,
             &m.a,
@@ -775,43 +790,28 @@ impl Machine<'_> {
             |l, i| a_coord(m.k, bits, l, i),
             &mut a,
         );
-        // B transposed (column n's k values together), so each output is a dot product of two
-        // contiguous rows, summed in the same order.
+        // B as k rows of 8 columns, the layout [`accumulate`] reads.
         self.gather_into(
             w,
             &m.b,
             m.b_ty,
-            (8, k),
-            (Fragment::BT, m.k),
-            |l, i| {
-                let (kk, n) = b_coord(m.k, bits, l, i);
-                (n, kk)
-            },
-            &mut bt,
+            (k, 8),
+            (Fragment::B, m.k),
+            |l, i| b_coord(m.k, bits, l, i),
+            &mut b,
         );
         self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
-        for r in 0..16 {
-            let a_row = &a[r * k..(r + 1) * k];
-            for n in 0..8 {
-                let b_col = &bt[n * k..(n + 1) * k];
-                d[r * 8 + n] = match k {
-                    16 => dot::<16>(c[r * 8 + n], a_row, b_col),
-                    _ => dot_any(c[r * 8 + n], a_row, b_col),
-                };
-            }
-        }
-        self.tensor.scratch = [a, bt, c];
-        let per = if m.d_ty == Elem::F16 { 2 } else { 1 };
-        for lane in 0..32u32 {
-            for (j, &dr) in m.d.iter().enumerate() {
-                let mut v = 0u64;
-                for e in 0..per {
-                    let (r, c) = c_coord(lane, j as u32 * per + e);
-                    let x = elem_bits(m.d_ty, d[r as usize * 8 + c as usize], m.satfinite);
-                    v |= x << (16 * e);
-                }
-                self.warps[w].set_reg(dr, lane as usize, v);
+        d.copy_from_slice(&c);
+        accumulate(&mut d, &a, &b, k, 8);
+        self.tensor.scratch = [a, b, c];
+        let places = c_places(8, m.d_ty, m.d.len());
+        let mut values = [0u64; 4 * 32];
+        let values = &mut values[..m.d.len() * 32];
+        pack_acc(values, &d, &places, m.d_ty, m.satfinite);
+        for (j, &dr) in m.d.iter().enumerate() {
+            for lane in 0..32 {
+                self.warps[w].set_reg(dr, lane, values[j * 32 + lane]);
             }
         }
     }
@@ -966,7 +966,8 @@ impl Machine<'_> {
     }
 
     /// Reads a shared-memory operand of `wgmma.mma_async` through its descriptor: `rows`
-    /// (`mn` indices) by `k`, returned as `out[mn_index * k + kk]`.
+    /// (`mn` indices) by `k`, returned as `out[mn_index * k + kk]`, or with `k_rows` as
+    /// `out[kk * rows + mn_index]` (B, in the layout [`accumulate`] reads).
     #[allow(clippy::too_many_arguments)]
     fn wgmma_operand(
         &mut self,
@@ -977,6 +978,7 @@ impl Machine<'_> {
         mn: std::ops::Range<u32>,
         k: u32,
         mn_major: bool,
+        k_rows: bool,
         agent: u32,
         vc: &[u32],
     ) -> Res<Vec<f64>> {
@@ -1046,7 +1048,7 @@ impl Machine<'_> {
             bits,
             mask,
             t,
-            k,
+            strides: if k_rows { (1, rows) } else { (k as usize, 1) },
             mn_start: mn.start,
             mn_major,
         };
@@ -1172,7 +1174,8 @@ impl Machine<'_> {
         let a = match &g.a {
             WgmmaA::Desc(s) => {
                 let d = desc(self, *s, "a-desc")?;
-                self.wgmma_operand(w, pc, d, g.a_ty, 16 * q..16 * q + 16, k, g.trans_a, t0, &vc)?
+                let mn = 16 * q..16 * q + 16;
+                self.wgmma_operand(w, pc, d, g.a_ty, mn, k, g.trans_a, false, t0, &vc)?
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
@@ -1193,12 +1196,10 @@ impl Machine<'_> {
         };
         let b_raw = self.src_value(w, 0, g.b_desc);
         let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
-        // B is read as (n, k): B[k][n] = b[n * k + kk].
-        let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, t0, &vc)?;
+        // B as k rows of n columns.
+        let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, true, t0, &vc)?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
-        let per = if g.d_ty == Elem::F16 { 2 } else { 1 };
-        let mut values = vec![0u64; g.d.len() * 32];
         let st = &self.tensor.warps[w];
         let olds: Vec<&[u64]> = st
             .pending_values_of(&g.d)
@@ -1206,32 +1207,19 @@ impl Machine<'_> {
             .zip(&g.d)
             .map(|(p, &r)| p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32]))
             .collect();
-        // Each output is a dot product of a row of A and a row of B (as (n, k)), summed in
-        // k order; A's rows are scaled first by the signs, as `sa * a * sb * b` evaluates.
-        let k = k as usize;
+        // The warp's 16 rows of D (n columns), each output the accumulator (or 0) plus the
+        // products in k order; A's rows are scaled first by the signs, as `sa * a * sb * b`
+        // evaluates.
+        let (k, cols) = (k as usize, n as usize);
         let a: Vec<f64> = a.iter().map(|&x| sa * x * sb).collect();
-        for lane in 0..32u32 {
-            for (j, old) in olds.iter().enumerate() {
-                let old = old[lane as usize];
-                let mut v = 0u64;
-                for e in 0..per {
-                    let (r, c) = c_coord(lane, j as u32 * per + e);
-                    let init = if scale_d {
-                        elem_value(g.d_ty, old >> (16 * e))
-                    } else {
-                        0.0
-                    };
-                    let a_row = &a[r as usize * k..(r as usize + 1) * k];
-                    let b_row = &b[c as usize * k..(c as usize + 1) * k];
-                    let acc = match k {
-                        16 => dot::<16>(init, a_row, b_row),
-                        _ => dot_any(init, a_row, b_row),
-                    };
-                    v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
-                }
-                values[j * 32 + lane as usize] = v;
-            }
+        let places = c_places(n, g.d_ty, g.d.len());
+        let mut d = vec![0.0f64; 16 * cols];
+        if scale_d {
+            unpack_acc(&mut d, &olds, &places, g.d_ty);
         }
+        accumulate(&mut d, &a, &b, k, cols);
+        let mut values = vec![0u64; g.d.len() * 32];
+        pack_acc(&mut values, &d, &places, g.d_ty, g.satfinite);
         let pending = Pending {
             pc,
             shape,
@@ -1258,7 +1246,8 @@ struct Fill<'a> {
     mask: u64,
     /// Elements per chunk.
     t: u32,
-    k: u32,
+    /// The index distance in `out` of consecutive mn and consecutive k.
+    strides: (usize, usize),
     mn_start: u32,
     mn_major: bool,
 }
@@ -1277,7 +1266,8 @@ impl Fill<'_> {
                 } else {
                     (m0, k0 + j)
                 };
-                out[(mm - self.mn_start) as usize * self.k as usize + kk as usize] = decode(x);
+                out[(mm - self.mn_start) as usize * self.strides.0
+                    + kk as usize * self.strides.1] = decode(x);
             }
         }
     }
@@ -1396,6 +1386,43 @@ mod tests {
             }
         }
         assert!(c.iter().all(|&x| x == 1));
+    }
+
+    /// The accumulator's table and [`unpack`]/[`pack`] place each register element where
+    /// [`c_coord`] does, and a tile read from registers packs back to them.
+    #[test]
+    fn accumulator_places_follow_c_coord() {
+        for (ty, cols) in [
+            (Elem::F32, 8u32),
+            (Elem::F32, 256),
+            (Elem::F16, 64),
+            (Elem::S32, 8),
+        ] {
+            let per = 32 / ty.bits();
+            let regs = (cols / 8 * 4 / per) as usize;
+            let places = c_places(cols, ty, regs);
+            let values: Vec<u64> = (0..regs * 32)
+                .map(|i| match ty {
+                    Elem::F16 => (i as u64 % 2000) << 16 | (i as u64 % 3000),
+                    _ => (i as u64) << 8,
+                })
+                .collect();
+            let olds: Vec<&[u64]> = values.chunks(32).collect();
+            let mut d = vec![f64::NAN; 16 * cols as usize];
+            unpack_acc(&mut d, &olds, &places, ty);
+            for lane in 0..32u32 {
+                for j in 0..regs as u32 {
+                    for e in 0..per {
+                        let (r, c) = c_coord(lane, j * per + e);
+                        let want = elem_value(ty, values[(j * 32 + lane) as usize] >> (16 * e));
+                        assert_eq!(d[(r * cols + c) as usize], want, "{ty:?} {cols}");
+                    }
+                }
+            }
+            let mut back = vec![0; regs * 32];
+            pack_acc(&mut back, &d, &places, ty, false);
+            assert_eq!(back, values, "{ty:?} {cols}");
+        }
     }
 
     #[test]
