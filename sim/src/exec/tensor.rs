@@ -854,15 +854,30 @@ impl Machine<'_> {
         }
         st.rebuild();
         let completed = done.len() as u64;
-        for (i, p) in done.into_iter().enumerate() {
-            for (j, &r) in p.d.iter().enumerate() {
-                for lane in 0..32 {
-                    self.warps[w].set_reg(r, lane, p.values[j * 32 + lane]);
+        let mut acquired: Clock = Vec::new();
+        for (i, p) in done.iter().enumerate() {
+            // A chain of wgmmas on one accumulator (the usual k loop) leaves the last one's
+            // values: an earlier one's registers, all written again next, are skipped.
+            if done.get(i + 1).is_none_or(|next| next.d != p.d) {
+                for (j, &r) in p.d.iter().enumerate() {
+                    if r != crate::decode::SINK {
+                        let at = r as usize * 32;
+                        self.warps[w].regs[at..at + 32]
+                            .copy_from_slice(&p.values[j * 32..j * 32 + 32]);
+                    }
                 }
             }
-            let vc = joined.get(i).cloned().flatten().unwrap_or(p.vc);
+            let vc = joined.get(i).and_then(|j| j.as_ref()).unwrap_or(&p.vc);
+            if acquired.len() < vc.len() {
+                acquired.resize(vc.len(), 0);
+            }
+            join_into(&mut acquired, vc);
+        }
+        // Acquiring each group's clock in turn is acquiring their join once (an empty clock
+        // is acquired by no one).
+        if !acquired.is_empty() {
             for lane in 0..32u32 {
-                self.race.acquire(w as u32 * 32 + lane, &vc);
+                self.race.acquire(w as u32 * 32 + lane, &acquired);
             }
         }
         if let Some(log) = self.tensor.warpgroups.get_mut(&key) {
