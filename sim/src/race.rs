@@ -1119,66 +1119,99 @@ impl Race {
         pc: u32,
     ) -> Result<(), (usize, Conflict)> {
         let me = self.agent_access(t, vc, pc);
-        let threads = self.threads;
-        let fences = &self.fences;
-        let owner = &self.owner;
-        // The issuing thread's latest fence, if it came before the issue.
-        let issuer_fence = Some(&self.fence_vc[t as usize])
-            .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize));
-        // The checks of the write depend on its writer, clock, fence count and proxy only, and
-        // neighbouring cells mostly share one write (a copy's, a store's): the last write that
-        // passed is not checked again.
-        // The check does not depend on the cells' reads, the only thing a read changes, nor on
-        // anything else that changes between the chunks: one memo serves them all.
-        let mut passed = None;
-        let mut check = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
-            let w = cell.write;
-            let this = (w.who, w.clock, cell.write_fences, cell.generic);
-            if passed == Some(this) {
-                record_read(cell, sets, me, vc);
-                return Ok(());
-            }
-            if !sees(vc, w) {
-                return Err(Conflict {
-                    earlier: w,
-                    earlier_write: true,
-                    offset: key,
-                    missing_fence: false,
-                });
-            }
-            // The writer's first fence after the write must be visible to the operation.
-            // The thread whose fences count for a generic write: its writer, or for a
-            // cp.async the thread that issued it.
-            let writer = if (w.who as usize) < threads {
-                Some(w.who as usize)
-            } else if cell.generic {
-                Some(owner[w.who as usize - threads] as usize)
-            } else {
-                None
-            };
-            if w.clock != 0
-                && let Some(x) = writer
-                && fences[x]
-                    .get(cell.write_fences as usize)
-                    .is_none_or(|&f| vc.at(x) < f)
-                && issuer_fence.is_none_or(|f| f[w.who as usize] < w.clock)
-            {
-                return Err(Conflict {
-                    earlier: w,
-                    earlier_write: true,
-                    offset: key,
-                    missing_fence: true,
-                });
-            }
-            passed = Some(this);
-            record_read(cell, sets, me, vc);
-            Ok(())
+        let mut check = AsyncReadCheck {
+            me,
+            vc,
+            threads: self.threads,
+            fences: &self.fences,
+            owner: &self.owner,
+            // The issuing thread's latest fence, if it came before the issue.
+            issuer_fence: Some(&self.fence_vc[t as usize])
+                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
+            passed: None,
         };
+        let shadow = &mut self.shadow;
         for (i, &(cta, offset, len)) in at.iter().enumerate() {
-            self.shadow
-                .each(cta, offset, len, &mut check)
-                .map_err(|c| (i, c))?;
+            // The usual whole granules as a loop of their own, the check inlined in it.
+            let checked = match shadow.aligned(cta, offset, len) {
+                Some((cells, sets)) => cells
+                    .iter_mut()
+                    .enumerate()
+                    .try_for_each(|(k, cell)| check.cell(cell, sets, offset + 4 * k as u32)),
+                None => shadow.visit(cta, offset, len, |cell, sets, key| {
+                    check.cell(cell, sets, key)
+                }),
+            };
+            checked.map_err(|c| (i, c))?;
         }
+        Ok(())
+    }
+}
+
+/// The check of each cell an async read covers ([`Race::async_reads`]): generic writes must be
+/// ordered before the read and fenced with `fence.proxy.async` (module docs).
+struct AsyncReadCheck<'a, S: Seen + ?Sized> {
+    me: Access,
+    vc: &'a S,
+    threads: usize,
+    fences: &'a [Vec<u32>],
+    owner: &'a [u32],
+    /// The issuing thread's latest fence, if it came before the issue.
+    issuer_fence: Option<&'a Clock>,
+    /// The checks of the write depend on its writer, clock, fence count and proxy only, and
+    /// neighbouring cells mostly share one write (a copy's, a store's): the last write that
+    /// passed is not checked again. The check does not depend on the cells' reads, the only
+    /// thing a read changes, nor on anything else that changes between the cells: one memo
+    /// serves them all.
+    passed: Option<(u32, u32, u32, bool)>,
+}
+
+impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
+    #[inline(always)]
+    fn cell(&mut self, cell: &mut Cell, sets: &mut ReadSets, key: u32) -> Result<(), Conflict> {
+        let (me, vc) = (self.me, self.vc);
+        let w = cell.write;
+        let this = (w.who, w.clock, cell.write_fences, cell.generic);
+        if self.passed == Some(this) {
+            record_read(cell, sets, me, vc);
+            return Ok(());
+        }
+        if !sees(vc, w) {
+            return Err(Conflict {
+                earlier: w,
+                earlier_write: true,
+                offset: key,
+                missing_fence: false,
+            });
+        }
+        // The writer's first fence after the write must be visible to the operation.
+        // The thread whose fences count for a generic write: its writer, or for a
+        // cp.async the thread that issued it.
+        let writer = if (w.who as usize) < self.threads {
+            Some(w.who as usize)
+        } else if cell.generic {
+            Some(self.owner[w.who as usize - self.threads] as usize)
+        } else {
+            None
+        };
+        if w.clock != 0
+            && let Some(x) = writer
+            && self.fences[x]
+                .get(cell.write_fences as usize)
+                .is_none_or(|&f| vc.at(x) < f)
+            && self
+                .issuer_fence
+                .is_none_or(|f| f[w.who as usize] < w.clock)
+        {
+            return Err(Conflict {
+                earlier: w,
+                earlier_write: true,
+                offset: key,
+                missing_fence: true,
+            });
+        }
+        self.passed = Some(this);
+        record_read(cell, sets, me, vc);
         Ok(())
     }
 }
