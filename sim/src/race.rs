@@ -26,7 +26,7 @@
 use rustc_hash::FxHashMap;
 
 mod read_sets;
-use read_sets::ReadSets;
+use read_sets::{ReadMemo, ReadSets};
 
 /// A vector clock.
 pub(crate) type Clock = Vec<u32>;
@@ -302,13 +302,32 @@ fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
 #[inline(always)]
 fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Access, seen: &S) {
     if cell.reads != 0 {
-        sets.add(cell.reads, me);
+        cell.reads = sets.add(cell.reads, me);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
         let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
-        sets.add(slot, me);
-        cell.reads = slot;
+        cell.reads = sets.add(slot, me);
+        cell.read = me;
+    }
+}
+
+/// [`record_read`] in a run of cells that one operation reads: cells whose read sets were
+/// equal share the result ([`ReadMemo`]).
+#[inline(always)]
+fn record_read_memo<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    me: Access,
+    seen: &S,
+    memo: &mut ReadMemo,
+) {
+    if cell.reads != 0 {
+        cell.reads = sets.add_memo(cell.reads, me, memo);
+    } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
+        cell.read = me;
+    } else {
+        cell.reads = sets.open_memo((cell.read.who, cell.read.clock), me, memo);
         cell.read = me;
     }
 }
@@ -997,6 +1016,7 @@ impl Race {
             issuer_fence: Some(&self.fence_vc[t as usize])
                 .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
             passed: None,
+            reads: ReadMemo::default(),
         };
         let shadow = &mut self.shadow;
         for (i, &(cta, offset, len)) in at.iter().enumerate() {
@@ -1032,6 +1052,7 @@ struct AsyncReadCheck<'a, S: Seen + ?Sized> {
     /// thing a read changes, nor on anything else that changes between the cells: one memo
     /// serves them all.
     passed: Option<(u32, u32, u32, bool)>,
+    reads: ReadMemo,
 }
 
 impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
@@ -1041,7 +1062,7 @@ impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
         let w = cell.write;
         let this = (w.who, w.clock, cell.write_fences, cell.generic);
         if self.passed == Some(this) {
-            record_read(cell, sets, me, vc);
+            record_read_memo(cell, sets, me, vc, &mut self.reads);
             return Ok(());
         }
         if !sees(vc, w) {
@@ -1079,7 +1100,7 @@ impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
             });
         }
         self.passed = Some(this);
-        record_read(cell, sets, me, vc);
+        record_read_memo(cell, sets, me, vc, &mut self.reads);
         Ok(())
     }
 }
