@@ -16,7 +16,7 @@ const INLINE_READERS: usize = 8;
 /// A slot holds [`INLINE_READERS`] readers in one flat table; a larger set (broadcast reads)
 /// moves to a vector of its own. A slot freed by a write is given to the next cell.
 ///
-/// Cells with equal sets may share a slot (counted in `refs`): one operation reading a tile
+/// Cells with equal sets may share a slot (counted in [`Slot::refs`]): one operation reading a tile
 /// (a `wgmma` operand, a bulk store's box) adds the same reader to thousands of cells whose
 /// sets the operations before it made equal, so it adds it once and moves the others to the
 /// result ([`ReadMemo`]). A shared set is never changed in place: adding a reader to it gives
@@ -25,18 +25,25 @@ const INLINE_READERS: usize = 8;
 pub(super) struct ReadSets {
     /// `INLINE_READERS` entries per slot; slot 0 is never used (a cell's 0 means no set).
     inline: Vec<Reader>,
-    /// Per slot: how many readers it holds in `inline`, or [`SPILLED`] plus the index of its
-    /// set in `spilled`.
-    len: Vec<u32>,
+    /// Per slot: its set's length and how many cells name it.
+    slots: Vec<Slot>,
     /// Sets too large for a slot; freed ones keep their capacity for the next.
     spilled: Vec<Vec<Reader>>,
     /// Per set of `spilled`: bit `who % 256` of each reader it holds, so that a new reader,
     /// the usual case, is mostly added without a search of the set.
     spilled_who: Vec<[u64; 4]>,
-    /// Per slot: how many cells (or bytes of split cells) name it.
-    refs: Vec<u32>,
     free: Vec<u32>,
     free_spilled: Vec<u32>,
+}
+
+/// A slot of [`ReadSets`] (one word each, read together).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    /// How many readers the set holds in `inline`, or [`SPILLED`] plus the index of its set
+    /// in `spilled`.
+    len: u32,
+    /// How many cells (or bytes of split cells) name it.
+    refs: u32,
 }
 
 /// What one reader's adds in a run of cells did, for the next cells of the run
@@ -49,37 +56,35 @@ pub(super) struct ReadMemo {
     opened: Option<(Reader, u32)>,
 }
 
-/// The bit of [`ReadSets::len`] that marks a slot whose set is in `spilled`.
+/// The bit of [`Slot::len`] that marks a slot whose set is in `spilled`.
 const SPILLED: u32 = 1 << 31;
 
 impl ReadSets {
     /// A new slot holding `first`.
     #[inline]
     pub(super) fn open(&mut self, first: &[Reader]) -> u32 {
-        if self.len.is_empty() {
-            self.len.push(0);
-            self.refs.push(0);
+        if self.slots.is_empty() {
+            self.slots.push(Slot::default());
             self.inline.resize(INLINE_READERS, (0, 0));
         }
         let slot = self.free.pop().unwrap_or_else(|| {
-            self.len.push(0);
-            self.refs.push(0);
+            self.slots.push(Slot::default());
             self.inline
                 .resize(self.inline.len() + INLINE_READERS, (0, 0));
-            (self.len.len() - 1) as u32
+            (self.slots.len() - 1) as u32
         });
-        self.refs[slot as usize] = 1;
+        self.slots[slot as usize].refs = 1;
         if first.len() <= INLINE_READERS {
             let at = slot as usize * INLINE_READERS;
             self.inline[at..at + first.len()].copy_from_slice(first);
-            self.len[slot as usize] = first.len() as u32;
+            self.slots[slot as usize].len = first.len() as u32;
         } else {
-            self.len[slot as usize] = self.spill(first);
+            self.slots[slot as usize].len = self.spill(first);
         }
         slot
     }
 
-    /// A set of its own holding `readers`: the [`ReadSets::len`] of its slot.
+    /// A set of its own holding `readers`: the [`Slot::len`] of its slot.
     fn spill(&mut self, readers: &[Reader]) -> u32 {
         let i = match self.free_spilled.pop() {
             Some(i) => i,
@@ -102,7 +107,7 @@ impl ReadSets {
 
     #[inline(always)]
     pub(super) fn get(&self, slot: u32) -> &[Reader] {
-        let n = self.len[slot as usize];
+        let n = self.slots[slot as usize].len;
         if n & SPILLED != 0 {
             return &self.spilled[(n & !SPILLED) as usize];
         }
@@ -115,7 +120,7 @@ impl ReadSets {
     /// cell gets a copy).
     #[inline(always)]
     pub(super) fn add(&mut self, slot: u32, me: Access) -> u32 {
-        if self.refs[slot as usize] > 1 {
+        if self.slots[slot as usize].refs > 1 {
             return self.add_shared(slot, me);
         }
         self.add_in_place(slot, me);
@@ -136,7 +141,7 @@ impl ReadSets {
             Some((_, c)) => *c = (*c).max(me.clock),
             None => copy.push((me.who, me.clock)),
         }
-        self.refs[slot as usize] -= 1;
+        self.slots[slot as usize].refs -= 1;
         self.open(&copy)
     }
 
@@ -147,7 +152,7 @@ impl ReadSets {
         if let Some((from, to)) = memo.added
             && from == slot
         {
-            self.refs[to as usize] += 1;
+            self.slots[to as usize].refs += 1;
             self.release(from, memo);
             return to;
         }
@@ -165,7 +170,7 @@ impl ReadSets {
         if let Some((was, slot)) = memo.opened
             && was == first
         {
-            self.refs[slot as usize] += 1;
+            self.slots[slot as usize].refs += 1;
             return slot;
         }
         let slot = self.open(&[first]);
@@ -178,8 +183,8 @@ impl ReadSets {
     /// by the memo then (the slot may hold another set next).
     #[inline(always)]
     fn release(&mut self, slot: u32, memo: &mut ReadMemo) {
-        if self.refs[slot as usize] > 1 {
-            self.refs[slot as usize] -= 1;
+        if self.slots[slot as usize].refs > 1 {
+            self.slots[slot as usize].refs -= 1;
             return;
         }
         self.close(slot);
@@ -197,7 +202,7 @@ impl ReadSets {
     /// Records read `me` in the unshared set of `slot`.
     #[inline(always)]
     fn add_in_place(&mut self, slot: u32, me: Access) {
-        let n = self.len[slot as usize];
+        let n = self.slots[slot as usize].len;
         if n & SPILLED != 0 {
             let i = (n & !SPILLED) as usize;
             let set = &mut self.spilled[i];
@@ -219,30 +224,30 @@ impl ReadSets {
             *c = (*c).max(me.clock);
         } else if (n as usize) < INLINE_READERS {
             self.inline[at + n as usize] = (me.who, me.clock);
-            self.len[slot as usize] = n + 1;
+            self.slots[slot as usize].len = n + 1;
         } else {
             let mut set = [(0, 0); INLINE_READERS + 1];
             set[..INLINE_READERS].copy_from_slice(&self.inline[at..at + INLINE_READERS]);
             set[INLINE_READERS] = (me.who, me.clock);
-            self.len[slot as usize] = self.spill(&set);
+            self.slots[slot as usize].len = self.spill(&set);
         }
     }
 
     /// One cell fewer names `slot` (its cell was written): freed with the last.
     #[inline]
     pub(super) fn close(&mut self, slot: u32) {
-        if self.refs[slot as usize] > 1 {
-            self.refs[slot as usize] -= 1;
+        if self.slots[slot as usize].refs > 1 {
+            self.slots[slot as usize].refs -= 1;
             return;
         }
-        self.refs[slot as usize] = 0;
-        let n = self.len[slot as usize];
+        self.slots[slot as usize].refs = 0;
+        let n = self.slots[slot as usize].len;
         if n & SPILLED != 0 {
             self.spilled[(n & !SPILLED) as usize].clear();
             self.spilled_who[(n & !SPILLED) as usize] = [0; 4];
             self.free_spilled.push(n & !SPILLED);
         }
-        self.len[slot as usize] = 0;
+        self.slots[slot as usize].len = 0;
         self.free.push(slot);
     }
 }
@@ -346,18 +351,18 @@ mod tests {
                     "step {step} cell {i}"
                 );
             }
-            let mut named = vec![0u32; shared.refs.len().max(1)];
+            let mut named = vec![0u32; shared.slots.len().max(1)];
             for c in &b {
                 named[c.reads as usize] += 1;
             }
             for (slot, &n) in named.iter().enumerate().skip(1) {
-                assert_eq!(shared.refs[slot], n, "step {step} slot {slot}");
+                assert_eq!(shared.slots[slot].refs, n, "step {step} slot {slot}");
             }
             most_shared = most_shared.max(named.iter().skip(1).copied().max().unwrap_or(0));
         }
         assert!(most_shared > 8, "cells shared sets");
         assert!(
-            shared.len.iter().any(|&n| n & SPILLED != 0),
+            shared.slots.iter().any(|s| s.len & SPILLED != 0),
             "some set spilled"
         );
     }
