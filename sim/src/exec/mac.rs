@@ -54,11 +54,10 @@ pub(crate) fn unpack(
     per: usize,
     decode: impl Fn(u64) -> f64,
 ) {
-    let mut at = places.chunks_exact(per);
-    for lane in 0..32 {
-        for reg in regs {
+    for (lane, at) in places.chunks_exact(regs.len() * per).enumerate() {
+        for (reg, at) in regs.iter().zip(at.chunks_exact(per)) {
             let v = reg[lane];
-            for (e, &p) in at.next().expect("a place per element").iter().enumerate() {
+            for (e, &p) in at.iter().enumerate() {
                 d[p as usize] = decode(v >> (16 * e));
             }
         }
@@ -76,11 +75,10 @@ pub(crate) fn pack(
     encode: impl Fn(f64) -> u64,
 ) {
     let regs = values.len() / 32;
-    let mut at = places.chunks_exact(per);
-    for lane in 0..32 {
-        for j in 0..regs {
+    for (lane, at) in places.chunks_exact(regs * per).enumerate() {
+        for (j, at) in at.chunks_exact(per).enumerate() {
             let mut v = 0u64;
-            for (e, &p) in at.next().expect("a place per element").iter().enumerate() {
+            for (e, &p) in at.iter().enumerate() {
                 v |= encode(d[p as usize]) << (16 * e);
             }
             values[j * 32 + lane] = v;
