@@ -143,10 +143,32 @@ pub(crate) struct TensorState {
     pub(crate) regs_of: Vec<Option<Box<[u32]>>>,
     /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
     pub(crate) warpgroups: HashMap<(u32, u32), WarpgroupLog>,
-    /// The matrices of an `mma.sync`'s A, B (transposed) and C, kept between MMAs for their
+    /// The matrices of an `mma.sync`'s A, B and C, kept between MMAs for their
     /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
     /// instructions.
     pub(crate) scratch: [Vec<f64>; 3],
+    /// The same for `wgmma.mma_async`.
+    pub(crate) wgmma_scratch: WgmmaScratch,
+    /// Result vectors of completed `wgmma.mma_async`, for the next ones' results.
+    pub(crate) spare_values: Vec<Vec<u64>>,
+}
+
+/// A `wgmma.mma_async`'s matrices and its operands' chunk lists, kept between operations for
+/// their allocations: a fresh zeroed matrix per operand and output tile (32 KB each for
+/// m64n256k16) was 8 % of the wgmma matmul's host instructions.
+#[derive(Default)]
+pub(crate) struct WgmmaScratch {
+    pub(crate) a: Vec<f64>,
+    pub(crate) b: Vec<f64>,
+    pub(crate) d: Vec<f64>,
+    pub(crate) operand: OperandScratch,
+}
+
+/// The 16-byte chunks of one shared-memory operand and where each lies.
+#[derive(Default)]
+pub(crate) struct OperandScratch {
+    pub(crate) chunks: Vec<(u32, u32)>,
+    pub(crate) at: Vec<(u32, u32, u32)>,
 }
 
 /// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the

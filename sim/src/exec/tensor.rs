@@ -38,7 +38,7 @@ use crate::race::Clock;
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Block, lanes};
-use crate::tensor_state::{Pending, Role, TensorState, WarpMma, WarpgroupEntry};
+use crate::tensor_state::{OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry};
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
 const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
@@ -692,24 +692,10 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes;
-    /// `coord` places element `i` of a lane, and `shape` names the fragment (which matrix, its
-    /// k), for the table of those places computed once per shape ([`fragment_places`]).
-    fn gather(
-        &self,
-        w: usize,
-        srcs: &[Src],
-        ty: Elem,
-        dims: (usize, usize),
-        shape: (Fragment, u32),
-        coord: impl Fn(u32, u32) -> (u32, u32),
-    ) -> Vec<f64> {
-        let mut out = Vec::new();
-        self.gather_into(w, srcs, ty, dims, shape, coord, &mut out);
-        out
-    }
-
-    /// [`Machine::gather`] into `out` (its allocation reused: see [`TensorState::scratch`]).
+    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes,
+    /// into `out` (its allocation reused: see [`TensorState::scratch`]); `coord` places
+    /// element `i` of a lane, and `shape` names the fragment (which matrix, its k), for the
+    /// table of those places computed once per shape ([`fragment_places`]).
     #[allow(clippy::too_many_arguments)]
     fn gather_into(
         &self,
@@ -873,6 +859,12 @@ impl Machine<'_> {
             }
             join_into(&mut acquired, vc);
         }
+        // The results' vectors serve the next wgmmas' (a few: one group's worth).
+        for p in done {
+            if self.tensor.spare_values.len() < 8 {
+                self.tensor.spare_values.push(p.values);
+            }
+        }
         // Acquiring each group's clock in turn is acquiring their join once (an empty clock
         // is acquired by no one).
         if !acquired.is_empty() {
@@ -981,8 +973,9 @@ impl Machine<'_> {
     }
 
     /// Reads a shared-memory operand of `wgmma.mma_async` through its descriptor: `rows`
-    /// (`mn` indices) by `k`, returned as `out[mn_index * k + kk]`, or with `k_rows` as
-    /// `out[kk * rows + mn_index]` (B, in the layout [`accumulate`] reads).
+    /// (`mn` indices) by `k`, into `out[mn_index * k + kk]`, or with `k_rows` into
+    /// `out[kk * rows + mn_index]` (B, in the layout [`accumulate`] reads); `bufs` lends the
+    /// chunk lists their allocations.
     #[allow(clippy::too_many_arguments)]
     fn wgmma_operand(
         &mut self,
@@ -996,27 +989,32 @@ impl Machine<'_> {
         k_rows: bool,
         agent: u32,
         vc: &[u32],
-    ) -> Res<Vec<f64>> {
+        out: &mut Vec<f64>,
+        bufs: &mut OperandScratch,
+    ) -> Res<()> {
         let bits = ty.bits();
         let eb = bits / 8;
         let t = 16 / eb;
         let rows = mn.len();
-        let mut out = vec![0.0; rows * k as usize];
+        out.clear();
+        out.resize(rows * k as usize, 0.0);
         let mask = if bits == 32 {
             u32::MAX as u64
         } else {
             (1u64 << bits) - 1
         };
         // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
-        let chunks: Vec<(u32, u32)> = if mn_major {
-            (0..k)
-                .flat_map(|kk| mn.clone().step_by(t as usize).map(move |m| (m, kk)))
-                .collect()
+        let OperandScratch { chunks, at } = bufs;
+        chunks.clear();
+        if mn_major {
+            chunks
+                .extend((0..k).flat_map(|kk| mn.clone().step_by(t as usize).map(move |m| (m, kk))));
         } else {
-            mn.clone()
-                .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk)))
-                .collect()
-        };
+            chunks.extend(
+                mn.clone()
+                    .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk))),
+            );
+        }
         // The executing CTA's shared memory, where every chunk of a well-formed descriptor
         // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
         let own = self.warps[w].cta;
@@ -1026,9 +1024,9 @@ impl Machine<'_> {
         // Where each chunk lies, in chunk order, up to the first one `resolve` refuses; then
         // the race checks of them all at once (the first conflict in chunk order is the one
         // reported, before a refused chunk's finding, as when each chunk was checked in turn).
-        let mut at: Vec<(u32, u32, u32)> = Vec::with_capacity(chunks.len());
+        at.clear();
         let mut refused = None;
-        for &(m0, k0) in &chunks {
+        for &(m0, k0) in chunks.iter() {
             let a = desc.chunk(m0, k0, t, mn_major);
             let in_own = a >= lo && a.checked_add(16).is_some_and(|end| end <= hi);
             let fast = in_own
@@ -1049,7 +1047,7 @@ impl Machine<'_> {
         }
         if self.race.checking() {
             self.race
-                .async_reads(agent, vc, &at, pc)
+                .async_reads(agent, vc, at, pc)
                 .map_err(|(i, c)| retitle(self.race_report(c, at[i].0, agent, pc, true, true)))?;
         }
         if let Some(e) = refused {
@@ -1058,8 +1056,8 @@ impl Machine<'_> {
         // The element decoding chosen once per operand, inlined in a loop of its own for the
         // common types (it was a function pointer called per element).
         let fill = Fill {
-            chunks: &chunks,
-            at: &at,
+            chunks,
+            at,
             bits,
             mask,
             t,
@@ -1068,11 +1066,11 @@ impl Machine<'_> {
             mn_major,
         };
         match ty {
-            Elem::F16 => fill.run(self, &mut out, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => fill.run(self, &mut out, |x| elem_value(Elem::Bf16, x)),
-            _ => fill.run(self, &mut out, |x| elem_value(ty, x)),
+            Elem::F16 => fill.run(self, out, |x| elem_value(Elem::F16, x)),
+            Elem::Bf16 => fill.run(self, out, |x| elem_value(Elem::Bf16, x)),
+            _ => fill.run(self, out, |x| elem_value(ty, x)),
         }
-        Ok(out)
+        Ok(())
     }
 
     fn wgmma(&mut self, w: usize, pc: u32, g: &Wgmma) -> Res<()> {
@@ -1186,21 +1184,37 @@ impl Machine<'_> {
             st.rebuild();
             return Ok(());
         }
-        let a = match &g.a {
-            WgmmaA::Desc(s) => {
-                let d = desc(self, *s, "a-desc")?;
+        let mut s = std::mem::take(&mut self.tensor.wgmma_scratch);
+        match &g.a {
+            WgmmaA::Desc(a) => {
+                let d = desc(self, *a, "a-desc")?;
                 let mn = 16 * q..16 * q + 16;
-                self.wgmma_operand(w, pc, d, g.a_ty, mn, k, g.trans_a, false, t0, &vc)?
+                let ty = g.a_ty;
+                self.wgmma_operand(
+                    w,
+                    pc,
+                    d,
+                    ty,
+                    mn,
+                    k,
+                    g.trans_a,
+                    false,
+                    t0,
+                    &vc,
+                    &mut s.a,
+                    &mut s.operand,
+                )?
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
-                self.gather(
+                self.gather_into(
                     w,
                     srcs,
                     g.a_ty,
                     (16, k as usize),
                     (Fragment::A, k),
                     |l, i| a_coord(k, bits, l, i),
+                    &mut s.a,
                 )
             }
         };
@@ -1212,7 +1226,21 @@ impl Machine<'_> {
         let b_raw = self.src_value(w, 0, g.b_desc);
         let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
         // B as k rows of n columns.
-        let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, true, t0, &vc)?;
+        let (ty, mn) = (g.b_ty, 0..n);
+        self.wgmma_operand(
+            w,
+            pc,
+            bd,
+            ty,
+            mn,
+            k,
+            g.trans_b,
+            true,
+            t0,
+            &vc,
+            &mut s.b,
+            &mut s.operand,
+        )?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
         let st = &self.tensor.warps[w];
@@ -1226,15 +1254,21 @@ impl Machine<'_> {
         // products in k order; A's rows are scaled first by the signs, as `sa * a * sb * b`
         // evaluates.
         let (k, cols) = (k as usize, n as usize);
-        let a: Vec<f64> = a.iter().map(|&x| sa * x * sb).collect();
-        let places = c_places(n, g.d_ty, g.d.len());
-        let mut d = vec![0.0f64; 16 * cols];
-        if scale_d {
-            unpack_acc(&mut d, &olds, &places, g.d_ty);
+        for x in s.a.iter_mut() {
+            *x = sa * *x * sb;
         }
-        accumulate(&mut d, &a, &b, k, cols);
-        let mut values = vec![0u64; g.d.len() * 32];
-        pack_acc(&mut values, &d, &places, g.d_ty, g.satfinite);
+        let places = c_places(n, g.d_ty, g.d.len());
+        s.d.clear();
+        s.d.resize(16 * cols, 0.0);
+        if scale_d {
+            unpack_acc(&mut s.d, &olds, &places, g.d_ty);
+        }
+        accumulate(&mut s.d, &s.a, &s.b, k, cols);
+        let mut values = self.tensor.spare_values.pop().unwrap_or_default();
+        values.clear();
+        values.resize(g.d.len() * 32, 0);
+        pack_acc(&mut values, &s.d, &places, g.d_ty, g.satfinite);
+        self.tensor.wgmma_scratch = s;
         let pending = Pending {
             pc,
             shape,
