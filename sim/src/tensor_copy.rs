@@ -142,6 +142,18 @@ impl TensorCopy {
             .map(|i| m.box_count(i))
             .product::<u32>();
         let (pitch, per_row) = (m.smem_pitch(), inner / 16);
+        // A dense box (each row right after the previous) from a 128-byte boundary to one, as
+        // GEMMs' tiles are: a swizzle changes address bits 4 to 6 only, so it permutes the
+        // 16-byte chunks within each 128-byte line, and the chunks are the whole range, each
+        // once (what the merge below makes of them), without a start per chunk.
+        let total = rows * pitch;
+        if per_row * 16 == pitch
+            && total > 0
+            && self.smem.is_multiple_of(128)
+            && total.is_multiple_of(128)
+        {
+            return vec![(self.smem - SHARED_BASE, total)];
+        }
         let mut starts = Vec::with_capacity(rows as usize * per_row as usize);
         for r in 0..rows {
             for j in 0..per_row {
@@ -280,7 +292,7 @@ mod tests {
             (TmaDataType::F32, vec![100, 50], vec![400], vec![32, 8]),
             (TmaDataType::U8, vec![300], vec![], vec![128]),
         ];
-        let mut merged = false;
+        let (mut merged, mut whole) = (false, false);
         for (dtype, dims, strides, box_dims) in maps {
             for swizzle in [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128] {
                 for element_strides in [false, true] {
@@ -330,16 +342,15 @@ mod tests {
                         let mut copy = copy;
                         for smem in [SHARED_BASE + 1024, SHARED_BASE + 1032, SHARED_BASE + 48] {
                             copy.smem = smem;
-                            assert_eq!(
-                                copy.chunks(),
-                                copy.chunks_sorted(),
-                                "{dtype:?} {swizzle:?}"
-                            );
+                            let chunks = copy.chunks();
+                            assert_eq!(chunks, copy.chunks_sorted(), "{dtype:?} {swizzle:?}");
+                            whole |= chunks.len() == 1 && smem % 128 == 0;
                         }
                     }
                 }
             }
         }
         assert!(merged, "some elements are copied in runs");
+        assert!(whole, "some dense aligned boxes are one range");
     }
 }
