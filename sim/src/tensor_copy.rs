@@ -67,8 +67,47 @@ impl TensorCopy {
                 row_off += c * stride(i);
             }
             let mut run: Option<(u32, Option<usize>, u32)> = None;
+            // Extends the current run by `q` elements at `s` and `global`, or emits it and
+            // starts another.
+            let mut place = |run: &mut Option<(u32, Option<usize>, u32)>, s, global, q| match run {
+                Some((s0, g0, n))
+                    if s == *s0 + *n * e
+                        && match (*g0, global) {
+                            (None, None) => true,
+                            (Some(a), Some(b)) => b == a + (*n * e) as usize,
+                            _ => false,
+                        } =>
+                {
+                    *n += q
+                }
+                _ => {
+                    if let Some((s0, g0, n)) = *run {
+                        f(s0, g0, n);
+                    }
+                    *run = Some((s, global, q));
+                }
+            };
             let in_dim0 = |c: i64| row_inside && c >= 0 && (c as u64) < m.dims[0];
-            let mut k = 0;
+            let a0 = self.smem + row * pitch;
+            let c0 = self.coords[0];
+            let last = c0 + counts[0] as i64 - 1;
+            // A row inside the tensor that starts a 16-byte chunk and fills its last one (a
+            // GEMM tile's): each chunk is what the loop below makes of it (all its elements
+            // inside, consecutive in both memories), placed without the per-element checks.
+            if let Some((_, base)) = self.global
+                && step0 == 1
+                && in_dim0(c0)
+                && in_dim0(last)
+                && a0.is_multiple_of(16)
+                && (counts[0] * e).is_multiple_of(16)
+            {
+                let g0 = base + row_off + c0 * stride0;
+                for j in 0..counts[0] * e / 16 {
+                    let global = Some((g0 + 16 * j as i64) as usize);
+                    place(&mut run, m.swizzle.apply(a0 + 16 * j), global, 16 / e);
+                }
+            }
+            let mut k = if run.is_some() { counts[0] } else { 0 };
             while k < counts[0] {
                 let c = self.coords[0] + k as i64 * step0;
                 let inside = in_dim0(c);
@@ -92,25 +131,7 @@ impl TensorCopy {
                 if q > 1 && (in_dim0(last) != inside || (!inside && (c < 0) != (last < 0))) {
                     q = 1;
                 }
-                let s = m.swizzle.apply(a);
-                match &mut run {
-                    Some((s0, g0, n))
-                        if s == *s0 + *n * e
-                            && match (*g0, global) {
-                                (None, None) => true,
-                                (Some(a), Some(b)) => b == a + (*n * e) as usize,
-                                _ => false,
-                            } =>
-                    {
-                        *n += q
-                    }
-                    _ => {
-                        if let Some((s0, g0, n)) = run {
-                            f(s0, g0, n);
-                        }
-                        run = Some((s, global, q));
-                    }
-                }
+                place(&mut run, m.swizzle.apply(a), global, q);
                 k += q;
             }
             if let Some((s0, g0, n)) = run {
