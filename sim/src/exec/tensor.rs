@@ -998,11 +998,6 @@ impl Machine<'_> {
         let rows = mn.len();
         out.clear();
         out.resize(rows * k as usize, 0.0);
-        let mask = if bits == 32 {
-            u32::MAX as u64
-        } else {
-            (1u64 << bits) - 1
-        };
         // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
         let OperandScratch { chunks, at } = bufs;
         chunks.clear();
@@ -1058,17 +1053,16 @@ impl Machine<'_> {
         let fill = Fill {
             chunks,
             at,
-            bits,
-            mask,
-            t,
             strides: if k_rows { (1, rows) } else { (k as usize, 1) },
             mn_start: mn.start,
             mn_major,
         };
-        match ty {
-            Elem::F16 => fill.run(self, out, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => fill.run(self, out, |x| elem_value(Elem::Bf16, x)),
-            _ => fill.run(self, out, |x| elem_value(ty, x)),
+        match (ty, bits) {
+            (Elem::F16, _) => fill.run::<2>(self, out, |x| elem_value(Elem::F16, x)),
+            (Elem::Bf16, _) => fill.run::<2>(self, out, |x| elem_value(Elem::Bf16, x)),
+            (_, 8) => fill.run::<1>(self, out, |x| elem_value(ty, x)),
+            (_, 16) => fill.run::<2>(self, out, |x| elem_value(ty, x)),
+            _ => fill.run::<4>(self, out, |x| elem_value(ty, x)),
         }
         Ok(())
     }
@@ -1291,10 +1285,6 @@ impl Machine<'_> {
 struct Fill<'a> {
     chunks: &'a [(u32, u32)],
     at: &'a [(u32, u32, u32)],
-    bits: u32,
-    mask: u64,
-    /// Elements per chunk.
-    t: u32,
     /// The index distance in `out` of consecutive mn and consecutive k.
     strides: (usize, usize),
     mn_start: u32,
@@ -1302,21 +1292,24 @@ struct Fill<'a> {
 }
 
 impl Fill<'_> {
-    /// Decodes each chunk's elements into `out` (rows of k), `decode` inlined.
+    /// Decodes each chunk's elements of `EB` bytes (little-endian, `16 / EB` to a chunk)
+    /// into `out`, `decode` inlined: a chunk's elements are consecutive k (K-major) or mn
+    /// (MN-major), so their places in `out` are one stride apart.
     #[inline(always)]
-    fn run(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
+    fn run<const EB: usize>(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
+        let (s_mn, s_k) = self.strides;
+        let step = if self.mn_major { s_mn } else { s_k };
         for (&(m0, k0), &(cta, off, _)) in self.chunks.iter().zip(self.at) {
             let bytes = &m.ctas[cta as usize].shared[off as usize..off as usize + 16];
-            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
-            for j in 0..self.t {
-                let x = ((word >> (j * self.bits)) as u64) & self.mask;
-                let (mm, kk) = if self.mn_major {
-                    (m0 + j, k0)
-                } else {
-                    (m0, k0 + j)
+            let mut i = (m0 - self.mn_start) as usize * s_mn + k0 as usize * s_k;
+            for x in bytes.chunks_exact(EB) {
+                let v = match EB {
+                    1 => x[0] as u64,
+                    2 => u16::from_le_bytes([x[0], x[1]]) as u64,
+                    _ => u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as u64,
                 };
-                out[(mm - self.mn_start) as usize * self.strides.0
-                    + kk as usize * self.strides.1] = decode(x);
+                out[i] = decode(v);
+                i += step;
             }
         }
     }
