@@ -718,42 +718,48 @@ impl Machine<'_> {
         // types get a loop of their own).
         out.clear();
         out.resize(dims.0 * dims.1, 0.0);
-        match ty {
-            Elem::F16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::Bf16, x)),
-            Elem::F32 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F32, x)),
-            _ => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(ty, x)),
+        match (ty, bits) {
+            (Elem::F16, _) => {
+                self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(Elem::F16, x))
+            }
+            (Elem::Bf16, _) => {
+                self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(Elem::Bf16, x))
+            }
+            (Elem::F32, _) => {
+                self.gather_as::<32>(w, srcs, &places, out, |x| elem_value(Elem::F32, x))
+            }
+            (_, 8) => self.gather_as::<8>(w, srcs, &places, out, |x| elem_value(ty, x)),
+            (_, 16) => self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(ty, x)),
+            _ => self.gather_as::<32>(w, srcs, &places, out, |x| elem_value(ty, x)),
         }
     }
 
+    /// [`Machine::gather_into`]'s loop for elements of `BITS` bits (`32 / BITS` to a
+    /// register), `decode` inlined.
     #[inline(always)]
-    fn gather_as(
+    fn gather_as<const BITS: u32>(
         &self,
         w: usize,
         srcs: &[Src],
-        ty: Elem,
         places: &[u32],
         out: &mut [f64],
         decode: impl Fn(u64) -> f64,
     ) {
-        let bits = ty.bits();
-        let per = (32 / bits) as usize;
-        let mask = if bits == 32 {
+        let per = (32 / BITS) as usize;
+        let mask = if BITS == 32 {
             u32::MAX as u64
         } else {
-            (1u64 << bits) - 1
+            (1u64 << BITS) - 1
         };
         let regs = &self.warps[w].regs;
-        let mut at = places.chunks_exact(per);
-        for lane in 0..32usize {
-            for s in srcs {
+        for (lane, row) in places.chunks_exact(srcs.len() * per).enumerate() {
+            for (s, at) in srcs.iter().zip(row.chunks_exact(per)) {
                 let v = match *s {
                     Src::Reg(r) => regs[r as usize * 32 + lane],
                     Src::Imm(v) => v,
                 };
-                let here = at.next().expect("a place per element");
-                for (e, &p) in here.iter().enumerate() {
-                    out[p as usize] = decode((v >> (e as u32 * bits)) & mask);
+                for (e, &p) in at.iter().enumerate() {
+                    out[p as usize] = decode((v >> (e as u32 * BITS)) & mask);
                 }
             }
         }
