@@ -1015,7 +1015,7 @@ impl Race {
             // The issuing thread's latest fence, if it came before the issue.
             issuer_fence: Some(&self.fence_vc[t as usize])
                 .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
-            passed: None,
+            passed: NOT_PASSED,
             reads: ReadMemo::default(),
         };
         let shadow = &mut self.shadow;
@@ -1036,6 +1036,9 @@ impl Race {
     }
 }
 
+/// [`AsyncReadCheck::passed`] before any write passed: clocks stay below 2^31.
+const NOT_PASSED: (u32, u32, u32, bool) = (u32::MAX, u32::MAX, u32::MAX, false);
+
 /// The check of each cell an async read covers ([`Race::async_reads`]): generic writes must be
 /// ordered before the read and fenced with `fence.proxy.async` (module docs).
 struct AsyncReadCheck<'a, S: Seen + ?Sized> {
@@ -1050,8 +1053,8 @@ struct AsyncReadCheck<'a, S: Seen + ?Sized> {
     /// neighbouring cells mostly share one write (a copy's, a store's): the last write that
     /// passed is not checked again. The check does not depend on the cells' reads, the only
     /// thing a read changes, nor on anything else that changes between the cells: one memo
-    /// serves them all.
-    passed: Option<(u32, u32, u32, bool)>,
+    /// serves them all. [`NOT_PASSED`] before the first (no clock reaches it).
+    passed: (u32, u32, u32, bool),
     reads: ReadMemo,
 }
 
@@ -1061,7 +1064,7 @@ impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
         let (me, vc) = (self.me, self.vc);
         let w = cell.write;
         let this = (w.who, w.clock, cell.write_fences, cell.generic);
-        if self.passed == Some(this) {
+        if self.passed == this {
             record_read_memo(cell, sets, me, vc, &mut self.reads);
             return Ok(());
         }
@@ -1099,7 +1102,7 @@ impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
                 missing_fence: true,
             });
         }
-        self.passed = Some(this);
+        self.passed = this;
         record_read_memo(cell, sets, me, vc, &mut self.reads);
         Ok(())
     }
