@@ -25,6 +25,9 @@
 
 use rustc_hash::FxHashMap;
 
+mod read_sets;
+use read_sets::{ReadMemo, ReadSets};
+
 /// A vector clock.
 pub(crate) type Clock = Vec<u32>;
 
@@ -201,141 +204,6 @@ pub(crate) struct Conflict {
     pub missing_fence: bool,
 }
 
-/// The concurrent reads of a cell since its last write: (clock component, latest clock) per
-/// reader, in no order. Sparse, as a cell has few concurrent readers but for broadcasts: a
-/// dense clock per cell cost an allocation of the cluster's width (hundreds of components)
-/// for every cell two warps read.
-type Reader = (u32, u32);
-
-/// Readers a slot holds in place before its set moves to a vector of its own.
-const INLINE_READERS: usize = 8;
-
-/// The read sets of the cells with concurrent readers, in slots that a cell names
-/// ([`Cell::reads`]): no hashing of a cell's key at each access, and no allocation per set.
-/// A slot holds [`INLINE_READERS`] readers in one flat table; a larger set (broadcast reads)
-/// moves to a vector of its own. A slot freed by a write is given to the next cell.
-#[derive(Default)]
-struct ReadSets {
-    /// `INLINE_READERS` entries per slot; slot 0 is never used (a cell's 0 means no set).
-    inline: Vec<Reader>,
-    /// Per slot: how many readers it holds in `inline`, or [`SPILLED`] plus the index of its
-    /// set in `spilled`.
-    len: Vec<u32>,
-    /// Sets too large for a slot; freed ones keep their capacity for the next.
-    spilled: Vec<Vec<Reader>>,
-    /// Per set of `spilled`: bit `who % 256` of each reader it holds, so that a new reader,
-    /// the usual case, is mostly added without a search of the set.
-    spilled_who: Vec<[u64; 4]>,
-    free: Vec<u32>,
-    free_spilled: Vec<u32>,
-}
-
-/// The bit of [`ReadSets::len`] that marks a slot whose set is in `spilled`.
-const SPILLED: u32 = 1 << 31;
-
-impl ReadSets {
-    /// A new slot holding `first`.
-    #[inline]
-    fn open(&mut self, first: &[Reader]) -> u32 {
-        if self.len.is_empty() {
-            self.len.push(0);
-            self.inline.resize(INLINE_READERS, (0, 0));
-        }
-        let slot = self.free.pop().unwrap_or_else(|| {
-            self.len.push(0);
-            self.inline
-                .resize(self.inline.len() + INLINE_READERS, (0, 0));
-            (self.len.len() - 1) as u32
-        });
-        if first.len() <= INLINE_READERS {
-            let at = slot as usize * INLINE_READERS;
-            self.inline[at..at + first.len()].copy_from_slice(first);
-            self.len[slot as usize] = first.len() as u32;
-        } else {
-            self.len[slot as usize] = self.spill(first);
-        }
-        slot
-    }
-
-    /// A set of its own holding `readers`: the [`ReadSets::len`] of its slot.
-    fn spill(&mut self, readers: &[Reader]) -> u32 {
-        let i = match self.free_spilled.pop() {
-            Some(i) => i,
-            None => {
-                // Room to grow: such sets (operand tiles read by every warp of a CTA) often
-                // reach a few times a slot's readers, and each doubling was a reallocation.
-                self.spilled
-                    .push(Vec::with_capacity(4 * (INLINE_READERS + 1)));
-                self.spilled_who.push([0; 4]);
-                (self.spilled.len() - 1) as u32
-            }
-        };
-        self.spilled[i as usize].extend_from_slice(readers);
-        let who = &mut self.spilled_who[i as usize];
-        for &(w, _) in readers {
-            who[(w as usize / 64) % 4] |= 1 << (w % 64);
-        }
-        SPILLED | i
-    }
-
-    #[inline(always)]
-    fn get(&self, slot: u32) -> &[Reader] {
-        let n = self.len[slot as usize];
-        if n & SPILLED != 0 {
-            return &self.spilled[(n & !SPILLED) as usize];
-        }
-        let at = slot as usize * INLINE_READERS;
-        &self.inline[at..at + n as usize]
-    }
-
-    /// Records read `me` in `slot`: a reader already there keeps its latest clock.
-    #[inline(always)]
-    fn add(&mut self, slot: u32, me: Access) {
-        let n = self.len[slot as usize];
-        if n & SPILLED != 0 {
-            let i = (n & !SPILLED) as usize;
-            let set = &mut self.spilled[i];
-            let (word, bit) = ((me.who as usize / 64) % 4, 1u64 << (me.who % 64));
-            let who = &mut self.spilled_who[i][word];
-            if *who & bit != 0
-                && let Some((_, c)) = set.iter_mut().find(|(who, _)| *who == me.who)
-            {
-                *c = (*c).max(me.clock);
-            } else {
-                *who |= bit;
-                set.push((me.who, me.clock));
-            }
-            return;
-        }
-        let at = slot as usize * INLINE_READERS;
-        let set = &mut self.inline[at..at + n as usize];
-        if let Some((_, c)) = set.iter_mut().find(|(who, _)| *who == me.who) {
-            *c = (*c).max(me.clock);
-        } else if (n as usize) < INLINE_READERS {
-            self.inline[at + n as usize] = (me.who, me.clock);
-            self.len[slot as usize] = n + 1;
-        } else {
-            let mut set = [(0, 0); INLINE_READERS + 1];
-            set[..INLINE_READERS].copy_from_slice(&self.inline[at..at + INLINE_READERS]);
-            set[INLINE_READERS] = (me.who, me.clock);
-            self.len[slot as usize] = self.spill(&set);
-        }
-    }
-
-    /// Frees `slot` (its cell was written).
-    #[inline]
-    fn close(&mut self, slot: u32) {
-        let n = self.len[slot as usize];
-        if n & SPILLED != 0 {
-            self.spilled[(n & !SPILLED) as usize].clear();
-            self.spilled_who[(n & !SPILLED) as usize] = [0; 4];
-            self.free_spilled.push(n & !SPILLED);
-        }
-        self.len[slot as usize] = 0;
-        self.free.push(slot);
-    }
-}
-
 /// Shadow memory of one cluster's shared memory: a cell per 4-byte granule, split into
 /// per-byte cells for granules that see narrower accesses.
 #[derive(Default)]
@@ -434,13 +302,32 @@ fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
 #[inline(always)]
 fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Access, seen: &S) {
     if cell.reads != 0 {
-        sets.add(cell.reads, me);
+        cell.reads = sets.add(cell.reads, me);
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
         let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
-        sets.add(slot, me);
-        cell.reads = slot;
+        cell.reads = sets.add(slot, me);
+        cell.read = me;
+    }
+}
+
+/// [`record_read`] in a run of cells that one operation reads: cells whose read sets were
+/// equal share the result ([`ReadMemo`]).
+#[inline(always)]
+fn record_read_memo<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    me: Access,
+    seen: &S,
+    memo: &mut ReadMemo,
+) {
+    if cell.reads != 0 {
+        cell.reads = sets.add_memo(cell.reads, me, memo);
+    } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
+        cell.read = me;
+    } else {
+        cell.reads = sets.open_memo((cell.read.who, cell.read.clock), me, memo);
         cell.read = me;
     }
 }
@@ -1119,66 +1006,104 @@ impl Race {
         pc: u32,
     ) -> Result<(), (usize, Conflict)> {
         let me = self.agent_access(t, vc, pc);
-        let threads = self.threads;
-        let fences = &self.fences;
-        let owner = &self.owner;
-        // The issuing thread's latest fence, if it came before the issue.
-        let issuer_fence = Some(&self.fence_vc[t as usize])
-            .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize));
-        // The checks of the write depend on its writer, clock, fence count and proxy only, and
-        // neighbouring cells mostly share one write (a copy's, a store's): the last write that
-        // passed is not checked again.
-        // The check does not depend on the cells' reads, the only thing a read changes, nor on
-        // anything else that changes between the chunks: one memo serves them all.
-        let mut passed = None;
-        let mut check = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
-            let w = cell.write;
-            let this = (w.who, w.clock, cell.write_fences, cell.generic);
-            if passed == Some(this) {
-                record_read(cell, sets, me, vc);
-                return Ok(());
-            }
-            if !sees(vc, w) {
-                return Err(Conflict {
-                    earlier: w,
-                    earlier_write: true,
-                    offset: key,
-                    missing_fence: false,
-                });
-            }
-            // The writer's first fence after the write must be visible to the operation.
-            // The thread whose fences count for a generic write: its writer, or for a
-            // cp.async the thread that issued it.
-            let writer = if (w.who as usize) < threads {
-                Some(w.who as usize)
-            } else if cell.generic {
-                Some(owner[w.who as usize - threads] as usize)
-            } else {
-                None
-            };
-            if w.clock != 0
-                && let Some(x) = writer
-                && fences[x]
-                    .get(cell.write_fences as usize)
-                    .is_none_or(|&f| vc.at(x) < f)
-                && issuer_fence.is_none_or(|f| f[w.who as usize] < w.clock)
-            {
-                return Err(Conflict {
-                    earlier: w,
-                    earlier_write: true,
-                    offset: key,
-                    missing_fence: true,
-                });
-            }
-            passed = Some(this);
-            record_read(cell, sets, me, vc);
-            Ok(())
+        let mut check = AsyncReadCheck {
+            me,
+            vc,
+            threads: self.threads,
+            fences: &self.fences,
+            owner: &self.owner,
+            // The issuing thread's latest fence, if it came before the issue.
+            issuer_fence: Some(&self.fence_vc[t as usize])
+                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
+            passed: NOT_PASSED,
+            reads: ReadMemo::default(),
         };
+        let shadow = &mut self.shadow;
         for (i, &(cta, offset, len)) in at.iter().enumerate() {
-            self.shadow
-                .each(cta, offset, len, &mut check)
-                .map_err(|c| (i, c))?;
+            // The usual whole granules as a loop of their own, the check inlined in it.
+            let checked = match shadow.aligned(cta, offset, len) {
+                Some((cells, sets)) => cells
+                    .iter_mut()
+                    .enumerate()
+                    .try_for_each(|(k, cell)| check.cell(cell, sets, offset + 4 * k as u32)),
+                None => shadow.visit(cta, offset, len, |cell, sets, key| {
+                    check.cell(cell, sets, key)
+                }),
+            };
+            checked.map_err(|c| (i, c))?;
         }
+        Ok(())
+    }
+}
+
+/// [`AsyncReadCheck::passed`] before any write passed: clocks stay below 2^31.
+const NOT_PASSED: (u32, u32, u32, bool) = (u32::MAX, u32::MAX, u32::MAX, false);
+
+/// The check of each cell an async read covers ([`Race::async_reads`]): generic writes must be
+/// ordered before the read and fenced with `fence.proxy.async` (module docs).
+struct AsyncReadCheck<'a, S: Seen + ?Sized> {
+    me: Access,
+    vc: &'a S,
+    threads: usize,
+    fences: &'a [Vec<u32>],
+    owner: &'a [u32],
+    /// The issuing thread's latest fence, if it came before the issue.
+    issuer_fence: Option<&'a Clock>,
+    /// The checks of the write depend on its writer, clock, fence count and proxy only, and
+    /// neighbouring cells mostly share one write (a copy's, a store's): the last write that
+    /// passed is not checked again. The check does not depend on the cells' reads, the only
+    /// thing a read changes, nor on anything else that changes between the cells: one memo
+    /// serves them all. [`NOT_PASSED`] before the first (no clock reaches it).
+    passed: (u32, u32, u32, bool),
+    reads: ReadMemo,
+}
+
+impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
+    #[inline(always)]
+    fn cell(&mut self, cell: &mut Cell, sets: &mut ReadSets, key: u32) -> Result<(), Conflict> {
+        let (me, vc) = (self.me, self.vc);
+        let w = cell.write;
+        let this = (w.who, w.clock, cell.write_fences, cell.generic);
+        if self.passed == this {
+            record_read_memo(cell, sets, me, vc, &mut self.reads);
+            return Ok(());
+        }
+        if !sees(vc, w) {
+            return Err(Conflict {
+                earlier: w,
+                earlier_write: true,
+                offset: key,
+                missing_fence: false,
+            });
+        }
+        // The writer's first fence after the write must be visible to the operation.
+        // The thread whose fences count for a generic write: its writer, or for a
+        // cp.async the thread that issued it.
+        let writer = if (w.who as usize) < self.threads {
+            Some(w.who as usize)
+        } else if cell.generic {
+            Some(self.owner[w.who as usize - self.threads] as usize)
+        } else {
+            None
+        };
+        if w.clock != 0
+            && let Some(x) = writer
+            && self.fences[x]
+                .get(cell.write_fences as usize)
+                .is_none_or(|&f| vc.at(x) < f)
+            && self
+                .issuer_fence
+                .is_none_or(|f| f[w.who as usize] < w.clock)
+        {
+            return Err(Conflict {
+                earlier: w,
+                earlier_write: true,
+                offset: key,
+                missing_fence: true,
+            });
+        }
+        self.passed = this;
+        record_read_memo(cell, sets, me, vc, &mut self.reads);
         Ok(())
     }
 }

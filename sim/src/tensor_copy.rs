@@ -67,8 +67,47 @@ impl TensorCopy {
                 row_off += c * stride(i);
             }
             let mut run: Option<(u32, Option<usize>, u32)> = None;
+            // Extends the current run by `q` elements at `s` and `global`, or emits it and
+            // starts another.
+            let mut place = |run: &mut Option<(u32, Option<usize>, u32)>, s, global, q| match run {
+                Some((s0, g0, n))
+                    if s == *s0 + *n * e
+                        && match (*g0, global) {
+                            (None, None) => true,
+                            (Some(a), Some(b)) => b == a + (*n * e) as usize,
+                            _ => false,
+                        } =>
+                {
+                    *n += q
+                }
+                _ => {
+                    if let Some((s0, g0, n)) = *run {
+                        f(s0, g0, n);
+                    }
+                    *run = Some((s, global, q));
+                }
+            };
             let in_dim0 = |c: i64| row_inside && c >= 0 && (c as u64) < m.dims[0];
-            let mut k = 0;
+            let a0 = self.smem + row * pitch;
+            let c0 = self.coords[0];
+            let last = c0 + counts[0] as i64 - 1;
+            // A row inside the tensor that starts a 16-byte chunk and fills its last one (a
+            // GEMM tile's): each chunk is what the loop below makes of it (all its elements
+            // inside, consecutive in both memories), placed without the per-element checks.
+            if let Some((_, base)) = self.global
+                && step0 == 1
+                && in_dim0(c0)
+                && in_dim0(last)
+                && a0.is_multiple_of(16)
+                && (counts[0] * e).is_multiple_of(16)
+            {
+                let g0 = base + row_off + c0 * stride0;
+                for j in 0..counts[0] * e / 16 {
+                    let global = Some((g0 + 16 * j as i64) as usize);
+                    place(&mut run, m.swizzle.apply(a0 + 16 * j), global, 16 / e);
+                }
+            }
+            let mut k = if run.is_some() { counts[0] } else { 0 };
             while k < counts[0] {
                 let c = self.coords[0] + k as i64 * step0;
                 let inside = in_dim0(c);
@@ -92,25 +131,7 @@ impl TensorCopy {
                 if q > 1 && (in_dim0(last) != inside || (!inside && (c < 0) != (last < 0))) {
                     q = 1;
                 }
-                let s = m.swizzle.apply(a);
-                match &mut run {
-                    Some((s0, g0, n))
-                        if s == *s0 + *n * e
-                            && match (*g0, global) {
-                                (None, None) => true,
-                                (Some(a), Some(b)) => b == a + (*n * e) as usize,
-                                _ => false,
-                            } =>
-                    {
-                        *n += q
-                    }
-                    _ => {
-                        if let Some((s0, g0, n)) = run {
-                            f(s0, g0, n);
-                        }
-                        run = Some((s, global, q));
-                    }
-                }
+                place(&mut run, m.swizzle.apply(a), global, q);
                 k += q;
             }
             if let Some((s0, g0, n)) = run {
@@ -142,6 +163,18 @@ impl TensorCopy {
             .map(|i| m.box_count(i))
             .product::<u32>();
         let (pitch, per_row) = (m.smem_pitch(), inner / 16);
+        // A dense box (each row right after the previous) from a 128-byte boundary to one, as
+        // GEMMs' tiles are: a swizzle changes address bits 4 to 6 only, so it permutes the
+        // 16-byte chunks within each 128-byte line, and the chunks are the whole range, each
+        // once (what the merge below makes of them), without a start per chunk.
+        let total = rows * pitch;
+        if per_row * 16 == pitch
+            && total > 0
+            && self.smem.is_multiple_of(128)
+            && total.is_multiple_of(128)
+        {
+            return vec![(self.smem - SHARED_BASE, total)];
+        }
         let mut starts = Vec::with_capacity(rows as usize * per_row as usize);
         for r in 0..rows {
             for j in 0..per_row {
@@ -280,7 +313,7 @@ mod tests {
             (TmaDataType::F32, vec![100, 50], vec![400], vec![32, 8]),
             (TmaDataType::U8, vec![300], vec![], vec![128]),
         ];
-        let mut merged = false;
+        let (mut merged, mut whole) = (false, false);
         for (dtype, dims, strides, box_dims) in maps {
             for swizzle in [Swizzle::None, Swizzle::B32, Swizzle::B64, Swizzle::B128] {
                 for element_strides in [false, true] {
@@ -330,16 +363,15 @@ mod tests {
                         let mut copy = copy;
                         for smem in [SHARED_BASE + 1024, SHARED_BASE + 1032, SHARED_BASE + 48] {
                             copy.smem = smem;
-                            assert_eq!(
-                                copy.chunks(),
-                                copy.chunks_sorted(),
-                                "{dtype:?} {swizzle:?}"
-                            );
+                            let chunks = copy.chunks();
+                            assert_eq!(chunks, copy.chunks_sorted(), "{dtype:?} {swizzle:?}");
+                            whole |= chunks.len() == 1 && smem % 128 == 0;
                         }
                     }
                 }
             }
         }
         assert!(merged, "some elements are copied in runs");
+        assert!(whole, "some dense aligned boxes are one range");
     }
 }

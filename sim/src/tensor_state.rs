@@ -102,16 +102,16 @@ impl WarpMma {
     }
     /// [`WarpMma::pending_values`] of each register of `d`, in order. When the newest pending
     /// op accumulates into the same registers (consecutive `wgmma` of a k loop) and they are
-    /// distinct (in increasing order, as compilers number them), each register's newest
-    /// result is in it at the same place: one pass instead of a search of every pending op's
-    /// registers for each register.
+    /// distinct (in increasing order as Triton numbers them, decreasing as nvcc does for
+    /// CUTLASS, or any order), each register's newest result is in it at the same place: one
+    /// pass instead of a search of every pending op's registers for each register.
     pub(crate) fn pending_values_of<'a>(&'a self, d: &[u32]) -> Vec<Option<&'a [u64]>> {
         let newest = self
             .open
             .last()
             .or_else(|| self.groups.iter().rev().find_map(|g| g.last()));
         if let Some(p) = newest.filter(|p| p.d == d)
-            && d.windows(2).all(|w| w[0] < w[1])
+            && distinct(d)
         {
             return (0..d.len())
                 .map(|j| Some(&p.values[j * 32..j * 32 + 32]))
@@ -143,10 +143,32 @@ pub(crate) struct TensorState {
     pub(crate) regs_of: Vec<Option<Box<[u32]>>>,
     /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
     pub(crate) warpgroups: HashMap<(u32, u32), WarpgroupLog>,
-    /// The matrices of an `mma.sync`'s A, B (transposed) and C, kept between MMAs for their
+    /// The matrices of an `mma.sync`'s A, B and C, kept between MMAs for their
     /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
     /// instructions.
     pub(crate) scratch: [Vec<f64>; 3],
+    /// The same for `wgmma.mma_async`.
+    pub(crate) wgmma_scratch: WgmmaScratch,
+    /// Result vectors of completed `wgmma.mma_async`, for the next ones' results.
+    pub(crate) spare_values: Vec<Vec<u64>>,
+}
+
+/// A `wgmma.mma_async`'s matrices and its operands' chunk lists, kept between operations for
+/// their allocations: a fresh zeroed matrix per operand and output tile (32 KB each for
+/// m64n256k16) was 8 % of the wgmma matmul's host instructions.
+#[derive(Default)]
+pub(crate) struct WgmmaScratch {
+    pub(crate) a: Vec<f64>,
+    pub(crate) b: Vec<f64>,
+    pub(crate) d: Vec<f64>,
+    pub(crate) operand: OperandScratch,
+}
+
+/// The 16-byte chunks of one shared-memory operand and where each lies.
+#[derive(Default)]
+pub(crate) struct OperandScratch {
+    pub(crate) chunks: Vec<(u32, u32)>,
+    pub(crate) at: Vec<(u32, u32, u32)>,
 }
 
 /// What one warpgroup's wgmma.mma_async were, in issue order: each warp's k-th must be the
@@ -201,5 +223,50 @@ impl WarpgroupLog {
             self.entries.pop_front();
             self.base += 1;
         }
+    }
+}
+
+/// Whether no register occurs twice in `d`.
+fn distinct(d: &[u32]) -> bool {
+    if d.windows(2).all(|w| w[0] < w[1]) || d.windows(2).all(|w| w[0] > w[1]) {
+        return true;
+    }
+    let mut sorted = d.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pending(d: &[u32], seed: u64) -> Pending {
+        Pending {
+            pc: 0,
+            shape: (8, 16, Elem::F32, Elem::Bf16, Elem::Bf16),
+            d: d.to_vec(),
+            a_regs: Vec::new(),
+            values: (0..d.len() as u64 * 32).map(|i| i * 7 + seed).collect(),
+            vc: Vec::new(),
+            seq: None,
+        }
+    }
+
+    /// The one-pass lookup gives each register's newest result, as the search per register
+    /// does, for registers in any order, and searches when one occurs twice.
+    #[test]
+    fn pending_values_of_agrees_with_the_search_per_register() {
+        let orders: [&[u32]; 4] = [&[3, 4, 5, 6], &[9, 8, 7, 6], &[5, 9, 6, 8], &[4, 7, 4, 8]];
+        for d in orders {
+            for older in [&[6u32, 7, 8, 9][..], &[1, 2]] {
+                let mut st = WarpMma::default();
+                st.groups.push_back(vec![pending(older, 1)]);
+                st.open.push(pending(d, 1000));
+                let fast = st.pending_values_of(d);
+                let slow: Vec<Option<&[u64]>> = d.iter().map(|&r| st.pending_values(r)).collect();
+                assert_eq!(fast, slow, "{d:?} after {older:?}");
+            }
+        }
+        assert!(distinct(&[9, 8, 7]) && distinct(&[5, 9, 6]) && !distinct(&[4, 7, 4]));
     }
 }

@@ -17,6 +17,7 @@ mod collective;
 mod fast;
 mod float;
 pub(crate) mod half;
+mod mac;
 mod map;
 mod mbar;
 mod mem;

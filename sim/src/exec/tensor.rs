@@ -28,6 +28,7 @@
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
+use super::mac::{accumulate, pack, unpack};
 use super::step::Step;
 use crate::decode::Fmt;
 use crate::decode::*;
@@ -37,7 +38,7 @@ use crate::race::Clock;
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Block, lanes};
-use crate::tensor_state::{Pending, Role, TensorState, WarpMma, WarpgroupEntry};
+use crate::tensor_state::{OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry};
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
 const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
@@ -64,26 +65,8 @@ fn elem_value(t: Elem, bits: u64) -> f64 {
     }
 }
 
-/// `init + a[0] * b[0] + a[1] * b[1] + ...`, summed in k order (each product rounded, then
-/// each sum): a tensor-core output.
-#[inline(always)]
-fn dot_any(init: f64, a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).fold(init, |acc, (x, y)| acc + x * y)
-}
-
-/// [`dot_any`] for rows of `K` values (an `mma.sync`'s usual k of 16): the same operations in
-/// the same order, unrolled.
-#[inline(always)]
-fn dot<const K: usize>(init: f64, a: &[f64], b: &[f64]) -> f64 {
-    let (a, b): (&[f64; K], &[f64; K]) = (a.try_into().expect("K"), b.try_into().expect("K"));
-    let mut acc = init;
-    for i in 0..K {
-        acc += a[i] * b[i];
-    }
-    acc
-}
-
 /// An accumulated value rounded (or wrapped, or saturated) to the destination type.
+#[inline(always)]
 fn elem_bits(t: Elem, v: f64, satfinite: bool) -> u64 {
     match t {
         Elem::F32 => (v as f32).to_bits() as u64,
@@ -131,11 +114,11 @@ pub(crate) fn c_coord(lane: u32, i: u32) -> (u32, u32) {
     (g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1))
 }
 
-/// Which matrix of an MMA a register fragment holds (B transposed: its columns as rows).
+/// Which matrix of an MMA a register fragment holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Fragment {
     A,
-    BT,
+    B,
     C,
 }
 
@@ -161,6 +144,38 @@ fn fragment_places(key: FragmentShape, n: u32, place: impl Fn(u32) -> u32) -> st
             .or_insert_with(|| (0..n).map(place).collect())
             .clone()
     })
+}
+
+/// Where each element of an accumulator fragment (C or D: `regs` registers of `ty` per lane,
+/// 16 rows of `cols` columns) goes in its matrix, in (lane, register, element) order: the
+/// table [`Machine::gather_into`] uses for C, so the scatter of D needs no coordinate arithmetic.
+fn c_places(cols: u32, ty: Elem, regs: usize) -> std::rc::Rc<[u32]> {
+    let bits = ty.bits();
+    let per_lane = regs as u32 * (32 / bits);
+    fragment_places((Fragment::C, cols, bits, regs as u32), 32 * per_lane, |i| {
+        let (r, c) = c_coord(i / per_lane, i % per_lane);
+        r * cols + c
+    })
+}
+
+/// The accumulator registers `regs` (of type `ty`) in their tile ([`unpack`]), the common f32
+/// with a decoder of its own.
+fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
+    match ty {
+        Elem::F32 => unpack(d, regs, places, 1, |x| elem_value(Elem::F32, x)),
+        Elem::F16 => unpack(d, regs, places, 2, |x| elem_value(Elem::F16, x)),
+        _ => unpack(d, regs, places, 1, |x| elem_value(ty, x)),
+    }
+}
+
+/// The tile rounded to the registers' type `ty` ([`pack`]), the common f32 with an encoder of
+/// its own.
+fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: bool) {
+    match ty {
+        Elem::F32 => pack(values, d, places, 1, |v| elem_bits(Elem::F32, v, false)),
+        Elem::F16 => pack(values, d, places, 2, |v| elem_bits(Elem::F16, v, false)),
+        _ => pack(values, d, places, 1, |v| elem_bits(ty, v, satfinite)),
+    }
 }
 
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
@@ -677,24 +692,10 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes;
-    /// `coord` places element `i` of a lane, and `shape` names the fragment (which matrix, its
-    /// k), for the table of those places computed once per shape ([`fragment_places`]).
-    fn gather(
-        &self,
-        w: usize,
-        srcs: &[Src],
-        ty: Elem,
-        dims: (usize, usize),
-        shape: (Fragment, u32),
-        coord: impl Fn(u32, u32) -> (u32, u32),
-    ) -> Vec<f64> {
-        let mut out = Vec::new();
-        self.gather_into(w, srcs, ty, dims, shape, coord, &mut out);
-        out
-    }
-
-    /// [`Machine::gather`] into `out` (its allocation reused: see [`TensorState::scratch`]).
+    /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes,
+    /// into `out` (its allocation reused: see [`TensorState::scratch`]); `coord` places
+    /// element `i` of a lane, and `shape` names the fragment (which matrix, its k), for the
+    /// table of those places computed once per shape ([`fragment_places`]).
     #[allow(clippy::too_many_arguments)]
     fn gather_into(
         &self,
@@ -717,42 +718,48 @@ impl Machine<'_> {
         // types get a loop of their own).
         out.clear();
         out.resize(dims.0 * dims.1, 0.0);
-        match ty {
-            Elem::F16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::Bf16, x)),
-            Elem::F32 => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(Elem::F32, x)),
-            _ => self.gather_as(w, srcs, ty, &places, out, |x| elem_value(ty, x)),
+        match (ty, bits) {
+            (Elem::F16, _) => {
+                self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(Elem::F16, x))
+            }
+            (Elem::Bf16, _) => {
+                self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(Elem::Bf16, x))
+            }
+            (Elem::F32, _) => {
+                self.gather_as::<32>(w, srcs, &places, out, |x| elem_value(Elem::F32, x))
+            }
+            (_, 8) => self.gather_as::<8>(w, srcs, &places, out, |x| elem_value(ty, x)),
+            (_, 16) => self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(ty, x)),
+            _ => self.gather_as::<32>(w, srcs, &places, out, |x| elem_value(ty, x)),
         }
     }
 
+    /// [`Machine::gather_into`]'s loop for elements of `BITS` bits (`32 / BITS` to a
+    /// register), `decode` inlined.
     #[inline(always)]
-    fn gather_as(
+    fn gather_as<const BITS: u32>(
         &self,
         w: usize,
         srcs: &[Src],
-        ty: Elem,
         places: &[u32],
         out: &mut [f64],
         decode: impl Fn(u64) -> f64,
     ) {
-        let bits = ty.bits();
-        let per = (32 / bits) as usize;
-        let mask = if bits == 32 {
+        let per = (32 / BITS) as usize;
+        let mask = if BITS == 32 {
             u32::MAX as u64
         } else {
-            (1u64 << bits) - 1
+            (1u64 << BITS) - 1
         };
         let regs = &self.warps[w].regs;
-        let mut at = places.chunks_exact(per);
-        for lane in 0..32usize {
-            for s in srcs {
+        for (lane, row) in places.chunks_exact(srcs.len() * per).enumerate() {
+            for (s, at) in srcs.iter().zip(row.chunks_exact(per)) {
                 let v = match *s {
                     Src::Reg(r) => regs[r as usize * 32 + lane],
                     Src::Imm(v) => v,
                 };
-                let here = at.next().expect("a place per element");
-                for (e, &p) in here.iter().enumerate() {
-                    out[p as usize] = decode((v >> (e as u32 * bits)) & mask);
+                for (e, &p) in at.iter().enumerate() {
+                    out[p as usize] = decode((v >> (e as u32 * BITS)) & mask);
                 }
             }
         }
@@ -765,7 +772,7 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let [mut a, mut bt, mut c] = std::mem::take(&mut self.tensor.scratch);
+        let [mut a, mut b, mut c] = std::mem::take(&mut self.tensor.scratch);
         self.gather_into(
             w,
             &m.a,
@@ -775,43 +782,28 @@ impl Machine<'_> {
             |l, i| a_coord(m.k, bits, l, i),
             &mut a,
         );
-        // B transposed (column n's k values together), so each output is a dot product of two
-        // contiguous rows, summed in the same order.
+        // B as k rows of 8 columns, the layout [`accumulate`] reads.
         self.gather_into(
             w,
             &m.b,
             m.b_ty,
-            (8, k),
-            (Fragment::BT, m.k),
-            |l, i| {
-                let (kk, n) = b_coord(m.k, bits, l, i);
-                (n, kk)
-            },
-            &mut bt,
+            (k, 8),
+            (Fragment::B, m.k),
+            |l, i| b_coord(m.k, bits, l, i),
+            &mut b,
         );
         self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
-        for r in 0..16 {
-            let a_row = &a[r * k..(r + 1) * k];
-            for n in 0..8 {
-                let b_col = &bt[n * k..(n + 1) * k];
-                d[r * 8 + n] = match k {
-                    16 => dot::<16>(c[r * 8 + n], a_row, b_col),
-                    _ => dot_any(c[r * 8 + n], a_row, b_col),
-                };
-            }
-        }
-        self.tensor.scratch = [a, bt, c];
-        let per = if m.d_ty == Elem::F16 { 2 } else { 1 };
-        for lane in 0..32u32 {
-            for (j, &dr) in m.d.iter().enumerate() {
-                let mut v = 0u64;
-                for e in 0..per {
-                    let (r, c) = c_coord(lane, j as u32 * per + e);
-                    let x = elem_bits(m.d_ty, d[r as usize * 8 + c as usize], m.satfinite);
-                    v |= x << (16 * e);
-                }
-                self.warps[w].set_reg(dr, lane as usize, v);
+        d.copy_from_slice(&c);
+        accumulate(&mut d, &a, &b, k, 8);
+        self.tensor.scratch = [a, b, c];
+        let places = c_places(8, m.d_ty, m.d.len());
+        let mut values = [0u64; 4 * 32];
+        let values = &mut values[..m.d.len() * 32];
+        pack_acc(values, &d, &places, m.d_ty, m.satfinite);
+        for (j, &dr) in m.d.iter().enumerate() {
+            for lane in 0..32 {
+                self.warps[w].set_reg(dr, lane, values[j * 32 + lane]);
             }
         }
     }
@@ -854,15 +846,36 @@ impl Machine<'_> {
         }
         st.rebuild();
         let completed = done.len() as u64;
-        for (i, p) in done.into_iter().enumerate() {
-            for (j, &r) in p.d.iter().enumerate() {
-                for lane in 0..32 {
-                    self.warps[w].set_reg(r, lane, p.values[j * 32 + lane]);
+        let mut acquired: Clock = Vec::new();
+        for (i, p) in done.iter().enumerate() {
+            // A chain of wgmmas on one accumulator (the usual k loop) leaves the last one's
+            // values: an earlier one's registers, all written again next, are skipped.
+            if done.get(i + 1).is_none_or(|next| next.d != p.d) {
+                for (j, &r) in p.d.iter().enumerate() {
+                    if r != crate::decode::SINK {
+                        let at = r as usize * 32;
+                        self.warps[w].regs[at..at + 32]
+                            .copy_from_slice(&p.values[j * 32..j * 32 + 32]);
+                    }
                 }
             }
-            let vc = joined.get(i).cloned().flatten().unwrap_or(p.vc);
+            let vc = joined.get(i).and_then(|j| j.as_ref()).unwrap_or(&p.vc);
+            if acquired.len() < vc.len() {
+                acquired.resize(vc.len(), 0);
+            }
+            join_into(&mut acquired, vc);
+        }
+        // The results' vectors serve the next wgmmas' (a few: one group's worth).
+        for p in done {
+            if self.tensor.spare_values.len() < 8 {
+                self.tensor.spare_values.push(p.values);
+            }
+        }
+        // Acquiring each group's clock in turn is acquiring their join once (an empty clock
+        // is acquired by no one).
+        if !acquired.is_empty() {
             for lane in 0..32u32 {
-                self.race.acquire(w as u32 * 32 + lane, &vc);
+                self.race.acquire(w as u32 * 32 + lane, &acquired);
             }
         }
         if let Some(log) = self.tensor.warpgroups.get_mut(&key) {
@@ -966,7 +979,9 @@ impl Machine<'_> {
     }
 
     /// Reads a shared-memory operand of `wgmma.mma_async` through its descriptor: `rows`
-    /// (`mn` indices) by `k`, returned as `out[mn_index * k + kk]`.
+    /// (`mn` indices) by `k`, into `out[mn_index * k + kk]`, or with `k_rows` into
+    /// `out[kk * rows + mn_index]` (B, in the layout [`accumulate`] reads); `bufs` lends the
+    /// chunk lists their allocations.
     #[allow(clippy::too_many_arguments)]
     fn wgmma_operand(
         &mut self,
@@ -977,29 +992,30 @@ impl Machine<'_> {
         mn: std::ops::Range<u32>,
         k: u32,
         mn_major: bool,
+        k_rows: bool,
         agent: u32,
         vc: &[u32],
-    ) -> Res<Vec<f64>> {
+        out: &mut Vec<f64>,
+        bufs: &mut OperandScratch,
+    ) -> Res<()> {
         let bits = ty.bits();
         let eb = bits / 8;
         let t = 16 / eb;
         let rows = mn.len();
-        let mut out = vec![0.0; rows * k as usize];
-        let mask = if bits == 32 {
-            u32::MAX as u64
-        } else {
-            (1u64 << bits) - 1
-        };
+        out.clear();
+        out.resize(rows * k as usize, 0.0);
         // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
-        let chunks: Vec<(u32, u32)> = if mn_major {
-            (0..k)
-                .flat_map(|kk| mn.clone().step_by(t as usize).map(move |m| (m, kk)))
-                .collect()
+        let OperandScratch { chunks, at } = bufs;
+        chunks.clear();
+        if mn_major {
+            chunks
+                .extend((0..k).flat_map(|kk| mn.clone().step_by(t as usize).map(move |m| (m, kk))));
         } else {
-            mn.clone()
-                .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk)))
-                .collect()
-        };
+            chunks.extend(
+                mn.clone()
+                    .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk))),
+            );
+        }
         // The executing CTA's shared memory, where every chunk of a well-formed descriptor
         // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
         let own = self.warps[w].cta;
@@ -1009,9 +1025,9 @@ impl Machine<'_> {
         // Where each chunk lies, in chunk order, up to the first one `resolve` refuses; then
         // the race checks of them all at once (the first conflict in chunk order is the one
         // reported, before a refused chunk's finding, as when each chunk was checked in turn).
-        let mut at: Vec<(u32, u32, u32)> = Vec::with_capacity(chunks.len());
+        at.clear();
         let mut refused = None;
-        for &(m0, k0) in &chunks {
+        for &(m0, k0) in chunks.iter() {
             let a = desc.chunk(m0, k0, t, mn_major);
             let in_own = a >= lo && a.checked_add(16).is_some_and(|end| end <= hi);
             let fast = in_own
@@ -1032,7 +1048,7 @@ impl Machine<'_> {
         }
         if self.race.checking() {
             self.race
-                .async_reads(agent, vc, &at, pc)
+                .async_reads(agent, vc, at, pc)
                 .map_err(|(i, c)| retitle(self.race_report(c, at[i].0, agent, pc, true, true)))?;
         }
         if let Some(e) = refused {
@@ -1041,21 +1057,20 @@ impl Machine<'_> {
         // The element decoding chosen once per operand, inlined in a loop of its own for the
         // common types (it was a function pointer called per element).
         let fill = Fill {
-            chunks: &chunks,
-            at: &at,
-            bits,
-            mask,
-            t,
-            k,
+            chunks,
+            at,
+            strides: if k_rows { (1, rows) } else { (k as usize, 1) },
             mn_start: mn.start,
             mn_major,
         };
-        match ty {
-            Elem::F16 => fill.run(self, &mut out, |x| elem_value(Elem::F16, x)),
-            Elem::Bf16 => fill.run(self, &mut out, |x| elem_value(Elem::Bf16, x)),
-            _ => fill.run(self, &mut out, |x| elem_value(ty, x)),
+        match (ty, bits) {
+            (Elem::F16, _) => fill.run::<2>(self, out, |x| elem_value(Elem::F16, x)),
+            (Elem::Bf16, _) => fill.run::<2>(self, out, |x| elem_value(Elem::Bf16, x)),
+            (_, 8) => fill.run::<1>(self, out, |x| elem_value(ty, x)),
+            (_, 16) => fill.run::<2>(self, out, |x| elem_value(ty, x)),
+            _ => fill.run::<4>(self, out, |x| elem_value(ty, x)),
         }
-        Ok(out)
+        Ok(())
     }
 
     fn wgmma(&mut self, w: usize, pc: u32, g: &Wgmma) -> Res<()> {
@@ -1169,20 +1184,37 @@ impl Machine<'_> {
             st.rebuild();
             return Ok(());
         }
-        let a = match &g.a {
-            WgmmaA::Desc(s) => {
-                let d = desc(self, *s, "a-desc")?;
-                self.wgmma_operand(w, pc, d, g.a_ty, 16 * q..16 * q + 16, k, g.trans_a, t0, &vc)?
+        let mut s = std::mem::take(&mut self.tensor.wgmma_scratch);
+        match &g.a {
+            WgmmaA::Desc(a) => {
+                let d = desc(self, *a, "a-desc")?;
+                let mn = 16 * q..16 * q + 16;
+                let ty = g.a_ty;
+                self.wgmma_operand(
+                    w,
+                    pc,
+                    d,
+                    ty,
+                    mn,
+                    k,
+                    g.trans_a,
+                    false,
+                    t0,
+                    &vc,
+                    &mut s.a,
+                    &mut s.operand,
+                )?
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
-                self.gather(
+                self.gather_into(
                     w,
                     srcs,
                     g.a_ty,
                     (16, k as usize),
                     (Fragment::A, k),
                     |l, i| a_coord(k, bits, l, i),
+                    &mut s.a,
                 )
             }
         };
@@ -1193,12 +1225,24 @@ impl Machine<'_> {
         };
         let b_raw = self.src_value(w, 0, g.b_desc);
         let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
-        // B is read as (n, k): B[k][n] = b[n * k + kk].
-        let b = self.wgmma_operand(w, pc, bd, g.b_ty, 0..n, k, g.trans_b, t0, &vc)?;
+        // B as k rows of n columns.
+        let (ty, mn) = (g.b_ty, 0..n);
+        self.wgmma_operand(
+            w,
+            pc,
+            bd,
+            ty,
+            mn,
+            k,
+            g.trans_b,
+            true,
+            t0,
+            &vc,
+            &mut s.b,
+            &mut s.operand,
+        )?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
-        let per = if g.d_ty == Elem::F16 { 2 } else { 1 };
-        let mut values = vec![0u64; g.d.len() * 32];
         let st = &self.tensor.warps[w];
         let olds: Vec<&[u64]> = st
             .pending_values_of(&g.d)
@@ -1206,32 +1250,25 @@ impl Machine<'_> {
             .zip(&g.d)
             .map(|(p, &r)| p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32]))
             .collect();
-        // Each output is a dot product of a row of A and a row of B (as (n, k)), summed in
-        // k order; A's rows are scaled first by the signs, as `sa * a * sb * b` evaluates.
-        let k = k as usize;
-        let a: Vec<f64> = a.iter().map(|&x| sa * x * sb).collect();
-        for lane in 0..32u32 {
-            for (j, old) in olds.iter().enumerate() {
-                let old = old[lane as usize];
-                let mut v = 0u64;
-                for e in 0..per {
-                    let (r, c) = c_coord(lane, j as u32 * per + e);
-                    let init = if scale_d {
-                        elem_value(g.d_ty, old >> (16 * e))
-                    } else {
-                        0.0
-                    };
-                    let a_row = &a[r as usize * k..(r as usize + 1) * k];
-                    let b_row = &b[c as usize * k..(c as usize + 1) * k];
-                    let acc = match k {
-                        16 => dot::<16>(init, a_row, b_row),
-                        _ => dot_any(init, a_row, b_row),
-                    };
-                    v |= elem_bits(g.d_ty, acc, g.satfinite) << (16 * e);
-                }
-                values[j * 32 + lane as usize] = v;
-            }
+        // The warp's 16 rows of D (n columns), each output the accumulator (or 0) plus the
+        // products in k order; A's rows are scaled first by the signs, as `sa * a * sb * b`
+        // evaluates.
+        let (k, cols) = (k as usize, n as usize);
+        for x in s.a.iter_mut() {
+            *x = sa * *x * sb;
         }
+        let places = c_places(n, g.d_ty, g.d.len());
+        s.d.clear();
+        s.d.resize(16 * cols, 0.0);
+        if scale_d {
+            unpack_acc(&mut s.d, &olds, &places, g.d_ty);
+        }
+        accumulate(&mut s.d, &s.a, &s.b, k, cols);
+        let mut values = self.tensor.spare_values.pop().unwrap_or_default();
+        values.clear();
+        values.resize(g.d.len() * 32, 0);
+        pack_acc(&mut values, &s.d, &places, g.d_ty, g.satfinite);
+        self.tensor.wgmma_scratch = s;
         let pending = Pending {
             pc,
             shape,
@@ -1254,30 +1291,31 @@ impl Machine<'_> {
 struct Fill<'a> {
     chunks: &'a [(u32, u32)],
     at: &'a [(u32, u32, u32)],
-    bits: u32,
-    mask: u64,
-    /// Elements per chunk.
-    t: u32,
-    k: u32,
+    /// The index distance in `out` of consecutive mn and consecutive k.
+    strides: (usize, usize),
     mn_start: u32,
     mn_major: bool,
 }
 
 impl Fill<'_> {
-    /// Decodes each chunk's elements into `out` (rows of k), `decode` inlined.
+    /// Decodes each chunk's elements of `EB` bytes (little-endian, `16 / EB` to a chunk)
+    /// into `out`, `decode` inlined: a chunk's elements are consecutive k (K-major) or mn
+    /// (MN-major), so their places in `out` are one stride apart.
     #[inline(always)]
-    fn run(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
+    fn run<const EB: usize>(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
+        let (s_mn, s_k) = self.strides;
+        let step = if self.mn_major { s_mn } else { s_k };
         for (&(m0, k0), &(cta, off, _)) in self.chunks.iter().zip(self.at) {
             let bytes = &m.ctas[cta as usize].shared[off as usize..off as usize + 16];
-            let word = u128::from_le_bytes(bytes.try_into().expect("16 bytes"));
-            for j in 0..self.t {
-                let x = ((word >> (j * self.bits)) as u64) & self.mask;
-                let (mm, kk) = if self.mn_major {
-                    (m0 + j, k0)
-                } else {
-                    (m0, k0 + j)
+            let mut i = (m0 - self.mn_start) as usize * s_mn + k0 as usize * s_k;
+            for x in bytes.chunks_exact(EB) {
+                let v = match EB {
+                    1 => x[0] as u64,
+                    2 => u16::from_le_bytes([x[0], x[1]]) as u64,
+                    _ => u32::from_le_bytes([x[0], x[1], x[2], x[3]]) as u64,
                 };
-                out[(mm - self.mn_start) as usize * self.k as usize + kk as usize] = decode(x);
+                out[i] = decode(v);
+                i += step;
             }
         }
     }
@@ -1396,6 +1434,43 @@ mod tests {
             }
         }
         assert!(c.iter().all(|&x| x == 1));
+    }
+
+    /// The accumulator's table and [`unpack`]/[`pack`] place each register element where
+    /// [`c_coord`] does, and a tile read from registers packs back to them.
+    #[test]
+    fn accumulator_places_follow_c_coord() {
+        for (ty, cols) in [
+            (Elem::F32, 8u32),
+            (Elem::F32, 256),
+            (Elem::F16, 64),
+            (Elem::S32, 8),
+        ] {
+            let per = 32 / ty.bits();
+            let regs = (cols / 8 * 4 / per) as usize;
+            let places = c_places(cols, ty, regs);
+            let values: Vec<u64> = (0..regs * 32)
+                .map(|i| match ty {
+                    Elem::F16 => (i as u64 % 2000) << 16 | (i as u64 % 3000),
+                    _ => (i as u64) << 8,
+                })
+                .collect();
+            let olds: Vec<&[u64]> = values.chunks(32).collect();
+            let mut d = vec![f64::NAN; 16 * cols as usize];
+            unpack_acc(&mut d, &olds, &places, ty);
+            for lane in 0..32u32 {
+                for j in 0..regs as u32 {
+                    for e in 0..per {
+                        let (r, c) = c_coord(lane, j * per + e);
+                        let want = elem_value(ty, values[(j * 32 + lane) as usize] >> (16 * e));
+                        assert_eq!(d[(r * cols + c) as usize], want, "{ty:?} {cols}");
+                    }
+                }
+            }
+            let mut back = vec![0; regs * 32];
+            pack_acc(&mut back, &d, &places, ty, false);
+            assert_eq!(back, values, "{ty:?} {cols}");
+        }
     }
 
     #[test]
