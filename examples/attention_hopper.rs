@@ -475,8 +475,9 @@ pub fn grid(kernel: Kernel, p: Problem, sms: u32) -> (u32, u32, u32) {
 /// in L2 together, whichever the cost model says takes least time, and only if that is less than
 /// dealing every pair. In the model a tile costs its key tiles plus one for its own start and
 /// epilogue. On 132 SMs with 16 k tokens it takes the busiest CTA from 0.97 of the ideal
-/// balance to 0.987-0.997 at every length but head dimension 256 at 512 tokens (where pairs
-/// stay), and 192-row tiles at 512 tokens from 0.73 to 0.97.
+/// balance to 0.987-0.997 at head dimensions 64 and 128, 0.973-0.990 at 256 (whose heads' keys
+/// and values let the L2 take fewer waves apart; at 512 tokens the pairs stay), and 192-row
+/// tiles from 0.73 / 0.86 / 0.94 / 0.95 to 0.97 / 0.996 / 0.995 / 0.992.
 ///
 /// Measured on an H100 against the pairs dealt round robin (2026-11-28, one run, each against
 /// cuDNN): causal rows at 2 k tokens and more 0.97-1.16x → 1.01-1.20x, the 192-row kernel
@@ -501,6 +502,12 @@ impl TileSchedule {
     /// 1.09-1.10x cuDNN down to 1.06x, while 42-44 MB at head dimension 64 went from 1.09-1.11x
     /// to 1.15-1.16x.
     const L2_BYTES: u64 = 40 << 20;
+
+    /// Query tile `tile` of a head's cost in the model, in key tiles: its key tiles and
+    /// [`TileSchedule::START`].
+    pub fn tile_cost(kernel: Kernel, p: Problem, tile: u32) -> u64 {
+        TileSchedule::START + u64::from(kernel.key_tiles_of(p, tile))
+    }
 
     /// The schedule of `p` for `kernel` on `ctas` CTAs (some may have nothing to do).
     pub fn new(kernel: Kernel, p: Problem, ctas: u32) -> Result<TileSchedule, String> {
@@ -530,7 +537,7 @@ impl TileSchedule {
                 })
             })
             .collect();
-        let cost = |u: u32| TileSchedule::START + u64::from(kernel.key_tiles_of(p, u % t));
+        let cost = |u: u32| TileSchedule::tile_cost(kernel, p, u % t);
         let waves = items.len() / g;
         // Without a mask every tile costs the same, and nothing is left to balance.
         let most = if p.causal { waves.min(3) } else { 0 };
@@ -603,14 +610,14 @@ impl TileSchedule {
         words
     }
 
-    /// The model's time of the busiest CTA, in key tiles (with [`TileSchedule::START`] a tile).
+    /// The model's time of the busiest CTA ([`TileSchedule::tile_cost`] a tile).
     pub fn makespan(&self, kernel: Kernel, p: Problem) -> u64 {
         let t = p.seq.div_ceil(kernel.query_rows());
         self.lists
             .iter()
             .map(|l| {
                 l.iter()
-                    .map(|&u| TileSchedule::START + u64::from(kernel.key_tiles_of(p, u % t)))
+                    .map(|&u| TileSchedule::tile_cost(kernel, p, u % t))
                     .sum::<u64>()
             })
             .max()

@@ -81,18 +81,15 @@ fn f16_kernels_match_the_reference_causal_and_not() {
 /// together, dealt round robin (the kernel's order before [`TileSchedule`]).
 fn pairs_round_robin(kernel: Kernel, p: Problem, ctas: u32) -> u64 {
     let t = p.seq.div_ceil(kernel.query_rows());
+    let cost = |tile| TileSchedule::tile_cost(kernel, p, tile);
+    // A head's pairs, the middle tile of an odd count alone.
+    let per_head: Vec<u64> = (0..t.div_ceil(2))
+        .map(|last| match t - 1 - last {
+            first if first == last => cost(last),
+            first => cost(last) + cost(first),
+        })
+        .collect();
     let mut load = vec![0u64; ctas as usize];
-    let pair = (0..t.div_ceil(2)).map(|last| {
-        let first = t - 1 - last;
-        let tiles = if first == last { 1 } else { 2 };
-        tiles + u64::from(kernel.key_tiles_of(p, last) + kernel.key_tiles_of(p, first))
-            - if first == last {
-                u64::from(kernel.key_tiles_of(p, last))
-            } else {
-                0
-            }
-    });
-    let per_head: Vec<u64> = pair.collect();
     for (i, cost) in (0..p.heads).flat_map(|_| per_head.iter()).enumerate() {
         load[i % ctas as usize] += cost;
     }
@@ -121,7 +118,7 @@ fn a_schedule_takes_every_tile_once_and_balances_the_last_wave() {
                     "{kernel:?} {p:?}: every tile once"
                 );
                 let total: u64 = (0..t)
-                    .map(|tile| 1 + u64::from(kernel.key_tiles_of(p, tile)))
+                    .map(|tile| TileSchedule::tile_cost(kernel, p, tile))
                     .sum::<u64>()
                     * u64::from(p.heads);
                 let ideal = total as f64 / f64::from(ctas);
