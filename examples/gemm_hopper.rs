@@ -41,6 +41,7 @@ macro_rules! gemm_kernel {
         stages = $st:literal, blocks = [$($block:literal),+], staging = $tiles:literal
         $(, in_flight = $pending:literal)? $(, promote = $total:ident)? $(, scale = $scale:ident)?
         $(, transposed = $transposed:literal)?
+        $(, split = ($partials:ident, $arrivals:ident, $splits:ident, $part:ident, $arrival:ident))?
     ) => {
         #[kernel(
             target = "sm_90a",
@@ -56,6 +57,7 @@ macro_rules! gemm_kernel {
             n: u32,
             k: u32,
             $($scale: f32,)?
+            $($partials: &mut [f32], $arrivals: &mut [u32], $splits: u32,)?
         ) {
             let regs = warpgroup_registers::<168>();
             // A stage: A's 128 rows of `$kt` elements, then B's 256 rows (one 128-row slice
@@ -63,8 +65,11 @@ macro_rules! gemm_kernel {
             let pipe = pipeline_cluster::<$t, $st, { (128 + $nt) * $kt }, 2>(thread_idx_x() == 0, 1, 256);
             let rank = cluster_cta_rank();
             let m_pairs = (m + 255) / 256;
-            let units = m_pairs * ((n + $nt - 1) / $nt);
+            let units = m_pairs * ((n + $nt - 1) / $nt) $(* $splits)?;
             let k_tiles = (k + $kt - 1) / $kt;
+            // Split K: unit `u` is part `u % splits` of tile `u / splits`, a run of `k_per`
+            // stages (the last part what is left).
+            $(let k_per = (k_tiles + $splits - 1) / $splits;)?
             let cluster = block_idx_x() / 2;
             let clusters = grid_dim_x() / 2;
             if warp_id() < 4 {
@@ -75,9 +80,15 @@ macro_rules! gemm_kernel {
                     c.prefetch();
                     let mut producer = pipe.producer();
                     for u in (cluster..units).step_by(clusters) {
+                        $(
+                            let $part = u % $splits;
+                            let u = u / $splits;
+                            let k_tiles = min(k_per, k_tiles - $part * k_per);
+                        )?
                         let m0 = ((u % m_pairs) * 2 + rank) * 128;
                         let n0 = (u / m_pairs) * $nt + rank * $br;
                         for kt in 0..k_tiles {
+                            $(let kt = kt + $part * k_per;)?
                             producer
                                 .acquire()
                                 .load_tiles_multicast(&a, [kt * $kt, m0], &b, [kt * $kt, n0]);
@@ -96,6 +107,11 @@ macro_rules! gemm_kernel {
                 let tile0 = wg * 2048 * $tiles;
                 let mut consumer = pipe.consumer();
                 for u in (cluster..units).step_by(clusters) {
+                    $(
+                        let $part = u % $splits;
+                        let u = u / $splits;
+                        let k_tiles = min(k_per, k_tiles - $part * k_per);
+                    )?
                     let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
                     let col = (u / m_pairs) * $nt;
                     // With promotion (fp8), each stage's product is summed by the tensor cores
@@ -139,6 +155,21 @@ macro_rules! gemm_kernel {
                         let mut acc = acc;
                         acc.scale($scale);
                     )?
+                    // Split K: this part stored, and the warp group that arrives last adds
+                    // the parts up and stores C.
+                    let last = true;
+                    $(
+                        // A part a warp group of each tile, 64 × `$nt` in the warp group's order.
+                        let group = (u * 2 + rank) * 2 + wg;
+                        let $arrival = acc
+                            .store_partial($partials, group * 64 * $nt, $part, units / $splits * 256 * $nt)
+                            .arrive($arrivals, group, $splits, &epilogue);
+                        let last = last && $arrival.last();
+                    )?
+                    if last {
+                    $(
+                        let acc = $arrival.total();
+                    )?
                     // Transposed (`gemm_skinny`): the product is Cᵀ, its rows C's columns.
                     let transposed = 0 $(+ $transposed)?;
                     // Epilogue: the 64-column blocks through the staging tiles. Before a tile
@@ -166,6 +197,7 @@ macro_rules! gemm_kernel {
                             bulk_commit();
                         }
                     )+
+                    }
                 }
                 if leader {
                     bulk_wait(0);
@@ -246,6 +278,34 @@ gemm_kernel!(
     staging = 2,
     in_flight = 1,
     transposed = 1
+);
+// Split K (`Tiling::split`): the skinny and 128-column tilings with K in `splits` parts, for
+// products with fewer units than clusters; each part's sums meet in `partials`
+// (`Acc::add_partial`), and the warp group that adds the last part stores C.
+gemm_kernel!(
+    gemm_skinny_split,
+    bf16,
+    k_tile = 64,
+    n_tile = 64,
+    b_rows = 32,
+    stages = 8,
+    blocks = [0],
+    staging = 1,
+    in_flight = 1,
+    transposed = 1,
+    split = (partials, arrivals, splits, part, arrival)
+);
+gemm_kernel!(
+    gemm_hopper_n128_split,
+    bf16,
+    k_tile = 64,
+    n_tile = 128,
+    b_rows = 64,
+    stages = 6,
+    blocks = [0, 1],
+    staging = 2,
+    in_flight = 1,
+    split = (partials, arrivals, splits, part, arrival)
 );
 gemm_kernel!(
     gemm_fp8,
@@ -535,15 +595,25 @@ fn output_map(spec: &KernelSpec, m: u32, n: u32) -> ArgValue {
 
 /// Runs `spec` on `args` in the simulator with `ctas` CTAs (an even number); C.
 fn simulate_args(spec: &KernelSpec, mut args: Vec<ArgValue>, ctas: u32) -> Vec<bf16> {
+    run_args(spec, &mut args, ctas);
+    output(&args)
+}
+
+/// Runs `spec` on `args` in the simulator with `ctas` CTAs, leaving the outputs in `args`.
+fn run_args(spec: &KernelSpec, args: &mut [ArgValue], ctas: u32) {
     let launch = Launch {
         grid: (ctas, 1, 1),
         block: (384, 1, 1),
         ..Launch::default()
     };
-    match simulate_spec(spec, &launch, &mut args) {
+    match simulate_spec(spec, &launch, args) {
         Ok(Outcome::Completed(_)) => {}
         other => panic!("{}: {other:?}", spec.entry),
     }
+}
+
+/// C, the third argument's tensor.
+fn output(args: &[ArgValue]) -> Vec<bf16> {
     let ArgValue::TensorMap(c) = &args[2] else {
         panic!("C is the third argument");
     };
@@ -552,6 +622,30 @@ fn simulate_args(spec: &KernelSpec, mut args: Vec<ArgValue>, ctas: u32) -> Vec<b
         .chunks_exact(2)
         .map(|h| bf16::from_le_bytes([h[0], h[1]]))
         .collect()
+}
+
+/// Simulates one tiling with K split in `splits` parts ([`Tiling::splits`]) on an
+/// `m × n × k` problem with `ctas` CTAs: C, and the arrival counters as the launch left them
+/// (all zero: the last arrival of each tile resets its counter for the next launch).
+pub fn simulate_split(
+    tiling: Tiling,
+    dims: (u32, u32, u32),
+    (a, b): (&[bf16], &[bf16]),
+    ctas: u32,
+    splits: u32,
+) -> (Vec<bf16>, Vec<u32>) {
+    let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let spec = tiling.spec_split(splits).expect("a tiling with a split kernel");
+    let mut args = tiling.arguments_split(dims, (bytes(a), bytes(b)), splits);
+    run_args(&spec, &mut args, ctas);
+    let counters = match args.get(7) {
+        Some(ArgValue::Buffer(c)) => c
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect(),
+        _ => Vec::new(),
+    };
+    (output(&args), counters)
 }
 
 /// Simulates `gemm_hopper` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
@@ -611,6 +705,50 @@ impl Tiling {
         }
     }
 
+    /// The kernel of this tiling with K split in `splits` parts: the tiling's own for one
+    /// part, its `_split` instance for more (the skinny and 128-column tilings have one).
+    pub fn spec_split(self, splits: u32) -> Option<KernelSpec> {
+        match (self, splits) {
+            (_, 1) => Some(self.spec()),
+            (Tiling::Skinny, _) => Some(gemm_skinny_split::SPEC),
+            (Tiling::N128, _) => Some(gemm_hopper_n128_split::SPEC),
+            _ => None,
+        }
+    }
+
+    /// Into how many parts to split K for `m × n × k` on `sms` SMs (1: not split): where the
+    /// tiling's units leave at least half of the clusters idle, as many parts as fill the
+    /// clusters once, each at least [`Tiling::PART_STAGES`] stages of K, at most eight. The
+    /// parts of a unit run side by side on otherwise idle SMs; what a split costs beyond the
+    /// unsplit unit is the parts' round trip through L2 and the ticket, about 5 µs on an H200
+    /// (2026-11-28: 1024³ went from 0.73× cuBLAS to 0.60× in two parts of 8 stages, while
+    /// 64 × 4096² went from 0.58× to 0.82× in four of 16). With at least 16 stages a part and at
+    /// most 8 parts, no part is empty (`(splits − 1) · ⌈stages / splits⌉ < stages`).
+    pub fn splits(self, m: u32, n: u32, k: u32, sms: u32) -> u32 {
+        if self.spec_split(2).is_none() {
+            return 1;
+        }
+        let clusters = (sms / 2).max(1);
+        let units = self.units(m, n).max(1);
+        if 2 * units > clusters {
+            return 1;
+        }
+        let stages = k.div_ceil(64);
+        (clusters / units).min(stages / Tiling::PART_STAGES).clamp(1, 8)
+    }
+
+    /// The fewest stages of K (64 each) a part of a split takes.
+    pub const PART_STAGES: u32 = 16;
+
+    /// The split kernel's buffers for `m × n` in `splits` parts: `f32` elements of the parts
+    /// (each part a 64-row slice of the accumulator of each warp group of each unit) and `u32`
+    /// arrival counters (one a warp group of each unit).
+    pub fn split_buffers(self, m: u32, n: u32, splits: u32) -> (usize, usize) {
+        let groups = self.units(m, n) as usize * 4;
+        let part = groups * 64 * self.columns() as usize;
+        (splits as usize * part, groups)
+    }
+
     /// Whether the kernel computes Cᵀ = B · Aᵀ and stores it transposed.
     pub fn transposed(self) -> bool {
         matches!(self, Tiling::Skinny | Tiling::Skinny128)
@@ -636,6 +774,24 @@ impl Tiling {
             ArgValue::U32(m),
             ArgValue::U32(k),
         ]
+    }
+
+    /// [`arguments`](Self::arguments) for K split in `splits` parts: for more than one, the
+    /// parts' buffer and the arrival counters, zeroed, and `splits`.
+    pub fn arguments_split(
+        self,
+        (m, n, k): (u32, u32, u32),
+        data: (Vec<u8>, Vec<u8>),
+        splits: u32,
+    ) -> Vec<ArgValue> {
+        let mut args = self.arguments((m, n, k), data);
+        if splits > 1 {
+            let (parts, counters) = self.split_buffers(m, n, splits);
+            args.push(ArgValue::buffer(&vec![0f32; parts]));
+            args.push(ArgValue::buffer(&vec![0u32; counters]));
+            args.push(ArgValue::U32(splits));
+        }
+        args
     }
 
     /// Columns of C in a unit (for a transposed tiling, rows of C: the unit's area in the same
@@ -827,7 +983,8 @@ pub fn grouped_reference(p: &Groups, a: &[bf16], b: &[bf16]) -> Vec<bf16> {
 fn main() -> Result<(), String> {
     // `-- --emit DIR`: both kernels' PTX into DIR, for tools/gpu-gemm on the GPU machine.
     let args: Vec<String> = std::env::args().collect();
-    // `-- --choose M×N×K,... [SMS]`: the tiling `Tiling::choose` takes for each size.
+    // `-- --choose M×N×K,... [SMS]`: the tiling `Tiling::choose` takes for each size, and the
+    // parts of K (`Tiling::splits`).
     if let [_, flag, sizes, rest @ ..] = args.as_slice()
         && flag == "--choose"
     {
@@ -843,11 +1000,13 @@ fn main() -> Result<(), String> {
                         .map_err(|_| format!("size `{size}`: M×N×K as `MxNxK`"))
                 })
                 .collect::<Result<_, _>>()?;
-            let [m, n, _k] = dims[..] else {
+            let [m, n, k] = dims[..] else {
                 return Err(format!("size `{size}`: M×N×K as `MxNxK`"));
             };
             let t = Tiling::choose(m, n, sms);
-            println!("{size} {}", t.spec().entry);
+            let splits = t.splits(m, n, k, sms);
+            let spec = t.spec_split(splits).expect("a split kernel where splits > 1");
+            println!("{size} {} {splits}", spec.entry);
         }
         return Ok(());
     }
@@ -865,6 +1024,8 @@ fn main() -> Result<(), String> {
             gemm_fp8_promoted::SPEC,
             gemm_skinny::SPEC,
             gemm_skinny_n128::SPEC,
+            gemm_skinny_split::SPEC,
+            gemm_hopper_n128_split::SPEC,
         ] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;

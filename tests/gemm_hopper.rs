@@ -9,7 +9,7 @@ mod gemm_hopper;
 use gemm_hopper::{
     Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_fp8_promoted, gemm_hopper as kernel,
     grouped_arguments, grouped_gemm, grouped_reference, operand, reference, simulate, simulate_fp8,
-    simulate_grouped, simulate_tiling,
+    simulate_grouped, simulate_split, simulate_tiling,
 };
 use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 use phasegate::runtime::KernelSpec;
@@ -140,6 +140,65 @@ fn the_skinny_tiling_computes_few_rows_exactly() {
     }
 }
 
+/// K split in parts: each part's tile stored, the last arrival of each tile adds the parts in
+/// order and stores C, and every arrival counter is back at zero for the next launch. With
+/// four clusters the parts of a tile run on different clusters, in the simulator's order of
+/// clusters; with one, the same CTA takes every part and arrives last with the last one.
+#[test]
+fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
+    for (tiling, (m, n, k), splits) in [
+        (Tiling::Skinny, (40u32, 256u32, 512u32), 4u32),
+        (Tiling::Skinny, (64, 296, 328), 3),
+        (Tiling::N128, (256, 128, 256), 2),
+        (Tiling::N128, (200, 248, 192), 3),
+    ] {
+        let (a, b) = (operand(m, k, 31), operand(n, k, 32));
+        let want = reference(
+            (&a, &b),
+            (m as usize, n as usize, k as usize),
+            1.0,
+            bf16::to_f32,
+        );
+        for ctas in [8, 2] {
+            let (c, counters) = simulate_split(tiling, (m, n, k), (&a, &b), ctas, splits);
+            assert!(
+                c == want,
+                "{tiling:?} {m}×{n}×{k} in {splits} parts on {ctas} CTAs differs from the reference"
+            );
+            assert!(!counters.is_empty() && counters.iter().all(|&x| x == 0), "{counters:?}");
+        }
+    }
+}
+
+/// Where the units leave at least half of the clusters idle, K is split to fill them, each
+/// part at least 16 stages.
+#[test]
+fn k_is_split_where_units_leave_clusters_idle() {
+    let plan = |m, n, k| {
+        let t = Tiling::choose(m, n, 132);
+        (t, t.splits(m, n, k, 132))
+    };
+    // 16 units of 64 rows of Cᵀ for 66 clusters: 4 parts of 16 stages.
+    assert_eq!(plan(16, 4096, 4096), (Tiling::Skinny, 4));
+    assert_eq!(plan(128, 4096, 4096), (Tiling::Skinny, 2));
+    // 32 units of 128 columns: at 1024 of K one part (16 stages), at 4096 two of 32.
+    assert_eq!(plan(1024, 1024, 1024), (Tiling::N128, 1));
+    assert_eq!(plan(1024, 1024, 4096), (Tiling::N128, 2));
+    // Short K keeps parts of 16 stages: 1024 of K is one part, 2048 two.
+    assert_eq!(plan(16, 4096, 1024), (Tiling::Skinny, 1));
+    assert_eq!(plan(16, 4096, 2048), (Tiling::Skinny, 2));
+    // Full waves, or tilings without a split kernel.
+    assert_eq!(plan(4096, 4096, 4096), (Tiling::N256, 1));
+    assert_eq!(plan(128, 8192, 8192).1, 1);
+    // No part is empty, at any K the rule splits.
+    for tiling in [Tiling::Skinny, Tiling::N128] {
+        for stages in 1..=400u32 {
+            let splits = tiling.splits(16, 4096, stages * 64, 132);
+            assert!((splits - 1) * stages.div_ceil(splits) < stages, "{stages} in {splits}");
+        }
+    }
+}
+
 /// The analyzer is silent on the instances' and the grouped GEMM's PTX (what `#[kernel]` ran on them, and what
 /// `phasegate lint` reads).
 #[test]
@@ -153,6 +212,8 @@ fn the_analyzer_is_silent_on_every_instance() {
         Tiling::N128.spec(),
         Tiling::N64.spec(),
         Tiling::Skinny.spec(),
+        Tiling::Skinny.spec_split(2).expect("a split kernel"),
+        Tiling::N128.spec_split(2).expect("a split kernel"),
     ] {
         let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));
         let found =

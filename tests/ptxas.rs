@@ -112,6 +112,16 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             gemm_hopper::gemm_skinny_n128::PTX,
             false,
         ),
+        (
+            "gemm_skinny_split",
+            gemm_hopper::gemm_skinny_split::PTX,
+            false,
+        ),
+        (
+            "gemm_hopper_n128_split",
+            gemm_hopper::gemm_hopper_n128_split::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

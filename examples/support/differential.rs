@@ -393,6 +393,24 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             args: tiling.arguments((m, n, k), (halves(a.clone()), halves(b.clone()))),
         });
     }
+    // K split in parts on four clusters: the parts of a tile meet in the parts' buffer, and
+    // the arrival counters come back to zero (both buffers are compared).
+    for (tiling, splits) in [
+        (gemm_hopper::Tiling::Skinny, 3),
+        (gemm_hopper::Tiling::N128, 2),
+    ] {
+        let spec = tiling.spec_split(splits).expect("a split kernel");
+        cases.push(Case {
+            name: spec.entry.into(),
+            spec,
+            launch: launch((8, 1, 1), (384, 1, 1)),
+            args: tiling.arguments_split(
+                (m, n, k),
+                (halves(a.clone()), halves(b.clone())),
+                splits,
+            ),
+        });
+    }
     let k = 256u32;
     let seed = rng.below(1 << 16) as u32;
     let (a, b) = (

@@ -54,6 +54,9 @@ pub enum Kind {
     /// A wgmma A operand in registers (its `K` is the score tile's `N`; the checker types it).
     Fragment,
     RowLse,
+    /// `store_partial`'s part and its arrival (of the receiver accumulator's shape).
+    Partial,
+    SplitArrival,
     PingPong,
     Turn,
     /// `commit_behind`'s result (the checker types it from the scores).
@@ -164,6 +167,14 @@ pub enum Method {
     AccRow,
     AccCol,
     AccStore,
+    /// `store_partial`: a split sum's part into global memory.
+    AccStorePartial,
+    /// `Partial::arrive`: the ticket.
+    PartialArrive,
+    /// `SplitArrival::last`.
+    SplitLast,
+    /// `SplitArrival::total`.
+    SplitTotal,
     /// `mma_tiles`: A and B from two stages.
     MmaTiles,
     /// `mma_regs`: A from a register fragment, B N-major from a stage.
@@ -592,6 +603,8 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "row" => (M::AccRow, &[ConstU32], Out::U32),
             "col" => (M::AccCol, &[ConstU32], Out::U32),
             "store" => (M::AccStore, &[Global, U32, U32], Out::Unit),
+            // Checked by `Checker::acc_method` (the slice parameter).
+            "store_partial" => (M::AccStorePartial, &[], k(Kind::Partial)),
             "mma_tiles" => (M::MmaTiles, &[], k(Kind::Acc)),
             "mma_regs" => (M::MmaRegs, &[], k(Kind::Acc)),
             "mask_columns" => (M::MaskColumns, &[U32], Out::Unit),
@@ -613,6 +626,16 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         },
         Handle::RowLse => match name {
             "store" => (M::LseStore, &[Global, U32, U32], Out::Unit),
+            _ => return None,
+        },
+        // Checked by `Checker::partial_arrive` (the slice parameter and the barrier).
+        Handle::Partial(_) => match name {
+            "arrive" => (M::PartialArrive, &[], k(Kind::SplitArrival)),
+            _ => return None,
+        },
+        Handle::SplitArrival(_) => match name {
+            "last" => (M::SplitLast, &[], Out::Bool),
+            "total" => (M::SplitTotal, &[], k(Kind::Acc)),
             _ => return None,
         },
         Handle::PingPong(..) => match name {
@@ -671,7 +694,15 @@ pub fn result_type(h: Handle, out: Out) -> Ty {
             (Kind::ConsumerSlot, Some(s)) => Handle::ConsumerSlot(s),
             (Kind::Retired, Some(s)) => Handle::Retired(s),
             (Kind::Acc, _) => match h {
-                Handle::Acc(a) => Handle::Acc(a),
+                Handle::Acc(a) | Handle::SplitArrival(a) => Handle::Acc(a),
+                _ => return Ty::Unit,
+            },
+            (Kind::Partial, _) => match h {
+                Handle::Acc(a) => Handle::Partial(a),
+                _ => return Ty::Unit,
+            },
+            (Kind::SplitArrival, _) => match h {
+                Handle::Partial(a) => Handle::SplitArrival(a),
                 _ => return Ty::Unit,
             },
             (Kind::RowLse, _) => Handle::RowLse,
@@ -720,10 +751,12 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ConsumerSlot(_) => "stage, get, address, release, release_elected, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {
-            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, stage_columns, stage_columns_transposed, mask_columns, mask_causal"
+            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, store_partial, stage_columns, stage_columns_transposed, mask_columns, mask_causal"
         }
         Handle::Softmax(_) => "step, finish, lazy_rescale::<LOG2>",
         Handle::RowLse => "store",
+        Handle::Partial(_) => "arrive",
+        Handle::SplitArrival(_) => "last, total",
         Handle::PingPong(..) => "take, end",
         Handle::Turn(..) => "pass",
         Handle::Overlap { ready: false, .. } => "wait_scores",

@@ -443,6 +443,11 @@ pub enum Handle {
     Softmax(Prim),
     /// The rows' log-sum-exp the softmax finished with.
     RowLse,
+    /// A warp group's part of a split sum of accumulators of this shape, stored, not yet
+    /// counted (`store_partial`).
+    Partial(AccShape),
+    /// Its arrival (`arrive`): whether it was the last, and the total if so.
+    SplitArrival(AccShape),
     /// A consumer warpgroup's side of the turns of `groups` groups on named barriers `ID..`.
     PingPong(u32, u32),
     /// The ping-pong's turn.
@@ -515,6 +520,8 @@ impl fmt::Display for Handle {
             Handle::Fragment(..) => "Fragment",
             Handle::Softmax(_) => "OnlineSoftmax",
             Handle::RowLse => "RowLse",
+            Handle::Partial(_) => "Partial",
+            Handle::SplitArrival(_) => "SplitArrival",
             Handle::PingPong(..) => "PingPong",
             Handle::Turn(..) => "Turn",
             Handle::Overlap { .. } => "Overlap",

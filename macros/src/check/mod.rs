@@ -10,6 +10,7 @@ mod attention;
 mod device;
 mod inflight;
 mod registers;
+mod split;
 mod sync;
 mod tma;
 mod wgmma;

@@ -454,6 +454,9 @@ impl Checker<'_> {
         if let Handle::Acc(acc) = h {
             return self.acc_method(acc, m);
         }
+        if let (Handle::Partial(acc), "arrive") = (h, name.as_str()) {
+            return self.partial_arrive(acc, m);
+        }
         let Some((_, params, out)) = handles::lookup(h, &name) else {
             return self.not_a_method(m, &format!("`{h}`"), handles::names(h));
         };

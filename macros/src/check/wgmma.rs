@@ -107,6 +107,7 @@ impl Checker<'_> {
             M::AccStage | M::AccStageTransposed => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
+            M::AccStorePartial => 4,
             M::AccScale | M::AccAdd => 1,
             _ => 0,
         };
@@ -121,6 +122,7 @@ impl Checker<'_> {
                 self.expect_u32(v, &m.args[3]);
             }
             M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m),
+            M::AccStorePartial => self.store_partial_operands(acc, m),
             M::AccScale => {
                 let factor = self.operand(&m.args[0]);
                 let f = self.known(Ty::Prim(Prim::F32));

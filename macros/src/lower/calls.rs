@@ -76,6 +76,12 @@ impl Lowerer<'_> {
         if let Ty::Handle(crate::types::Handle::Softmax(_)) = self.ty(&m.receiver) {
             return self.softmax_method(m);
         }
+        if let Ty::Handle(Handle::Partial(_) | Handle::SplitArrival(_)) = self.ty(&m.receiver) {
+            return match self.expr(&m.receiver) {
+                Val::Handle(h) => self.split_method(*h, m),
+                _ => self.internal_val("split receiver"),
+            };
+        }
         if let Ty::Handle(handle) = self.ty(&m.receiver) {
             let Some((method, _, _)) = crate::handles::lookup(handle, &m.method.to_string()) else {
                 return self.internal_val("unknown handle method");

@@ -105,8 +105,17 @@ impl Lowerer<'_> {
                 (false, None) => Val::Unit,
             };
         }
+        // `if arrival.last() { .. }`: the arrival's total is readable in the block.
+        let proven = match &cond {
+            Val::Reg(_, p) => self.split_lasts.get(p).copied(),
+            _ => None,
+        };
         self.branch_unless_val(cond, &else_label);
+        self.proven_last.extend(proven);
         let then = self.block(&e.then_branch);
+        if proven.is_some() {
+            self.proven_last.pop();
+        }
         if let Some(r) = &result {
             self.assign_to(r, then);
         }

@@ -183,6 +183,12 @@ impl Lowerer<'_> {
     fn short_circuit(&mut self, b: &syn::ExprBinary) -> Val {
         let is_and = matches!(b.op, BinOp::And(_));
         let l = self.expr(&b.left);
+        // A constant left side decides alone (`false && b`, `true || b`) or leaves `b` as the
+        // result (`true && b`, `false || b`), the value `b` has (its predicate, unchanged).
+        if let Val::Imm(_, imm) = &l {
+            let decides = (*imm == Imm::Int(0)) == is_and;
+            return if decides { l } else { self.expr(&b.right) };
+        }
         let result = self.reg(RegClass::Pred);
         let l_op = self.operand(&l);
         self.emit(Instruction::new(

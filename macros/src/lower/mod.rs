@@ -17,6 +17,7 @@ mod names;
 mod narrow;
 mod pipeline;
 mod registers;
+mod split;
 mod sync;
 mod tma;
 mod wgmma;
@@ -164,6 +165,13 @@ pub struct Lowerer<'a> {
     read_serial: u64,
     /// For each loop being lowered: `read_serial` and the number of scopes when it began.
     loop_starts: Vec<(u64, usize)>,
+    /// `add_partial` arrivals so far, and the predicate each one's `last()` is.
+    split_arrivals: u32,
+    split_lasts: HashMap<String, u32>,
+    /// The arrivals whose `last()` the `if` being lowered has taken.
+    proven_last: Vec<u32>,
+    /// The shared words of the arrivals' outcomes, once declared.
+    split_flag_symbol: Option<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -196,6 +204,10 @@ impl<'a> Lowerer<'a> {
             alias_reads: HashMap::new(),
             read_serial: 0,
             loop_starts: Vec::new(),
+            split_arrivals: 0,
+            split_lasts: HashMap::new(),
+            proven_last: Vec::new(),
+            split_flag_symbol: None,
         }
     }
 

@@ -63,6 +63,9 @@ pub enum HVal {
     Softmax(super::attention::SoftmaxVal),
     /// The log-sum-exp of the thread's two rows.
     RowLse([String; 2]),
+    /// A split sum's stored part (`store_partial`) and its arrival (`arrive`).
+    Partial(super::split::PartVal),
+    Split(super::split::SplitVal),
     /// A ping-pong handle or its turn: the first barrier id, the group, and the barriers this
     /// group waits on and passes to.
     PingPong {

@@ -188,6 +188,7 @@ impl Lowerer<'_> {
                 self.add_u32(col, 8 * (i >> 2) + (i & 1))
             }
             "store" => self.acc_store(&acc, m),
+            "store_partial" => self.store_partial(&acc, m),
             "mma_tiles" => self.mma_tiles(acc, m),
             "mma_regs" => self.mma_regs(acc, m),
             "mask_columns" => self.mask(&acc, m, false),
@@ -307,19 +308,21 @@ impl Lowerer<'_> {
         (row, col)
     }
 
-    /// `acc.store(&mut dst, index, ld)`: element `(r, c)` to `dst[index + r * ld + c]`, each
-    /// thread its `N / 2` elements, two rows 8 apart per 8 columns.
-    fn acc_store(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
-        let [dst, index, ld] = [&m.args[0], &m.args[1], &m.args[2]];
+    /// The addresses of the thread's two fragment rows in the row-major matrix `dst`, element
+    /// `(r, c)` at `dst[index + r * ld + c]`: the upper row's, and the one 8 rows down.
+    pub(super) fn fragment_rows(
+        &mut self,
+        dst: &syn::Expr,
+        index: &syn::Expr,
+        ld: &syn::Expr,
+    ) -> Option<([String; 2], crate::types::Elem)> {
         let index = self.expr(index);
         let ld = self.expr(ld);
         let (row, col) = self.fragment_origin();
         let at = self.arith(Arith::Mul, Prim::U32, row, ld.clone());
         let at = self.arith(Arith::Add, Prim::U32, at, col);
         let at = self.arith(Arith::Add, Prim::U32, at, index);
-        let Some((upper, elem)) = self.global_element(dst, at) else {
-            return self.internal_val("accumulator store destination");
-        };
+        let (upper, elem) = self.global_element(dst, at)?;
         let ld = self.in_reg(ld);
         let eight_rows = self.reg(RegClass::B64);
         self.inst(
@@ -341,17 +344,23 @@ impl Lowerer<'_> {
                 Operand::reg(&eight_rows),
             ],
         );
-        let size = elem.size() as i64;
+        Some(([upper, lower], elem))
+    }
+
+    /// `acc.store(&mut dst, index, ld)`: element `(r, c)` to `dst[index + r * ld + c]`, each
+    /// thread its `N / 2` elements, two rows 8 apart per 8 columns.
+    fn acc_store(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+        let Some((rows, elem)) = self.fragment_rows(&m.args[0], &m.args[1], &m.args[2]) else {
+            return self.internal_val("accumulator store destination");
+        };
         for (i, r) in acc.regs.iter().enumerate() {
-            let i = i as i64;
-            let base = if (i >> 1) & 1 == 0 { &upper } else { &lower };
-            let offset = (8 * (i >> 2) + (i & 1)) * size;
+            let (row, offset) = fragment_place(i, elem.size() as i64);
             self.inst(
                 Opcode::St,
                 &["global", "f32"],
                 vec![
                     Operand::Address(Address {
-                        base: AddressBase::Reg(base.clone()),
+                        base: AddressBase::Reg(rows[row].clone()),
                         offset,
                     }),
                     Operand::reg(r),
@@ -728,6 +737,14 @@ struct Staging {
     f16: bool,
     lane: String,
     warp: String,
+}
+
+/// The byte offset of fragment element `i` from its row's address, and which row (0: the
+/// upper, 1: eight rows down): element `i` is at column `8 (i / 4) + i % 2` of row
+/// `8 ((i / 2) % 2)` (§9.7.15.5.1.1).
+fn fragment_place(i: usize, size: i64) -> (usize, i64) {
+    let i = i as i64;
+    (((i >> 1) & 1) as usize, (8 * (i >> 2) + (i & 1)) * size)
 }
 
 #[cfg(test)]

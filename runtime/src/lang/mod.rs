@@ -21,6 +21,7 @@ pub mod ping_pong;
 pub mod pipeline;
 pub mod registers;
 pub mod softmax;
+pub mod split;
 pub mod tma;
 pub mod wgmma;
 
@@ -34,6 +35,7 @@ pub use ping_pong::*;
 pub use pipeline::*;
 pub use registers::*;
 pub use softmax::*;
+pub use split::*;
 pub use tma::*;
 pub use wgmma::*;
 

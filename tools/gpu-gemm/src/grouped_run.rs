@@ -76,6 +76,9 @@ pub(crate) fn run(args: &Args) -> Result<bool, Error> {
     if params.contains(&Param::Scale) {
         return Err("the `scale` parameter is the e4m3 mode's, not --grouped's".into());
     }
+    if let Some(p) = params.iter().find(|p| p.is_split()) {
+        return Err(format!("the parameter {p:?} is a split K's, not --grouped's").into());
+    }
     let grid_rule = shape::parse_grid(&args.grid)?;
 
     let _gpu = Gpu::new(0)?;
@@ -342,7 +345,9 @@ fn one_problem(
                 Param::Dim('m') => words.push(rows as u64),
                 Param::Dim('n') => words.push(n as u64),
                 Param::Dim(_) => words.push(k as u64),
-                Param::Scale => unreachable!("refused in `run`"),
+                Param::Scale | Param::Partials | Param::Arrivals | Param::Splits => {
+                    unreachable!("refused in `run`")
+                }
             }
         }
     }
@@ -365,7 +370,9 @@ fn one_problem(
                     pointers.push(&mut words32[wi] as *mut u32 as *mut c_void);
                     wi += 1;
                 }
-                Param::Scale => unreachable!("refused in `run`"),
+                Param::Scale | Param::Partials | Param::Arrivals | Param::Splits => {
+                    unreachable!("refused in `run`")
+                }
             }
         }
     }

@@ -106,6 +106,11 @@ struct Args {
         default_value = "2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x14336x4096"
     )]
     sizes: String,
+    /// A split K's parts: the value of the `splits` parameter (the `partials` and `arrivals`
+    /// parameters get zeroed buffers as large as any tiling needs; the arrival counters must
+    /// be zero again after the timed launches, or the check fails).
+    #[arg(long, default_value_t = 1)]
+    splits: u32,
     /// Timed rounds per size (each side once per round, in rotating order).
     #[arg(long, default_value_t = 9)]
     rounds: usize,
@@ -508,6 +513,12 @@ fn one_size(
         },
     };
     let dc = DeviceBuffer::new(p.m * p.n * 2)?;
+    // A split K's buffers, zeroed once; the kernel leaves the counters at zero.
+    let padded = |x: usize| x.div_ceil(256) * 256;
+    let d_partials = DeviceBuffer::new(args.splits as usize * padded(p.m) * padded(p.n) * 4)?;
+    d_partials.fill_u16(0)?;
+    let d_arrivals = DeviceBuffer::new(4 * p.m.div_ceil(64) * p.n.div_ceil(64) * 4)?;
+    d_arrivals.fill_u16(0)?;
     let dc_ref = DeviceBuffer::new(p.m * p.n * 2)?;
     // cuBLAS-again writes a C of its own: every launch then writes another buffer than the
     // launch before it, as the PTX kernel and cuBLAS do (a launch that rewrites the lines its
@@ -563,6 +574,9 @@ fn one_size(
                     _ => p.k,
                 } as u64),
                 Param::Scale => {}
+                Param::Partials => scalars.push(d_partials.ptr),
+                Param::Arrivals => scalars.push(d_arrivals.ptr),
+                Param::Splits => scalars.push(args.splits as u64),
                 Param::Maps | Param::Offsets | Param::Groups => {
                     unreachable!("refused in `run`")
                 }
@@ -581,11 +595,11 @@ fn one_size(
                     pointers.push(&mut tmaps[ti] as *mut TensorMapBytes as *mut c_void);
                     ti += 1;
                 }
-                Param::Pointer(_) => {
+                Param::Pointer(_) | Param::Partials | Param::Arrivals => {
                     pointers.push(&mut scalars[si] as *mut u64 as *mut c_void);
                     si += 1;
                 }
-                Param::Dim(_) => {
+                Param::Dim(_) | Param::Splits => {
                     pointers.push(&mut dims32[si] as *mut u32 as *mut c_void);
                     si += 1;
                 }
@@ -728,6 +742,15 @@ fn one_size(
     if let Some(c) = &c_first {
         let same = dc.download_u16()? == *c;
         checked &= same;
+        if params.contains(&Param::Arrivals) {
+            let zero = d_arrivals.download_u16()?.iter().all(|&w| w == 0);
+            println!(
+                "{} split K: the arrival counters are {} after {launches} launches",
+                if zero { "PASS" } else { "FAIL" },
+                if zero { "all zero" } else { "not all zero" }
+            );
+            checked &= zero;
+        }
         end_rounds(same, launches, args, &format!("rounds_{p}.log"), &log)?;
     }
     if let Some(c) = &clocks {

@@ -115,12 +115,25 @@ pub enum Param {
     Offsets,
     /// The grouped mode's `groups`: G as a 32-bit unsigned integer.
     Groups,
+    /// A split K's parts: the 64-bit address of a zeroed f32 buffer of `--splits` · M' · N'
+    /// elements (M and N padded to 256), as many as any tiling's parts take.
+    Partials,
+    /// A split K's arrival counters: the 64-bit address of a zeroed u32 buffer of
+    /// 4 · ⌈M/64⌉ · ⌈N/64⌉ counters, which the kernel leaves at zero.
+    Arrivals,
+    /// `--splits` as a 32-bit unsigned integer.
+    Splits,
 }
 
 impl Param {
     /// Whether only the grouped mode passes it.
     pub fn is_grouped(&self) -> bool {
         matches!(self, Param::Maps | Param::Offsets | Param::Groups)
+    }
+
+    /// Whether only a split K passes it (the plain mode's).
+    pub fn is_split(&self) -> bool {
+        matches!(self, Param::Partials | Param::Arrivals | Param::Splits)
     }
 }
 
@@ -153,8 +166,11 @@ pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
             "maps" => Ok(Param::Maps),
             "offsets" => Ok(Param::Offsets),
             "groups" => Ok(Param::Groups),
+            "partials" => Ok(Param::Partials),
+            "arrivals" => Ok(Param::Arrivals),
+            "splits" => Ok(Param::Splits),
             other => Err(format!(
-                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale (and with --grouped: maps offsets groups)"
+                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale partials arrivals splits (and with --grouped: maps offsets groups)"
             )),
         })
         .collect()
@@ -212,8 +228,8 @@ pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> 
     for (i, (p, &bytes)) in params.iter().zip(&shape.param_bytes).enumerate() {
         let want = match p {
             Param::TensorMap(_) => 128,
-            Param::Pointer(_) | Param::Maps | Param::Offsets => 8,
-            Param::Dim(_) | Param::Scale | Param::Groups => 4,
+            Param::Pointer(_) | Param::Maps | Param::Offsets | Param::Partials | Param::Arrivals => 8,
+            Param::Dim(_) | Param::Scale | Param::Groups | Param::Splits => 4,
         };
         if bytes != want {
             return Err(format!(
@@ -273,6 +289,9 @@ mod tests {
         assert_eq!(grouped.len(), 11);
         assert_eq!(grouped[6..9], [Param::Maps, Param::Offsets, Param::Groups]);
         assert!(grouped[6].is_grouped() && !grouped[5].is_grouped());
+        let split = parse_params("tmap_b,tmap_a,tmap_c,n,m,k,partials,arrivals,splits").unwrap();
+        assert_eq!(&split[6..], &[Param::Partials, Param::Arrivals, Param::Splits]);
+        assert!(split[8].is_split() && !split[5].is_split() && !split[6].is_grouped());
     }
 
     /// The grouped kernel's signature (issue 21's `grouped_gemm`) against the default
