@@ -635,7 +635,9 @@ pub fn simulate_split(
     splits: u32,
 ) -> (Vec<bf16>, Vec<u32>) {
     let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let spec = tiling.spec_split(splits).expect("a tiling with a split kernel");
+    let spec = tiling
+        .spec_split(splits)
+        .expect("a tiling with a split kernel");
     let mut args = tiling.arguments_split(dims, (bytes(a), bytes(b)), splits);
     run_args(&spec, &mut args, ctas);
     let counters = match args.get(7) {
@@ -734,7 +736,9 @@ impl Tiling {
             return 1;
         }
         let stages = k.div_ceil(64);
-        (clusters / units).min(stages / Tiling::PART_STAGES).clamp(1, 8)
+        (clusters / units)
+            .min(stages / Tiling::PART_STAGES)
+            .clamp(1, 8)
     }
 
     /// The fewest stages of K (64 each) a part of a split takes.
@@ -1005,7 +1009,9 @@ fn main() -> Result<(), String> {
             };
             let t = Tiling::choose(m, n, sms);
             let splits = t.splits(m, n, k, sms);
-            let spec = t.spec_split(splits).expect("a split kernel where splits > 1");
+            let spec = t
+                .spec_split(splits)
+                .expect("a split kernel where splits > 1");
             println!("{size} {} {splits}", spec.entry);
         }
         return Ok(());

@@ -165,7 +165,10 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
                 c == want,
                 "{tiling:?} {m}×{n}×{k} in {splits} parts on {ctas} CTAs differs from the reference"
             );
-            assert!(!counters.is_empty() && counters.iter().all(|&x| x == 0), "{counters:?}");
+            assert!(
+                !counters.is_empty() && counters.iter().all(|&x| x == 0),
+                "{counters:?}"
+            );
         }
     }
 }
@@ -194,7 +197,10 @@ fn k_is_split_where_units_leave_clusters_idle() {
     for tiling in [Tiling::Skinny, Tiling::N128] {
         for stages in 1..=400u32 {
             let splits = tiling.splits(16, 4096, stages * 64, 132);
-            assert!((splits - 1) * stages.div_ceil(splits) < stages, "{stages} in {splits}");
+            assert!(
+                (splits - 1) * stages.div_ceil(splits) < stages,
+                "{stages} in {splits}"
+            );
         }
     }
 }

@@ -404,11 +404,7 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             name: spec.entry.into(),
             spec,
             launch: launch((8, 1, 1), (384, 1, 1)),
-            args: tiling.arguments_split(
-                (m, n, k),
-                (halves(a.clone()), halves(b.clone())),
-                splits,
-            ),
+            args: tiling.arguments_split((m, n, k), (halves(a.clone()), halves(b.clone())), splits),
         });
     }
     let k = 256u32;

@@ -23,7 +23,10 @@ impl Checker<'_> {
 
     /// `part.arrive(arrivals, counter, splits, &barrier)`.
     pub(super) fn partial_arrive(&mut self, acc: AccShape, m: &syn::ExprMethodCall) -> usize {
-        let out = handles::result_type(Handle::Partial(acc), handles::Out::Handle(handles::Kind::SplitArrival));
+        let out = handles::result_type(
+            Handle::Partial(acc),
+            handles::Out::Handle(handles::Kind::SplitArrival),
+        );
         if !self.method_arity(m, 4) {
             return self.known(out);
         }

@@ -150,7 +150,13 @@ impl Lowerer<'_> {
 
     /// `base + index * size`: `mad.wide.u32` into a 64-bit global address, `mad.lo.u32` into a
     /// 32-bit shared-window address. A constant index becomes an address offset.
-    pub(super) fn element_address(&mut self, base: &str, index: Val, elem: Elem, wide: bool) -> Address {
+    pub(super) fn element_address(
+        &mut self,
+        base: &str,
+        index: Val,
+        elem: Elem,
+        wide: bool,
+    ) -> Address {
         let size = elem.size() as i64;
         if let Val::Imm(_, Imm::Int(k)) = index {
             let k = k as u32 as i64;

@@ -130,7 +130,11 @@ impl Lowerer<'_> {
         let sync = |l: &mut Self| {
             let mut operands = vec![id.clone()];
             operands.extend(threads.clone());
-            l.inst(Opcode::Bar, &[if cta { "cta" } else { "" }, "sync"], operands);
+            l.inst(
+                Opcode::Bar,
+                &[if cta { "cta" } else { "" }, "sync"],
+                operands,
+            );
         };
         // Every thread's stores, then the ticket.
         sync(self);
@@ -165,7 +169,11 @@ impl Lowerer<'_> {
         };
         let drew_last = self.reg(RegClass::Pred);
         let flag = self.reg(RegClass::B32);
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&flag), Operand::int(0)]);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&flag), Operand::int(0)],
+        );
         self.emit_guarded(
             &leader,
             false,
@@ -210,12 +218,7 @@ impl Lowerer<'_> {
         );
         // The last arrival sets the counter back for the next launch: every other arrival
         // has taken its ticket.
-        let reset = self.compare(
-            "ne",
-            Prim::U32,
-            Val::Reg(Prim::U32, flag.clone()),
-            u(0),
-        );
+        let reset = self.compare("ne", Prim::U32, Val::Reg(Prim::U32, flag.clone()), u(0));
         self.emit_guarded(
             &reset,
             false,
@@ -294,7 +297,11 @@ impl Lowerer<'_> {
             vec![Operand::reg(&at), Operand::reg(&s.part.base)],
         );
         let k = self.reg(RegClass::B32);
-        self.inst(Opcode::Mov, &["u32"], vec![Operand::reg(&k), Operand::int(1)]);
+        self.inst(
+            Opcode::Mov,
+            &["u32"],
+            vec![Operand::reg(&k), Operand::int(1)],
+        );
         let (top, done) = (self.new_label(), self.new_label());
         let more = self.reg(RegClass::Pred);
         let test = |l: &mut Self| {
@@ -314,7 +321,11 @@ impl Lowerer<'_> {
         self.inst(
             Opcode::Add,
             &["s64"],
-            vec![Operand::reg(&at), Operand::reg(&at), Operand::reg(&s.part.stride)],
+            vec![
+                Operand::reg(&at),
+                Operand::reg(&at),
+                Operand::reg(&s.part.stride),
+            ],
         );
         let x: Vec<String> = (0..4).map(|_| self.reg(RegClass::F32)).collect();
         for (j, four) in regs.chunks(4).enumerate() {

@@ -228,7 +228,11 @@ pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> 
     for (i, (p, &bytes)) in params.iter().zip(&shape.param_bytes).enumerate() {
         let want = match p {
             Param::TensorMap(_) => 128,
-            Param::Pointer(_) | Param::Maps | Param::Offsets | Param::Partials | Param::Arrivals => 8,
+            Param::Pointer(_)
+            | Param::Maps
+            | Param::Offsets
+            | Param::Partials
+            | Param::Arrivals => 8,
             Param::Dim(_) | Param::Scale | Param::Groups | Param::Splits => 4,
         };
         if bytes != want {
@@ -290,7 +294,10 @@ mod tests {
         assert_eq!(grouped[6..9], [Param::Maps, Param::Offsets, Param::Groups]);
         assert!(grouped[6].is_grouped() && !grouped[5].is_grouped());
         let split = parse_params("tmap_b,tmap_a,tmap_c,n,m,k,partials,arrivals,splits").unwrap();
-        assert_eq!(&split[6..], &[Param::Partials, Param::Arrivals, Param::Splits]);
+        assert_eq!(
+            &split[6..],
+            &[Param::Partials, Param::Arrivals, Param::Splits]
+        );
         assert!(split[8].is_split() && !split[5].is_split() && !split[6].is_grouped());
     }
 
