@@ -293,6 +293,30 @@ impl Shadow {
     }
 }
 
+/// [`Shadow::each`] with `$body` written out in the loop over whole granules rather than
+/// called: as a closure, the body of a generic read or write was a call per cell that the
+/// compiler would not inline (it is also passed to [`Shadow::visit`], the rare case).
+macro_rules! each_cell {
+    ($shadow:expr, $cta:expr, $off:expr, $len:expr, |$cell:ident, $sets:ident, $key:ident| $body:expr) => {{
+        let shadow: &mut Shadow = $shadow;
+        let (cta, off, len) = ($cta, $off, $len);
+        match shadow.aligned(cta, off, len) {
+            Some((cells, $sets)) => {
+                let mut r = Ok(());
+                for (k, $cell) in cells.iter_mut().enumerate() {
+                    let $key = off + 4 * k as u32;
+                    r = $body;
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                r
+            }
+            None => shadow.visit(cta, off, len, |$cell, $sets, $key| $body),
+        }
+    }};
+}
+
 #[inline(always)]
 fn sees<S: Seen + ?Sized>(seen: &S, a: Access) -> bool {
     a.clock == 0 || seen.at(a.who as usize) >= a.clock
@@ -306,8 +330,7 @@ fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Acces
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
-        let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
-        cell.reads = sets.add(slot, me);
+        cell.reads = sets.open_first_and((cell.read.who, cell.read.clock), me);
         cell.read = me;
     }
 }
@@ -330,6 +353,44 @@ fn record_read_memo<S: Seen + ?Sized>(
         cell.reads = sets.open_memo((cell.read.who, cell.read.clock), me, memo);
         cell.read = me;
     }
+}
+
+/// A generic read by `me` (whose clock is `seen`) of `cell`: the last write must be ordered
+/// before it.
+#[inline(always)]
+fn read_cell<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    key: u32,
+    me: Access,
+    seen: &S,
+) -> Result<(), Conflict> {
+    if !sees(seen, cell.write) {
+        return Err(Conflict {
+            earlier: cell.write,
+            earlier_write: true,
+            offset: key,
+            missing_fence: false,
+        });
+    }
+    record_read(cell, sets, me, seen);
+    Ok(())
+}
+
+/// A write by `me` (whose clock is `seen`, with `fences` proxy fences before it) of `cell`,
+/// checked against the cell's accesses (`me.instr`: the store's serial, see [`Access::instr`]).
+#[inline(always)]
+fn write_cell<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    key: u32,
+    me: Access,
+    seen: &S,
+    fences: u32,
+) -> Result<(), Conflict> {
+    check_write(cell, sets, key, seen, me.instr)?;
+    set_written(cell, sets, me, fences);
+    Ok(())
 }
 
 /// Checks that a writer that has seen `seen` is ordered after every access in `cell`.
@@ -853,22 +914,12 @@ impl Race {
             pc,
             instr: 0,
         };
-        with_thread_clock!(self, t, |shadow, seen| shadow.each(
+        with_thread_clock!(self, t, |shadow, seen| each_cell!(
+            shadow,
             cta,
             offset,
             len,
-            |cell, sets, key| {
-                if !sees(seen, cell.write) {
-                    return Err(Conflict {
-                        earlier: cell.write,
-                        earlier_write: true,
-                        offset: key,
-                        missing_fence: false,
-                    });
-                }
-                record_read(cell, sets, me, seen);
-                Ok(())
-            }
+            |cell, sets, key| read_cell(cell, sets, key, me, seen)
         ))
     }
 
@@ -903,15 +954,12 @@ impl Race {
             instr: self.instr,
         };
         let fences = self.fences[t as usize].len() as u32;
-        with_thread_clock!(self, t, |shadow, seen| shadow.each(
+        with_thread_clock!(self, t, |shadow, seen| each_cell!(
+            shadow,
             cta,
             offset,
             len,
-            |cell, sets, key| {
-                check_write(cell, sets, key, seen, me.instr)?;
-                set_written(cell, sets, me, fences);
-                Ok(())
-            }
+            |cell, sets, key| write_cell(cell, sets, key, me, seen, fences)
         ))
     }
 
@@ -930,17 +978,17 @@ impl Race {
         reduction: bool,
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
-        let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
+        each_cell!(&mut self.shadow, cta, offset, len, |cell, sets, key| {
             if reduction && cell.reduced {
-                check_after_reads(cell, sets, key, vc)?;
+                check_after_reads(cell, sets, key, vc)
             } else {
-                check_write(cell, sets, key, vc, 0)?;
+                check_write(cell, sets, key, vc, 0)
             }
-            set_written(cell, sets, me, 0);
-            cell.reduced = reduction;
-            Ok(())
-        };
-        self.shadow.each(cta, offset, len, cell_write)
+            .map(|()| {
+                set_written(cell, sets, me, 0);
+                cell.reduced = reduction;
+            })
+        })
     }
 
     /// A write of a `cp.async` of thread `t` (an async agent's write in the generic proxy): as
@@ -959,11 +1007,8 @@ impl Race {
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
-        self.shadow.each(cta, offset, len, |cell, sets, key| {
-            check_write(cell, sets, key, vc, 0)?;
-            set_written(cell, sets, me, fences);
-            cell.generic = true;
-            Ok(())
+        each_cell!(&mut self.shadow, cta, offset, len, |cell, sets, key| {
+            write_cell(cell, sets, key, me, vc, fences).map(|()| cell.generic = true)
         })
     }
 

@@ -84,6 +84,33 @@ impl ReadSets {
         slot
     }
 
+    /// A new slot holding two readers of different components: `open(&[first])` and then an
+    /// add of `second`, without the copy of a slice of any length (a call to `memcpy`) and the
+    /// search of the one-reader set. The usual new set: a cell's single earlier read and a
+    /// concurrent one.
+    #[inline]
+    fn open_pair(&mut self, first: Reader, second: Reader) -> u32 {
+        debug_assert_ne!(first.0, second.0, "two readers of one component");
+        if self.slots.is_empty() {
+            self.slots.push(Slot::default());
+            self.inline.resize(INLINE_READERS, (0, 0));
+        }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(Slot::default());
+                self.inline
+                    .resize(self.inline.len() + INLINE_READERS, (0, 0));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[slot as usize] = Slot { len: 2, refs: 1 };
+        let at = slot as usize * INLINE_READERS;
+        self.inline[at] = first;
+        self.inline[at + 1] = second;
+        slot
+    }
+
     /// A set of its own holding `readers`: the [`Slot::len`] of its slot.
     fn spill(&mut self, readers: &[Reader]) -> u32 {
         let i = match self.free_spilled.pop() {
@@ -177,6 +204,18 @@ impl ReadSets {
         self.add_in_place(slot, me);
         memo.opened = Some((first, slot));
         slot
+    }
+
+    /// A new slot holding the single earlier read `first` and read `me`: as `open(&[first])`
+    /// and then [`ReadSets::add`] of `me`.
+    #[inline]
+    pub(super) fn open_first_and(&mut self, first: Reader, me: Access) -> u32 {
+        if first.0 == me.who {
+            let slot = self.open(&[first]);
+            self.add_in_place(slot, me);
+            return slot;
+        }
+        self.open_pair(first, (me.who, me.clock))
     }
 
     /// One cell fewer names `slot` (moved to another set): freed with the last, and forgotten
