@@ -210,11 +210,34 @@ pub(crate) struct Conflict {
 struct Shadow {
     cells: Vec<Vec<Cell>>,
     bytes: FxHashMap<(u32, u32), [Cell; 4]>,
+    /// Per CTA, whether any of its granules is split (in `bytes`): until one is, the accessors'
+    /// loops need not look for split cells (a test a cell, on every access).
+    any_split: Vec<bool>,
     /// Concurrent readers of the cells that have them.
     read_sets: ReadSets,
 }
 
 impl Shadow {
+    /// The cells of `ctas` CTAs of `shared_bytes` each, every one [`Cell::default`]: those of
+    /// the last cluster this thread ran, reset when it left them ([`Shadow::drop`]), else new.
+    /// Each cluster's shadow was a new vector of 44-byte cells (megabytes for a Hopper GEMM's
+    /// CTA), its pages faulted in anew. (Resetting only the cells a cluster accessed, noted at
+    /// each access, counted more host instructions than resetting them all.)
+    fn new(ctas: usize, shared_bytes: usize) -> Shadow {
+        let mut cells = SPARE_CELLS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        cells.truncate(ctas);
+        cells.resize_with(ctas, Vec::new);
+        for c in &mut cells {
+            c.resize(shared_bytes.div_ceil(4), Cell::default());
+        }
+        Shadow {
+            cells,
+            bytes: FxHashMap::default(),
+            read_sets: ReadSets::default(),
+            any_split: vec![false; ctas],
+        }
+    }
+
     /// The cells of `[off, off + len)` when it covers whole granules none of which is split:
     /// the common case, which the accessors run as a plain loop.
     #[inline(always)]
@@ -223,7 +246,7 @@ impl Shadow {
             return None;
         }
         let cells = &mut self.cells[cta as usize][(off / 4) as usize..((off + len) / 4) as usize];
-        if cells.iter().any(|c| c.split) {
+        if self.any_split[cta as usize] && cells.iter().any(|c| c.split) {
             return None;
         }
         Some((cells, &mut self.read_sets))
@@ -280,6 +303,7 @@ impl Shadow {
                 }
                 self.bytes.insert((cta, g), split);
                 cell.split = true;
+                self.any_split[cta as usize] = true;
             }
             let bytes = self.bytes.get_mut(&(cta, g)).expect("split granule");
             for b in 0..4 {
@@ -540,6 +564,30 @@ thread_local! {
     static SPARE_CLOCKS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// The shadow cells of the last cluster this thread ran, reset to [`Cell::default`], for
+    /// the next one to reuse ([`Shadow::new`]).
+    static SPARE_CELLS: std::cell::RefCell<Vec<Vec<Cell>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Drop for Shadow {
+    /// Resets the cells and leaves them for the thread's next cluster.
+    fn drop(&mut self) {
+        let mut cells = std::mem::take(&mut self.cells);
+        for c in cells.iter_mut() {
+            c.fill(Cell::default());
+        }
+        // `try_with`: a shadow dropped while the thread's locals are torn down keeps nothing.
+        let _ = SPARE_CELLS.try_with(|s| {
+            let mut spare = s.borrow_mut();
+            let size = |v: &Vec<Vec<Cell>>| v.iter().map(Vec::capacity).sum::<usize>();
+            if size(&spare) < size(&cells) {
+                *spare = cells;
+            }
+        });
+    }
+}
+
 impl Drop for Race {
     fn drop(&mut self) {
         let clocks = std::mem::take(&mut self.clocks);
@@ -610,15 +658,10 @@ impl Race {
             agent_of: vec![u32::MAX; threads],
             owner: Vec::new(),
             fenced: vec![false; threads],
-            shadow: Shadow {
-                cells: if check {
-                    (0..ctas)
-                        .map(|_| vec![Cell::default(); shared_bytes.div_ceil(4)])
-                        .collect()
-                } else {
-                    Vec::new()
-                },
-                ..Shadow::default()
+            shadow: if check {
+                Shadow::new(ctas, shared_bytes)
+            } else {
+                Shadow::default()
             },
             instr: 0,
             // At the launch every thread has seen nothing but its own first epoch: one zero
