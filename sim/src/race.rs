@@ -1107,7 +1107,16 @@ impl Race {
             reads: ReadMemo::default(),
         };
         let shadow = &mut self.shadow;
-        for (i, &(cta, offset, len)) in at.iter().enumerate() {
+        let mut i = 0;
+        while i < at.len() {
+            // Reads that continue one another (a swizzled operand's chunks often do) are one
+            // range: the same cells in the same order, with the work per range done once.
+            let (cta, offset, mut len) = at[i];
+            let mut end = i + 1;
+            while end < at.len() && at[end].0 == cta && at[end].1 == offset + len {
+                len += at[end].2;
+                end += 1;
+            }
             // The usual whole granules as a loop of their own, the check inlined in it.
             let checked = match shadow.aligned(cta, offset, len) {
                 Some((cells, sets)) => cells
@@ -1118,7 +1127,12 @@ impl Race {
                     check.cell(cell, sets, key)
                 }),
             };
-            checked.map_err(|c| (i, c))?;
+            // A conflict is reported with the index of the read whose range holds it.
+            checked.map_err(|c| {
+                let held = (i..end).find(|&j| c.offset < at[j].1 + at[j].2);
+                (held.unwrap_or(end - 1), c)
+            })?;
+            i = end;
         }
         Ok(())
     }
