@@ -224,7 +224,7 @@ impl Shadow {
     /// CTA), its pages faulted in anew. (Resetting only the cells a cluster accessed, noted at
     /// each access, counted more host instructions than resetting them all.)
     fn new(ctas: usize, shared_bytes: usize) -> Shadow {
-        let mut cells = SPARE_CELLS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        let (mut cells, read_sets) = SPARE_CELLS.with(|s| std::mem::take(&mut *s.borrow_mut()));
         cells.truncate(ctas);
         cells.resize_with(ctas, Vec::new);
         for c in &mut cells {
@@ -233,7 +233,7 @@ impl Shadow {
         Shadow {
             cells,
             bytes: FxHashMap::default(),
-            read_sets: ReadSets::default(),
+            read_sets,
             any_split: vec![false; ctas],
         }
     }
@@ -565,24 +565,29 @@ thread_local! {
 }
 
 thread_local! {
-    /// The shadow cells of the last cluster this thread ran, reset to [`Cell::default`], for
-    /// the next one to reuse ([`Shadow::new`]).
-    static SPARE_CELLS: std::cell::RefCell<Vec<Vec<Cell>>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// The shadow cells of the last cluster this thread ran, reset to [`Cell::default`], and its
+    /// read sets, emptied, for the next one to reuse ([`Shadow::new`]).
+    static SPARE_CELLS: std::cell::RefCell<(Vec<Vec<Cell>>, ReadSets)> = std::cell::RefCell::new(Default::default());
 }
 
 impl Drop for Shadow {
-    /// Resets the cells and leaves them for the thread's next cluster.
+    /// Resets the cells and the read sets and leaves them for the thread's next cluster.
     fn drop(&mut self) {
         let mut cells = std::mem::take(&mut self.cells);
+        if cells.is_empty() {
+            return;
+        }
         for c in cells.iter_mut() {
             c.fill(Cell::default());
         }
+        let mut sets = std::mem::take(&mut self.read_sets);
+        sets.reset();
         // `try_with`: a shadow dropped while the thread's locals are torn down keeps nothing.
         let _ = SPARE_CELLS.try_with(|s| {
             let mut spare = s.borrow_mut();
             let size = |v: &Vec<Vec<Cell>>| v.iter().map(Vec::capacity).sum::<usize>();
-            if size(&spare) < size(&cells) {
-                *spare = cells;
+            if size(&spare.0) < size(&cells) {
+                *spare = (cells, sets);
             }
         });
     }

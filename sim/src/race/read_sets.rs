@@ -272,6 +272,18 @@ impl ReadSets {
         }
     }
 
+    /// Empties the sets, as new, keeping the allocations (for the next cluster run on the thread:
+    /// a matmul's sets grew to thousands of slots in every cluster, a reallocation at each
+    /// doubling).
+    pub(super) fn reset(&mut self) {
+        self.inline.clear();
+        self.slots.clear();
+        self.spilled.clear();
+        self.spilled_who.clear();
+        self.free.clear();
+        self.free_spilled.clear();
+    }
+
     /// One cell fewer names `slot` (its cell was written): freed with the last.
     #[inline]
     pub(super) fn close(&mut self, slot: u32) {
