@@ -1132,13 +1132,15 @@ impl Race {
                     check.cell(cell, sets, key)
                 }),
             };
-            // A conflict is reported with the index of the read whose range holds it.
-            checked.map_err(|c| {
+            if let Err(c) = checked {
+                shadow.read_sets.settle(&mut check.reads);
+                // Reported with the index of the read whose range holds it.
                 let held = (i..end).find(|&j| c.offset < at[j].1 + at[j].2);
-                (held.unwrap_or(end - 1), c)
-            })?;
+                return Err((held.unwrap_or(end - 1), c));
+            }
             i = end;
         }
+        shadow.read_sets.settle(&mut check.reads);
         Ok(())
     }
 }

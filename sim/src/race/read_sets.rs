@@ -47,11 +47,16 @@ struct Slot {
 }
 
 /// What one reader's adds in a run of cells did, for the next cells of the run
-/// ([`ReadSets::add_memo`], [`ReadSets::open_memo`]): valid while the reader is the same.
+/// ([`ReadSets::add_memo`], [`ReadSets::open_memo`]): valid while the reader is the same. The
+/// run ends with [`ReadSets::settle`], which brings the slots' counts up to date.
 #[derive(Default)]
 pub(super) struct ReadMemo {
     /// Adding the reader to the set of slot `.0` gave slot `.1`.
     added: Option<(u32, u32)>,
+    /// Cells moved from `added.0` to `added.1` since the counts were last brought up to date
+    /// ([`ReadSets::settle`]): a run of cells moves at the cost of a count, not of two counts
+    /// changed a cell (the TMA stores of a tile that many threads store each move 2048 cells).
+    moved: u32,
     /// The set of the single earlier read `.0` and the reader is slot `.1`.
     opened: Option<(Reader, u32)>,
 }
@@ -179,10 +184,12 @@ impl ReadSets {
         if let Some((from, to)) = memo.added
             && from == slot
         {
-            self.slots[to as usize].refs += 1;
-            self.release(from, memo);
+            memo.moved += 1;
             return to;
         }
+        // The counts of `from` and `to` are read by what follows (an add to a set that is
+        // shared, or a slot freed and given out again): up to date first.
+        self.settle(memo);
         let to = self.add(slot, me);
         if to != slot {
             memo.added = Some((slot, to));
@@ -200,10 +207,31 @@ impl ReadSets {
             self.slots[slot as usize].refs += 1;
             return slot;
         }
+        self.settle(memo);
         let slot = self.open(&[first]);
         self.add_in_place(slot, me);
         memo.opened = Some((first, slot));
         slot
+    }
+
+    /// Brings the counts of the sets the memo moved cells between up to date: `to` is named by
+    /// the moved cells, `from` by that many fewer, freed when none is left (as when each cell
+    /// was moved in turn). Ends a run of [`ReadSets::add_memo`], before the sets are used
+    /// without the memo.
+    #[inline]
+    pub(super) fn settle(&mut self, memo: &mut ReadMemo) {
+        let n = std::mem::take(&mut memo.moved);
+        if n == 0 {
+            return;
+        }
+        let (from, to) = memo.added.expect("cells moved between the memo's sets");
+        self.slots[to as usize].refs += n;
+        debug_assert!(
+            self.slots[from as usize].refs >= n,
+            "the moved cells named the set"
+        );
+        self.slots[from as usize].refs -= n - 1;
+        self.release(from, memo);
     }
 
     /// A new slot holding the single earlier read `first` and read `me`: as `open(&[first])`
@@ -393,6 +421,7 @@ mod tests {
                     record(&mut plain, &mut a[i], me);
                     record_memo(&mut shared, &mut b[i], me, &mut memo);
                 }
+                shared.settle(&mut memo);
             }
             for i in 0..N {
                 assert_eq!(a[i].read, b[i].read, "step {step} cell {i}");
