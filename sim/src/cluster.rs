@@ -127,7 +127,17 @@ pub(crate) fn run_cluster<'a>(
     } else {
         (Vec::new(), Vec::new())
     };
-    let Machine { mut stats, mem, .. } = m;
+    let Machine {
+        mut stats,
+        mem,
+        warps,
+        ctas,
+        ..
+    } = m;
+    crate::spare::give_back(
+        warps.into_iter().map(|w| w.regs),
+        ctas.into_iter().map(|c| c.shared),
+    );
     stats.decisions = sched.decisions;
     let run = ClusterRun {
         result,

@@ -86,6 +86,7 @@ pub mod rng;
 mod run;
 mod sched;
 mod simulate;
+mod spare;
 mod state;
 mod struct_arg;
 mod tensor_copy;

@@ -204,7 +204,7 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
                 cta: rank,
                 index: w,
                 lanes: lane_mask,
-                regs: vec![0; prog.nregs() * 32],
+                regs: crate::spare::regs(prog.nregs() * 32),
                 pc: [prog.entry_pc; 32],
                 ready: lane_mask,
                 exited: !lane_mask,
@@ -250,7 +250,7 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
         ctas.push(Cta {
             rank,
             ctaid,
-            shared: vec![0; shape.shared_bytes as usize],
+            shared: crate::spare::shared(shape.shared_bytes as usize),
             named: (0..16).map(|_| NamedBarrier::default()).collect(),
             mbars: BTreeMap::new(),
             mbar_slots: Vec::new(),

@@ -345,7 +345,7 @@ impl GlobalMem<'_> {
     #[inline]
     pub(crate) fn read(&mut self, loc: GlobalLoc, out: &mut [u8]) {
         match self {
-            GlobalMem::Direct(g) => out.copy_from_slice(g.bytes(loc, out.len())),
+            GlobalMem::Direct(g) => copy_bytes(out, g.bytes(loc, out.len())),
             GlobalMem::Overlay(o) => o.read(loc, out),
             GlobalMem::Open(m) => m.read(loc.offset, out),
         }
@@ -354,7 +354,7 @@ impl GlobalMem<'_> {
     #[inline]
     pub(crate) fn write(&mut self, loc: GlobalLoc, bytes: &[u8]) {
         match self {
-            GlobalMem::Direct(g) => g.bytes_mut(loc, bytes.len()).copy_from_slice(bytes),
+            GlobalMem::Direct(g) => copy_bytes(g.bytes_mut(loc, bytes.len()), bytes),
             GlobalMem::Overlay(o) => o.write(loc, bytes),
             GlobalMem::Open(m) => m.write(loc.offset, bytes),
         }
@@ -364,6 +364,19 @@ impl GlobalMem<'_> {
         let mut v = vec![0; len];
         self.read(loc, &mut v);
         v
+    }
+}
+
+/// `dst.copy_from_slice(src)`, a 16-byte copy (a TMA box's chunk, a vector access) as two
+/// moves rather than a call to `memcpy`.
+#[inline(always)]
+fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    match (
+        <&mut [u8; 16]>::try_from(&mut *dst),
+        <&[u8; 16]>::try_from(src),
+    ) {
+        (Ok(d), Ok(s)) => *d = *s,
+        _ => dst.copy_from_slice(src),
     }
 }
 

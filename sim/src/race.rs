@@ -210,11 +210,34 @@ pub(crate) struct Conflict {
 struct Shadow {
     cells: Vec<Vec<Cell>>,
     bytes: FxHashMap<(u32, u32), [Cell; 4]>,
+    /// Per CTA, whether any of its granules is split (in `bytes`): until one is, the accessors'
+    /// loops need not look for split cells (a test a cell, on every access).
+    any_split: Vec<bool>,
     /// Concurrent readers of the cells that have them.
     read_sets: ReadSets,
 }
 
 impl Shadow {
+    /// The cells of `ctas` CTAs of `shared_bytes` each, every one [`Cell::default`]: those of
+    /// the last cluster this thread ran, reset when it left them ([`Shadow::drop`]), else new.
+    /// Each cluster's shadow was a new vector of 44-byte cells (megabytes for a Hopper GEMM's
+    /// CTA), its pages faulted in anew. (Resetting only the cells a cluster accessed, noted at
+    /// each access, counted more host instructions than resetting them all.)
+    fn new(ctas: usize, shared_bytes: usize) -> Shadow {
+        let (mut cells, read_sets) = SPARE_CELLS.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        cells.truncate(ctas);
+        cells.resize_with(ctas, Vec::new);
+        for c in &mut cells {
+            c.resize(shared_bytes.div_ceil(4), Cell::default());
+        }
+        Shadow {
+            cells,
+            bytes: FxHashMap::default(),
+            read_sets,
+            any_split: vec![false; ctas],
+        }
+    }
+
     /// The cells of `[off, off + len)` when it covers whole granules none of which is split:
     /// the common case, which the accessors run as a plain loop.
     #[inline(always)]
@@ -223,7 +246,7 @@ impl Shadow {
             return None;
         }
         let cells = &mut self.cells[cta as usize][(off / 4) as usize..((off + len) / 4) as usize];
-        if cells.iter().any(|c| c.split) {
+        if self.any_split[cta as usize] && cells.iter().any(|c| c.split) {
             return None;
         }
         Some((cells, &mut self.read_sets))
@@ -280,6 +303,7 @@ impl Shadow {
                 }
                 self.bytes.insert((cta, g), split);
                 cell.split = true;
+                self.any_split[cta as usize] = true;
             }
             let bytes = self.bytes.get_mut(&(cta, g)).expect("split granule");
             for b in 0..4 {
@@ -291,6 +315,30 @@ impl Shadow {
         }
         Ok(())
     }
+}
+
+/// [`Shadow::each`] with `$body` written out in the loop over whole granules rather than
+/// called: as a closure, the body of a generic read or write was a call per cell that the
+/// compiler would not inline (it is also passed to [`Shadow::visit`], the rare case).
+macro_rules! each_cell {
+    ($shadow:expr, $cta:expr, $off:expr, $len:expr, |$cell:ident, $sets:ident, $key:ident| $body:expr) => {{
+        let shadow: &mut Shadow = $shadow;
+        let (cta, off, len) = ($cta, $off, $len);
+        match shadow.aligned(cta, off, len) {
+            Some((cells, $sets)) => {
+                let mut r = Ok(());
+                for (k, $cell) in cells.iter_mut().enumerate() {
+                    let $key = off + 4 * k as u32;
+                    r = $body;
+                    if r.is_err() {
+                        break;
+                    }
+                }
+                r
+            }
+            None => shadow.visit(cta, off, len, |$cell, $sets, $key| $body),
+        }
+    }};
 }
 
 #[inline(always)]
@@ -306,8 +354,7 @@ fn record_read<S: Seen + ?Sized>(cell: &mut Cell, sets: &mut ReadSets, me: Acces
     } else if cell.read.clock == 0 || cell.read.who == me.who || sees(seen, cell.read) {
         cell.read = me;
     } else {
-        let slot = sets.open(&[(cell.read.who, cell.read.clock)]);
-        cell.reads = sets.add(slot, me);
+        cell.reads = sets.open_first_and((cell.read.who, cell.read.clock), me);
         cell.read = me;
     }
 }
@@ -330,6 +377,44 @@ fn record_read_memo<S: Seen + ?Sized>(
         cell.reads = sets.open_memo((cell.read.who, cell.read.clock), me, memo);
         cell.read = me;
     }
+}
+
+/// A generic read by `me` (whose clock is `seen`) of `cell`: the last write must be ordered
+/// before it.
+#[inline(always)]
+fn read_cell<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    key: u32,
+    me: Access,
+    seen: &S,
+) -> Result<(), Conflict> {
+    if !sees(seen, cell.write) {
+        return Err(Conflict {
+            earlier: cell.write,
+            earlier_write: true,
+            offset: key,
+            missing_fence: false,
+        });
+    }
+    record_read(cell, sets, me, seen);
+    Ok(())
+}
+
+/// A write by `me` (whose clock is `seen`, with `fences` proxy fences before it) of `cell`,
+/// checked against the cell's accesses (`me.instr`: the store's serial, see [`Access::instr`]).
+#[inline(always)]
+fn write_cell<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    key: u32,
+    me: Access,
+    seen: &S,
+    fences: u32,
+) -> Result<(), Conflict> {
+    check_write(cell, sets, key, seen, me.instr)?;
+    set_written(cell, sets, me, fences);
+    Ok(())
 }
 
 /// Checks that a writer that has seen `seen` is ordered after every access in `cell`.
@@ -479,6 +564,35 @@ thread_local! {
     static SPARE_CLOCKS: std::cell::RefCell<Vec<u32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// The shadow cells of the last cluster this thread ran, reset to [`Cell::default`], and its
+    /// read sets, emptied, for the next one to reuse ([`Shadow::new`]).
+    static SPARE_CELLS: std::cell::RefCell<(Vec<Vec<Cell>>, ReadSets)> = std::cell::RefCell::new(Default::default());
+}
+
+impl Drop for Shadow {
+    /// Resets the cells and the read sets and leaves them for the thread's next cluster.
+    fn drop(&mut self) {
+        let mut cells = std::mem::take(&mut self.cells);
+        if cells.is_empty() {
+            return;
+        }
+        for c in cells.iter_mut() {
+            c.fill(Cell::default());
+        }
+        let mut sets = std::mem::take(&mut self.read_sets);
+        sets.reset();
+        // `try_with`: a shadow dropped while the thread's locals are torn down keeps nothing.
+        let _ = SPARE_CELLS.try_with(|s| {
+            let mut spare = s.borrow_mut();
+            let size = |v: &Vec<Vec<Cell>>| v.iter().map(Vec::capacity).sum::<usize>();
+            if size(&spare.0) < size(&cells) {
+                *spare = (cells, sets);
+            }
+        });
+    }
+}
+
 impl Drop for Race {
     fn drop(&mut self) {
         let clocks = std::mem::take(&mut self.clocks);
@@ -549,15 +663,10 @@ impl Race {
             agent_of: vec![u32::MAX; threads],
             owner: Vec::new(),
             fenced: vec![false; threads],
-            shadow: Shadow {
-                cells: if check {
-                    (0..ctas)
-                        .map(|_| vec![Cell::default(); shared_bytes.div_ceil(4)])
-                        .collect()
-                } else {
-                    Vec::new()
-                },
-                ..Shadow::default()
+            shadow: if check {
+                Shadow::new(ctas, shared_bytes)
+            } else {
+                Shadow::default()
             },
             instr: 0,
             // At the launch every thread has seen nothing but its own first epoch: one zero
@@ -853,22 +962,12 @@ impl Race {
             pc,
             instr: 0,
         };
-        with_thread_clock!(self, t, |shadow, seen| shadow.each(
+        with_thread_clock!(self, t, |shadow, seen| each_cell!(
+            shadow,
             cta,
             offset,
             len,
-            |cell, sets, key| {
-                if !sees(seen, cell.write) {
-                    return Err(Conflict {
-                        earlier: cell.write,
-                        earlier_write: true,
-                        offset: key,
-                        missing_fence: false,
-                    });
-                }
-                record_read(cell, sets, me, seen);
-                Ok(())
-            }
+            |cell, sets, key| read_cell(cell, sets, key, me, seen)
         ))
     }
 
@@ -903,15 +1002,12 @@ impl Race {
             instr: self.instr,
         };
         let fences = self.fences[t as usize].len() as u32;
-        with_thread_clock!(self, t, |shadow, seen| shadow.each(
+        with_thread_clock!(self, t, |shadow, seen| each_cell!(
+            shadow,
             cta,
             offset,
             len,
-            |cell, sets, key| {
-                check_write(cell, sets, key, seen, me.instr)?;
-                set_written(cell, sets, me, fences);
-                Ok(())
-            }
+            |cell, sets, key| write_cell(cell, sets, key, me, seen, fences)
         ))
     }
 
@@ -930,17 +1026,17 @@ impl Race {
         reduction: bool,
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
-        let cell_write = |cell: &mut Cell, sets: &mut ReadSets, key: u32| {
+        each_cell!(&mut self.shadow, cta, offset, len, |cell, sets, key| {
             if reduction && cell.reduced {
-                check_after_reads(cell, sets, key, vc)?;
+                check_after_reads(cell, sets, key, vc)
             } else {
-                check_write(cell, sets, key, vc, 0)?;
+                check_write(cell, sets, key, vc, 0)
             }
-            set_written(cell, sets, me, 0);
-            cell.reduced = reduction;
-            Ok(())
-        };
-        self.shadow.each(cta, offset, len, cell_write)
+            .map(|()| {
+                set_written(cell, sets, me, 0);
+                cell.reduced = reduction;
+            })
+        })
     }
 
     /// A write of a `cp.async` of thread `t` (an async agent's write in the generic proxy): as
@@ -959,11 +1055,8 @@ impl Race {
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
-        self.shadow.each(cta, offset, len, |cell, sets, key| {
-            check_write(cell, sets, key, vc, 0)?;
-            set_written(cell, sets, me, fences);
-            cell.generic = true;
-            Ok(())
+        each_cell!(&mut self.shadow, cta, offset, len, |cell, sets, key| {
+            write_cell(cell, sets, key, me, vc, fences).map(|()| cell.generic = true)
         })
     }
 
@@ -1019,7 +1112,16 @@ impl Race {
             reads: ReadMemo::default(),
         };
         let shadow = &mut self.shadow;
-        for (i, &(cta, offset, len)) in at.iter().enumerate() {
+        let mut i = 0;
+        while i < at.len() {
+            // Reads that continue one another (a swizzled operand's chunks often do) are one
+            // range: the same cells in the same order, with the work per range done once.
+            let (cta, offset, mut len) = at[i];
+            let mut end = i + 1;
+            while end < at.len() && at[end].0 == cta && at[end].1 == offset + len {
+                len += at[end].2;
+                end += 1;
+            }
             // The usual whole granules as a loop of their own, the check inlined in it.
             let checked = match shadow.aligned(cta, offset, len) {
                 Some((cells, sets)) => cells
@@ -1030,14 +1132,33 @@ impl Race {
                     check.cell(cell, sets, key)
                 }),
             };
-            checked.map_err(|c| (i, c))?;
+            if let Err(c) = checked {
+                shadow.read_sets.settle(&mut check.reads);
+                // Reported with the index of the read whose range holds it.
+                let held = (i..end).find(|&j| c.offset < at[j].1 + at[j].2);
+                return Err((held.unwrap_or(end - 1), c));
+            }
+            i = end;
         }
+        shadow.read_sets.settle(&mut check.reads);
         Ok(())
     }
 }
 
 /// [`AsyncReadCheck::passed`] before any write passed: clocks stay below 2^31.
-const NOT_PASSED: (u32, u32, u32, bool) = (u32::MAX, u32::MAX, u32::MAX, false);
+const NOT_PASSED: (u64, u64) = (u64::MAX, u64::MAX);
+
+/// What [`AsyncReadCheck::passed`] compares of a cell: its write's writer and clock, and its
+/// fence count and proxy, as two words (compared as two words; as a tuple of four it was a
+/// compare of each, a third of the cost of a cell whose write passed).
+#[inline(always)]
+fn write_key(cell: &Cell) -> (u64, u64) {
+    let w = cell.write;
+    (
+        w.who as u64 | (w.clock as u64) << 32,
+        cell.write_fences as u64 | (cell.generic as u64) << 32,
+    )
+}
 
 /// The check of each cell an async read covers ([`Race::async_reads`]): generic writes must be
 /// ordered before the read and fenced with `fence.proxy.async` (module docs).
@@ -1054,7 +1175,7 @@ struct AsyncReadCheck<'a, S: Seen + ?Sized> {
     /// passed is not checked again. The check does not depend on the cells' reads, the only
     /// thing a read changes, nor on anything else that changes between the cells: one memo
     /// serves them all. [`NOT_PASSED`] before the first (no clock reaches it).
-    passed: (u32, u32, u32, bool),
+    passed: (u64, u64),
     reads: ReadMemo,
 }
 
@@ -1063,7 +1184,7 @@ impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
     fn cell(&mut self, cell: &mut Cell, sets: &mut ReadSets, key: u32) -> Result<(), Conflict> {
         let (me, vc) = (self.me, self.vc);
         let w = cell.write;
-        let this = (w.who, w.clock, cell.write_fences, cell.generic);
+        let this = write_key(cell);
         if self.passed == this {
             record_read_memo(cell, sets, me, vc, &mut self.reads);
             return Ok(());

@@ -1002,8 +1002,14 @@ impl Machine<'_> {
         let eb = bits / 8;
         let t = 16 / eb;
         let rows = mn.len();
-        out.clear();
-        out.resize(rows * k as usize, 0.0);
+        // Every element is written below, each by one chunk (the chunks step through k, and
+        // for a transposed operand through mn, by whole chunks: k and n are multiples of a
+        // chunk's elements), so the matrix is not zeroed first (4 % of a `wgmma` kernel's host
+        // instructions): only a change of size clears it.
+        if out.len() != rows * k as usize {
+            out.clear();
+            out.resize(rows * k as usize, 0.0);
+        }
         // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
         let OperandScratch { chunks, at } = bufs;
         chunks.clear();

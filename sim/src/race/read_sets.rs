@@ -47,11 +47,16 @@ struct Slot {
 }
 
 /// What one reader's adds in a run of cells did, for the next cells of the run
-/// ([`ReadSets::add_memo`], [`ReadSets::open_memo`]): valid while the reader is the same.
+/// ([`ReadSets::add_memo`], [`ReadSets::open_memo`]): valid while the reader is the same. The
+/// run ends with [`ReadSets::settle`], which brings the slots' counts up to date.
 #[derive(Default)]
 pub(super) struct ReadMemo {
     /// Adding the reader to the set of slot `.0` gave slot `.1`.
     added: Option<(u32, u32)>,
+    /// Cells moved from `added.0` to `added.1` since the counts were last brought up to date
+    /// ([`ReadSets::settle`]): a run of cells moves at the cost of a count, not of two counts
+    /// changed a cell (the TMA stores of a tile that many threads store each move 2048 cells).
+    moved: u32,
     /// The set of the single earlier read `.0` and the reader is slot `.1`.
     opened: Option<(Reader, u32)>,
 }
@@ -81,6 +86,33 @@ impl ReadSets {
         } else {
             self.slots[slot as usize].len = self.spill(first);
         }
+        slot
+    }
+
+    /// A new slot holding two readers of different components: `open(&[first])` and then an
+    /// add of `second`, without the copy of a slice of any length (a call to `memcpy`) and the
+    /// search of the one-reader set. The usual new set: a cell's single earlier read and a
+    /// concurrent one.
+    #[inline]
+    fn open_pair(&mut self, first: Reader, second: Reader) -> u32 {
+        debug_assert_ne!(first.0, second.0, "two readers of one component");
+        if self.slots.is_empty() {
+            self.slots.push(Slot::default());
+            self.inline.resize(INLINE_READERS, (0, 0));
+        }
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slots.push(Slot::default());
+                self.inline
+                    .resize(self.inline.len() + INLINE_READERS, (0, 0));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        self.slots[slot as usize] = Slot { len: 2, refs: 1 };
+        let at = slot as usize * INLINE_READERS;
+        self.inline[at] = first;
+        self.inline[at + 1] = second;
         slot
     }
 
@@ -152,10 +184,12 @@ impl ReadSets {
         if let Some((from, to)) = memo.added
             && from == slot
         {
-            self.slots[to as usize].refs += 1;
-            self.release(from, memo);
+            memo.moved += 1;
             return to;
         }
+        // The counts of `from` and `to` are read by what follows (an add to a set that is
+        // shared, or a slot freed and given out again): up to date first.
+        self.settle(memo);
         let to = self.add(slot, me);
         if to != slot {
             memo.added = Some((slot, to));
@@ -173,10 +207,43 @@ impl ReadSets {
             self.slots[slot as usize].refs += 1;
             return slot;
         }
+        self.settle(memo);
         let slot = self.open(&[first]);
         self.add_in_place(slot, me);
         memo.opened = Some((first, slot));
         slot
+    }
+
+    /// Brings the counts of the sets the memo moved cells between up to date: `to` is named by
+    /// the moved cells, `from` by that many fewer, freed when none is left (as when each cell
+    /// was moved in turn). Ends a run of [`ReadSets::add_memo`], before the sets are used
+    /// without the memo.
+    #[inline]
+    pub(super) fn settle(&mut self, memo: &mut ReadMemo) {
+        let n = std::mem::take(&mut memo.moved);
+        if n == 0 {
+            return;
+        }
+        let (from, to) = memo.added.expect("cells moved between the memo's sets");
+        self.slots[to as usize].refs += n;
+        debug_assert!(
+            self.slots[from as usize].refs >= n,
+            "the moved cells named the set"
+        );
+        self.slots[from as usize].refs -= n - 1;
+        self.release(from, memo);
+    }
+
+    /// A new slot holding the single earlier read `first` and read `me`: as `open(&[first])`
+    /// and then [`ReadSets::add`] of `me`.
+    #[inline]
+    pub(super) fn open_first_and(&mut self, first: Reader, me: Access) -> u32 {
+        if first.0 == me.who {
+            let slot = self.open(&[first]);
+            self.add_in_place(slot, me);
+            return slot;
+        }
+        self.open_pair(first, (me.who, me.clock))
     }
 
     /// One cell fewer names `slot` (moved to another set): freed with the last, and forgotten
@@ -231,6 +298,18 @@ impl ReadSets {
             set[INLINE_READERS] = (me.who, me.clock);
             self.slots[slot as usize].len = self.spill(&set);
         }
+    }
+
+    /// Empties the sets, as new, keeping the allocations (for the next cluster run on the thread:
+    /// a matmul's sets grew to thousands of slots in every cluster, a reallocation at each
+    /// doubling).
+    pub(super) fn reset(&mut self) {
+        self.inline.clear();
+        self.slots.clear();
+        self.spilled.clear();
+        self.spilled_who.clear();
+        self.free.clear();
+        self.free_spilled.clear();
     }
 
     /// One cell fewer names `slot` (its cell was written): freed with the last.
@@ -342,6 +421,7 @@ mod tests {
                     record(&mut plain, &mut a[i], me);
                     record_memo(&mut shared, &mut b[i], me, &mut memo);
                 }
+                shared.settle(&mut memo);
             }
             for i in 0..N {
                 assert_eq!(a[i].read, b[i].read, "step {step} cell {i}");
