@@ -158,6 +158,7 @@ macro_rules! gemm_kernel {
                     // Split K: this part stored, and the warp group that arrives last adds
                     // the parts up and stores C.
                     let last = true;
+                    // ANCHOR: split
                     $(
                         // A part a warp group of each tile, 64 × `$nt` in the warp group's order.
                         let group = (u * 2 + rank) * 2 + wg;
@@ -170,6 +171,7 @@ macro_rules! gemm_kernel {
                     $(
                         let acc = $arrival.total();
                     )?
+                    // ANCHOR_END: split
                     // Transposed (`gemm_skinny`): the product is Cᵀ, its rows C's columns.
                     let transposed = 0 $(+ $transposed)?;
                     // Epilogue: the 64-column blocks through the staging tiles. Before a tile

@@ -51,6 +51,13 @@
 #   nvcc -ptx -arch=sm_90a -o /tmp/naive_grouped.ptx tools/gpu-gemm/naive_grouped.cu
 #   ROUNDS=1 REPS=2 bash tools/gpu-gemm/run.sh /tmp/naive_grouped.ptx naive_grouped \
 #     --grouped edges --block 256 --grid 264
+# Split K (gemm_skinny_split, gemm_hopper_n128_split): the kernels' partials, arrivals and splits
+# parameters; gemm-bench allocates partials (--splits · M' · N' f32, M and N padded to 256) and
+# arrivals (4 · ⌈M/64⌉ · ⌈N/64⌉ u32) zeroed once, passes --splits, and checks after the timed
+# launches that every arrival counter is zero again:
+#   bash tools/gpu-gemm/run.sh .device/NAME/gemm_skinny_split.ptx gemm_skinny_split --splits 4 \
+#     --block 384 --cluster 2 --smem 196608 --grid persistent --box-a 64,32 --box-b 64,128 \
+#     --box-c 64,64 --params tmap_b,tmap_a,tmap_c,n,m,k,partials,arrivals,splits
 # (run.sh passes --rounds, --reps and --sizes itself: set ROUNDS and REPS, not the options.)
 # Environment: GEMM_BENCH (the binary; default: beside this script, else target/release),
 #   BUILD_DIR (/tmp/gpu-gemm), OUT (where logs go; default $BUILD_DIR/out), NCU=0 skips the
