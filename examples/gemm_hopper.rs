@@ -281,7 +281,7 @@ gemm_kernel!(
     in_flight = 1,
     transposed = 1
 );
-// Split K (`Tiling::split`): the skinny and 128-column tilings with K in `splits` parts, for
+// Split K (`Tiling::splits`): the skinny and 128-column tilings with K in `splits` parts, for
 // products with fewer units than clusters; each part's sums meet in `partials`
 // (`Acc::add_partial`), and the warp group that adds the last part stores C.
 gemm_kernel!(
@@ -293,6 +293,19 @@ gemm_kernel!(
     stages = 8,
     blocks = [0],
     staging = 1,
+    in_flight = 1,
+    transposed = 1,
+    split = (partials, arrivals, splits, part, arrival)
+);
+gemm_kernel!(
+    gemm_skinny_n128_split,
+    bf16,
+    k_tile = 64,
+    n_tile = 128,
+    b_rows = 64,
+    stages = 6,
+    blocks = [0, 1],
+    staging = 2,
     in_flight = 1,
     transposed = 1,
     split = (partials, arrivals, splits, part, arrival)
@@ -715,6 +728,7 @@ impl Tiling {
         match (self, splits) {
             (_, 1) => Some(self.spec()),
             (Tiling::Skinny, _) => Some(gemm_skinny_split::SPEC),
+            (Tiling::Skinny128, _) => Some(gemm_skinny_n128_split::SPEC),
             (Tiling::N128, _) => Some(gemm_hopper_n128_split::SPEC),
             _ => None,
         }
@@ -1033,6 +1047,7 @@ fn main() -> Result<(), String> {
             gemm_skinny::SPEC,
             gemm_skinny_n128::SPEC,
             gemm_skinny_split::SPEC,
+            gemm_skinny_n128_split::SPEC,
             gemm_hopper_n128_split::SPEC,
         ] {
             let path = format!("{dir}/{}.ptx", spec.entry);

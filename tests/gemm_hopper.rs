@@ -149,6 +149,7 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
     for (tiling, (m, n, k), splits) in [
         (Tiling::Skinny, (40u32, 256u32, 512u32), 4u32),
         (Tiling::Skinny, (64, 296, 328), 3),
+        (Tiling::Skinny128, (100, 256, 256), 2),
         (Tiling::N128, (256, 128, 256), 2),
         (Tiling::N128, (200, 248, 192), 3),
     ] {
@@ -192,9 +193,12 @@ fn k_is_split_where_units_leave_clusters_idle() {
     assert_eq!(plan(16, 4096, 2048), (Tiling::Skinny, 2));
     // Full waves, or tilings without a split kernel.
     assert_eq!(plan(4096, 4096, 4096), (Tiling::N256, 1));
-    assert_eq!(plan(128, 8192, 8192).1, 1);
+    // 32 units of 128 rows of Cᵀ: 2 parts of 64 stages.
+    assert_eq!(plan(128, 8192, 8192), (Tiling::Skinny128, 2));
+    // 56 units: more than half the clusters busy.
+    assert_eq!(plan(128, 14336, 4096), (Tiling::Skinny128, 1));
     // No part is empty, at any K the rule splits.
-    for tiling in [Tiling::Skinny, Tiling::N128] {
+    for tiling in [Tiling::Skinny, Tiling::Skinny128, Tiling::N128] {
         for stages in 1..=400u32 {
             let splits = tiling.splits(16, 4096, stages * 64, 132);
             assert!(
@@ -219,6 +223,7 @@ fn the_analyzer_is_silent_on_every_instance() {
         Tiling::N64.spec(),
         Tiling::Skinny.spec(),
         Tiling::Skinny.spec_split(2).expect("a split kernel"),
+        Tiling::Skinny128.spec_split(2).expect("a split kernel"),
         Tiling::N128.spec_split(2).expect("a split kernel"),
     ] {
         let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));

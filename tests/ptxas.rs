@@ -118,6 +118,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             false,
         ),
         (
+            "gemm_skinny_n128_split",
+            gemm_hopper::gemm_skinny_n128_split::PTX,
+            false,
+        ),
+        (
             "gemm_hopper_n128_split",
             gemm_hopper::gemm_hopper_n128_split::PTX,
             false,
