@@ -61,6 +61,27 @@ impl Checker<'_> {
 
     /// A `&mut [elem]` parameter, named, that a split sum writes.
     fn written_slice(&mut self, e: &syn::Expr, elem: Prim, what: &str, acc: AccShape) {
+        self.written_slice_param(
+            e,
+            elem,
+            |other| format!(
+                "{what} of a split `Acc<{}, 64, {}>` go to a `&mut [{elem}]` parameter, found `{other}`",
+                acc.elem, acc.n
+            ),
+            &format!("name the slice parameter that holds {what}: `acc.store_partial(partials, index, part, stride)`, `part.arrive(arrivals, counter, splits, &barrier)`"),
+        );
+    }
+
+    /// A `&mut [elem]` kernel parameter given by name, which an accumulator method writes
+    /// (`acc.store`, the split sum's slices): `mismatch` words the error for another type (from
+    /// how that type reads), `unnamed` the one for an expression that is not a parameter's name.
+    pub(super) fn written_slice_param(
+        &mut self,
+        e: &syn::Expr,
+        elem: Prim,
+        mismatch: impl FnOnce(String) -> String,
+        unnamed: &str,
+    ) {
         let v = self.operand(e);
         match self.resolve(v) {
             Slot::Known(Ty::Global {
@@ -70,20 +91,11 @@ impl Checker<'_> {
             Slot::Free => {}
             _ => {
                 let other = self.describe(v);
-                self.diag.error(
-                    e.span(),
-                    format!(
-                        "{what} of a split `Acc<{}, 64, {}>` go to a `&mut [{elem}]` parameter, found `{other}`",
-                        acc.elem, acc.n
-                    ),
-                );
+                self.diag.error(e.span(), mismatch(other));
             }
         }
         if !super::is_name(e) {
-            self.diag.error(
-                e.span(),
-                format!("name the slice parameter that holds {what}: `acc.store_partial(partials, index, part, stride)`, `part.arrive(arrivals, counter, splits, &barrier)`"),
-            );
+            self.diag.error(e.span(), unnamed);
         }
     }
 }

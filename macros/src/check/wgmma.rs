@@ -169,30 +169,15 @@ impl Checker<'_> {
                 }
             }
             M::AccStore => {
-                let dst = self.operand(&m.args[0]);
-                match self.resolve(dst) {
-                    Slot::Known(Ty::Global {
-                        elem,
-                        mutable: true,
-                    }) if elem.lanes == 1 && elem.prim == acc.elem => {}
-                    Slot::Free => {}
-                    _ => {
-                        let other = self.describe(dst);
-                        self.diag.error(
-                            m.args[0].span(),
-                            format!(
-                                "an `Acc<{}, 64, {}>` is stored to a `&mut [{}]` parameter, found `{other}`",
-                                acc.elem, acc.n, acc.elem
-                            ),
-                        );
-                    }
-                }
-                if !super::is_name(&m.args[0]) {
-                    self.diag.error(
-                        m.args[0].span(),
-                        "name the slice parameter the accumulator is stored to (`acc.store(c, index, ld)`)",
-                    );
-                }
+                self.written_slice_param(
+                    &m.args[0],
+                    acc.elem,
+                    |other| format!(
+                        "an `Acc<{}, 64, {}>` is stored to a `&mut [{}]` parameter, found `{other}`",
+                        acc.elem, acc.n, acc.elem
+                    ),
+                    "name the slice parameter the accumulator is stored to (`acc.store(c, index, ld)`)",
+                );
                 for a in m.args.iter().skip(1) {
                     let v = self.operand(a);
                     self.expect_u32(v, a);

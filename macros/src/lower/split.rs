@@ -61,11 +61,7 @@ impl Lowerer<'_> {
         let index = self.expr(&a[1]);
         let part = self.expr(&a[2]);
         let stride = self.expr(&a[3]);
-        let warp = self.warp_index();
-        let in_group = self.arith(Arith::BitAnd, Prim::U32, warp, u(3));
-        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
-        let thread = self.arith(Arith::Shl, Prim::U32, in_group, u(5));
-        let thread = self.arith(Arith::BitOr, Prim::U32, thread, lane);
+        let (thread, _) = self.group_thread();
         let first = self.arith(Arith::Shl, Prim::U32, thread, u(2));
         let first = self.arith(Arith::Add, Prim::U32, first, index);
         let Some((base, _)) = self.global_element(&a[0], first) else {
@@ -124,26 +120,22 @@ impl Lowerer<'_> {
         let Val::Handle(barrier) = self.expr(&a[3]) else {
             return self.internal_val("arrive barrier");
         };
-        let HVal::Named { id, threads, cta } = *barrier else {
+        if !matches!(*barrier, HVal::Named { .. }) {
             return self.internal_val("arrive barrier");
-        };
+        }
+        // The barrier's own `sync` (`bar.sync id, threads`).
         let sync = |l: &mut Self| {
-            let mut operands = vec![id.clone()];
-            operands.extend(threads.clone());
-            l.inst(
-                Opcode::Bar,
-                &[if cta { "cta" } else { "" }, "sync"],
-                operands,
+            l.handle_method(
+                (*barrier).clone(),
+                crate::handles::Method::BarSync { aligned: true },
+                &[],
             );
         };
         // Every thread's stores, then the ticket.
         sync(self);
         let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
-        let warp = self.warp_index();
-        let in_group = self.arith(Arith::BitAnd, Prim::U32, warp.clone(), u(3));
-        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
-        let first = self.arith(Arith::BitOr, Prim::U32, in_group, lane);
-        let leader = self.compare("eq", Prim::U32, first, u(0));
+        let (thread, group) = self.group_thread();
+        let leader = self.compare("eq", Prim::U32, thread, u(0));
         let old = self.reg(RegClass::B32);
         self.emit_guarded(
             &leader,
@@ -205,7 +197,6 @@ impl Lowerer<'_> {
             &["u32"],
             vec![Operand::reg(&base), Operand::sym(&flags)],
         );
-        let group = self.arith(Arith::Shr, Prim::U32, warp, u(2));
         let slot = self.element_address(&base, group, Elem::scalar(Prim::U32), false);
         self.emit_guarded(
             &leader,
@@ -246,6 +237,18 @@ impl Lowerer<'_> {
             part,
             splits,
         })))
+    }
+
+    /// The thread's index in its warp group (`32 (warp % 4) + lane`) and its warp group's in
+    /// the CTA (`warp / 4`).
+    fn group_thread(&mut self) -> (Val, Val) {
+        let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
+        let warp = self.warp_index();
+        let in_group = self.arith(Arith::BitAnd, Prim::U32, warp.clone(), u(3));
+        let lane = self.special(phasegate_ptx::SpecialReg::LaneId);
+        let thread = self.arith(Arith::Shl, Prim::U32, in_group, u(5));
+        let thread = self.arith(Arith::BitOr, Prim::U32, thread, lane);
+        (thread, self.arith(Arith::Shr, Prim::U32, warp, u(2)))
     }
 
     /// The shared words where each warp group's leader leaves its ticket's outcome.
