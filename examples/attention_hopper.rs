@@ -296,6 +296,21 @@ attention_kernels!(
     staging = 2,
     lazy_rescale = 8
 );
+attention_kernels!(
+    attention_hd128_wide,
+    attention_hd128_wide_f16,
+    d = 128,
+    chunks = 2,
+    blocks = [0, 1],
+    query_rows = 128,
+    key_rows = 176,
+    q_stages = 1,
+    kv_stages = 2,
+    consumers = 2,
+    block = "384,1,1",
+    registers = (168, 24, 240),
+    staging = 1
+);
 // ANCHOR_END: kernels
 
 /// One attention problem: `heads` (batch × heads) heads of `seq` rows of dimension `d`.
@@ -353,7 +368,13 @@ pub enum Kernel {
     Hd64,
     /// `attention_hd64_short`: 128 query rows, two consumer warp groups.
     Hd64Short,
+    /// `attention_hd128`: 128 query rows and key tiles of 128.
     Hd128,
+    /// `attention_hd128_wide`: key tiles of 176 rows (FlashAttention-3's choice at head
+    /// dimension 128 without a mask). Two stages of such K and V tiles leave room for one stage
+    /// of Q and one staging tile of O a warp group: 208 KB of dynamic and 17 KB of static
+    /// shared memory, of the 227 KB a CTA may have.
+    Hd128Wide,
     Hd256,
 }
 
@@ -364,10 +385,12 @@ impl Kernel {
             (Kernel::Hd64, Half::Bf16) => attention_hd64::SPEC,
             (Kernel::Hd64Short, Half::Bf16) => attention_hd64_short::SPEC,
             (Kernel::Hd128, Half::Bf16) => attention_hd128::SPEC,
+            (Kernel::Hd128Wide, Half::Bf16) => attention_hd128_wide::SPEC,
             (Kernel::Hd256, Half::Bf16) => attention_hd256::SPEC,
             (Kernel::Hd64, Half::F16) => attention_hd64_f16::SPEC,
             (Kernel::Hd64Short, Half::F16) => attention_hd64_short_f16::SPEC,
             (Kernel::Hd128, Half::F16) => attention_hd128_f16::SPEC,
+            (Kernel::Hd128Wide, Half::F16) => attention_hd128_wide_f16::SPEC,
             (Kernel::Hd256, Half::F16) => attention_hd256_f16::SPEC,
         }
     }
@@ -379,17 +402,28 @@ impl Kernel {
     /// causal mask a 192-row tile masks more of its diagonal: with [`TileSchedule`] balancing
     /// the last wave (an H100, 2026-11-28, one run), the 128-row kernel runs causal rows up to
     /// 1024 (0.98x at 512 against 0.86x), the 192-row one above (1.05x at 2048 against 1.02x,
-    /// 1.13-1.14x at 8 k and 16 k against 1.01-1.02x).
+    /// 1.13-1.14x at 8 k and 16 k against 1.01-1.02x). At head dimension 128 without a mask,
+    /// long rows take key tiles of 176 rows ([`Kernel::Hd128Wide`]): a third fewer barrier
+    /// waits, hand-overs and softmax passes for the same products, bought with the second Q
+    /// stage, whose overlap of the next tile's query load matters only where a tile reads few key
+    /// tiles. On the lent H200 (2026-11-28, one run, two rounds of the two kernels side by side
+    /// against cuDNN) 1.05-1.07x at 8 k and 16 k tokens against 0.99x, but 1.00x at 2 k against
+    /// 1.01-1.02x and 0.92x at 512 against 1.04-1.05x; at 4 k (7 rounds, a later call) 1.02x
+    /// against 1.00x.
     pub fn for_problem(p: Problem) -> Option<Kernel> {
         let tall = !p.causal || p.seq > 1024;
         Some(match (p.d, tall) {
             (64, true) => Kernel::Hd64,
             (64, false) => Kernel::Hd64Short,
+            (128, _) if !p.causal && p.seq >= Kernel::WIDE_FROM => Kernel::Hd128Wide,
             (128, _) => Kernel::Hd128,
             (256, _) => Kernel::Hd256,
             _ => return None,
         })
     }
+
+    /// The shortest rows without a mask that take [`Kernel::Hd128Wide`] at head dimension 128.
+    pub const WIDE_FROM: u32 = 4096;
 
     /// The entry's name.
     pub fn name(self) -> &'static str {
@@ -397,6 +431,7 @@ impl Kernel {
             Kernel::Hd64 => "attention_hd64",
             Kernel::Hd64Short => "attention_hd64_short",
             Kernel::Hd128 => "attention_hd128",
+            Kernel::Hd128Wide => "attention_hd128_wide",
             Kernel::Hd256 => "attention_hd256",
         }
     }
@@ -405,7 +440,7 @@ impl Kernel {
     pub fn head_dim(self) -> u32 {
         match self {
             Kernel::Hd64 | Kernel::Hd64Short => 64,
-            Kernel::Hd128 => 128,
+            Kernel::Hd128 | Kernel::Hd128Wide => 128,
             Kernel::Hd256 => 256,
         }
     }
@@ -416,9 +451,13 @@ impl Kernel {
     }
 
     /// Key rows of a tile (64 at head dimension 256, whose 128-row K and V stages would not
-    /// fit beside Q).
+    /// fit beside Q; 176 in the wide kernel at 128).
     pub fn key_rows(self) -> u32 {
-        if self == Kernel::Hd256 { 64 } else { 128 }
+        match self {
+            Kernel::Hd256 => 64,
+            Kernel::Hd128Wide => 176,
+            _ => 128,
+        }
     }
 
     /// The key tiles query tile `tile` of `p` reads: the kernel's `key_tiles_of`.
@@ -444,10 +483,11 @@ impl Kernel {
     }
 
     /// Every kernel.
-    pub const ALL: [Kernel; 4] = [
+    pub const ALL: [Kernel; 5] = [
         Kernel::Hd64,
         Kernel::Hd64Short,
         Kernel::Hd128,
+        Kernel::Hd128Wide,
         Kernel::Hd256,
     ];
 }

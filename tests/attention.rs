@@ -519,6 +519,33 @@ fn the_heuristic_picks_the_tile_height_by_length() {
     assert_eq!(Kernel::for_problem(causal(2048)), Some(Kernel::Hd64));
     assert_eq!(Kernel::for_problem(causal(8192)), Some(Kernel::Hd64));
     assert_eq!(Kernel::for_problem(Problem { d: 96, ..p(512) }), None);
+    // Head dimension 128: key tiles of 176 rows on long rows without a mask only.
+    let d128 = |seq, causal| Problem {
+        d: 128,
+        causal,
+        ..p(seq)
+    };
+    assert_eq!(Kernel::for_problem(d128(2048, false)), Some(Kernel::Hd128));
+    assert_eq!(Kernel::for_problem(d128(4095, false)), Some(Kernel::Hd128));
+    assert_eq!(
+        Kernel::for_problem(d128(4096, false)),
+        Some(Kernel::Hd128Wide)
+    );
+    assert_eq!(
+        Kernel::for_problem(d128(16384, false)),
+        Some(Kernel::Hd128Wide)
+    );
+    assert_eq!(Kernel::for_problem(d128(16384, true)), Some(Kernel::Hd128));
+}
+
+/// The wide kernel's products: S of 176 columns, P · V over 11 steps of 16 keys.
+#[test]
+fn the_wide_kernel_multiplies_176_key_rows() {
+    let p = attention_hopper::attention_hd128_wide::PTX;
+    assert!(p.contains("wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16"));
+    let spec = Kernel::Hd128Wide.spec();
+    // Two stages each of K and V (176 x 128 bf16) and one of Q (128 x 128): 208 KB.
+    assert_eq!(spec.dynamic_shared_bytes, (2 * 2 * 176 + 128) * 128 * 2);
 }
 
 #[test]

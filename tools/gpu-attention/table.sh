@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The attention table of book/src/performance/attention.md: every head dimension, length and
 # causal setting, each run by the kernel examples/attention_hopper.rs's `Kernel::for_problem`
-# picks (hdim 64: the 128-row kernel up to 1024 causal tokens; the 192-row one otherwise),
-# against cuDNN.
+# picks (hdim 64: the 128-row kernel up to 1024 causal tokens, the 192-row one otherwise;
+# hdim 128: key tiles of 176 rows without a mask from 4096 tokens, of 128 otherwise), against
+# cuDNN.
 #   cargo run --release --example attention_hopper -- --emit tools/gpu-attention/ptx   # here
 #   bash tools/gpu-attention/table.sh [PTX_DIR] [bench.py options...]              # GPU machine
 # PTX_DIR (default tools/gpu-attention/ptx) holds the kernels and kernels.txt (name, head
@@ -24,6 +25,8 @@ while read -r name d smem qrows krows threads; do
     case "$name" in
         attention_hd64_short) runs="1:512" ;;
         attention_hd64) runs="0:512,2048,8192,16384 1:2048,8192,16384" ;;
+        attention_hd128) runs="0:512,2048 1:512,2048,8192,16384" ;;
+        attention_hd128_wide) runs="0:8192,16384" ;;
         *) runs="0,1:512,2048,8192,16384" ;;
     esac
     for r in $runs; do
@@ -36,13 +39,18 @@ while read -r name d smem qrows krows threads; do
         echo "$name causal ${r%%:*}: exit $rc ($out/$name/${r%%:*}/run.log)"
     done
 done < "$dir/kernels.txt"
+# Every kernel's rows in the order of kernels.txt, under the header of the first table written.
+tables=()
+while read -r name _; do
+    for t in "$out/$name"/*/table.md; do
+        [ -f "$t" ] && tables+=("$name $t")
+    done
+done < "$dir/kernels.txt"
 {
-    awk '/^\| d \|/ { print "| kernel " $0; next } /^\|--/ { print "|:--" $0; next }
-        /^\| [0-9]/ { exit } { print }' "$out/attention_hd128/0,1/table.md"
-    for name in attention_hd64_short attention_hd64 attention_hd128 attention_hd256; do
-        for t in "$out/$name"/*/table.md; do
-            grep -E '^\| [0-9]' "$t" | sed "s/^/| $name /"
-        done
+    [ ${#tables[@]} -gt 0 ] && awk '/^\| d \|/ { print "| kernel " $0; next } /^\|--/ { print "|:--" $0; next }
+        /^\| [0-9]/ { exit } { print }' "${tables[0]#* }"
+    for entry in "${tables[@]}"; do
+        grep -E '^\| [0-9]' "${entry#* }" | sed "s/^/| ${entry%% *} /"
     done
 } > "$out/table.md"
 cat "$out/table.md"
