@@ -42,6 +42,7 @@ macro_rules! gemm_kernel {
         $(, in_flight = $pending:literal)? $(, promote = $total:ident)? $(, scale = $scale:ident)?
         $(, transposed = $transposed:literal)?
         $(, split = ($partials:ident, $arrivals:ident, $splits:ident, $part:ident, $arrival:ident))?
+        $(, stream = ($sk_partials:ident, $sk_arrivals:ident, $whole:ident, $span:ident, $k0:ident, $parts:ident))?
     ) => {
         #[kernel(
             target = "sm_90a",
@@ -58,6 +59,7 @@ macro_rules! gemm_kernel {
             k: u32,
             $($scale: f32,)?
             $($partials: &mut [f32], $arrivals: &mut [u32], $splits: u32,)?
+            $($sk_partials: &mut [f32], $sk_arrivals: &mut [u32], $whole: u32, $span: u32,)?
         ) {
             let regs = warpgroup_registers::<168>();
             // A stage: A's 128 rows of `$kt` elements, then B's 256 rows (one 128-row slice
@@ -72,6 +74,20 @@ macro_rules! gemm_kernel {
             $(let k_per = (k_tiles + $splits - 1) / $splits;)?
             let cluster = block_idx_x() / 2;
             let clusters = grid_dim_x() / 2;
+            // Stream-K: the first `whole` tiles whole, a wave of clusters at a time; the stages
+            // of the other tiles, tile after tile, `$span` to a cluster, so that every cluster
+            // ends its last wave at about the same stage. A tile whose stages fall to several
+            // clusters is summed in `$sk_partials` like a split's parts, in the order of its
+            // stages. Unit `u` is the cluster's item `u / clusters`: its whole tiles, then the
+            // tiles its run of stages touches (an item past them does nothing).
+            $(
+                let whole = $whole / clusters * clusters;
+                let tiles = units;
+                let sk_stages = (tiles - whole) * k_tiles;
+                let sk_begin = min(cluster * $span, sk_stages);
+                let sk_end = min(sk_begin + $span, sk_stages);
+                let units = (whole / clusters + ($span + k_tiles - 1) / k_tiles + 1) * clusters;
+            )?
             if warp_id() < 4 {
                 let _producer = regs.release::<40, 1>();
                 if warp_id() == 0 && elect_one() {
@@ -85,13 +101,28 @@ macro_rules! gemm_kernel {
                             let u = u / $splits;
                             let k_tiles = min(k_per, k_tiles - $part * k_per);
                         )?
-                        let m0 = ((u % m_pairs) * 2 + rank) * 128;
-                        let n0 = (u / m_pairs) * $nt + rank * $br;
-                        for kt in 0..k_tiles {
-                            $(let kt = kt + $part * k_per;)?
-                            producer
-                                .acquire()
-                                .load_tiles_multicast(&a, [kt * $kt, m0], &b, [kt * $kt, n0]);
+                        let valid = true;
+                        $(
+                            let item = u / clusters;
+                            let in_run = item >= whole / clusters;
+                            let run_tile = sk_begin / k_tiles + item - min(item, whole / clusters);
+                            let first = max(sk_begin, run_tile * k_tiles);
+                            let end = min(sk_end, run_tile * k_tiles + k_tiles);
+                            let valid = valid && (!in_run || first < end);
+                            let u = if in_run { whole + run_tile } else { u };
+                            let $k0 = if in_run { first - run_tile * k_tiles } else { 0 };
+                            let k_tiles = if in_run { end - first } else { k_tiles };
+                        )?
+                        if valid {
+                            let m0 = ((u % m_pairs) * 2 + rank) * 128;
+                            let n0 = (u / m_pairs) * $nt + rank * $br;
+                            for kt in 0..k_tiles {
+                                $(let kt = kt + $part * k_per;)?
+                                $(let kt = kt + $k0;)?
+                                producer
+                                    .acquire()
+                                    .load_tiles_multicast(&a, [kt * $kt, m0], &b, [kt * $kt, n0]);
+                            }
                         }
                     }
                 }
@@ -112,93 +143,136 @@ macro_rules! gemm_kernel {
                         let u = u / $splits;
                         let k_tiles = min(k_per, k_tiles - $part * k_per);
                     )?
-                    let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
-                    let col = (u / m_pairs) * $nt;
-                    // With promotion (fp8), each stage's product is summed by the tensor cores
-                    // into a fresh accumulator, which is then added into an f32 total: a long
-                    // K is summed in f32, as cuBLAS and torch do without fast accumulation.
+                    let valid = true;
                     $(
-                        let mut $total = accumulator::<f32, 64, $nt>();
-                    )?
-                    let slot = consumer.wait();
-                    let mut acc = accumulator::<f32, 64, $nt>()
-                        .mma_block(&slot, &a, &b, wg)
-                        .commit();
-                    let mut held = slot.retire();
-                    for _ in 1..k_tiles {
-                        let slot = consumer.wait();
-                        // Accumulating in the tensor cores: `$pending` group in flight, the
-                        // group that read the held stage complete, so it goes back.
-                        $(
-                            acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<$pending>();
-                            held.release();
-                            held = slot.retire();
-                        )?
-                        // Promoting: the held stage's product complete, added to the total, and
-                        // this stage's started on the same registers (`reset`).
-                        $(
-                            let done = acc.wait::<0>();
-                            held.release();
-                            $total.add(&done);
-                            acc = done.reset().mma_block(&slot, &a, &b, wg).commit();
-                            held = slot.retire();
-                        )?
-                    }
-                    let acc = acc.wait::<0>();
-                    held.release();
-                    $(
-                        $total.add(&acc);
-                        let acc = $total;
-                    )?
-                    // fp8: the scales, on the f32 sums.
-                    $(
-                        let mut acc = acc;
-                        acc.scale($scale);
-                    )?
-                    // Split K: this part stored, and the warp group that arrives last adds
-                    // the parts up and stores C.
-                    let last = true;
-                    // ANCHOR: split
-                    $(
-                        // A part a warp group of each tile, 64 × `$nt` in the warp group's order.
-                        let group = (u * 2 + rank) * 2 + wg;
-                        let $arrival = acc
-                            .store_partial($partials, group * 64 * $nt, $part, units / $splits * 256 * $nt)
-                            .arrive($arrivals, group, $splits, &epilogue);
-                        let last = last && $arrival.last();
-                    )?
-                    if last {
-                    $(
-                        let acc = $arrival.total();
-                    )?
-                    // ANCHOR_END: split
-                    // Transposed (`gemm_skinny`): the product is Cᵀ, its rows C's columns.
-                    let transposed = 0 $(+ $transposed)?;
-                    // Epilogue: the 64-column blocks through the staging tiles. Before a tile
-                    // is written again, the tensor store that read it `$tiles` blocks ago must
-                    // have read it.
-                    $(
-                        if leader {
-                            bulk_wait_read($tiles - 1);
-                        }
-                        epilogue.sync();
-                        if transposed != 0 {
-                            acc.stage_columns_transposed(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                        let item = u / clusters;
+                        let in_run = item >= whole / clusters;
+                        let run_tile = sk_begin / k_tiles + item - min(item, whole / clusters);
+                        let first = max(sk_begin, run_tile * k_tiles);
+                        let end = min(sk_end, run_tile * k_tiles + k_tiles);
+                        let valid = valid && (!in_run || first < end);
+                        let u = if in_run { whole + run_tile } else { u };
+                        // Which of the tile's pieces this is, in the order of its stages, and
+                        // how many there are: the run boundaries (multiples of `$span`) inside
+                        // the tile cut it.
+                        let tile_begin = run_tile * k_tiles;
+                        let $parts = if in_run {
+                            1 + (tile_begin + k_tiles - 1) / $span - tile_begin / $span
                         } else {
-                            acc.stage_columns(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                            1
+                        };
+                        let part = if in_run { first / $span - tile_begin / $span } else { 0 };
+                        let k_tiles = if in_run { end - first } else { k_tiles };
+                    )?
+                    if valid {
+                        let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
+                        let col = (u / m_pairs) * $nt;
+                        // With promotion (fp8), each stage's product is summed by the tensor cores
+                        // into a fresh accumulator, which is then added into an f32 total: a long
+                        // K is summed in f32, as cuBLAS and torch do without fast accumulation.
+                        $(
+                            let mut $total = accumulator::<f32, 64, $nt>();
+                        )?
+                        let slot = consumer.wait();
+                        let mut acc = accumulator::<f32, 64, $nt>()
+                            .mma_block(&slot, &a, &b, wg)
+                            .commit();
+                        let mut held = slot.retire();
+                        for _ in 1..k_tiles {
+                            let slot = consumer.wait();
+                            // Accumulating in the tensor cores: `$pending` group in flight, the
+                            // group that read the held stage complete, so it goes back.
+                            $(
+                                acc = acc.mma_block(&slot, &a, &b, wg).commit().wait::<$pending>();
+                                held.release();
+                                held = slot.retire();
+                            )?
+                            // Promoting: the held stage's product complete, added to the total, and
+                            // this stage's started on the same registers (`reset`).
+                            $(
+                                let done = acc.wait::<0>();
+                                held.release();
+                                $total.add(&done);
+                                acc = done.reset().mma_block(&slot, &a, &b, wg).commit();
+                                held = slot.retire();
+                            )?
                         }
-                        fence_proxy_async();
-                        epilogue.sync();
-                        if leader {
-                            let tile = tile0 + $block % $tiles * 2048;
-                            if transposed != 0 {
-                                tma_store(&c, [row, col + 64 * $block], &staging, tile);
+                        let acc = acc.wait::<0>();
+                        held.release();
+                        $(
+                            $total.add(&acc);
+                            let acc = $total;
+                        )?
+                        // fp8: the scales, on the f32 sums.
+                        $(
+                            let mut acc = acc;
+                            acc.scale($scale);
+                        )?
+                        // Split K: this part stored, and the warp group that arrives last adds
+                        // the parts up and stores C.
+                        let last = true;
+                        // ANCHOR: split
+                        $(
+                            // A part a warp group of each tile, 64 × `$nt` in the warp group's order.
+                            let group = (u * 2 + rank) * 2 + wg;
+                            let $arrival = acc
+                                .store_partial($partials, group * 64 * $nt, $part, units / $splits * 256 * $nt)
+                                .arrive($arrivals, group, $splits, &epilogue);
+                            let last = last && $arrival.last();
+                        )?
+                        // Stream-K: a tile in several pieces is summed as a split's parts are;
+                        // a whole tile (one piece) goes to the epilogue as it is.
+                        $(
+                            let mut sk_last = true;
+                            let acc = if $parts == 1 {
+                                acc
                             } else {
-                                tma_store(&c, [col + 64 * $block, row], &staging, tile);
+                                let group = ((u - whole) * 2 + rank) * 2 + wg;
+                                let arrival = acc
+                                    .store_partial($sk_partials, group * 64 * $nt, part, (tiles - whole) * 256 * $nt)
+                                    .arrive($sk_arrivals, group, $parts, &epilogue);
+                                sk_last = arrival.last();
+                                if arrival.last() {
+                                    arrival.total()
+                                } else {
+                                    accumulator::<f32, 64, $nt>()
+                                }
+                            };
+                            let last = last && sk_last;
+                        )?
+                        if last {
+                        $(
+                            let acc = $arrival.total();
+                        )?
+                        // ANCHOR_END: split
+                        // Transposed (`gemm_skinny`): the product is Cᵀ, its rows C's columns.
+                        let transposed = 0 $(+ $transposed)?;
+                        // Epilogue: the 64-column blocks through the staging tiles. Before a tile
+                        // is written again, the tensor store that read it `$tiles` blocks ago must
+                        // have read it.
+                        $(
+                            if leader {
+                                bulk_wait_read($tiles - 1);
                             }
-                            bulk_commit();
+                            epilogue.sync();
+                            if transposed != 0 {
+                                acc.stage_columns_transposed(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                            } else {
+                                acc.stage_columns(&mut staging, tile0 + $block % $tiles * 2048, $block);
+                            }
+                            fence_proxy_async();
+                            epilogue.sync();
+                            if leader {
+                                let tile = tile0 + $block % $tiles * 2048;
+                                if transposed != 0 {
+                                    tma_store(&c, [row, col + 64 * $block], &staging, tile);
+                                } else {
+                                    tma_store(&c, [col + 64 * $block, row], &staging, tile);
+                                }
+                                bulk_commit();
+                            }
+                        )+
                         }
-                    )+
                     }
                 }
                 if leader {
@@ -321,6 +395,32 @@ gemm_kernel!(
     staging = 2,
     in_flight = 1,
     split = (partials, arrivals, splits, part, arrival)
+);
+// Stream-K (`Tiling::stream`): the 256- and 192-column tilings where the last wave of whole
+// tiles would leave clusters idle for long.
+gemm_kernel!(
+    gemm_hopper_stream,
+    bf16,
+    k_tile = 64,
+    n_tile = 256,
+    b_rows = 128,
+    stages = 4,
+    blocks = [0, 1, 2, 3],
+    staging = 2,
+    in_flight = 1,
+    stream = (partials, arrivals, whole, span, k0, parts)
+);
+gemm_kernel!(
+    gemm_hopper_n192_stream,
+    bf16,
+    k_tile = 64,
+    n_tile = 192,
+    b_rows = 96,
+    stages = 5,
+    blocks = [0, 1, 2],
+    staging = 1,
+    in_flight = 1,
+    stream = (partials, arrivals, whole, span, k0, parts)
 );
 gemm_kernel!(
     gemm_fp8,
@@ -655,14 +755,76 @@ pub fn simulate_split(
         .expect("a tiling with a split kernel");
     let mut args = tiling.arguments_split(dims, (bytes(a), bytes(b)), splits);
     run_args(&spec, &mut args, ctas);
-    let counters = match args.get(7) {
-        Some(ArgValue::Buffer(c)) => c
+    let counters = args.get(7).map(counters).unwrap_or_default();
+    (output(&args), counters)
+}
+
+/// A stream-K schedule ([`Tiling::stream`]): the kernel's `whole` and `span` arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    /// Tiles computed whole (a whole number of waves of clusters), before the rest's stages
+    /// are dealt.
+    pub whole: u32,
+    /// Stages of K each cluster takes of the rest, tile after tile.
+    pub span: u32,
+}
+
+impl Stream {
+    /// `tiles` tiles of `stages` stages on `clusters` clusters: the tiles of all full waves
+    /// but the last whole, the stages of the rest dealt evenly.
+    pub fn deal(tiles: u32, stages: u32, clusters: u32) -> Stream {
+        let whole = (tiles / clusters).saturating_sub(1) * clusters;
+        Stream {
+            whole,
+            span: ((tiles - whole) * stages).div_ceil(clusters).max(1),
+        }
+    }
+
+    /// Into how many pieces the dealt stages cut tile `tile` (counted from the first tile
+    /// past the whole ones) of `stages` stages: one, and one more for each multiple of `span`
+    /// strictly inside it. The kernel computes the same.
+    pub fn pieces(self, tile: u32, stages: u32) -> u32 {
+        let begin = tile * stages;
+        1 + (begin + stages - 1) / self.span - begin / self.span
+    }
+
+    /// The most pieces any of the `tiles − whole` dealt tiles is cut into.
+    pub fn most_pieces(self, tiles: u32, stages: u32) -> u32 {
+        (0..tiles.saturating_sub(self.whole))
+            .map(|t| self.pieces(t, stages))
+            .max()
+            .unwrap_or(1)
+    }
+}
+
+/// Simulates a stream-K kernel of `tiling` on `dims` with `ctas` CTAs under `stream`; C and
+/// the arrival counters after the launch.
+pub fn simulate_stream(
+    tiling: Tiling,
+    dims: (u32, u32, u32),
+    (a, b): (&[bf16], &[bf16]),
+    ctas: u32,
+    stream: Stream,
+) -> (Vec<bf16>, Vec<u32>) {
+    let bytes = |v: &[bf16]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let spec = tiling
+        .spec_stream()
+        .expect("a tiling with a stream-K kernel");
+    let mut args = tiling.arguments_stream(dims, (bytes(a), bytes(b)), stream);
+    run_args(&spec, &mut args, ctas);
+    let counters = counters(&args[7]);
+    (output(&args), counters)
+}
+
+/// A `u32` buffer argument's words (the arrival counters after a launch).
+fn counters(arg: &ArgValue) -> Vec<u32> {
+    match arg {
+        ArgValue::Buffer(c) => c
             .chunks_exact(4)
             .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
             .collect(),
         _ => Vec::new(),
-    };
-    (output(&args), counters)
+    }
 }
 
 /// Simulates `gemm_hopper` on an `m × n × k` problem with `ctas` CTAs (an even number); C.
@@ -760,6 +922,68 @@ impl Tiling {
     /// The fewest stages of K (64 each) a part of a split takes.
     pub const PART_STAGES: u32 = 16;
 
+    /// The stream-K kernel of this tiling (the 256- and 192-column ones have one).
+    pub fn spec_stream(self) -> Option<KernelSpec> {
+        match self {
+            Tiling::N256 => Some(gemm_hopper_stream::SPEC),
+            Tiling::N192 => Some(gemm_hopper_n192_stream::SPEC),
+            _ => None,
+        }
+    }
+
+    /// Stream-K for `m × n × k` on `sms` SMs, where the tiles do not fill the last wave of
+    /// clusters and dealing the last tiles' stages evenly is estimated to save more than its
+    /// cost; `None` otherwise. The tiles of all full waves but the last are computed whole;
+    /// the stages of the rest (between one and two waves' worth) are dealt `span` to a
+    /// cluster, so the clusters end together instead of a part-full last wave. In stages of
+    /// the busiest cluster: `waves · S` before, `(full waves − 1) · S + span` after, plus
+    /// [`Tiling::STREAM_COST`] for each of a cluster's two pieces.
+    ///
+    /// Dealt stages also cost what the estimate does not count: clusters that run whole tiles
+    /// move through K together and share A's and B's slabs in L2, while dealt runs start
+    /// at as many places in K as there are clusters. So only a small share of the tiles is
+    /// dealt ([`Tiling::STREAM_SHARE`]). On an H200 (2026-11-28, one run against cuBLAS):
+    /// 8192³ (a tenth of its tiles dealt) 1.024× → 1.050×, but 6000² × 2048 (a fifth)
+    /// 0.973× → 0.938×, 4096³ (half) 1.004× → 0.946×, 1536² × 8192 (every tile) 0.886× →
+    /// 0.717×.
+    pub fn stream(self, m: u32, n: u32, k: u32, sms: u32) -> Option<Stream> {
+        self.spec_stream()?;
+        let clusters = (sms / 2).max(1);
+        let tiles = self.units(m, n);
+        let stages = k.div_ceil(64);
+        if tiles == 0 || tiles.is_multiple_of(clusters) || stages == 0 {
+            return None;
+        }
+        let stream = Stream::deal(tiles, stages, clusters);
+        if (tiles - stream.whole) * Tiling::STREAM_SHARE > tiles {
+            return None;
+        }
+        let before = tiles.div_ceil(clusters) * stages;
+        let cost = 2 * Tiling::STREAM_COST * 256 / self.columns();
+        let after = stream.whole / clusters * stages + stream.span + cost;
+        (after < before).then_some(stream)
+    }
+
+    /// Stream-K's cost a piece in stages of a 256-column unit: the pieces' sums go through L2
+    /// and a ticket, as a split's parts do (about 5 µs on an H200, a stage of 256 × 256 × 64
+    /// about 0.8 µs at 700 TFLOPS on 66 clusters).
+    pub const STREAM_COST: u32 = 6;
+
+    /// Stream-K deals at most one tile in this many.
+    pub const STREAM_SHARE: u32 = 8;
+
+    /// The stream-K kernel's buffers for `m × n × k` under `stream`: `f32` elements of the
+    /// pieces (as a split's parts, as many parts as the most pieces a tile is cut into) and
+    /// `u32` arrival counters (one a warp group of each tile past the whole ones).
+    pub fn stream_buffers(self, m: u32, n: u32, k: u32, stream: Stream) -> (usize, usize) {
+        let groups = (self.units(m, n) - stream.whole) as usize * 4;
+        let part = groups * 64 * self.columns() as usize;
+        (
+            stream.most_pieces(self.units(m, n), k.div_ceil(64)) as usize * part,
+            groups,
+        )
+    }
+
     /// The split kernel's buffers for `m × n` in `splits` parts: `f32` elements of the parts
     /// (each part a 64-row slice of the accumulator of each warp group of each unit) and `u32`
     /// arrival counters (one a warp group of each unit).
@@ -811,6 +1035,23 @@ impl Tiling {
             args.push(ArgValue::buffer(&vec![0u32; counters]));
             args.push(ArgValue::U32(splits));
         }
+        args
+    }
+
+    /// [`arguments`](Self::arguments) for the stream-K kernel: the pieces' buffer and the
+    /// arrival counters, zeroed, then `whole` and `span`.
+    pub fn arguments_stream(
+        self,
+        (m, n, k): (u32, u32, u32),
+        data: (Vec<u8>, Vec<u8>),
+        stream: Stream,
+    ) -> Vec<ArgValue> {
+        let mut args = self.arguments((m, n, k), data);
+        let (parts, counters) = self.stream_buffers(m, n, k, stream);
+        args.push(ArgValue::buffer(&vec![0f32; parts]));
+        args.push(ArgValue::buffer(&vec![0u32; counters]));
+        args.push(ArgValue::U32(stream.whole));
+        args.push(ArgValue::U32(stream.span));
         args
     }
 
@@ -1024,6 +1265,16 @@ fn main() -> Result<(), String> {
                 return Err(format!("size `{size}`: M×N×K as `MxNxK`"));
             };
             let t = Tiling::choose(m, n, sms);
+            if let (Some(stream), Some(spec)) = (t.stream(m, n, k, sms), t.spec_stream()) {
+                println!(
+                    "{size} {} whole {} span {} pieces {}",
+                    spec.entry,
+                    stream.whole,
+                    stream.span,
+                    stream.most_pieces(t.units(m, n), k.div_ceil(64))
+                );
+                continue;
+            }
             let splits = t.splits(m, n, k, sms);
             let spec = t
                 .spec_split(splits)
@@ -1049,6 +1300,8 @@ fn main() -> Result<(), String> {
             gemm_skinny_split::SPEC,
             gemm_skinny_n128_split::SPEC,
             gemm_hopper_n128_split::SPEC,
+            gemm_hopper_stream::SPEC,
+            gemm_hopper_n192_stream::SPEC,
         ] {
             let path = format!("{dir}/{}.ptx", spec.entry);
             std::fs::write(&path, spec.ptx).map_err(|e| format!("{path}: {e}"))?;

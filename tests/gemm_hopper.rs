@@ -7,9 +7,9 @@
 mod gemm_hopper;
 
 use gemm_hopper::{
-    Groups, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_fp8_promoted, gemm_hopper as kernel,
+    Groups, Stream, Tiling, gemm_fp8, gemm_fp8_e5m2, gemm_fp8_promoted, gemm_hopper as kernel,
     grouped_arguments, grouped_gemm, grouped_reference, operand, reference, simulate, simulate_fp8,
-    simulate_grouped, simulate_split, simulate_tiling,
+    simulate_grouped, simulate_split, simulate_stream, simulate_tiling,
 };
 use phasegate::prelude::{bf16, f8e4m3, f8e5m2};
 use phasegate::runtime::KernelSpec;
@@ -174,6 +174,107 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
     }
 }
 
+/// Stream-K: the tiles of full waves whole, the rest's stages dealt evenly, a tile in pieces
+/// summed in the order of its stages by the warp group that arrives last, and the counters
+/// back at zero. The schedules cut tiles into two and three pieces, with and without whole
+/// tiles, with ragged M, N and K, on as many clusters as the schedule was dealt for and (the
+/// same schedule) fewer CTAs than that where it fits.
+#[test]
+fn stream_k_computes_the_exact_product_and_leaves_its_counters_zero() {
+    for (tiling, (m, n, k), clusters) in [
+        // 4 tiles of 10 stages on 3 clusters: spans of 14, tiles 1 and 2 in two pieces.
+        (Tiling::N256, (512u32, 512u32, 640u32), 3u32),
+        // 5 tiles on 2 clusters: 2 whole, the other 3 dealt 15 stages a cluster.
+        (Tiling::N256, (300, 696, 600), 2),
+        // 1 tile of 10 stages on 3 clusters: three pieces of 4, 4 and 2.
+        (Tiling::N256, (256, 256, 600), 3),
+        // 192 columns, ragged: 2 × 2 tiles of 5 stages on 3 clusters.
+        (Tiling::N192, (400, 296, 320), 3),
+    ] {
+        let stages = k.div_ceil(64);
+        let stream = Stream::deal(tiling.units(m, n), stages, clusters);
+        let (a, b) = (operand(m, k, 41), operand(n, k, 42));
+        let want = reference(
+            (&a, &b),
+            (m as usize, n as usize, k as usize),
+            1.0,
+            bf16::to_f32,
+        );
+        let (c, counters) = simulate_stream(tiling, (m, n, k), (&a, &b), 2 * clusters, stream);
+        assert!(
+            c == want,
+            "{tiling:?} {m}×{n}×{k} under {stream:?} on {clusters} clusters differs from the reference"
+        );
+        assert!(
+            !counters.is_empty() && counters.iter().all(|&x| x == 0),
+            "{counters:?}"
+        );
+    }
+}
+
+/// A tile's pieces are the multiples of the span strictly inside it, plus one: counted
+/// against every cluster's run of stages.
+#[test]
+fn stream_k_pieces_are_the_runs_that_touch_a_tile() {
+    for tiles in 1..12u32 {
+        for stages in 1..20u32 {
+            for clusters in 1..10u32 {
+                let s = Stream::deal(tiles, stages, clusters);
+                let dealt = tiles - s.whole;
+                // Every dealt stage to exactly one cluster.
+                assert!(s.span * clusters >= dealt * stages, "{s:?}");
+                assert!(s.whole.is_multiple_of(clusters) && s.whole <= tiles);
+                for t in 0..dealt {
+                    let (begin, end) = (t * stages, t * stages + stages);
+                    let runs = (0..clusters)
+                        .filter(|c| c * s.span < end && (c + 1) * s.span > begin)
+                        .count() as u32;
+                    assert_eq!(s.pieces(t, stages), runs, "{s:?} tile {t} of {stages}");
+                }
+            }
+        }
+    }
+}
+
+/// Where the tiles leave the last wave part-full, stream-K is taken if at most an eighth of the
+/// tiles are dealt and its estimate (the busiest cluster's stages and the cost of its pieces'
+/// sums) is shorter.
+#[test]
+fn stream_k_is_taken_where_a_small_share_of_the_tiles_would_idle() {
+    let plan = |m, n, k| {
+        let t = Tiling::choose(m, n, 132);
+        (t, t.stream(m, n, k, 132))
+    };
+    // 1024 tiles on 66 clusters: 14 waves whole, the last 100 tiles' stages dealt.
+    assert_eq!(
+        plan(8192, 8192, 8192),
+        (
+            Tiling::N256,
+            Some(Stream {
+                whole: 924,
+                span: 194
+            })
+        )
+    );
+    assert_eq!(
+        plan(8192, 14336, 4096),
+        (
+            Tiling::N256,
+            Some(Stream {
+                whole: 1716,
+                span: 74
+            })
+        )
+    );
+    // Half of 4096³'s tiles, or every tile of 1536² × 8192, would be dealt: kept whole.
+    assert_eq!(plan(4096, 4096, 4096).1, None);
+    assert_eq!(plan(1536, 1536, 8192), (Tiling::N192, None));
+    // A whole number of waves.
+    assert_eq!(plan(256 * 66, 256, 4096).1, None);
+    // Tilings without a stream-K kernel.
+    assert_eq!(plan(1024, 1024, 1024).1, None);
+}
+
 /// Where the units leave at least half of the clusters idle, K is split to fill them, each
 /// part at least 16 stages.
 #[test]
@@ -225,6 +326,8 @@ fn the_analyzer_is_silent_on_every_instance() {
         Tiling::Skinny.spec_split(2).expect("a split kernel"),
         Tiling::Skinny128.spec_split(2).expect("a split kernel"),
         Tiling::N128.spec_split(2).expect("a split kernel"),
+        Tiling::N256.spec_stream().expect("a stream-K kernel"),
+        Tiling::N192.spec_stream().expect("a stream-K kernel"),
     ] {
         let module = phasegate::ptx::parse(spec.ptx).unwrap_or_else(|e| panic!("{e}"));
         let found =

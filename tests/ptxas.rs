@@ -127,6 +127,16 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             gemm_hopper::gemm_hopper_n128_split::PTX,
             false,
         ),
+        (
+            "gemm_hopper_stream",
+            gemm_hopper::gemm_hopper_stream::PTX,
+            false,
+        ),
+        (
+            "gemm_hopper_n192_stream",
+            gemm_hopper::gemm_hopper_n192_stream::PTX,
+            false,
+        ),
         ("quantize", quantize::quantize::PTX, false),
         ("wgmma_gemm", wgmma_gemm::wgmma_gemm::PTX, false),
     ];

@@ -408,6 +408,25 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
             args: tiling.arguments_split((m, n, k), (halves(a.clone()), halves(b.clone())), splits),
         });
     }
+    // Stream-K: on three clusters the 256-column tiling's two tiles are each cut into two
+    // pieces; on two, the 192-column one's three tiles are whole, in two pieces, whole.
+    for (tiling, clusters) in [
+        (gemm_hopper::Tiling::N256, 3),
+        (gemm_hopper::Tiling::N192, 2),
+    ] {
+        let spec = tiling.spec_stream().expect("a stream-K kernel");
+        let stream = gemm_hopper::Stream::deal(tiling.units(m, n), k.div_ceil(64), clusters);
+        cases.push(Case {
+            name: spec.entry.into(),
+            spec,
+            launch: launch((2 * clusters, 1, 1), (384, 1, 1)),
+            args: tiling.arguments_stream(
+                (m, n, k),
+                (halves(a.clone()), halves(b.clone())),
+                stream,
+            ),
+        });
+    }
     let k = 256u32;
     let seed = rng.below(1 << 16) as u32;
     let (a, b) = (

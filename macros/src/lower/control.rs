@@ -1,6 +1,7 @@
 //! Statements and control flow: blocks, `let`, `if`, `while`, `loop`, `for`, `break`,
 //! `continue`, `return`.
 
+use super::sync::HVal;
 use super::{Binding, LoopLabels, Lowerer, Val, strip};
 use crate::check::range_parts;
 use crate::types::{Prim, Ty};
@@ -105,11 +106,7 @@ impl Lowerer<'_> {
                 (false, None) => Val::Unit,
             };
         }
-        // `if arrival.last() { .. }`: the arrival's total is readable in the block.
-        let proven = match &cond {
-            Val::Reg(_, p) => self.split_lasts.get(p).copied(),
-            _ => None,
-        };
+        let proven = self.proven_by(&cond);
         self.branch_unless_val(cond, &else_label);
         self.proven_last.extend(proven);
         let then = self.block(&e.then_branch);
@@ -142,8 +139,14 @@ impl Lowerer<'_> {
         };
         let else_label = self.new_label();
         let end_label = self.new_label();
-        self.branch_unless(&e.cond, &else_label);
+        let cond = self.expr(&e.cond);
+        let proven = self.proven_by(&cond);
+        self.branch_unless_val(cond, &else_label);
+        self.proven_last.extend(proven);
         let then = self.block(&e.then_branch);
+        if proven.is_some() {
+            self.proven_last.pop();
+        }
         let then_end = self.statements.len();
         self.branch(&end_label);
         self.place_label(else_label);
@@ -151,6 +154,26 @@ impl Lowerer<'_> {
         let (Val::Handle(a), Val::Handle(b)) = (then, other) else {
             return self.internal_val("handle-valued if");
         };
+        // An accumulator from each branch (`let acc = if whole { acc } else { total }`): the
+        // then-branch's registers hold the value, the else branch moves its own into them.
+        // rustc has checked that both are the same type, so of one shape and complete.
+        if let (HVal::Acc(x), HVal::Acc(y)) = (&*a, &*b)
+            && !x.open
+            && !y.open
+            && x.regs.len() == y.regs.len()
+        {
+            for (dst, src) in x.regs.iter().zip(&y.regs) {
+                if dst != src {
+                    self.inst(
+                        Opcode::Mov,
+                        &["f32"],
+                        vec![Operand::reg(dst), Operand::reg(src)],
+                    );
+                }
+            }
+            self.place_label(end_label);
+            return Val::Handle(a);
+        }
         match self.merge_handles(*a, *b) {
             Some((merged, moves)) => {
                 // Each branch moves its registers into the merged ones.
@@ -183,6 +206,15 @@ impl Lowerer<'_> {
                 self.diag.error(span, "the two branches of this `if` give different barrier handles; give the same handle back from both");
                 Val::Unit
             }
+        }
+    }
+
+    /// The split arrival whose `last()` the condition `cond` is (`if arrival.last() { .. }`:
+    /// the arrival's total is readable in the block).
+    fn proven_by(&self, cond: &Val) -> Option<u32> {
+        match cond {
+            Val::Reg(_, p) => self.split_lasts.get(p).copied(),
+            _ => None,
         }
     }
 

@@ -345,7 +345,12 @@ fn one_problem(
                 Param::Dim('m') => words.push(rows as u64),
                 Param::Dim('n') => words.push(n as u64),
                 Param::Dim(_) => words.push(k as u64),
-                Param::Scale | Param::Partials | Param::Arrivals | Param::Splits => {
+                Param::Scale
+                | Param::Partials
+                | Param::Arrivals
+                | Param::Splits
+                | Param::Whole
+                | Param::Span => {
                     unreachable!("refused in `run`")
                 }
             }
@@ -370,7 +375,12 @@ fn one_problem(
                     pointers.push(&mut words32[wi] as *mut u32 as *mut c_void);
                     wi += 1;
                 }
-                Param::Scale | Param::Partials | Param::Arrivals | Param::Splits => {
+                Param::Scale
+                | Param::Partials
+                | Param::Arrivals
+                | Param::Splits
+                | Param::Whole
+                | Param::Span => {
                     unreachable!("refused in `run`")
                 }
             }

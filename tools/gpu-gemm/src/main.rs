@@ -111,6 +111,13 @@ struct Args {
     /// be zero again after the timed launches, or the check fails).
     #[arg(long, default_value_t = 1)]
     splits: u32,
+    /// Stream-K: the value of the `whole` parameter (tiles computed whole before the stages of
+    /// the rest are dealt; `--splits` is then the most pieces a tile is cut into).
+    #[arg(long, default_value_t = 0)]
+    whole: u32,
+    /// Stream-K: the value of the `span` parameter (stages of K a cluster takes of the rest).
+    #[arg(long, default_value_t = 0)]
+    span: u32,
     /// Timed rounds per size (each side once per round, in rotating order).
     #[arg(long, default_value_t = 9)]
     rounds: usize,
@@ -577,6 +584,8 @@ fn one_size(
                 Param::Partials => scalars.push(d_partials.ptr),
                 Param::Arrivals => scalars.push(d_arrivals.ptr),
                 Param::Splits => scalars.push(args.splits as u64),
+                Param::Whole => scalars.push(args.whole as u64),
+                Param::Span => scalars.push(args.span as u64),
                 Param::Maps | Param::Offsets | Param::Groups => {
                     unreachable!("refused in `run`")
                 }
@@ -599,7 +608,7 @@ fn one_size(
                     pointers.push(&mut scalars[si] as *mut u64 as *mut c_void);
                     si += 1;
                 }
-                Param::Dim(_) | Param::Splits => {
+                Param::Dim(_) | Param::Splits | Param::Whole | Param::Span => {
                     pointers.push(&mut dims32[si] as *mut u32 as *mut c_void);
                     si += 1;
                 }

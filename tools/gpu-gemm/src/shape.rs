@@ -123,6 +123,10 @@ pub enum Param {
     Arrivals,
     /// `--splits` as a 32-bit unsigned integer.
     Splits,
+    /// Stream-K's whole tiles (`--whole`) as a 32-bit unsigned integer.
+    Whole,
+    /// Stream-K's stages a cluster (`--span`) as a 32-bit unsigned integer.
+    Span,
 }
 
 impl Param {
@@ -133,7 +137,10 @@ impl Param {
 
     /// Whether only a split K passes it (the plain mode's).
     pub fn is_split(&self) -> bool {
-        matches!(self, Param::Partials | Param::Arrivals | Param::Splits)
+        matches!(
+            self,
+            Param::Partials | Param::Arrivals | Param::Splits | Param::Whole | Param::Span
+        )
     }
 }
 
@@ -169,8 +176,10 @@ pub fn parse_params(s: &str) -> Result<Vec<Param>, String> {
             "partials" => Ok(Param::Partials),
             "arrivals" => Ok(Param::Arrivals),
             "splits" => Ok(Param::Splits),
+            "whole" => Ok(Param::Whole),
+            "span" => Ok(Param::Span),
             other => Err(format!(
-                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale partials arrivals splits (and with --grouped: maps offsets groups)"
+                "parameter `{other}`: expected one of tmap_a tmap_b tmap_c ptr_a ptr_b ptr_c m n k scale partials arrivals splits whole span (and with --grouped: maps offsets groups)"
             )),
         })
         .collect()
@@ -233,7 +242,12 @@ pub fn check_params(params: &[Param], shape: &EntryShape) -> Result<(), String> 
             | Param::Offsets
             | Param::Partials
             | Param::Arrivals => 8,
-            Param::Dim(_) | Param::Scale | Param::Groups | Param::Splits => 4,
+            Param::Dim(_)
+            | Param::Scale
+            | Param::Groups
+            | Param::Splits
+            | Param::Whole
+            | Param::Span => 4,
         };
         if bytes != want {
             return Err(format!(
@@ -299,6 +313,10 @@ mod tests {
             &[Param::Partials, Param::Arrivals, Param::Splits]
         );
         assert!(split[8].is_split() && !split[5].is_split() && !split[6].is_grouped());
+        let stream =
+            parse_params("tmap_a,tmap_b,tmap_c,m,n,k,partials,arrivals,whole,span").unwrap();
+        assert_eq!(&stream[8..], &[Param::Whole, Param::Span]);
+        assert!(stream[9].is_split());
     }
 
     /// The grouped kernel's signature (issue 21's `grouped_gemm`) against the default
