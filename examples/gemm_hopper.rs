@@ -222,6 +222,7 @@ macro_rules! gemm_kernel {
                         )?
                         // Stream-K: a tile in several pieces is summed as a split's parts are;
                         // a whole tile (one piece) goes to the epilogue as it is.
+                        // ANCHOR: stream
                         $(
                             let mut sk_last = true;
                             let acc = if $parts == 1 {
@@ -240,6 +241,7 @@ macro_rules! gemm_kernel {
                             };
                             let last = last && sk_last;
                         )?
+                        // ANCHOR_END: stream
                         if last {
                         $(
                             let acc = $arrival.total();

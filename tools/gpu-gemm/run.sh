@@ -58,6 +58,13 @@
 #   bash tools/gpu-gemm/run.sh .device/NAME/gemm_skinny_split.ptx gemm_skinny_split --splits 4 \
 #     --block 384 --cluster 2 --smem 196608 --grid persistent --box-a 64,32 --box-b 64,128 \
 #     --box-c 64,64 --params tmap_b,tmap_a,tmap_c,n,m,k,partials,arrivals,splits
+# Stream-K (gemm_hopper_stream, gemm_hopper_n192_stream): the kernels' partials, arrivals,
+# whole and span parameters (`cargo run --example gemm_hopper -- --choose SIZES` prints whole,
+# span and the most pieces a tile is cut into, which --splits must be at least):
+#   bash tools/gpu-gemm/run.sh .device/NAME/gemm_hopper_stream.ptx gemm_hopper_stream \
+#     --whole 924 --span 194 --splits 2 --block 384 --cluster 2 --smem 196608 --grid persistent \
+#     --box-a 64,128 --box-b 64,128 --box-c 64,64 \
+#     --params tmap_a,tmap_b,tmap_c,m,n,k,partials,arrivals,whole,span
 # (run.sh passes --rounds, --reps and --sizes itself: set ROUNDS and REPS, not the options.)
 # Environment: GEMM_BENCH (the binary; default: beside this script, else target/release),
 #   BUILD_DIR (/tmp/gpu-gemm), OUT (where logs go; default $BUILD_DIR/out), NCU=0 skips the

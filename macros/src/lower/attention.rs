@@ -561,7 +561,11 @@ impl Lowerer<'_> {
         self.op("wgmma", &["commit_group", "sync", "aligned"], vec![]);
         Val::Handle(Box::new(HVal::Overlap {
             s,
-            o: AccVal { open: false, ..o },
+            o: AccVal {
+                open: false,
+                in_flight: true,
+                ..o
+            },
         }))
     }
 
@@ -595,7 +599,10 @@ impl Lowerer<'_> {
                     vec![Operand::int(0)],
                 );
                 self.softmax_apply(&step, &o, &frag);
-                Val::Handle(Box::new(HVal::Acc(o)))
+                Val::Handle(Box::new(HVal::Acc(AccVal {
+                    in_flight: false,
+                    ..o
+                })))
             }
         }
     }

@@ -156,12 +156,17 @@ impl Lowerer<'_> {
         };
         // An accumulator from each branch (`let acc = if whole { acc } else { total }`): the
         // then-branch's registers hold the value, the else branch moves its own into them.
-        // rustc has checked that both are the same type, so of one shape and complete.
-        if let (HVal::Acc(x), HVal::Acc(y)) = (&*a, &*b)
-            && !x.open
-            && !y.open
-            && x.regs.len() == y.regs.len()
-        {
+        // rustc has checked that both are the same type, so of one shape; moving registers
+        // that a committed wgmma group may still write would read them early, so both must be
+        // complete.
+        if let (HVal::Acc(x), HVal::Acc(y)) = (&*a, &*b) {
+            if x.open || y.open || x.in_flight || y.in_flight || x.regs.len() != y.regs.len() {
+                self.diag.error(
+                    e.if_token.span,
+                    "an `if` gives an accumulator only where both branches give a complete one: wait for its groups first (`.wait::<0>()`), so that no wgmma still writes the registers the branches merge",
+                );
+                return Val::Unit;
+            }
             for (dst, src) in x.regs.iter().zip(&y.regs) {
                 if dst != src {
                     self.inst(

@@ -358,6 +358,7 @@ impl Lowerer<'_> {
             regs,
             open: false,
             fresh: false,
+            in_flight: false,
         })))
     }
 }

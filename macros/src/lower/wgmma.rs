@@ -25,6 +25,9 @@ pub struct AccVal {
     /// Registers not yet written: `accumulator::<..>().mma(..)` in one expression, whose first
     /// wgmma overwrites them (scale-d 0, `D = A · B`) instead of adding to `N / 2` zeros.
     pub fresh: bool,
+    /// A committed group may still write the registers (`commit()` until `wait::<0>()`): an
+    /// `if` does not move them between branches (see `Lowerer::if_handle`).
+    pub in_flight: bool,
 }
 
 /// The matrix descriptor's fixed bits for a K-major box of `map` (§9.7.15.5.1.2.2): leading
@@ -93,6 +96,7 @@ impl Lowerer<'_> {
             regs,
             open: false,
             fresh: false,
+            in_flight: false,
         })))
     }
 
@@ -113,6 +117,7 @@ impl Lowerer<'_> {
             let acc = AccVal {
                 open: false,
                 fresh: true,
+                in_flight: false,
                 ..acc
             };
             return match name.as_str() {
@@ -132,6 +137,7 @@ impl Lowerer<'_> {
                 regs,
                 open: false,
                 fresh: true,
+                in_flight: false,
             };
             return match name.as_str() {
                 "mma_tiles" => self.mma_tiles(acc, m),
@@ -155,7 +161,11 @@ impl Lowerer<'_> {
                     &["commit_group", "sync", "aligned"],
                     vec![],
                 );
-                Val::Handle(Box::new(HVal::Acc(AccVal { open: false, ..acc })))
+                Val::Handle(Box::new(HVal::Acc(AccVal {
+                    open: false,
+                    in_flight: true,
+                    ..acc
+                })))
             }
             "wait" => {
                 let k = self.turbofish_const(m).unwrap_or(0);
@@ -164,7 +174,11 @@ impl Lowerer<'_> {
                     &["wait_group", "sync", "aligned"],
                     vec![Operand::int(k as i64)],
                 );
-                Val::Handle(Box::new(HVal::Acc(acc)))
+                // `wait::<0>()` completes every group; with K > 0 some may still write it.
+                Val::Handle(Box::new(HVal::Acc(AccVal {
+                    in_flight: acc.in_flight && k > 0,
+                    ..acc
+                })))
             }
             "get" => {
                 let i = self.acc_index(m, &acc);
