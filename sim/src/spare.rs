@@ -8,14 +8,26 @@
 //! again (page faults were about 12 % of that launch's time). The buffers of a finished
 //! cluster go back to the thread's pool ([`give_back`]) and the next cluster takes them zeroed
 //! ([`regs`], [`shared`]): the same zeroed memory, without the faults.
+//!
+//! A register file goes back zeroed: only the registers its warp may have written are reset
+//! (the slots its executed ops name, [`Program::op_slots`], its special registers and the
+//! carry flag), so that the reuse costs what the cluster touched, never the whole file. A
+//! warp-specialised kernel's producer warp runs a small part of the program (a CUTLASS GEMM's
+//! file is 1.2 MB a warp, most of it the consumers' accumulators): resetting whole files cost
+//! more than fresh, untouched pages.
 
+use crate::decode::Program;
 use std::cell::RefCell;
 
-/// Buffers a thread kept: register files and shared memories, each of any size.
+/// Buffers a thread kept: register files (all zero) and shared memories, each of any size.
 #[derive(Default)]
 struct Spare {
     regs: Vec<Vec<u64>>,
     shared: Vec<Vec<u8>>,
+    /// Per register slot, whether it is in `slots` (scratch of [`give_back`], all false
+    /// between calls).
+    marked: Vec<bool>,
+    slots: Vec<u32>,
 }
 
 /// More than any cluster has (32 CTAs of 32 warps): the pool never grows past one cluster's
@@ -38,10 +50,17 @@ fn take<T: Copy + Default>(pool: &mut Vec<Vec<T>>, len: usize) -> Vec<T> {
     }
 }
 
-/// A zeroed register file of `len` values.
+/// A zeroed register file of `len` values: a kept one (all zero already, so only a longer
+/// file's new values are written) or a new one.
 pub(crate) fn regs(len: usize) -> Vec<u64> {
     SPARE
-        .try_with(|s| take(&mut s.borrow_mut().regs, len))
+        .try_with(|s| match s.borrow_mut().regs.pop() {
+            Some(mut v) => {
+                v.resize(len, 0);
+                v
+            }
+            None => vec![0; len],
+        })
         .unwrap_or_else(|_| vec![0; len])
 }
 
@@ -52,18 +71,25 @@ pub(crate) fn shared(len: usize) -> Vec<u8> {
         .unwrap_or_else(|_| vec![0; len])
 }
 
-/// Keeps a finished cluster's register files and shared memories for the thread's next cluster.
+/// Keeps a finished cluster's register files and shared memories for the thread's next
+/// cluster: `regs` gives each warp's file and the bits of the ops it ran ([`Warp::ran`]); a
+/// file is kept with the registers those ops name reset to zero.
+///
+/// [`Warp::ran`]: crate::machine::Warp::ran
 pub(crate) fn give_back(
-    regs: impl Iterator<Item = Vec<u64>>,
+    prog: &Program,
+    regs: impl Iterator<Item = (Vec<u64>, Vec<u64>)>,
     shared: impl Iterator<Item = Vec<u8>>,
 ) {
     // `try_with`: buffers given back while the thread's locals are torn down are dropped.
     let _ = SPARE.try_with(|s| {
-        let mut s = s.borrow_mut();
-        for v in regs {
-            if s.regs.len() < KEEP {
-                s.regs.push(v);
+        let s = &mut *s.borrow_mut();
+        for (mut file, ran) in regs {
+            if s.regs.len() >= KEEP {
+                continue;
             }
+            reset_written(prog, &mut file, &ran, &mut s.marked, &mut s.slots);
+            s.regs.push(file);
         }
         for v in shared {
             if s.shared.len() < KEEP {
@@ -71,4 +97,53 @@ pub(crate) fn give_back(
             }
         }
     });
+}
+
+/// Zeroes the registers of `file` that a warp that ran the ops of `ran` may have written: the
+/// slots those ops name, the special registers (written when the warp was built) and the carry
+/// flag. `marked` and `slots` are scratch, `marked` all false on entry and on return.
+fn reset_written(
+    prog: &Program,
+    file: &mut [u64],
+    ran: &[u64],
+    marked: &mut Vec<bool>,
+    slots: &mut Vec<u32>,
+) {
+    let nregs = file.len() / 32;
+    if marked.len() < nregs {
+        marked.resize(nregs, false);
+    }
+    slots.clear();
+    let mut mark = |slot: u32| {
+        if (slot as usize) < nregs && !marked[slot as usize] {
+            marked[slot as usize] = true;
+            slots.push(slot);
+        }
+    };
+    for &(_, slot) in &prog.sregs {
+        mark(slot);
+    }
+    mark(prog.carry);
+    for (i, &word) in ran.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let pc = i * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            for &slot in prog.op_slots(pc) {
+                mark(slot);
+            }
+        }
+    }
+    for &slot in slots.iter() {
+        file[slot as usize * 32..slot as usize * 32 + 32].fill(0);
+        marked[slot as usize] = false;
+    }
+    // Every register a warp writes is named by an op it ran: checked in the test builds.
+    debug_assert!(
+        file.iter().all(|&v| v == 0),
+        "a register written by no op the warp ran: {:?}",
+        file.iter()
+            .position(|&v| v != 0)
+            .map(|i| &prog.reg_names[i / 32])
+    );
 }
