@@ -24,11 +24,27 @@ use std::cell::RefCell;
 struct Spare {
     regs: Vec<Vec<u64>>,
     shared: Vec<Vec<u8>>,
-    /// Per register slot, whether it is in `slots` (scratch of [`give_back`], all false
+    /// Per register slot, whether it is in `slots` (scratch of [`written`], all false
     /// between calls).
     marked: Vec<bool>,
     slots: Vec<u32>,
+    /// The registers warps that ran the same ops may have written, as worked out last
+    /// ([`written`]): the warps of a cluster, and of the next clusters, mostly run the same
+    /// ops (all of a Triton kernel's warps, a warp-specialised kernel's consumers), and
+    /// working the slots out costs more than resetting them.
+    memo: Vec<Written>,
 }
+
+/// The registers that may be other than zero in the file of a warp that ran the ops `ran` of
+/// program `prog` ([`crate::decode::Program::id`]): the runs `[from, to)` of their slots.
+struct Written {
+    prog: u64,
+    ran: Vec<u64>,
+    runs: Vec<(u32, u32)>,
+}
+
+/// How many [`Written`] a thread remembers.
+const MEMO: usize = 8;
 
 /// More than any cluster has (32 CTAs of 32 warps): the pool never grows past one cluster's
 /// buffers plus this bound.
@@ -88,7 +104,37 @@ pub(crate) fn give_back(
             if s.regs.len() >= KEEP {
                 continue;
             }
-            reset_written(prog, &mut file, &ran, &mut s.marked, &mut s.slots);
+            let nregs = file.len() / 32;
+            let i = match s
+                .memo
+                .iter()
+                .position(|m| m.prog == prog.id && m.ran == ran)
+            {
+                Some(i) => i,
+                None => {
+                    let runs = written(prog, nregs, &ran, &mut s.marked, &mut s.slots);
+                    if s.memo.len() == MEMO {
+                        s.memo.remove(0);
+                    }
+                    s.memo.push(Written {
+                        prog: prog.id,
+                        ran,
+                        runs,
+                    });
+                    s.memo.len() - 1
+                }
+            };
+            for &(from, to) in &s.memo[i].runs {
+                file[from as usize * 32..to as usize * 32].fill(0);
+            }
+            // Every register a warp writes is named by an op it ran: checked in the test builds.
+            debug_assert!(
+                file.iter().all(|&v| v == 0),
+                "a register written by no op the warp ran: {:?}",
+                file.iter()
+                    .position(|&v| v != 0)
+                    .map(|i| &prog.reg_names[i / 32])
+            );
             s.regs.push(file);
         }
         for v in shared {
@@ -99,17 +145,18 @@ pub(crate) fn give_back(
     });
 }
 
-/// Zeroes the registers of `file` that a warp that ran the ops of `ran` may have written: the
-/// slots those ops name, the special registers (written when the warp was built) and the carry
-/// flag. `marked` and `slots` are scratch, `marked` all false on entry and on return.
-fn reset_written(
+/// The registers of an `nregs`-register file that a warp that ran the ops of `ran` may have
+/// written, as runs `[from, to)` of slots: the slots those ops name, the special registers
+/// (written when the warp was built) and the carry flag; the whole file when they are most of
+/// it (one fill is faster than many). `marked` and `slots` are scratch, `marked` all false on
+/// entry and on return.
+fn written(
     prog: &Program,
-    file: &mut [u64],
+    nregs: usize,
     ran: &[u64],
     marked: &mut Vec<bool>,
     slots: &mut Vec<u32>,
-) {
-    let nregs = file.len() / 32;
+) -> Vec<(u32, u32)> {
     if marked.len() < nregs {
         marked.resize(nregs, false);
     }
@@ -135,15 +182,18 @@ fn reset_written(
         }
     }
     for &slot in slots.iter() {
-        file[slot as usize * 32..slot as usize * 32 + 32].fill(0);
         marked[slot as usize] = false;
     }
-    // Every register a warp writes is named by an op it ran: checked in the test builds.
-    debug_assert!(
-        file.iter().all(|&v| v == 0),
-        "a register written by no op the warp ran: {:?}",
-        file.iter()
-            .position(|&v| v != 0)
-            .map(|i| &prog.reg_names[i / 32])
-    );
+    if slots.len() * 4 >= nregs * 3 {
+        return vec![(0, nregs as u32)];
+    }
+    slots.sort_unstable();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &slot in slots.iter() {
+        match runs.last_mut() {
+            Some((_, to)) if *to == slot => *to += 1,
+            _ => runs.push((slot, slot + 1)),
+        }
+    }
+    runs
 }

@@ -86,6 +86,7 @@ pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> 
             shared_vars: Vec::new(),
             op_regs: Vec::new(),
             op_regs_at: vec![0],
+            id: program::next_program_id(),
         },
     };
     module_vars(&mut cx)?;

@@ -76,6 +76,15 @@ pub(crate) struct Program {
     /// registers and the carry flag ([`Program::written_slots`]).
     pub op_regs: Vec<u32>,
     pub op_regs_at: Vec<u32>,
+    /// A number no other program decoded in this process has (its clones share it): what
+    /// the register slots worked out from a warp's executed ops are remembered under.
+    pub id: u64,
+}
+
+/// The next [`Program::id`].
+pub(crate) fn next_program_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Program {
