@@ -23,6 +23,10 @@ pub(crate) struct Pending {
     pub(crate) a_regs: Vec<u32>,
     /// The result: `d.len()` rows of 32 lanes.
     pub(crate) values: Vec<u64>,
+    /// For f32 accumulators, the tile `values` were rounded from (row-major, `n` columns):
+    /// the next `wgmma` of a chain on the same registers takes its accumulators from it
+    /// ([`WarpMma::chained`]) instead of from `values`' lanes. Empty when not kept.
+    pub(crate) tile: Vec<f64>,
     pub(crate) vc: Clock,
     /// Its index among its warpgroup's wgmma.mma_async ([`WarpgroupLog`]); `None` once the
     /// log gave up.
@@ -106,18 +110,21 @@ impl WarpMma {
     /// CUTLASS, or any order), each register's newest result is in it at the same place: one
     /// pass instead of a search of every pending op's registers for each register.
     pub(crate) fn pending_values_of<'a>(&'a self, d: &[u32]) -> Vec<Option<&'a [u64]>> {
-        let newest = self
-            .open
-            .last()
-            .or_else(|| self.groups.iter().rev().find_map(|g| g.last()));
-        if let Some(p) = newest.filter(|p| p.d == d)
-            && distinct(d)
-        {
+        if let Some(p) = self.chained(d) {
             return (0..d.len())
                 .map(|j| Some(&p.values[j * 32..j * 32 + 32]))
                 .collect();
         }
         d.iter().map(|&r| self.pending_values(r)).collect()
+    }
+    /// The newest pending op when it accumulates into the distinct registers `d` (the k loop
+    /// of a chain): every register of `d` then reads its result ([`Self::pending_values_of`]).
+    pub(crate) fn chained(&self, d: &[u32]) -> Option<&Pending> {
+        let newest = self
+            .open
+            .last()
+            .or_else(|| self.groups.iter().rev().find_map(|g| g.last()));
+        newest.filter(|p| p.d == d && distinct(d))
     }
     pub(crate) fn touch(&mut self, r: u32) {
         let (i, b) = (r as usize / 64, r % 64);
@@ -151,6 +158,8 @@ pub(crate) struct TensorState {
     pub(crate) wgmma_scratch: WgmmaScratch,
     /// Result vectors of completed `wgmma.mma_async`, for the next ones' results.
     pub(crate) spare_values: Vec<Vec<u64>>,
+    /// Their tiles ([`Pending::tile`]), likewise.
+    pub(crate) spare_tiles: Vec<Vec<f64>>,
 }
 
 /// A `wgmma.mma_async`'s matrices and its operands' chunk lists, kept between operations for
@@ -247,6 +256,7 @@ mod tests {
             d: d.to_vec(),
             a_regs: Vec::new(),
             values: (0..d.len() as u64 * 32).map(|i| i * 7 + seed).collect(),
+            tile: Vec::new(),
             vc: Vec::new(),
             seq: None,
         }

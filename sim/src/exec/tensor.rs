@@ -870,6 +870,9 @@ impl Machine<'_> {
             if self.tensor.spare_values.len() < 8 {
                 self.tensor.spare_values.push(p.values);
             }
+            if self.tensor.spare_tiles.len() < 8 && !p.tile.is_empty() {
+                self.tensor.spare_tiles.push(p.tile);
+            }
         }
         // Acquiring each group's clock in turn is acquiring their join once (an empty clock
         // is acquired by no one).
@@ -1182,6 +1185,7 @@ impl Machine<'_> {
                 d: g.d.clone(),
                 a_regs,
                 values,
+                tile: Vec::new(),
                 vc,
                 seq,
             };
@@ -1249,13 +1253,6 @@ impl Machine<'_> {
         )?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
-        let st = &self.tensor.warps[w];
-        let olds: Vec<&[u64]> = st
-            .pending_values_of(&g.d)
-            .into_iter()
-            .zip(&g.d)
-            .map(|(p, &r)| p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32]))
-            .collect();
         // The warp's 16 rows of D (n columns), each output the accumulator (or 0) plus the
         // products in k order; A's rows are scaled first by the signs, as `sa * a * sb * b`
         // evaluates.
@@ -1265,15 +1262,44 @@ impl Machine<'_> {
         }
         let places = c_places(n, g.d_ty, g.d.len());
         s.d.clear();
-        s.d.resize(16 * cols, 0.0);
-        if scale_d {
-            unpack_acc(&mut s.d, &olds, &places, g.d_ty);
+        let st = &self.tensor.warps[w];
+        // f32 accumulators that the newest pending wgmma of this warp wrote (a chain's k loop)
+        // are its tile rounded to f32: what unpacking its registers' lanes gives, since the
+        // C fragment places every element of the tile once.
+        let kept = |p: &&Pending| {
+            g.d_ty == Elem::F32
+                && p.shape.0 == n
+                && p.shape.2 == Elem::F32
+                && p.tile.len() == 16 * cols
+                && places.len() == 16 * cols
+        };
+        match st.chained(&g.d).filter(kept) {
+            Some(p) if scale_d => s.d.extend(p.tile.iter().map(|&y| y as f32 as f64)),
+            _ if scale_d => {
+                s.d.resize(16 * cols, 0.0);
+                let olds: Vec<&[u64]> = st
+                    .pending_values_of(&g.d)
+                    .into_iter()
+                    .zip(&g.d)
+                    .map(|(p, &r)| {
+                        p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
+                    })
+                    .collect();
+                unpack_acc(&mut s.d, &olds, &places, g.d_ty);
+            }
+            _ => s.d.resize(16 * cols, 0.0),
         }
         accumulate(&mut s.d, &s.a, &s.b, k, cols);
         let mut values = self.tensor.spare_values.pop().unwrap_or_default();
         values.clear();
         values.resize(g.d.len() * 32, 0);
         pack_acc(&mut values, &s.d, &places, g.d_ty, g.satfinite);
+        // The tile goes with the result; the next wgmma's is a kept one.
+        let mut tile = Vec::new();
+        if g.d_ty == Elem::F32 {
+            let spare = self.tensor.spare_tiles.pop().unwrap_or_default();
+            tile = std::mem::replace(&mut s.d, spare);
+        }
         self.tensor.wgmma_scratch = s;
         let pending = Pending {
             pc,
@@ -1281,6 +1307,7 @@ impl Machine<'_> {
             d: g.d.clone(),
             a_regs,
             values,
+            tile,
             vc,
             seq,
         };
@@ -1402,6 +1429,39 @@ mod tests {
         // 128B: row 1's first chunk is its second.
         assert_eq!(swizzle(128, 128), 128 + 16);
         assert_eq!(swizzle(7 * 128 + 7 * 16, 128), 7 * 128);
+    }
+
+    /// A `wgmma`'s f32 accumulators unpacked from the registers its predecessor packed are its
+    /// tile rounded to f32 element by element (what a chain's `wgmma` takes from the kept
+    /// tile, `Pending::tile`), at every n: the C fragment places each element once.
+    #[test]
+    fn f32_accumulators_round_trip_as_the_tile_rounded() {
+        let mut seed = 11u64;
+        for n in (8..=256).step_by(8) {
+            let regs = n as usize / 2;
+            let places = c_places(n, Elem::F32, regs);
+            assert_eq!(places.len(), 16 * n as usize);
+            let tile: Vec<f64> = (0..16 * n as usize)
+                .map(|i| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    match i % 97 {
+                        0 => f64::NAN,
+                        1 => f64::INFINITY,
+                        2 => -0.0,
+                        3 => 1e300,
+                        _ => ((seed >> 11) as f64 - 2f64.powi(52)) * 2f64.powi(-40),
+                    }
+                })
+                .collect();
+            let mut values = vec![0u64; regs * 32];
+            pack_acc(&mut values, &tile, &places, Elem::F32, false);
+            let rows: Vec<&[u64]> = values.chunks_exact(32).collect();
+            let mut back = vec![0.0; tile.len()];
+            unpack_acc(&mut back, &rows, &places, Elem::F32);
+            for (x, y) in back.iter().zip(&tile) {
+                assert_eq!(x.to_bits(), (*y as f32 as f64).to_bits(), "n = {n}");
+            }
+        }
     }
 
     /// Every element of each fragment has one owner, and the owners cover the matrix.
