@@ -171,6 +171,34 @@ pub(crate) struct WgmmaScratch {
     pub(crate) b: Vec<f64>,
     pub(crate) d: Vec<f64>,
     pub(crate) operand: OperandScratch,
+    /// The B matrices decoded last, with what they were decoded from.
+    pub(crate) b_memo: OperandMemo,
+}
+
+/// The last [`MEMO_OPERANDS`] operand matrices a cluster's `wgmma` decoded from shared memory,
+/// each with the operand it came from: a warpgroup's four warps (and a cooperative kernel's
+/// warpgroups) read the same B, each warp its k steps in turn, so a warp whose operand is
+/// one of these, byte for byte in the same places, takes its matrix as decoded.
+#[derive(Default)]
+pub(crate) struct OperandMemo {
+    pub(crate) entries: Vec<Decoded>,
+    /// The entry a new matrix replaces next.
+    pub(crate) next: usize,
+}
+
+/// How many matrices an [`OperandMemo`] keeps.
+pub(crate) const MEMO_OPERANDS: usize = 8;
+
+/// A decoded operand matrix and the operand it came from.
+#[derive(Default)]
+pub(crate) struct Decoded {
+    /// (element type, rows, k, first mn, MN-major, k rows): with `at`, where each element of
+    /// `matrix` came from.
+    pub(crate) key: Option<(Elem, usize, u32, u32, bool, bool)>,
+    pub(crate) at: Vec<(u32, u32, u32)>,
+    /// The 16 bytes of each chunk of `at`, in order.
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) matrix: Vec<f64>,
 }
 
 /// The 16-byte chunks of one shared-memory operand and where each lies.

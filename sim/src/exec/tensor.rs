@@ -38,7 +38,9 @@ use crate::race::Clock;
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Block, lanes};
-use crate::tensor_state::{OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry};
+use crate::tensor_state::{
+    OperandMemo, OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry,
+};
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
 const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
@@ -1000,7 +1002,8 @@ impl Machine<'_> {
         vc: &[u32],
         out: &mut Vec<f64>,
         bufs: &mut OperandScratch,
-    ) -> Res<()> {
+        memo: Option<&mut OperandMemo>,
+    ) -> Res<Option<usize>> {
         let bits = ty.bits();
         let eb = bits / 8;
         let t = 16 / eb;
@@ -1063,6 +1066,21 @@ impl Machine<'_> {
         if let Some(e) = refused {
             return Err(e);
         }
+        // With a memo: a matrix decoded from chunks in the same places holding the same bytes
+        // is this operand's (decoding is a function of those alone); its entry is returned.
+        let key = Some((ty, rows, k, mn.start, mn_major, k_rows));
+        if let Some(m) = &memo {
+            let hit = m.entries.iter().position(|e| {
+                e.key == key
+                    && e.at == *at
+                    && at.iter().zip(e.bytes.chunks_exact(16)).all(|(&(cta, off, _), old)| {
+                        self.ctas[cta as usize].shared[off as usize..off as usize + 16] == *old
+                    })
+            });
+            if hit.is_some() {
+                return Ok(hit);
+            }
+        }
         // The element decoding chosen once per operand, inlined in a loop of its own for the
         // common types (it was a function pointer called per element).
         let fill = Fill {
@@ -1079,7 +1097,27 @@ impl Machine<'_> {
             (_, 16) => fill.run::<2>(self, out, |x| elem_value(ty, x)),
             _ => fill.run::<4>(self, out, |x| elem_value(ty, x)),
         }
-        Ok(())
+        let Some(m) = memo else {
+            return Ok(None);
+        };
+        // The matrix moves into the memo's next entry (whose old matrix becomes `out`, to be
+        // overwritten by the next decoding).
+        if m.entries.len() < crate::tensor_state::MEMO_OPERANDS {
+            m.entries.push(Default::default());
+            m.next = m.entries.len() - 1;
+        }
+        let i = m.next;
+        m.next = (m.next + 1) % crate::tensor_state::MEMO_OPERANDS;
+        let e = &mut m.entries[i];
+        e.key = key;
+        e.at.clone_from(at);
+        e.bytes.clear();
+        for &(cta, off, _) in at.iter() {
+            e.bytes
+                .extend_from_slice(&self.ctas[cta as usize].shared[off as usize..off as usize + 16]);
+        }
+        std::mem::swap(out, &mut e.matrix);
+        Ok(Some(i))
     }
 
     fn wgmma(&mut self, w: usize, pc: u32, g: &Wgmma) -> Res<()> {
@@ -1213,7 +1251,8 @@ impl Machine<'_> {
                     &vc,
                     &mut s.a,
                     &mut s.operand,
-                )?
+                    None,
+                )?;
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
@@ -1237,7 +1276,7 @@ impl Machine<'_> {
         let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
         // B as k rows of n columns.
         let (ty, mn) = (g.b_ty, 0..n);
-        self.wgmma_operand(
+        let b = self.wgmma_operand(
             w,
             pc,
             bd,
@@ -1250,6 +1289,7 @@ impl Machine<'_> {
             &vc,
             &mut s.b,
             &mut s.operand,
+            Some(&mut s.b_memo),
         )?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
@@ -1289,7 +1329,11 @@ impl Machine<'_> {
             }
             _ => s.d.resize(16 * cols, 0.0),
         }
-        accumulate(&mut s.d, &s.a, &s.b, k, cols);
+        let b = match b {
+            Some(i) => &s.b_memo.entries[i].matrix,
+            None => &s.b,
+        };
+        accumulate(&mut s.d, &s.a, b, k, cols);
         let mut values = self.tensor.spare_values.pop().unwrap_or_default();
         values.clear();
         values.resize(g.d.len() * 32, 0);
