@@ -154,6 +154,9 @@ pub(crate) struct TensorState {
     /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
     /// instructions.
     pub(crate) scratch: [Vec<f64>; 3],
+    /// The A and B matrices of the last `mma.sync` fragments gathered, with the registers
+    /// they came from ([`crate::exec::tensor::FragMemo`]).
+    pub(crate) frag_memo: [crate::exec::tensor::FragMemo; 2],
     /// The same for `wgmma.mma_async`.
     pub(crate) wgmma_scratch: WgmmaScratch,
     /// Result vectors of completed `wgmma.mma_async`, for the next ones' results.

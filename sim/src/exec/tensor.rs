@@ -180,6 +180,29 @@ fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: 
     }
 }
 
+/// The last [`MEMO_FRAGMENTS`] matrices an operand of `mma.sync` was gathered into, each with
+/// the registers and values it came from ([`Machine::gather_memo`]).
+#[derive(Default)]
+pub(crate) struct FragMemo {
+    entries: Vec<FragEntry>,
+    /// The entry a new matrix replaces next.
+    next: usize,
+}
+
+/// How many matrices a [`FragMemo`] keeps.
+const MEMO_FRAGMENTS: usize = 4;
+
+/// A gathered fragment matrix and what it was gathered from.
+#[derive(Default)]
+struct FragEntry {
+    /// The element type, the matrix's dimensions and the fragment's shape.
+    key: Option<(Elem, (usize, usize), (Fragment, u32))>,
+    srcs: Vec<Src>,
+    /// Each register's 32 lanes (zeros for an immediate), in `srcs` order.
+    values: Vec<u64>,
+    matrix: Vec<f64>,
+}
+
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Desc {
@@ -767,6 +790,58 @@ impl Machine<'_> {
         }
     }
 
+    /// [`Machine::gather_into`] through `memo`: the index of its entry that holds the matrix
+    /// of fragment `srcs`, gathered now unless an entry was gathered from the same registers
+    /// holding the same values (gathering is a function of those alone).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_memo(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
+        dims: (usize, usize),
+        shape: (Fragment, u32),
+        coord: impl Fn(u32, u32) -> (u32, u32),
+        memo: &mut FragMemo,
+    ) -> usize {
+        let regs = &self.warps[w].regs;
+        let row = |s: &Src| match *s {
+            Src::Reg(r) => &regs[r as usize * 32..r as usize * 32 + 32],
+            Src::Imm(_) => &[],
+        };
+        let key = Some((ty, dims, shape));
+        let hit = memo.entries.iter().position(|e| {
+            e.key == key
+                && e.srcs == srcs
+                && srcs
+                    .iter()
+                    .zip(e.values.chunks_exact(32))
+                    .all(|(s, old)| matches!(s, Src::Imm(_)) || row(s) == old)
+        });
+        if let Some(i) = hit {
+            return i;
+        }
+        if memo.entries.len() < MEMO_FRAGMENTS {
+            memo.entries.push(FragEntry::default());
+            memo.next = memo.entries.len() - 1;
+        }
+        let i = memo.next;
+        memo.next = (memo.next + 1) % MEMO_FRAGMENTS;
+        let e = &mut memo.entries[i];
+        e.key = key;
+        e.srcs.clear();
+        e.srcs.extend_from_slice(srcs);
+        e.values.clear();
+        for s in srcs {
+            match s {
+                Src::Reg(_) => e.values.extend_from_slice(row(s)),
+                Src::Imm(_) => e.values.extend_from_slice(&[0; 32]),
+            }
+        }
+        self.gather_into(w, srcs, ty, dims, shape, coord, &mut e.matrix);
+        i
+    }
+
     fn mma(&mut self, w: usize, m: &Mma) {
         if self.made_up() {
             // A probe run's data is made up: the registers keep what they held.
@@ -774,31 +849,41 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let [mut a, mut b, mut c] = std::mem::take(&mut self.tensor.scratch);
-        self.gather_into(
+        let [a, b, mut c] = std::mem::take(&mut self.tensor.scratch);
+        let [mut a_memo, mut b_memo] = std::mem::take(&mut self.tensor.frag_memo);
+        // A fragment serves the MMAs of several n tiles and a B fragment those of several m
+        // tiles: each is gathered once while its registers hold the same values.
+        let ai = self.gather_memo(
             w,
             &m.a,
             m.a_ty,
             (16, k),
             (Fragment::A, m.k),
             |l, i| a_coord(m.k, bits, l, i),
-            &mut a,
+            &mut a_memo,
         );
         // B as k rows of 8 columns, the layout [`accumulate`] reads.
-        self.gather_into(
+        let bi = self.gather_memo(
             w,
             &m.b,
             m.b_ty,
             (k, 8),
             (Fragment::B, m.k),
             |l, i| b_coord(m.k, bits, l, i),
-            &mut b,
+            &mut b_memo,
         );
         self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
         d.copy_from_slice(&c);
-        accumulate(&mut d, &a, &b, k, 8);
+        accumulate(
+            &mut d,
+            &a_memo.entries[ai].matrix,
+            &b_memo.entries[bi].matrix,
+            k,
+            8,
+        );
         self.tensor.scratch = [a, b, c];
+        self.tensor.frag_memo = [a_memo, b_memo];
         let places = c_places(8, m.d_ty, m.d.len());
         let mut values = [0u64; 4 * 32];
         let values = &mut values[..m.d.len() * 32];
