@@ -28,7 +28,7 @@
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
-use super::mac::{accumulate, pack, unpack};
+use super::mac::{accumulate, pack, pack_words, unpack, unpack_words};
 use super::step::Step;
 use crate::decode::Fmt;
 use crate::decode::*;
@@ -164,7 +164,7 @@ fn c_places(cols: u32, ty: Elem, regs: usize) -> std::rc::Rc<[u32]> {
 /// with a decoder of its own.
 fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
     match ty {
-        Elem::F32 => unpack(d, regs, places, 1, |x| elem_value(Elem::F32, x)),
+        Elem::F32 => unpack_words(d, regs, places, |x| elem_value(Elem::F32, x)),
         Elem::F16 => unpack(d, regs, places, 2, |x| elem_value(Elem::F16, x)),
         _ => unpack(d, regs, places, 1, |x| elem_value(ty, x)),
     }
@@ -174,7 +174,7 @@ fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
 /// its own.
 fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: bool) {
     match ty {
-        Elem::F32 => pack(values, d, places, 1, |v| elem_bits(Elem::F32, v, false)),
+        Elem::F32 => pack_words(values, d, places, |v| elem_bits(Elem::F32, v, false)),
         Elem::F16 => pack(values, d, places, 2, |v| elem_bits(Elem::F16, v, false)),
         _ => pack(values, d, places, 1, |v| elem_bits(ty, v, satfinite)),
     }
@@ -889,8 +889,9 @@ impl Machine<'_> {
         let values = &mut values[..m.d.len() * 32];
         pack_acc(values, &d, &places, m.d_ty, m.satfinite);
         for (j, &dr) in m.d.iter().enumerate() {
-            for lane in 0..32 {
-                self.warps[w].set_reg(dr, lane, values[j * 32 + lane]);
+            if dr != crate::decode::SINK {
+                let at = dr as usize * 32;
+                self.warps[w].regs[at..at + 32].copy_from_slice(&values[j * 32..j * 32 + 32]);
             }
         }
     }
