@@ -777,12 +777,18 @@ impl Machine<'_> {
             (1u64 << BITS) - 1
         };
         let regs = &self.warps[w].regs;
-        for (lane, row) in places.chunks_exact(srcs.len() * per).enumerate() {
-            for (s, at) in srcs.iter().zip(row.chunks_exact(per)) {
-                let v = match *s {
-                    Src::Reg(r) => regs[r as usize * 32 + lane],
-                    Src::Imm(v) => v,
-                };
+        let n = srcs.len();
+        debug_assert_eq!(places.len(), 32 * n * per, "a place per element");
+        // Register by register, its 32 lanes an array.
+        for (j, s) in srcs.iter().enumerate() {
+            let row: [u64; 32] = match *s {
+                Src::Reg(r) => regs[r as usize * 32..r as usize * 32 + 32]
+                    .try_into()
+                    .expect("32 lanes"),
+                Src::Imm(v) => [v; 32],
+            };
+            for (lane, &v) in row.iter().enumerate() {
+                let at = &places[(lane * n + j) * per..(lane * n + j + 1) * per];
                 for (e, &p) in at.iter().enumerate() {
                     out[p as usize] = decode((v >> (e as u32 * BITS)) & mask);
                 }
