@@ -192,11 +192,14 @@ pub(crate) struct FragMemo {
 /// How many matrices a [`FragMemo`] keeps.
 const MEMO_FRAGMENTS: usize = 4;
 
+/// What a [`FragEntry`]'s matrix is: the element type, the matrix's dimensions and the
+/// fragment's shape.
+type FragKey = (Elem, (usize, usize), (Fragment, u32));
+
 /// A gathered fragment matrix and what it was gathered from.
 #[derive(Default)]
 struct FragEntry {
-    /// The element type, the matrix's dimensions and the fragment's shape.
-    key: Option<(Elem, (usize, usize), (Fragment, u32))>,
+    key: Option<FragKey>,
     srcs: Vec<Src>,
     /// Each register's 32 lanes (zeros for an immediate), in `srcs` order.
     values: Vec<u64>,
