@@ -109,7 +109,12 @@ pub(crate) fn unpack_words(
 
 /// [`pack`] of one element a register (`per` = 1), with the lane loop over arrays of 32.
 #[inline(always)]
-pub(crate) fn pack_words(values: &mut [u64], d: &[f64], places: &[u32], encode: impl Fn(f64) -> u64) {
+pub(crate) fn pack_words(
+    values: &mut [u64],
+    d: &[f64],
+    places: &[u32],
+    encode: impl Fn(f64) -> u64,
+) {
     let n = values.len() / 32;
     if places.len() != 32 * n {
         return pack(values, d, places, 1, encode);

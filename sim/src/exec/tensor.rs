@@ -1168,9 +1168,12 @@ impl Machine<'_> {
             let hit = m.entries.iter().position(|e| {
                 e.key == key
                     && e.at == *at
-                    && at.iter().zip(e.bytes.chunks_exact(16)).all(|(&(cta, off, _), old)| {
-                        self.ctas[cta as usize].shared[off as usize..off as usize + 16] == *old
-                    })
+                    && at
+                        .iter()
+                        .zip(e.bytes.chunks_exact(16))
+                        .all(|(&(cta, off, _), old)| {
+                            self.ctas[cta as usize].shared[off as usize..off as usize + 16] == *old
+                        })
             });
             if hit.is_some() {
                 return Ok(hit);
@@ -1208,8 +1211,9 @@ impl Machine<'_> {
         e.at.clone_from(at);
         e.bytes.clear();
         for &(cta, off, _) in at.iter() {
-            e.bytes
-                .extend_from_slice(&self.ctas[cta as usize].shared[off as usize..off as usize + 16]);
+            e.bytes.extend_from_slice(
+                &self.ctas[cta as usize].shared[off as usize..off as usize + 16],
+            );
         }
         std::mem::swap(out, &mut e.matrix);
         Ok(Some(i))
