@@ -135,7 +135,8 @@ pub(crate) fn run_cluster<'a>(
         ..
     } = m;
     crate::spare::give_back(
-        warps.into_iter().map(|w| w.regs),
+        prog,
+        warps.into_iter().map(|w| (w.regs, w.ran)),
         ctas.into_iter().map(|c| c.shared),
     );
     stats.decisions = sched.decisions;

@@ -106,6 +106,9 @@ pub(crate) struct Warp {
     pub lanes: u32,
     /// `nregs * 32` values, register-major, so that one instruction touches one row.
     pub regs: Vec<u64>,
+    /// A bit per op of the program: the ops the warp executed (or tried to), whose register
+    /// slots are the ones it may have written (`spare::give_back`).
+    pub ran: Vec<u64>,
     pub pc: [u32; 32],
     pub ready: u32,
     pub exited: u32,
@@ -205,6 +208,7 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
                 index: w,
                 lanes: lane_mask,
                 regs: crate::spare::regs(prog.nregs() * 32),
+                ran: vec![0; prog.ops.len().div_ceil(64)],
                 pc: [prog.entry_pc; 32],
                 ready: lane_mask,
                 exited: !lane_mask,

@@ -23,6 +23,10 @@ pub(crate) struct Pending {
     pub(crate) a_regs: Vec<u32>,
     /// The result: `d.len()` rows of 32 lanes.
     pub(crate) values: Vec<u64>,
+    /// For f32 accumulators, the tile `values` were rounded from (row-major, `n` columns):
+    /// the next `wgmma` of a chain on the same registers takes its accumulators from it
+    /// ([`WarpMma::chained`]) instead of from `values`' lanes. Empty when not kept.
+    pub(crate) tile: Vec<f64>,
     pub(crate) vc: Clock,
     /// Its index among its warpgroup's wgmma.mma_async ([`WarpgroupLog`]); `None` once the
     /// log gave up.
@@ -106,18 +110,21 @@ impl WarpMma {
     /// CUTLASS, or any order), each register's newest result is in it at the same place: one
     /// pass instead of a search of every pending op's registers for each register.
     pub(crate) fn pending_values_of<'a>(&'a self, d: &[u32]) -> Vec<Option<&'a [u64]>> {
-        let newest = self
-            .open
-            .last()
-            .or_else(|| self.groups.iter().rev().find_map(|g| g.last()));
-        if let Some(p) = newest.filter(|p| p.d == d)
-            && distinct(d)
-        {
+        if let Some(p) = self.chained(d) {
             return (0..d.len())
                 .map(|j| Some(&p.values[j * 32..j * 32 + 32]))
                 .collect();
         }
         d.iter().map(|&r| self.pending_values(r)).collect()
+    }
+    /// The newest pending op when it accumulates into the distinct registers `d` (the k loop
+    /// of a chain): every register of `d` then reads its result ([`Self::pending_values_of`]).
+    pub(crate) fn chained(&self, d: &[u32]) -> Option<&Pending> {
+        let newest = self
+            .open
+            .last()
+            .or_else(|| self.groups.iter().rev().find_map(|g| g.last()));
+        newest.filter(|p| p.d == d && distinct(d))
     }
     pub(crate) fn touch(&mut self, r: u32) {
         let (i, b) = (r as usize / 64, r % 64);
@@ -147,10 +154,15 @@ pub(crate) struct TensorState {
     /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
     /// instructions.
     pub(crate) scratch: [Vec<f64>; 3],
+    /// The A and B matrices of the last `mma.sync` fragments gathered, with the registers
+    /// they came from ([`crate::exec::tensor::FragMemo`]).
+    pub(crate) frag_memo: [crate::exec::tensor::FragMemo; 2],
     /// The same for `wgmma.mma_async`.
     pub(crate) wgmma_scratch: WgmmaScratch,
     /// Result vectors of completed `wgmma.mma_async`, for the next ones' results.
     pub(crate) spare_values: Vec<Vec<u64>>,
+    /// Their tiles ([`Pending::tile`]), likewise.
+    pub(crate) spare_tiles: Vec<Vec<f64>>,
 }
 
 /// A `wgmma.mma_async`'s matrices and its operands' chunk lists, kept between operations for
@@ -162,6 +174,34 @@ pub(crate) struct WgmmaScratch {
     pub(crate) b: Vec<f64>,
     pub(crate) d: Vec<f64>,
     pub(crate) operand: OperandScratch,
+    /// The B matrices decoded last, with what they were decoded from.
+    pub(crate) b_memo: OperandMemo,
+}
+
+/// The last [`MEMO_OPERANDS`] operand matrices a cluster's `wgmma` decoded from shared memory,
+/// each with the operand it came from: a warpgroup's four warps (and a cooperative kernel's
+/// warpgroups) read the same B, each warp its k steps in turn, so a warp whose operand is
+/// one of these, byte for byte in the same places, takes its matrix as decoded.
+#[derive(Default)]
+pub(crate) struct OperandMemo {
+    pub(crate) entries: Vec<Decoded>,
+    /// The entry a new matrix replaces next.
+    pub(crate) next: usize,
+}
+
+/// How many matrices an [`OperandMemo`] keeps.
+pub(crate) const MEMO_OPERANDS: usize = 8;
+
+/// A decoded operand matrix and the operand it came from.
+#[derive(Default)]
+pub(crate) struct Decoded {
+    /// (element type, rows, k, first mn, MN-major, k rows): with `at`, where each element of
+    /// `matrix` came from.
+    pub(crate) key: Option<(Elem, usize, u32, u32, bool, bool)>,
+    pub(crate) at: Vec<(u32, u32, u32)>,
+    /// The 16 bytes of each chunk of `at`, in order.
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) matrix: Vec<f64>,
 }
 
 /// The 16-byte chunks of one shared-memory operand and where each lies.
@@ -247,6 +287,7 @@ mod tests {
             d: d.to_vec(),
             a_regs: Vec::new(),
             values: (0..d.len() as u64 * 32).map(|i| i * 7 + seed).collect(),
+            tile: Vec::new(),
             vc: Vec::new(),
             seq: None,
         }

@@ -84,6 +84,9 @@ pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> 
             shape: entry_shape(&func.directives),
             carry: 0,
             shared_vars: Vec::new(),
+            op_regs: Vec::new(),
+            op_regs_at: vec![0],
+            id: program::next_program_id(),
         },
     };
     module_vars(&mut cx)?;
@@ -211,6 +214,7 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
             Statement::Instruction(inst) => {
                 let pc = fcx.cx.prog.ops.len() as u32;
                 let (op, label, callee) = decode_instruction(&mut fcx, inst);
+                fcx.note_op_slots();
                 if let Some(label) = label {
                     fixups.push((pc, id, label));
                 }
@@ -236,6 +240,7 @@ fn decode_function(cx: &mut ModCx, index: u32, call_fixups: &mut Vec<(u32, u32)>
         kind: Kind::Ret,
         guard: None,
     });
+    fcx.note_op_slots();
     fcx.cx.prog.sites.push(Site {
         func: index,
         stmt: None,

@@ -80,6 +80,8 @@ pub(crate) struct FnCx<'a, 'm> {
     /// Whether the function is the `.entry` (a register address in `.param` space is then a
     /// kernel parameter's, PTX ISA §5.1.6.1).
     pub entry: bool,
+    /// The register slots resolved since the last op was noted ([`FnCx::note_op_slots`]).
+    used: Vec<u32>,
 }
 
 impl<'a, 'm> FnCx<'a, 'm> {
@@ -104,7 +106,19 @@ impl<'a, 'm> FnCx<'a, 'm> {
             sreg_slots,
             carry,
             entry,
+            used: Vec::new(),
         }
+    }
+
+    /// Records the register slots resolved while decoding the op just added as that op's
+    /// ([`super::Program::op_slots`]).
+    pub(crate) fn note_op_slots(&mut self) {
+        self.used.sort_unstable();
+        self.used.dedup();
+        let prog = &mut self.cx.prog;
+        prog.op_regs.extend_from_slice(&self.used);
+        prog.op_regs_at.push(prog.op_regs.len() as u32);
+        self.used.clear();
     }
 
     pub(crate) fn open(&mut self) {
@@ -251,15 +265,25 @@ impl<'a, 'm> FnCx<'a, 'm> {
     /// The hidden carry flag of `add.cc` and friends.
     pub(crate) fn carry(&mut self) -> u32 {
         if let Some(c) = self.carry {
+            self.used.push(c);
             return c;
         }
         let slot = self.new_reg("(carry)".into(), 1);
         self.carry = Some(slot);
+        self.used.push(slot);
         slot
     }
 
     /// A register name (ordinary or special) to its slot.
     pub(crate) fn reg(&mut self, name: &str) -> Result<u32, String> {
+        let slot = self.reg_slot(name);
+        if let Ok(r) = slot {
+            self.used.push(r);
+        }
+        slot
+    }
+
+    fn reg_slot(&mut self, name: &str) -> Result<u32, String> {
         match self.lookup_materialized(name) {
             Some(Sym::Reg(r)) => return Ok(*r),
             Some(Sym::Opaque(why)) => return Err(format!("{why} is not supported")),
@@ -303,6 +327,9 @@ impl<'a, 'm> FnCx<'a, 'm> {
     /// The address of a variable as `mov` sees it: its address in its own state space.
     fn symbol_value(&mut self, name: &str, offset: i64) -> Result<Src, String> {
         self.materialize(name);
+        if let Some(&Sym::Reg(r)) = self.lookup(name) {
+            self.used.push(r);
+        }
         match self.lookup(name) {
             Some(Sym::Reg(r)) if offset == 0 => Ok(Src::Reg(*r)),
             // A kernel parameter's address is its offset in the parameter block (its `.param`
@@ -339,32 +366,28 @@ impl<'a, 'm> FnCx<'a, 'm> {
                 },
                 None,
             )),
-            AddressBase::Symbol(name) => match self.lookup_materialized(name) {
-                Some(Sym::Reg(r)) => Ok((
-                    Addr {
-                        base: Src::Reg(*r),
-                        offset: *offset,
-                    },
-                    None,
-                )),
-                Some(Sym::Var { space, addr, .. }) => Ok((
-                    Addr {
-                        base: Src::Imm(*addr),
-                        offset: *offset,
-                    },
-                    Some(*space),
-                )),
-                Some(Sym::DynamicShared) => Ok((
-                    Addr {
-                        base: Src::Imm(self.cx.prog.dynamic_shared_offset()),
-                        offset: *offset,
-                    },
-                    Some(Space::Shared),
-                )),
-                Some(Sym::Opaque(why)) => Err(format!("{why} is not supported")),
-                None => Err(format!("unknown symbol `{name}`")),
-            },
+            AddressBase::Symbol(name) => {
+                if let Some(&Sym::Reg(r)) = self.lookup_materialized(name) {
+                    self.used.push(r);
+                }
+                self.symbol_address(name, *offset)
+            }
         }
+    }
+
+    /// The address `name + offset` of a symbol operand.
+    fn symbol_address(&mut self, name: &str, offset: i64) -> Result<(Addr, Option<Space>), String> {
+        let (base, space) = match self.lookup_materialized(name) {
+            Some(Sym::Reg(r)) => (Src::Reg(*r), None),
+            Some(Sym::Var { space, addr, .. }) => (Src::Imm(*addr), Some(*space)),
+            Some(Sym::DynamicShared) => (
+                Src::Imm(self.cx.prog.dynamic_shared_offset()),
+                Some(Space::Shared),
+            ),
+            Some(Sym::Opaque(why)) => return Err(format!("{why} is not supported")),
+            None => return Err(format!("unknown symbol `{name}`")),
+        };
+        Ok((Addr { base, offset }, space))
     }
 
     /// A predicate source, possibly negated (`!%p`).

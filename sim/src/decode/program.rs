@@ -70,11 +70,30 @@ pub(crate) struct Program {
     pub carry: u32,
     /// Shared variables with their offsets and sizes, for reports.
     pub shared_vars: Vec<(String, u32, u32)>,
+    /// The register slots each op names (sources, destinations, guard), sorted: the slots of
+    /// op `pc` are `op_regs[op_regs_at[pc]..op_regs_at[pc + 1]]`. A warp's registers that can
+    /// be other than zero after a cluster are those its executed ops name, its special
+    /// registers and the carry flag ([`Program::written_slots`]).
+    pub op_regs: Vec<u32>,
+    pub op_regs_at: Vec<u32>,
+    /// A number no other program decoded in this process has (its clones share it): what
+    /// the register slots worked out from a warp's executed ops are remembered under.
+    pub id: u64,
+}
+
+/// The next [`Program::id`].
+pub(crate) fn next_program_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl Program {
     pub(crate) fn nregs(&self) -> usize {
         self.reg_bits.len()
+    }
+    /// The register slots op `pc` names.
+    pub(crate) fn op_slots(&self, pc: usize) -> &[u32] {
+        &self.op_regs[self.op_regs_at[pc] as usize..self.op_regs_at[pc + 1] as usize]
     }
     /// The ops control can go to after `pc`: the next one unless `pc` is an unconditional
     /// branch or ends the thread, and a branch's target. A call continues after itself (its

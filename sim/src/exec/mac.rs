@@ -86,6 +86,46 @@ pub(crate) fn pack(
     }
 }
 
+/// [`unpack`] of one element a register (`per` = 1: f32 and integer accumulators), with
+/// the lane loop over arrays of 32.
+#[inline(always)]
+pub(crate) fn unpack_words(
+    d: &mut [f64],
+    regs: &[&[u64]],
+    places: &[u32],
+    decode: impl Fn(u64) -> f64,
+) {
+    let n = regs.len();
+    if places.len() != 32 * n || regs.iter().any(|r| r.len() != 32) {
+        return unpack(d, regs, places, 1, decode);
+    }
+    for (j, reg) in regs.iter().enumerate() {
+        let reg: &[u64; 32] = (*reg).try_into().expect("32 lanes");
+        for lane in 0..32 {
+            d[places[lane * n + j] as usize] = decode(reg[lane]);
+        }
+    }
+}
+
+/// [`pack`] of one element a register (`per` = 1), with the lane loop over arrays of 32.
+#[inline(always)]
+pub(crate) fn pack_words(
+    values: &mut [u64],
+    d: &[f64],
+    places: &[u32],
+    encode: impl Fn(f64) -> u64,
+) {
+    let n = values.len() / 32;
+    if places.len() != 32 * n {
+        return pack(values, d, places, 1, encode);
+    }
+    for (j, row) in values.as_chunks_mut::<32>().0.iter_mut().enumerate() {
+        for lane in 0..32 {
+            row[lane] = encode(d[places[lane * n + j] as usize]);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -148,6 +148,7 @@ impl Machine<'_> {
             }
             let warp = &mut self.warps[w];
             warp.clock += 1;
+            warp.ran[pc as usize / 64] |= 1 << (pc % 64);
             self.stats.warp_instructions += 1;
             self.stats.thread_instructions += mask.count_ones() as u64;
             *budget = budget.saturating_sub(1);

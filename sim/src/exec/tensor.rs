@@ -28,7 +28,7 @@
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
-use super::mac::{accumulate, pack, unpack};
+use super::mac::{accumulate, pack, pack_words, unpack, unpack_words};
 use super::step::Step;
 use crate::decode::Fmt;
 use crate::decode::*;
@@ -38,7 +38,9 @@ use crate::race::Clock;
 use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Block, lanes};
-use crate::tensor_state::{OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry};
+use crate::tensor_state::{
+    OperandMemo, OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry,
+};
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
 const LDSM_SPEC: &str = "§9.7.14.5.15 (ldmatrix, stmatrix)";
@@ -162,7 +164,7 @@ fn c_places(cols: u32, ty: Elem, regs: usize) -> std::rc::Rc<[u32]> {
 /// with a decoder of its own.
 fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
     match ty {
-        Elem::F32 => unpack(d, regs, places, 1, |x| elem_value(Elem::F32, x)),
+        Elem::F32 => unpack_words(d, regs, places, |x| elem_value(Elem::F32, x)),
         Elem::F16 => unpack(d, regs, places, 2, |x| elem_value(Elem::F16, x)),
         _ => unpack(d, regs, places, 1, |x| elem_value(ty, x)),
     }
@@ -172,10 +174,36 @@ fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
 /// its own.
 fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: bool) {
     match ty {
-        Elem::F32 => pack(values, d, places, 1, |v| elem_bits(Elem::F32, v, false)),
+        Elem::F32 => pack_words(values, d, places, |v| elem_bits(Elem::F32, v, false)),
         Elem::F16 => pack(values, d, places, 2, |v| elem_bits(Elem::F16, v, false)),
         _ => pack(values, d, places, 1, |v| elem_bits(ty, v, satfinite)),
     }
+}
+
+/// The last [`MEMO_FRAGMENTS`] matrices an operand of `mma.sync` was gathered into, each with
+/// the registers and values it came from ([`Machine::gather_memo`]).
+#[derive(Default)]
+pub(crate) struct FragMemo {
+    entries: Vec<FragEntry>,
+    /// The entry a new matrix replaces next.
+    next: usize,
+}
+
+/// How many matrices a [`FragMemo`] keeps.
+const MEMO_FRAGMENTS: usize = 4;
+
+/// What a [`FragEntry`]'s matrix is: the element type, the matrix's dimensions and the
+/// fragment's shape.
+type FragKey = (Elem, (usize, usize), (Fragment, u32));
+
+/// A gathered fragment matrix and what it was gathered from.
+#[derive(Default)]
+struct FragEntry {
+    key: Option<FragKey>,
+    srcs: Vec<Src>,
+    /// Each register's 32 lanes (zeros for an immediate), in `srcs` order.
+    values: Vec<u64>,
+    matrix: Vec<f64>,
 }
 
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
@@ -752,17 +780,75 @@ impl Machine<'_> {
             (1u64 << BITS) - 1
         };
         let regs = &self.warps[w].regs;
-        for (lane, row) in places.chunks_exact(srcs.len() * per).enumerate() {
-            for (s, at) in srcs.iter().zip(row.chunks_exact(per)) {
-                let v = match *s {
-                    Src::Reg(r) => regs[r as usize * 32 + lane],
-                    Src::Imm(v) => v,
-                };
+        let n = srcs.len();
+        debug_assert_eq!(places.len(), 32 * n * per, "a place per element");
+        // Register by register, its 32 lanes an array.
+        for (j, s) in srcs.iter().enumerate() {
+            let row: [u64; 32] = match *s {
+                Src::Reg(r) => regs[r as usize * 32..r as usize * 32 + 32]
+                    .try_into()
+                    .expect("32 lanes"),
+                Src::Imm(v) => [v; 32],
+            };
+            for (lane, &v) in row.iter().enumerate() {
+                let at = &places[(lane * n + j) * per..(lane * n + j + 1) * per];
                 for (e, &p) in at.iter().enumerate() {
                     out[p as usize] = decode((v >> (e as u32 * BITS)) & mask);
                 }
             }
         }
+    }
+
+    /// [`Machine::gather_into`] through `memo`: the index of its entry that holds the matrix
+    /// of fragment `srcs`, gathered now unless an entry was gathered from the same registers
+    /// holding the same values (gathering is a function of those alone).
+    #[allow(clippy::too_many_arguments)]
+    fn gather_memo(
+        &self,
+        w: usize,
+        srcs: &[Src],
+        ty: Elem,
+        dims: (usize, usize),
+        shape: (Fragment, u32),
+        coord: impl Fn(u32, u32) -> (u32, u32),
+        memo: &mut FragMemo,
+    ) -> usize {
+        let regs = &self.warps[w].regs;
+        let row = |s: &Src| match *s {
+            Src::Reg(r) => &regs[r as usize * 32..r as usize * 32 + 32],
+            Src::Imm(_) => &[],
+        };
+        let key = Some((ty, dims, shape));
+        let hit = memo.entries.iter().position(|e| {
+            e.key == key
+                && e.srcs == srcs
+                && srcs
+                    .iter()
+                    .zip(e.values.chunks_exact(32))
+                    .all(|(s, old)| matches!(s, Src::Imm(_)) || row(s) == old)
+        });
+        if let Some(i) = hit {
+            return i;
+        }
+        if memo.entries.len() < MEMO_FRAGMENTS {
+            memo.entries.push(FragEntry::default());
+            memo.next = memo.entries.len() - 1;
+        }
+        let i = memo.next;
+        memo.next = (memo.next + 1) % MEMO_FRAGMENTS;
+        let e = &mut memo.entries[i];
+        e.key = key;
+        e.srcs.clear();
+        e.srcs.extend_from_slice(srcs);
+        e.values.clear();
+        for s in srcs {
+            match s {
+                Src::Reg(_) => e.values.extend_from_slice(row(s)),
+                Src::Imm(_) => e.values.extend_from_slice(&[0; 32]),
+            }
+        }
+        self.gather_into(w, srcs, ty, dims, shape, coord, &mut e.matrix);
+        i
     }
 
     fn mma(&mut self, w: usize, m: &Mma) {
@@ -772,38 +858,49 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let [mut a, mut b, mut c] = std::mem::take(&mut self.tensor.scratch);
-        self.gather_into(
+        let [a, b, mut c] = std::mem::take(&mut self.tensor.scratch);
+        let [mut a_memo, mut b_memo] = std::mem::take(&mut self.tensor.frag_memo);
+        // A fragment serves the MMAs of several n tiles and a B fragment those of several m
+        // tiles: each is gathered once while its registers hold the same values.
+        let ai = self.gather_memo(
             w,
             &m.a,
             m.a_ty,
             (16, k),
             (Fragment::A, m.k),
             |l, i| a_coord(m.k, bits, l, i),
-            &mut a,
+            &mut a_memo,
         );
         // B as k rows of 8 columns, the layout [`accumulate`] reads.
-        self.gather_into(
+        let bi = self.gather_memo(
             w,
             &m.b,
             m.b_ty,
             (k, 8),
             (Fragment::B, m.k),
             |l, i| b_coord(m.k, bits, l, i),
-            &mut b,
+            &mut b_memo,
         );
         self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
         d.copy_from_slice(&c);
-        accumulate(&mut d, &a, &b, k, 8);
+        accumulate(
+            &mut d,
+            &a_memo.entries[ai].matrix,
+            &b_memo.entries[bi].matrix,
+            k,
+            8,
+        );
         self.tensor.scratch = [a, b, c];
+        self.tensor.frag_memo = [a_memo, b_memo];
         let places = c_places(8, m.d_ty, m.d.len());
         let mut values = [0u64; 4 * 32];
         let values = &mut values[..m.d.len() * 32];
         pack_acc(values, &d, &places, m.d_ty, m.satfinite);
         for (j, &dr) in m.d.iter().enumerate() {
-            for lane in 0..32 {
-                self.warps[w].set_reg(dr, lane, values[j * 32 + lane]);
+            if dr != crate::decode::SINK {
+                let at = dr as usize * 32;
+                self.warps[w].regs[at..at + 32].copy_from_slice(&values[j * 32..j * 32 + 32]);
             }
         }
     }
@@ -869,6 +966,9 @@ impl Machine<'_> {
         for p in done {
             if self.tensor.spare_values.len() < 8 {
                 self.tensor.spare_values.push(p.values);
+            }
+            if self.tensor.spare_tiles.len() < 8 && !p.tile.is_empty() {
+                self.tensor.spare_tiles.push(p.tile);
             }
         }
         // Acquiring each group's clock in turn is acquiring their join once (an empty clock
@@ -997,7 +1097,8 @@ impl Machine<'_> {
         vc: &[u32],
         out: &mut Vec<f64>,
         bufs: &mut OperandScratch,
-    ) -> Res<()> {
+        memo: Option<&mut OperandMemo>,
+    ) -> Res<Option<usize>> {
         let bits = ty.bits();
         let eb = bits / 8;
         let t = 16 / eb;
@@ -1060,6 +1161,24 @@ impl Machine<'_> {
         if let Some(e) = refused {
             return Err(e);
         }
+        // With a memo: a matrix decoded from chunks in the same places holding the same bytes
+        // is this operand's (decoding is a function of those alone); its entry is returned.
+        let key = Some((ty, rows, k, mn.start, mn_major, k_rows));
+        if let Some(m) = &memo {
+            let hit = m.entries.iter().position(|e| {
+                e.key == key
+                    && e.at == *at
+                    && at
+                        .iter()
+                        .zip(e.bytes.chunks_exact(16))
+                        .all(|(&(cta, off, _), old)| {
+                            self.ctas[cta as usize].shared[off as usize..off as usize + 16] == *old
+                        })
+            });
+            if hit.is_some() {
+                return Ok(hit);
+            }
+        }
         // The element decoding chosen once per operand, inlined in a loop of its own for the
         // common types (it was a function pointer called per element).
         let fill = Fill {
@@ -1076,7 +1195,28 @@ impl Machine<'_> {
             (_, 16) => fill.run::<2>(self, out, |x| elem_value(ty, x)),
             _ => fill.run::<4>(self, out, |x| elem_value(ty, x)),
         }
-        Ok(())
+        let Some(m) = memo else {
+            return Ok(None);
+        };
+        // The matrix moves into the memo's next entry (whose old matrix becomes `out`, to be
+        // overwritten by the next decoding).
+        if m.entries.len() < crate::tensor_state::MEMO_OPERANDS {
+            m.entries.push(Default::default());
+            m.next = m.entries.len() - 1;
+        }
+        let i = m.next;
+        m.next = (m.next + 1) % crate::tensor_state::MEMO_OPERANDS;
+        let e = &mut m.entries[i];
+        e.key = key;
+        e.at.clone_from(at);
+        e.bytes.clear();
+        for &(cta, off, _) in at.iter() {
+            e.bytes.extend_from_slice(
+                &self.ctas[cta as usize].shared[off as usize..off as usize + 16],
+            );
+        }
+        std::mem::swap(out, &mut e.matrix);
+        Ok(Some(i))
     }
 
     fn wgmma(&mut self, w: usize, pc: u32, g: &Wgmma) -> Res<()> {
@@ -1182,6 +1322,7 @@ impl Machine<'_> {
                 d: g.d.clone(),
                 a_regs,
                 values,
+                tile: Vec::new(),
                 vc,
                 seq,
             };
@@ -1209,7 +1350,8 @@ impl Machine<'_> {
                     &vc,
                     &mut s.a,
                     &mut s.operand,
-                )?
+                    None,
+                )?;
             }
             WgmmaA::Regs(srcs) => {
                 let bits = g.a_ty.bits();
@@ -1233,7 +1375,7 @@ impl Machine<'_> {
         let seq = self.warpgroup_agrees(w, pc, (a_raw, b_raw, scale_d), &vc)?;
         // B as k rows of n columns.
         let (ty, mn) = (g.b_ty, 0..n);
-        self.wgmma_operand(
+        let b = self.wgmma_operand(
             w,
             pc,
             bd,
@@ -1246,16 +1388,10 @@ impl Machine<'_> {
             &vc,
             &mut s.b,
             &mut s.operand,
+            Some(&mut s.b_memo),
         )?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
-        let st = &self.tensor.warps[w];
-        let olds: Vec<&[u64]> = st
-            .pending_values_of(&g.d)
-            .into_iter()
-            .zip(&g.d)
-            .map(|(p, &r)| p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32]))
-            .collect();
         // The warp's 16 rows of D (n columns), each output the accumulator (or 0) plus the
         // products in k order; A's rows are scaled first by the signs, as `sa * a * sb * b`
         // evaluates.
@@ -1265,15 +1401,48 @@ impl Machine<'_> {
         }
         let places = c_places(n, g.d_ty, g.d.len());
         s.d.clear();
-        s.d.resize(16 * cols, 0.0);
-        if scale_d {
-            unpack_acc(&mut s.d, &olds, &places, g.d_ty);
+        let st = &self.tensor.warps[w];
+        // f32 accumulators that the newest pending wgmma of this warp wrote (a chain's k loop)
+        // are its tile rounded to f32: what unpacking its registers' lanes gives, since the
+        // C fragment places every element of the tile once.
+        let kept = |p: &&Pending| {
+            g.d_ty == Elem::F32
+                && p.shape.0 == n
+                && p.shape.2 == Elem::F32
+                && p.tile.len() == 16 * cols
+                && places.len() == 16 * cols
+        };
+        match st.chained(&g.d).filter(kept) {
+            Some(p) if scale_d => s.d.extend(p.tile.iter().map(|&y| y as f32 as f64)),
+            _ if scale_d => {
+                s.d.resize(16 * cols, 0.0);
+                let olds: Vec<&[u64]> = st
+                    .pending_values_of(&g.d)
+                    .into_iter()
+                    .zip(&g.d)
+                    .map(|(p, &r)| {
+                        p.unwrap_or(&self.warps[w].regs[r as usize * 32..r as usize * 32 + 32])
+                    })
+                    .collect();
+                unpack_acc(&mut s.d, &olds, &places, g.d_ty);
+            }
+            _ => s.d.resize(16 * cols, 0.0),
         }
-        accumulate(&mut s.d, &s.a, &s.b, k, cols);
+        let b = match b {
+            Some(i) => &s.b_memo.entries[i].matrix,
+            None => &s.b,
+        };
+        accumulate(&mut s.d, &s.a, b, k, cols);
         let mut values = self.tensor.spare_values.pop().unwrap_or_default();
         values.clear();
         values.resize(g.d.len() * 32, 0);
         pack_acc(&mut values, &s.d, &places, g.d_ty, g.satfinite);
+        // The tile goes with the result; the next wgmma's is a kept one.
+        let mut tile = Vec::new();
+        if g.d_ty == Elem::F32 {
+            let spare = self.tensor.spare_tiles.pop().unwrap_or_default();
+            tile = std::mem::replace(&mut s.d, spare);
+        }
         self.tensor.wgmma_scratch = s;
         let pending = Pending {
             pc,
@@ -1281,6 +1450,7 @@ impl Machine<'_> {
             d: g.d.clone(),
             a_regs,
             values,
+            tile,
             vc,
             seq,
         };
@@ -1402,6 +1572,39 @@ mod tests {
         // 128B: row 1's first chunk is its second.
         assert_eq!(swizzle(128, 128), 128 + 16);
         assert_eq!(swizzle(7 * 128 + 7 * 16, 128), 7 * 128);
+    }
+
+    /// A `wgmma`'s f32 accumulators unpacked from the registers its predecessor packed are its
+    /// tile rounded to f32 element by element (what a chain's `wgmma` takes from the kept
+    /// tile, `Pending::tile`), at every n: the C fragment places each element once.
+    #[test]
+    fn f32_accumulators_round_trip_as_the_tile_rounded() {
+        let mut seed = 11u64;
+        for n in (8..=256).step_by(8) {
+            let regs = n as usize / 2;
+            let places = c_places(n, Elem::F32, regs);
+            assert_eq!(places.len(), 16 * n as usize);
+            let tile: Vec<f64> = (0..16 * n as usize)
+                .map(|i| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    match i % 97 {
+                        0 => f64::NAN,
+                        1 => f64::INFINITY,
+                        2 => -0.0,
+                        3 => 1e300,
+                        _ => ((seed >> 11) as f64 - 2f64.powi(52)) * 2f64.powi(-40),
+                    }
+                })
+                .collect();
+            let mut values = vec![0u64; regs * 32];
+            pack_acc(&mut values, &tile, &places, Elem::F32, false);
+            let rows: Vec<&[u64]> = values.chunks_exact(32).collect();
+            let mut back = vec![0.0; tile.len()];
+            unpack_acc(&mut back, &rows, &places, Elem::F32);
+            for (x, y) in back.iter().zip(&tile) {
+                assert_eq!(x.to_bits(), (*y as f32 as f64).to_bits(), "n = {n}");
+            }
+        }
     }
 
     /// Every element of each fragment has one owner, and the owners cover the matrix.
