@@ -2,7 +2,7 @@
 //! yet complete, which registers they hold, and each warpgroup's log of issued wgmma (kept as
 //! data here, so `machine` owns it without naming the instructions in `exec::tensor`).
 
-use crate::decode::Elem;
+use crate::decode::{Elem, Src};
 use crate::race::Clock;
 use std::collections::{HashMap, VecDeque};
 
@@ -155,8 +155,8 @@ pub(crate) struct TensorState {
     /// instructions.
     pub(crate) scratch: [Vec<f64>; 3],
     /// The A and B matrices of the last `mma.sync` fragments gathered, with the registers
-    /// they came from ([`crate::exec::tensor::FragMemo`]).
-    pub(crate) frag_memo: [crate::exec::tensor::FragMemo; 2],
+    /// they came from ([`FragMemo`]).
+    pub(crate) frag_memo: [FragMemo; 2],
     /// The same for `wgmma.mma_async`.
     pub(crate) wgmma_scratch: WgmmaScratch,
     /// Result vectors of completed `wgmma.mma_async`, for the next ones' results.
@@ -176,6 +176,40 @@ pub(crate) struct WgmmaScratch {
     pub(crate) operand: OperandScratch,
     /// The B matrices decoded last, with what they were decoded from.
     pub(crate) b_memo: OperandMemo,
+}
+
+/// Which matrix of an MMA a register fragment holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Fragment {
+    A,
+    B,
+    C,
+}
+
+/// The last [`MEMO_FRAGMENTS`] matrices an operand of `mma.sync` was gathered into, each with
+/// the registers and values it came from (`Machine::gather_memo`).
+#[derive(Default)]
+pub(crate) struct FragMemo {
+    pub(crate) entries: Vec<FragEntry>,
+    /// The entry a new matrix replaces next.
+    pub(crate) next: usize,
+}
+
+/// How many matrices a [`FragMemo`] keeps.
+pub(crate) const MEMO_FRAGMENTS: usize = 4;
+
+/// What a [`FragEntry`]'s matrix is: the element type, the matrix's dimensions and the
+/// fragment's shape.
+type FragKey = (Elem, (usize, usize), (Fragment, u32));
+
+/// A gathered fragment matrix and what it was gathered from.
+#[derive(Default)]
+pub(crate) struct FragEntry {
+    pub(crate) key: Option<FragKey>,
+    pub(crate) srcs: Vec<Src>,
+    /// Each register's 32 lanes (zeros for an immediate), in `srcs` order.
+    pub(crate) values: Vec<u64>,
+    pub(crate) matrix: Vec<f64>,
 }
 
 /// The last [`MEMO_OPERANDS`] operand matrices a cluster's `wgmma` decoded from shared memory,

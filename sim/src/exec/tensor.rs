@@ -39,7 +39,8 @@ use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Block, lanes};
 use crate::tensor_state::{
-    OperandMemo, OperandScratch, Pending, Role, TensorState, WarpMma, WarpgroupEntry,
+    FragEntry, FragMemo, Fragment, MEMO_FRAGMENTS, OperandMemo, OperandScratch, Pending, Role,
+    TensorState, WarpMma, WarpgroupEntry,
 };
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
@@ -116,14 +117,6 @@ pub(crate) fn c_coord(lane: u32, i: u32) -> (u32, u32) {
     (g + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1))
 }
 
-/// Which matrix of an MMA a register fragment holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Fragment {
-    A,
-    B,
-    C,
-}
-
 /// A fragment shape: (matrix, k, element bits, registers per lane).
 type FragmentShape = (Fragment, u32, u32, u32);
 
@@ -178,32 +171,6 @@ fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: 
         Elem::F16 => pack(values, d, places, 2, |v| elem_bits(Elem::F16, v, false)),
         _ => pack(values, d, places, 1, |v| elem_bits(ty, v, satfinite)),
     }
-}
-
-/// The last [`MEMO_FRAGMENTS`] matrices an operand of `mma.sync` was gathered into, each with
-/// the registers and values it came from ([`Machine::gather_memo`]).
-#[derive(Default)]
-pub(crate) struct FragMemo {
-    entries: Vec<FragEntry>,
-    /// The entry a new matrix replaces next.
-    next: usize,
-}
-
-/// How many matrices a [`FragMemo`] keeps.
-const MEMO_FRAGMENTS: usize = 4;
-
-/// What a [`FragEntry`]'s matrix is: the element type, the matrix's dimensions and the
-/// fragment's shape.
-type FragKey = (Elem, (usize, usize), (Fragment, u32));
-
-/// A gathered fragment matrix and what it was gathered from.
-#[derive(Default)]
-struct FragEntry {
-    key: Option<FragKey>,
-    srcs: Vec<Src>,
-    /// Each register's 32 lanes (zeros for an immediate), in `srcs` order.
-    values: Vec<u64>,
-    matrix: Vec<f64>,
 }
 
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
