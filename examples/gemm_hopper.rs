@@ -35,6 +35,40 @@ use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_
 /// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
 /// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
 /// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion).
+/// Stream-K's unit `u` of its cluster (of `clusters`), whose run is stages `begin..end` of the
+/// tiles past `whole` (a whole number of waves), `stages` stages a tile, counted tile after
+/// tile: `[tile, first stage, stages]`, the cluster's whole tiles first, then the tiles its run
+/// touches; 0 stages for a unit past them (it does nothing). The fourth lane is unused.
+#[device]
+fn stream_unit(u: u32, clusters: u32, whole: u32, stages: u32, begin: u32, end: u32) -> [u32; 4] {
+    let item = u / clusters;
+    if item < whole / clusters {
+        [u, 0u32, stages, 0u32]
+    } else {
+        let tile = begin / stages + item - whole / clusters;
+        let first = max(begin, tile * stages);
+        let last = min(end, tile * stages + stages);
+        let count = if first < last { last - first } else { 0u32 };
+        [whole + tile, first - tile * stages, count, 0u32]
+    }
+}
+
+/// Which of tile `tile`'s pieces the one from stage `first` is, in the order of K, and how many
+/// there are: the run boundaries (multiples of `span`) inside the tile cut it. A whole tile
+/// (before `whole`) is one piece.
+#[device]
+fn stream_piece(tile: u32, whole: u32, span: u32, stages: u32, first: u32) -> [u32; 2] {
+    if tile < whole {
+        [0u32, 1u32]
+    } else {
+        let begin = (tile - whole) * stages;
+        [
+            (begin + first) / span - begin / span,
+            1 + (begin + stages - 1) / span - begin / span,
+        ]
+    }
+}
+
 macro_rules! gemm_kernel {
     (
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,
@@ -103,15 +137,11 @@ macro_rules! gemm_kernel {
                         )?
                         let valid = true;
                         $(
-                            let item = u / clusters;
-                            let in_run = item >= whole / clusters;
-                            let run_tile = sk_begin / k_tiles + item - min(item, whole / clusters);
-                            let first = max(sk_begin, run_tile * k_tiles);
-                            let end = min(sk_end, run_tile * k_tiles + k_tiles);
-                            let valid = valid && (!in_run || first < end);
-                            let u = if in_run { whole + run_tile } else { u };
-                            let $k0 = if in_run { first - run_tile * k_tiles } else { 0 };
-                            let k_tiles = if in_run { end - first } else { k_tiles };
+                            let unit = stream_unit(u, clusters, whole, k_tiles, sk_begin, sk_end);
+                            let valid = valid && unit[2] > 0;
+                            let u = unit[0];
+                            let $k0 = unit[1];
+                            let k_tiles = unit[2];
                         )?
                         if valid {
                             let m0 = ((u % m_pairs) * 2 + rank) * 128;
@@ -145,24 +175,13 @@ macro_rules! gemm_kernel {
                     )?
                     let valid = true;
                     $(
-                        let item = u / clusters;
-                        let in_run = item >= whole / clusters;
-                        let run_tile = sk_begin / k_tiles + item - min(item, whole / clusters);
-                        let first = max(sk_begin, run_tile * k_tiles);
-                        let end = min(sk_end, run_tile * k_tiles + k_tiles);
-                        let valid = valid && (!in_run || first < end);
-                        let u = if in_run { whole + run_tile } else { u };
-                        // Which of the tile's pieces this is, in the order of its stages, and
-                        // how many there are: the run boundaries (multiples of `$span`) inside
-                        // the tile cut it.
-                        let tile_begin = run_tile * k_tiles;
-                        let $parts = if in_run {
-                            1 + (tile_begin + k_tiles - 1) / $span - tile_begin / $span
-                        } else {
-                            1
-                        };
-                        let part = if in_run { first / $span - tile_begin / $span } else { 0 };
-                        let k_tiles = if in_run { end - first } else { k_tiles };
+                        let unit = stream_unit(u, clusters, whole, k_tiles, sk_begin, sk_end);
+                        let valid = valid && unit[2] > 0;
+                        let u = unit[0];
+                        let piece = stream_piece(u, whole, $span, k_tiles, unit[1]);
+                        let part = piece[0];
+                        let $parts = piece[1];
+                        let k_tiles = unit[2];
                     )?
                     if valid {
                         let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
