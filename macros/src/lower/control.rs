@@ -1,7 +1,6 @@
 //! Statements and control flow: blocks, `let`, `if`, `while`, `loop`, `for`, `break`,
 //! `continue`, `return`.
 
-use super::sync::HVal;
 use super::{Binding, LoopLabels, Lowerer, Val, strip};
 use crate::check::range_parts;
 use crate::types::{Prim, Ty};
@@ -154,48 +153,28 @@ impl Lowerer<'_> {
         let (Val::Handle(a), Val::Handle(b)) = (then, other) else {
             return self.internal_val("handle-valued if");
         };
-        // An accumulator from each branch (`let acc = if whole { acc } else { total }`): the
-        // then-branch's registers hold the value, the else branch moves its own into them.
-        // rustc has checked that both are the same type, so of one shape; moving registers
-        // that a committed wgmma group may still write would read them early, so both must be
-        // complete.
-        if let (HVal::Acc(x), HVal::Acc(y)) = (&*a, &*b) {
-            if x.open || y.open || x.in_flight || y.in_flight || x.regs.len() != y.regs.len() {
-                self.diag.error(
-                    e.if_token.span,
-                    "an `if` gives an accumulator only where both branches give a complete one: wait for its groups first (`.wait::<0>()`), so that no wgmma still writes the registers the branches merge",
-                );
-                return Val::Unit;
-            }
-            for (dst, src) in x.regs.iter().zip(&y.regs) {
-                if dst != src {
-                    self.inst(
-                        Opcode::Mov,
-                        &["f32"],
-                        vec![Operand::reg(dst), Operand::reg(src)],
-                    );
-                }
-            }
-            self.place_label(end_label);
-            return Val::Handle(a);
-        }
         match self.merge_handles(*a, *b) {
-            Some((merged, moves)) => {
-                // Each branch moves its registers into the merged ones.
+            Ok((merged, moves)) => {
+                // Each branch moves its registers into the merged ones (none where a branch's
+                // own registers are the merged ones).
                 let mut then_moves = Vec::new();
-                for (dst, from_then, from_else) in moves {
-                    self.inst(
-                        Opcode::Mov,
-                        &["b64"],
-                        vec![Operand::reg(&dst), Operand::reg(&from_else)],
-                    );
-                    then_moves.push((dst, from_then));
+                for (dst, from_then, from_else, ty) in moves {
+                    if dst != from_else {
+                        self.inst(
+                            Opcode::Mov,
+                            &[ty],
+                            vec![Operand::reg(&dst), Operand::reg(&from_else)],
+                        );
+                    }
+                    if dst != from_then {
+                        then_moves.push((dst, from_then, ty));
+                    }
                 }
                 let span = self.span;
-                for (k, (dst, src)) in then_moves.into_iter().enumerate() {
+                for (k, (dst, src, ty)) in then_moves.into_iter().enumerate() {
                     let mov = Instruction::new(
                         Opcode::Mov,
-                        &["b64"],
+                        &[ty],
                         vec![Operand::reg(&dst), Operand::reg(&src)],
                     );
                     self.statements.insert(
@@ -206,9 +185,8 @@ impl Lowerer<'_> {
                 self.place_label(end_label);
                 Val::Handle(Box::new(merged))
             }
-            None => {
-                let span = e.if_token.span;
-                self.diag.error(span, "the two branches of this `if` give different barrier handles; give the same handle back from both");
+            Err(message) => {
+                self.diag.error(e.if_token.span, message);
                 Val::Unit
             }
         }

@@ -102,8 +102,9 @@ struct WaitForm {
     with: bool,
 }
 
-/// A register two branches merge into: `(merged, from the then branch, from the else branch)`.
-pub type RegMerge = (String, String, String);
+/// A register two branches merge into: `(merged, from the then branch, from the else branch,
+/// the move's type)`.
+pub type RegMerge = (String, String, String, &'static str);
 
 /// A pipeline's barriers and buffers.
 #[derive(Clone, Debug, PartialEq)]
@@ -715,12 +716,34 @@ impl Lowerer<'_> {
     }
 
     /// Merges the handles two branches of an `if` produce: equal handles stay; handles of one
-    /// barrier that differ in registers get common registers, with the moves each branch makes.
-    pub(super) fn merge_handles(&mut self, a: HVal, b: HVal) -> Option<(HVal, Vec<RegMerge>)> {
+    /// barrier that differ in registers get common registers, with the moves each branch makes;
+    /// two accumulators (`let acc = if whole { acc } else { total }`) merge into the
+    /// then-branch's registers. Otherwise the error to report on the `if`.
+    pub(super) fn merge_handles(
+        &mut self,
+        a: HVal,
+        b: HVal,
+    ) -> Result<(HVal, Vec<RegMerge>), &'static str> {
         if a == b {
-            return Some((a, Vec::new()));
+            return Ok((a, Vec::new()));
         }
         match (a, b) {
+            // rustc has checked that both are the same type, so of one shape; moving registers
+            // that a committed wgmma group may still write would read them early (§9.7.15.7.3).
+            (HVal::Acc(x), HVal::Acc(y)) => {
+                if x.open || y.open || x.in_flight || y.in_flight || x.regs.len() != y.regs.len() {
+                    return Err(
+                        "an `if` gives an accumulator only where both branches give a complete one: wait for its groups first (`.wait::<0>()`), so that no wgmma still writes the registers the branches merge",
+                    );
+                }
+                let moves = x
+                    .regs
+                    .iter()
+                    .zip(&y.regs)
+                    .map(|(d, s)| (d.clone(), d.clone(), s.clone(), "f32"))
+                    .collect();
+                Ok((HVal::Acc(x), moves))
+            }
             (
                 HVal::Arrival {
                     sym,
@@ -734,16 +757,18 @@ impl Lowerer<'_> {
                 },
             ) if sym == sym2 && parity == p2 => {
                 let state = self.reg(RegClass::B64);
-                Some((
+                Ok((
                     HVal::Arrival {
                         sym,
                         parity,
                         state: state.clone(),
                     },
-                    vec![(state, s1, s2)],
+                    vec![(state, s1, s2, "b64")],
                 ))
             }
-            _ => None,
+            _ => Err(
+                "the two branches of this `if` give different barrier handles; give the same handle back from both",
+            ),
         }
     }
 }
