@@ -189,8 +189,12 @@ macro_rules! gemm_kernel {
                         // With promotion (fp8), each stage's product is summed by the tensor cores
                         // into a fresh accumulator, which is then added into an f32 total: a long
                         // K is summed in f32, as cuBLAS and torch do without fast accumulation.
+                        // Promoting: the stages after the first go in pairs after the loop
+                        // below, which takes the first and, for an even count, the next.
                         $(
                             let mut $total = accumulator::<f32, 64, $nt>();
+                            let pairs = (k_tiles - 1) / 2;
+                            let k_tiles = k_tiles - 2 * pairs;
                         )?
                         let slot = consumer.wait();
                         let mut acc = accumulator::<f32, 64, $nt>()
@@ -218,8 +222,30 @@ macro_rules! gemm_kernel {
                         }
                         let acc = acc.wait::<0>();
                         held.release();
+                        // Promoting, two stages a turn on two accumulators: the second stage's
+                        // product runs on the tensor cores while the first's is added into the
+                        // total (`wait_behind`: every group but the newest complete). Each turn
+                        // ends with no group in flight, so that ptxas keeps the wgmmas
+                        // asynchronous (a group carried around the loop and read in it makes
+                        // ptxas serialize them, its warning C7514).
                         $(
                             $total.add(&acc);
+                            let mut first = acc;
+                            let mut second = accumulator::<f32, 64, $nt>();
+                            for _ in 0..pairs {
+                                let slot = consumer.wait();
+                                let running = first.reset().mma_block(&slot, &a, &b, wg).commit();
+                                let first_held = slot.retire();
+                                let slot = consumer.wait();
+                                let next = second.reset().mma_block(&slot, &a, &b, wg).commit();
+                                let second_held = slot.retire();
+                                first = running.wait_behind(&next);
+                                first_held.release();
+                                $total.add(&first);
+                                second = next.wait::<0>();
+                                second_held.release();
+                                $total.add(&second);
+                            }
                             let acc = $total;
                         )?
                         // fp8: the scales, on the f32 sums.

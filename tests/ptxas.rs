@@ -1,5 +1,6 @@
 //! Every PTX text the project emits is assembled by ptxas: the examples and the language
-//! kernels, for sm_90a and, where the kernel allows, for sm_80. Any error or warning fails.
+//! kernels, for sm_90a and, where the kernel allows, for sm_80. Any error or warning fails, and
+//! for the emitted kernels a "Potential Performance Loss" too (wgmmas ptxas serialized).
 //!
 //! ptxas comes from `PTXAS` or the `nvidia-cuda-nvcc-cu12` package (`.ci/run` installs it).
 
@@ -165,7 +166,10 @@ fn every_emitted_kernel_assembles_cleanly() {
         for arch in archs {
             let result = ptxas::assemble(&ptxas, ptx, arch).unwrap_or_else(|e| panic!("{e}"));
             assembled += 1;
-            if !result.clean {
+            // A kernel the project emits also keeps its wgmmas asynchronous: ptxas reports a
+            // serialization (an accumulator touched while its group may be in flight) only as
+            // information, which `clean` does not count.
+            if !result.clean || !result.performance_losses().is_empty() {
                 failures.push(format!("{name} for {arch}:\n{}\n{ptx}", result.log));
             }
         }

@@ -189,6 +189,8 @@ pub enum Method {
     AccAdd,
     /// `reset()`: zeroed, or overwritten by the product that follows.
     AccReset,
+    /// `wait_behind(&newer)`: `wgmma.wait_group 1` with `newer`'s group the newest.
+    WaitBehind,
     // online softmax
     SoftmaxStep,
     SoftmaxFinish,
@@ -614,6 +616,9 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             // Checked by `Checker::acc_method` (an accumulator of the receiver's shape).
             "add" => (M::AccAdd, &[], Out::Unit),
             "reset" => (M::AccReset, &[], k(Kind::Acc)),
+            // Checked by `Checker::acc_method` (an accumulator) and `check::inflight` (the order
+            // of the two groups).
+            "wait_behind" => (M::WaitBehind, &[], k(Kind::Acc)),
             "commit_behind" => (M::CommitBehind, &[], k(Kind::Overlap)),
             _ => return None,
         },
@@ -751,7 +756,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ConsumerSlot(_) => "stage, get, address, release, release_elected, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {
-            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, get, row, col, store, store_partial, stage_columns, stage_columns_transposed, mask_columns, mask_causal"
+            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, wait_behind, get, row, col, store, store_partial, stage_columns, stage_columns_transposed, mask_columns, mask_causal"
         }
         Handle::Softmax(_) => "step, finish, lazy_rescale::<LOG2>",
         Handle::RowLse => "store",

@@ -56,6 +56,19 @@ pub struct Assembly {
     pub log: String,
 }
 
+impl Assembly {
+    /// The "Potential Performance Loss" lines ptxas printed as information, not as warnings:
+    /// wgmmas it serialized (C7514: accumulator registers touched while a group is in flight;
+    /// C7510: a wgmma pipeline crossing a call), `setmaxnreg` it ignored (C7506). A hand-written
+    /// fixture may show them on purpose; a kernel phasegate emits should not.
+    pub fn performance_losses(&self) -> Vec<&str> {
+        self.log
+            .lines()
+            .filter(|l| l.to_lowercase().contains("potential performance loss"))
+            .collect()
+    }
+}
+
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// Assembles `ptx` for `arch` (`ptxas -arch=sm_90a`), discarding the machine code.
@@ -83,4 +96,22 @@ pub fn assemble(ptxas: &Path, ptx: &str, arch: SmVersion) -> Result<Assembly, St
     );
     let clean = run.status.success() && !log.to_lowercase().contains("warning");
     Ok(Assembly { clean, log })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Assembly;
+
+    #[test]
+    fn performance_losses_are_the_information_lines_that_say_so() {
+        let log = "ptxas info    : (C7519) warpgroup.arrive is injected in around line 1377\n\
+                   ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized\n\
+                   ptxas info    : Used 168 registers";
+        let a = Assembly {
+            clean: true,
+            log: log.into(),
+        };
+        assert_eq!(a.performance_losses().len(), 1);
+        assert!(a.performance_losses()[0].contains("C7514"));
+    }
 }

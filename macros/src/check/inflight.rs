@@ -21,6 +21,12 @@
 //! with their parameters bound to the caller's stages. A release of a binding that a pending
 //! group or the open batch holds is an error on the release, naming the read.
 //!
+//! The same walk checks `a.wait_behind(&b)`, whose `wgmma.wait_group 1` completes `a` only if
+//! `b`'s group is the newest: it follows which accumulator each binding is (the
+//! `accumulator()` call it descends from, through products, commits, waits and assignments)
+//! and which committed last, and reports the call unless that is `b` on every path and `a` is
+//! another accumulator.
+//!
 //! Where paths join it is conservative, as a borrow checker is: a release after a wait on one
 //! path only is reported, since the group may be in flight on the other. What it does not see:
 //! a stage read through a second name for it (`let r = &slot;`, then `&*r` as the operand) is
@@ -32,7 +38,7 @@ use crate::diag::Diagnostics;
 use crate::handles::{self, Method};
 use crate::types::{Handle, Ty};
 use proc_macro2::Span;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use syn::{Expr, Pat, Stmt};
 
 /// Groups tracked one by one; older ones are merged into the oldest (still pending).
@@ -58,6 +64,11 @@ struct State {
     open: BTreeSet<Read>,
     /// Reads of the committed groups not yet known complete, oldest first.
     groups: Vec<BTreeSet<Read>>,
+    /// The accumulator each binding holding one is: the `accumulator()` calls (by the pseudo
+    /// binding of the call) it may descend from.
+    accs: BTreeMap<Binding, BTreeSet<Binding>>,
+    /// The accumulators that may have committed the newest group (`None`: one not followed).
+    newest: BTreeSet<Option<Binding>>,
 }
 
 impl State {
@@ -97,10 +108,16 @@ impl State {
                 g
             })
             .collect();
+        let mut accs = self.accs.clone();
+        for (b, ids) in &other.accs {
+            accs.entry(*b).or_default().extend(ids.iter().copied());
+        }
         State {
             reachable: true,
             open: self.open.union(&other.open).copied().collect(),
             groups,
+            accs,
+            newest: self.newest.union(&other.newest).copied().collect(),
         }
     }
 
@@ -116,6 +133,15 @@ impl State {
     fn wait(&mut self, keep: usize) {
         let done = self.groups.len().saturating_sub(keep);
         self.groups.drain(..done);
+    }
+
+    /// The accumulators binding `b` may hold: those recorded for it, else `b` itself (a
+    /// pseudo binding of an `accumulator()` call, or a parameter).
+    fn acc_identity(&self, b: Binding) -> BTreeSet<Binding> {
+        self.accs
+            .get(&b)
+            .cloned()
+            .unwrap_or_else(|| BTreeSet::from([b]))
     }
 
     /// The read of `b` still pending, if any (the open batch's first).
@@ -245,6 +271,14 @@ impl Flow<'_> {
                     v
                 });
                 self.pattern(&local.pat, value);
+                if let (Some(init), Some(from)) = (&local.init, value)
+                    && self.is_acc(&init.expr)
+                    && let Some(name) = pattern_name(&local.pat)
+                    && let Some(to) = self.lookup(&name)
+                {
+                    let ids = self.state.acc_identity(from);
+                    self.state.accs.insert(to, ids);
+                }
                 None
             }
             Stmt::Expr(e, semi) => {
@@ -287,6 +321,12 @@ impl Flow<'_> {
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
             Expr::MethodCall(m) => self.method(m),
+            Expr::Call(c) if self.is_acc(e) && self.types.instance(c).is_none() => {
+                // A new accumulator (`accumulator()`): a binding of its own, named by the call.
+                let next = self.bindings.len();
+                let key = (c as *const syn::ExprCall as usize, usize::MAX);
+                Some(*self.bindings.entry(key).or_insert(next))
+            }
             Expr::Call(c) => self.call(c),
             Expr::Assign(a) => {
                 let value = self.expr(&a.right);
@@ -296,6 +336,10 @@ impl Flow<'_> {
                         self.state.forget(to);
                         if let Some(from) = value {
                             self.state.alias(from, to);
+                            if self.is_acc(&a.right) {
+                                let ids = self.state.acc_identity(from);
+                                self.state.accs.insert(to, ids);
+                            }
                         }
                     }
                     None => {
@@ -511,18 +555,28 @@ impl Flow<'_> {
                     }
                     self.state.open.insert((b, site));
                 }
-                None
+                receiver
             }
             Method::Commit | Method::CommitBehind => {
                 self.state.commit();
-                None
+                self.state.newest = match receiver {
+                    Some(r) => self.state.acc_identity(r).into_iter().map(Some).collect(),
+                    None => BTreeSet::from([None]),
+                };
+                (method == Method::Commit).then_some(receiver).flatten()
             }
             Method::AccWait => {
                 // A `K` the checker could not read was reported there: take it as 0 (no finding
                 // rests on it).
                 let keep = self.types.wait_count(m).unwrap_or(0);
                 self.state.wait(keep as usize);
-                None
+                receiver
+            }
+            Method::AccReset => receiver,
+            Method::WaitBehind => {
+                self.wait_behind(m, receiver, args.first().copied().flatten());
+                self.state.wait(1);
+                receiver
             }
             Method::WaitScores => {
                 self.state.wait(1);
@@ -541,6 +595,67 @@ impl Flow<'_> {
             }
             Method::Retire => receiver,
             _ => None,
+        }
+    }
+
+    fn is_acc(&self, e: &Expr) -> bool {
+        matches!(self.types.of(e), Ty::Handle(Handle::Acc(_)))
+    }
+
+    /// `a.wait_behind(&b)`: `wgmma.wait_group 1` completes `a` only where `b`'s group is the
+    /// newest, `b` one accumulator on every path and `a` another.
+    fn wait_behind(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        receiver: Option<Binding>,
+        newer: Option<Binding>,
+    ) {
+        if !self.state.reachable {
+            return;
+        }
+        let key = m as *const syn::ExprMethodCall;
+        if self.findings.iter().any(|(k, ..)| *k == key) {
+            return;
+        }
+        let name = |e: &Expr, other: &str| {
+            crate::params::memory_name(e).map_or_else(|| other.to_string(), |n| format!("`{n}`"))
+        };
+        let (mine, theirs) = (
+            name(&m.receiver, "the receiver"),
+            m.args
+                .first()
+                .map_or_else(|| "the argument".into(), |a| name(a, "the argument")),
+        );
+        let problem = match (receiver, newer) {
+            (Some(r), Some(n)) => {
+                let ids = self.state.acc_identity(n);
+                let own = self.state.acc_identity(r);
+                let newest: BTreeSet<Option<Binding>> = ids.iter().copied().map(Some).collect();
+                if ids.len() != 1 {
+                    Some(format!("{theirs} is not one accumulator on every path"))
+                } else if !own.is_disjoint(&ids) {
+                    Some(format!("{mine} and {theirs} may be the same accumulator"))
+                } else if self.state.newest == own.iter().copied().map(Some).collect() {
+                    Some(format!(
+                        "{mine}'s own group, committed after {theirs}'s, is the newest, so {mine}'s may still be running"
+                    ))
+                } else if self.state.newest != newest {
+                    Some(format!(
+                        "a group committed after {theirs}'s may be the newest (or {theirs} committed none)"
+                    ))
+                } else {
+                    None
+                }
+            }
+            _ => Some(format!(
+                "{mine} or {theirs} is not an accumulator binding the check can follow"
+            )),
+        };
+        if let Some(problem) = problem {
+            let message = format!(
+                "`wait_behind` completes every wgmma group but the newest (`wgmma.wait_group 1`, PTX ISA §9.7.15.7.3), so the receiver is readable after it only if the argument's group was committed last, after the receiver's: here {problem}; commit the argument's batch last, or wait for all groups with `wait::<0>()`"
+            );
+            self.findings.push((key, m.method.span(), message));
         }
     }
 
@@ -566,6 +681,16 @@ impl Flow<'_> {
     }
 }
 
+/// The name a pattern binds, if it is a single name (`x`, `mut x`, `x: T`).
+fn pattern_name(pat: &Pat) -> Option<String> {
+    match pat {
+        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
+        Pat::Type(t) => pattern_name(&t.pat),
+        Pat::Paren(p) => pattern_name(&p.pat),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::State;
@@ -575,6 +700,7 @@ mod tests {
             reachable: true,
             open: open.iter().copied().collect(),
             groups: groups.iter().map(|g| g.iter().copied().collect()).collect(),
+            ..State::default()
         }
     }
 

@@ -108,7 +108,7 @@ impl Checker<'_> {
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             M::AccStorePartial => 4,
-            M::AccScale | M::AccAdd => 1,
+            M::AccScale | M::AccAdd | M::WaitBehind => 1,
             _ => 0,
         };
         if !self.method_arity(m, want) {
@@ -165,6 +165,18 @@ impl Checker<'_> {
                     None => self.diag.error(
                         m.args[0].span(),
                         "an accumulator element is named by a constant (a literal or a kernel `const`): each is a register of its own",
+                    ),
+                }
+            }
+            M::WaitBehind => {
+                let newer = self.operand(&m.args[0]);
+                match self.ty(newer) {
+                    Some(Ty::Handle(Handle::Acc(_))) | None => {}
+                    Some(found) => self.diag.error(
+                        m.args[0].span(),
+                        format!(
+                            "`wait_behind` takes the accumulator whose group was committed after the receiver's (`&newer`), found `{found}`"
+                        ),
                     ),
                 }
             }

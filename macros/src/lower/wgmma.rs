@@ -180,6 +180,18 @@ impl Lowerer<'_> {
                     ..acc
                 })))
             }
+            "wait_behind" => {
+                // The checker proved the argument's group the newest: the receiver's is complete.
+                self.inst(
+                    Opcode::from_name("wgmma"),
+                    &["wait_group", "sync", "aligned"],
+                    vec![Operand::int(1)],
+                );
+                Val::Handle(Box::new(HVal::Acc(AccVal {
+                    in_flight: false,
+                    ..acc
+                })))
+            }
             "get" => {
                 let i = self.acc_index(m, &acc);
                 let d = self.reg(RegClass::F32);

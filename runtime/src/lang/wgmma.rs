@@ -192,6 +192,22 @@ waits! {
         5 => InFlight<P5>, 6 => InFlight<P6>
 }
 
+impl<T: AccElement, const M: u32, const N: u32> Acc<T, M, N, InFlight<P1>> {
+    /// `wgmma.wait_group.sync.aligned 1`, with `newer`'s group committed after this one's:
+    /// every group but the newest is complete (PTX ISA §9.7.15.7.3), so this accumulator is
+    /// readable while the tensor cores still run `newer`'s products. Two accumulators in flight
+    /// in turn let a warpgroup read one product while it computes the next (an fp8 GEMM's
+    /// promotion adds each stage's product into an f32 total this way). rustc sees only that
+    /// each has one group of its own in flight; that `newer`'s was committed last is checked by
+    /// `#[kernel]`, and any other commit after it is an error there.
+    pub fn wait_behind<U: AccElement, const M2: u32, const N2: u32>(
+        self,
+        _newer: &Acc<U, M2, N2, InFlight<P1>>,
+    ) -> Acc<T, M, N, Idle> {
+        outside_kernel("Acc::wait_behind")
+    }
+}
+
 /// Element types a wgmma reads from shared memory: `f32` (read as `.tf32`, `k8`), `bf16` and
 /// `f16` (`k16`), `f8e4m3` and `f8e5m2` (`.e4m3`, `.e5m2`, `k32`; K-major only).
 pub trait WgmmaInput: Element {}
