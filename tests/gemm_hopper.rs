@@ -58,6 +58,13 @@ fn the_ptx_has_the_blueprint_structure() {
     assert_eq!(kernel::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
 }
 
+/// Small integers in e4m3 (exact there), as the fp8 kernels' bytes.
+fn e4m3(v: &[bf16]) -> Vec<u8> {
+    v.iter()
+        .map(|x| f8e4m3::from_f32(x.to_f32()).to_bits())
+        .collect()
+}
+
 /// The fp8 instances (stages of 128 of K, `m64n256k32` products, the scales on the f32 sums),
 /// e4m3 and e5m2: exact on small integers (exact in both formats) over two clusters with ragged
 /// edges, K not a multiple of the 128 of a stage (208: a row's stride is a multiple of 16
@@ -68,11 +75,6 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
     let dims = (m as usize, n as usize, k as usize);
     let (a, b) = (operand(m, k, 7), operand(n, k, 8));
     let want = reference((&a, &b), dims, 0.375, bf16::to_f32);
-    let e4m3 = |v: &[bf16]| {
-        v.iter()
-            .map(|x| f8e4m3::from_f32(x.to_f32()).to_bits())
-            .collect()
-    };
     let e5m2 = |v: &[bf16]| {
         v.iter()
             .map(|x| f8e5m2::from_f32(x.to_f32()).to_bits())
@@ -104,9 +106,9 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
     }
 }
 
-/// The promoted fp8 GEMM over K of one to six stages of 128: the first stage alone, the rest
-/// in pairs on two accumulators, one stage left over where their count is odd. Exact on small
-/// integers, K ragged in its last stage.
+/// The promoted fp8 GEMM over K of one to six stages of 128: the first stage alone (and the
+/// second, where an odd number follow the first), the rest in pairs on two accumulators. Exact
+/// on small integers, K ragged in its last stage.
 #[test]
 fn the_promoted_fp8_gemm_is_exact_over_any_count_of_stages() {
     let (m, n) = (256u32, 256u32);
@@ -114,11 +116,6 @@ fn the_promoted_fp8_gemm_is_exact_over_any_count_of_stages() {
         let dims = (m as usize, n as usize, k as usize);
         let (a, b) = (operand(m, k, 11), operand(n, k, 12));
         let want = reference((&a, &b), dims, 0.375, bf16::to_f32);
-        let e4m3 = |v: &[bf16]| {
-            v.iter()
-                .map(|x| f8e4m3::from_f32(x.to_f32()).to_bits())
-                .collect()
-        };
         let c = simulate_fp8(
             &gemm_fp8_promoted::SPEC,
             (m, n, k),
