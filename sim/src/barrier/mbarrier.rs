@@ -280,13 +280,19 @@ impl MBarrier {
             return Err(self.range_error(actor, op, "arrival count argument", count, name));
         }
         let own = actor.warp * 32 + actor.lane;
-        let released = vc.unwrap_or(race.clock(own));
-        if released.len() > self.cur_vc.len() {
-            self.cur_vc.resize(released.len(), 0);
+        let len = vc.map_or(race.dims(), <[u32]>::len);
+        if len > self.cur_vc.len() {
+            self.cur_vc.resize(len, 0);
         }
-        join_into(&mut self.cur_vc, released);
-        if vc.is_none() {
-            race.tick(own);
+        // The clock's components from the race's width on are 0: joined up to it (the
+        // cluster's clock width is 768 in CUTLASS's GEMMs, half of them agents never made).
+        let w = race.width().min(len);
+        match vc {
+            Some(vc) => join_into(&mut self.cur_vc[..w], &vc[..w]),
+            None => {
+                race.join_lanes(actor.warp, 1 << actor.lane, &mut self.cur_vc);
+                race.tick(own);
+            }
         }
         let before = token(self.phase, self.pending);
         if drop {

@@ -1280,9 +1280,7 @@ impl Machine<'_> {
         // The async agent reading shared memory, with what every thread of the warp has seen.
         let t0 = w as u32 * 32;
         let mut vc = self.race.issue_async(t0).to_clock();
-        for lane in 1..32 {
-            join_into(&mut vc, self.race.clock(t0 + lane));
-        }
+        self.race.join_lanes(w as u32, !1, &mut vc);
         let desc = |m: &mut Self, s: Src, what: &str| -> Res<Desc> {
             let d = Desc::parse(m.uniform(w, pc, s, what, WGMMA_SPEC)?);
             if d.base_offset != 0 && d.swizzle != 0 {
