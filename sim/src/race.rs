@@ -92,7 +92,7 @@ pub(crate) type OpClock = Snapshot<std::sync::Arc<[u32]>>;
 
 /// A thread's clock as the shadow-memory checks read it when its row is out of date: its
 /// snapshot, with its own component and its agent's (always current in the row) apart.
-type ThreadClock<'a> = Snapshot<&'a [u32]>;
+pub(crate) type ThreadClock<'a> = Snapshot<&'a [u32]>;
 
 /// The clock of one lane's `cp.async`, read from the parts its operation keeps
 /// ([`IssuedAsync`] and the issuing thread's snapshot): the same clock as the [`OpClock`]
@@ -546,9 +546,8 @@ pub(crate) struct Race {
     /// Per thread, a snapshot equal to its clock in every component but its own and its
     /// agent's (see [`OpClock`]).
     snapshot: Vec<std::sync::Arc<[u32]>>,
-    /// The last snapshot [`Race::acquired_from`] made: (the snapshot, the clock acquired,
-    /// their join).
-    acquire_memo: Option<(std::sync::Arc<[u32]>, Clock, std::sync::Arc<[u32]>)>,
+    /// The last snapshot [`Race::acquired_from`] made.
+    acquire_memo: Option<AcquireMemo>,
     /// Per thread, whether its row of `clocks` is out of date but for its own component and
     /// its agent's (always current): its clock is then its snapshot. A CTA barrier gives its waiters the
     /// barrier's joined clock this way, without writing hundreds of rows
@@ -605,6 +604,9 @@ impl Drop for Race {
         });
     }
 }
+
+/// A snapshot [`Race::acquired_from`] made: (the snapshot, the clock acquired, their join).
+type AcquireMemo = (std::sync::Arc<[u32]>, Clock, std::sync::Arc<[u32]>);
 
 /// The releases into a CTA barrier's phase: the joined clock, and the thread snapshots already
 /// joined into it. After a barrier every thread's clock is the same snapshot but for its own
@@ -685,6 +687,26 @@ impl Race {
 
     pub(crate) fn checking(&self) -> bool {
         !self.shadow.cells.is_empty()
+    }
+
+    /// Thread `t`'s clock as a view, its row not brought up to date: for a look at a
+    /// component or two (an mbarrier's initialisation epoch), where [`Race::clock`] copies
+    /// the snapshot into the row.
+    pub(crate) fn seen(&self, t: u32) -> ThreadClock<'_> {
+        let i = t as usize;
+        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
+        let agent = self.agent_of[i] as usize;
+        ThreadClock {
+            base: if self.stale[i] {
+                &self.snapshot[i]
+            } else {
+                row
+            },
+            thread: i,
+            own: row[i],
+            agent,
+            agent_value: row.get(agent).copied().unwrap_or(0),
+        }
     }
 
     /// Thread `t`'s clock (its row, brought up to date).
@@ -820,6 +842,46 @@ impl Race {
                 join_into(&mut slow, &self.current(warp * 32 + lane));
             }
             debug_assert_eq!(slow, into, "the lanes' clocks of warp {warp}");
+        }
+    }
+
+    /// Joins thread `t`'s clock into `into` (what joining its [`Race::clock`] gives), where
+    /// `joined` is a snapshot joined whole into `into` before (kept by the caller while `into`
+    /// only grows): when `t`'s clock is that snapshot but for its own and its agent's
+    /// components, only those two are joined; else its snapshot is, and becomes `joined`.
+    pub(crate) fn join_thread(
+        &self,
+        t: u32,
+        into: &mut [u32],
+        joined: &mut Option<std::sync::Arc<[u32]>>,
+    ) {
+        #[cfg(debug_assertions)]
+        let before = into.to_vec();
+        let i = t as usize;
+        let base = &self.snapshot[i];
+        if !joined
+            .as_ref()
+            .is_some_and(|j| std::sync::Arc::ptr_eq(j, base))
+        {
+            // Components from the width on are 0 in every clock, this snapshot's for good.
+            let w = self.width.min(into.len());
+            join_into(&mut into[..w], &base[..w]);
+            *joined = Some(base.clone());
+        }
+        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
+        let a = self.agent_of[i] as usize;
+        for c in [i, a] {
+            if let (Some(x), Some(&v)) = (into.get_mut(c), row.get(c)) {
+                *x = (*x).max(v);
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            // Every test build checks it against the join of the thread's clock (equal when
+            // `joined` was joined into `into` before, as the caller says).
+            let mut slow = before;
+            join_into(&mut slow, &self.current(t));
+            debug_assert_eq!(slow, into, "thread {t}'s clock joined");
         }
     }
 

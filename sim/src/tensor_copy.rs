@@ -33,9 +33,13 @@ pub(crate) type Run = (u32, Option<usize>, u32);
 /// walk of a 128 x 32 box's 512 swizzled chunks was half the cost of completing one.
 #[derive(Default)]
 pub(crate) struct RunsMemo {
-    key: Option<(TensorMap, [i64; 5], u32, Option<(usize, i64)>)>,
+    key: Option<BoxKey>,
     runs: Vec<Run>,
 }
+
+/// What a box's runs are a function of: map, coordinates, shared address, global buffer and
+/// offset ([`TensorCopy`]'s fields).
+type BoxKey = (TensorMap, [i64; 5], u32, Option<(usize, i64)>);
 
 impl RunsMemo {
     /// `copy`'s runs in order, as [`TensorCopy::runs`] gives them.

@@ -43,6 +43,10 @@ pub(crate) struct MBarrier {
     pub expected: i64,
     pub tx: i64,
     pub cur_vc: Clock,
+    /// A thread snapshot joined whole into `cur_vc` since it was last taken: an arrival of a
+    /// thread whose clock is that snapshot joins only its own two components
+    /// ([`Race::join_thread`]; the consumer threads of a GEMM arrive one by one).
+    pub cur_base: Option<std::sync::Arc<[u32]>>,
     pub done_vc: Clock,
     /// Successful waits on the immediately preceding phase: per thread, its clock at its first
     /// such wait (0: none), and the threads that waited.
@@ -290,7 +294,7 @@ impl MBarrier {
         match vc {
             Some(vc) => join_into(&mut self.cur_vc[..w], &vc[..w]),
             None => {
-                race.join_lanes(actor.warp, 1 << actor.lane, &mut self.cur_vc);
+                race.join_thread(own, &mut self.cur_vc, &mut self.cur_base);
                 race.tick(own);
             }
         }
@@ -382,6 +386,7 @@ impl MBarrier {
         self.phase = self.phase.wrapping_add(1);
         self.pending = self.expected;
         self.done_vc = std::mem::take(&mut self.cur_vc);
+        self.cur_base = None;
         for t in std::mem::take(&mut self.waiters) {
             self.wait_clock[t as usize] = 0;
         }
