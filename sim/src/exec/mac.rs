@@ -46,6 +46,20 @@ pub(crate) fn b_index(c: usize, kk: usize, k: usize, n: usize) -> usize {
 pub(crate) fn accumulate(d: &mut [f64], a2: &[f32], b: &[f32], k: usize, n: usize) {
     debug_assert_eq!(b.len(), k * n);
     debug_assert_eq!(a2.len() * n, 2 * k * d.len());
+    if n == 8 {
+        // `mma.sync`'s tile, one panel of 8 columns, two rows at a time: eight independent
+        // two-wide sums, where one row's four each waited on its last addition every k step.
+        let panel = b.as_chunks::<8>().0;
+        let mut rows = d.as_chunks_mut::<8>().0.iter_mut();
+        let mut a_rows = a2.chunks_exact(2 * k).map(|r| r.as_chunks::<2>().0);
+        while let (Some(out), Some(a_row)) = (rows.next(), a_rows.next()) {
+            match (rows.next(), a_rows.next()) {
+                (Some(out1), Some(a_row1)) => row_pair_sums([out, out1], [a_row, a_row1], panel),
+                _ => panel_sums(out, a_row, panel),
+            }
+        }
+        return;
+    }
     for (d_row, a_row) in d.chunks_exact_mut(n).zip(a2.chunks_exact(2 * k)) {
         let (a_row, _) = a_row.as_chunks::<2>();
         let mut panels = b.chunks(PANEL * k);
@@ -90,6 +104,41 @@ fn panel_sums<const W: usize>(out: &mut [f64; W], a_row: &[[f32; 2]], panel: &[[
             acc[2 * j + 1] += x[1] * y[2 * j + 1] as f64;
         }
     }
+    settle_nans(&mut acc, out, a_row, panel);
+    *out = acc;
+}
+
+/// [`panel_sums`] of two rows of a panel of 8 (one k step an iteration, the two rows' eight
+/// sums independent of each other).
+#[inline(always)]
+fn row_pair_sums(outs: [&mut [f64; 8]; 2], a_rows: [&[[f32; 2]]; 2], panel: &[[f32; 8]]) {
+    let [out0, out1] = outs;
+    let (mut s0, mut s1) = (*out0, *out1);
+    for ((x0, x1), y) in a_rows[0].iter().zip(a_rows[1]).zip(panel) {
+        let x0 = [x0[0] as f64, x0[1] as f64];
+        let x1 = [x1[0] as f64, x1[1] as f64];
+        for j in 0..4 {
+            s0[2 * j] += x0[0] * y[2 * j] as f64;
+            s0[2 * j + 1] += x0[1] * y[2 * j + 1] as f64;
+            s1[2 * j] += x1[0] * y[2 * j] as f64;
+            s1[2 * j + 1] += x1[1] * y[2 * j + 1] as f64;
+        }
+    }
+    settle_nans(&mut s0, out0, a_rows[0], panel);
+    settle_nans(&mut s1, out1, a_rows[1], panel);
+    *out0 = s0;
+    *out1 = s1;
+}
+
+/// The sums `acc` of one row of a panel (from `init`) that ended NaN, computed again by
+/// [`chain`] (module docs).
+#[inline(always)]
+fn settle_nans<const W: usize>(
+    acc: &mut [f64; W],
+    init: &[f64; W],
+    a_row: &[[f32; 2]],
+    panel: &[[f32; W]],
+) {
     // The outputs' sum is NaN when one of them is (or two are opposite infinities: then they
     // are computed again for nothing): two-wide adds, where a test per output is a branch each.
     let mut probe = [0.0f64; 2];
@@ -100,11 +149,10 @@ fn panel_sums<const W: usize>(out: &mut [f64; W], a_row: &[[f32; 2]], panel: &[[
     if (probe[0] + probe[1]).is_nan() {
         for (c, v) in acc.iter_mut().enumerate() {
             if v.is_nan() {
-                *v = chain(out[c], a_row, panel.iter().map(|y| y[c]));
+                *v = chain(init[c], a_row, panel.iter().map(|y| y[c]));
             }
         }
     }
-    *out = acc;
 }
 
 /// One output's sum from `init`, with `a_row`'s elements and its column of B in k order, the
@@ -355,6 +403,9 @@ pub(crate) mod tests {
             (3, 5, 7),
             (2, 3, 21),
             (1, 1, 16),
+            // `mma.sync`'s 8 columns with an odd number of rows (the last one alone).
+            (3, 4, 8),
+            (1, 16, 8),
         ] {
             for _ in 0..20 {
                 let a: Vec<f64> = (0..rows * k).map(|_| value(&mut seed)).collect();
