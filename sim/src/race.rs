@@ -52,10 +52,10 @@ impl Seen for [u32] {
 }
 
 /// A shared snapshot of a thread's clock with two components apart: the thread's own and its
-/// async agent's. Snapshots are what make clocks cheap to hand around: a thread's clock stays its
-/// snapshot in every other component until it acquires something, and after a CTA barrier every
-/// waiting thread's clock *is* the barrier's joined clock but for those two, so a CTA's threads
-/// share one.
+/// async agent's. Snapshots are what make clocks cheap to hand around: a thread's clock is its
+/// snapshot in every other component, an acquire gives it a new one (shared by the lanes that
+/// acquire the same clock: [`Race::acquire`]), and after a CTA barrier every waiting thread's
+/// clock *is* the barrier's joined clock but for those two, so a CTA's threads share one.
 #[derive(Clone, Debug)]
 pub(crate) struct Snapshot<B> {
     base: B,
@@ -92,7 +92,7 @@ pub(crate) type OpClock = Snapshot<std::sync::Arc<[u32]>>;
 
 /// A thread's clock as the shadow-memory checks read it when its row is out of date: its
 /// snapshot, with its own component and its agent's (always current in the row) apart.
-type ThreadClock<'a> = Snapshot<&'a [u32]>;
+pub(crate) type ThreadClock<'a> = Snapshot<&'a [u32]>;
 
 /// The clock of one lane's `cp.async`, read from the parts its operation keeps
 /// ([`IssuedAsync`] and the issuing thread's snapshot): the same clock as the [`OpClock`]
@@ -503,22 +503,19 @@ macro_rules! with_thread_clock {
         let i = $t as usize;
         let row = &race.clocks[i * race.dims..(i + 1) * race.dims];
         let $shadow = &mut race.shadow;
-        match &race.snapshot[i] {
-            Some(base) if race.stale[i] => {
-                let agent = race.agent_of[i] as usize;
-                let $seen = &ThreadClock {
-                    base,
-                    thread: i,
-                    own: row[i],
-                    agent,
-                    agent_value: row.get(agent).copied().unwrap_or(0),
-                };
-                $body
-            }
-            _ => {
-                let $seen = row;
-                $body
-            }
+        if race.stale[i] {
+            let agent = race.agent_of[i] as usize;
+            let $seen = &ThreadClock {
+                base: &race.snapshot[i],
+                thread: i,
+                own: row[i],
+                agent,
+                agent_value: row.get(agent).copied().unwrap_or(0),
+            };
+            $body
+        } else {
+            let $seen = row;
+            $body
         }
     }};
 }
@@ -547,8 +544,10 @@ pub(crate) struct Race {
     /// The serial of the store instruction being executed (see [`Access::instr`]).
     instr: u32,
     /// Per thread, a snapshot equal to its clock in every component but its own and its
-    /// agent's (see [`OpClock`]); `None` once the thread acquired something since.
-    snapshot: Vec<Option<std::sync::Arc<[u32]>>>,
+    /// agent's (see [`OpClock`]).
+    snapshot: Vec<std::sync::Arc<[u32]>>,
+    /// The last snapshot [`Race::acquired_from`] made.
+    acquire_memo: Option<AcquireMemo>,
     /// Per thread, whether its row of `clocks` is out of date but for its own component and
     /// its agent's (always current): its clock is then its snapshot. A CTA barrier gives its waiters the
     /// barrier's joined clock this way, without writing hundreds of rows
@@ -605,6 +604,9 @@ impl Drop for Race {
         });
     }
 }
+
+/// A snapshot [`Race::acquired_from`] made: (the snapshot, the clock acquired, their join).
+type AcquireMemo = (std::sync::Arc<[u32]>, Clock, std::sync::Arc<[u32]>);
 
 /// The releases into a CTA barrier's phase: the joined clock, and the thread snapshots already
 /// joined into it. After a barrier every thread's clock is the same snapshot but for its own
@@ -671,9 +673,10 @@ impl Race {
             instr: 0,
             // At the launch every thread has seen nothing but its own first epoch: one zero
             // snapshot serves them all.
-            snapshot: vec![Some(vec![0; dims].into()); threads],
+            snapshot: vec![vec![0; dims].into(); threads],
             stale: vec![true; threads],
             acquired: vec![false; threads],
+            acquire_memo: None,
         }
     }
 
@@ -684,6 +687,26 @@ impl Race {
 
     pub(crate) fn checking(&self) -> bool {
         !self.shadow.cells.is_empty()
+    }
+
+    /// Thread `t`'s clock as a view, its row not brought up to date: for a look at a
+    /// component or two (an mbarrier's initialisation epoch), where [`Race::clock`] copies
+    /// the snapshot into the row.
+    pub(crate) fn seen(&self, t: u32) -> ThreadClock<'_> {
+        let i = t as usize;
+        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
+        let agent = self.agent_of[i] as usize;
+        ThreadClock {
+            base: if self.stale[i] {
+                &self.snapshot[i]
+            } else {
+                row
+            },
+            thread: i,
+            own: row[i],
+            agent,
+            agent_value: row.get(agent).copied().unwrap_or(0),
+        }
     }
 
     /// Thread `t`'s clock (its row, brought up to date).
@@ -703,9 +726,7 @@ impl Race {
             return;
         }
         self.stale[i] = false;
-        let base = self.snapshot[i]
-            .as_ref()
-            .expect("a stale row has a snapshot");
+        let base = &self.snapshot[i];
         let agent = self.agent_of[i] as usize;
         let row = &mut self.clocks[i * self.dims..(i + 1) * self.dims];
         let (own, agent_value) = (row[i], row.get(agent).copied());
@@ -749,10 +770,7 @@ impl Race {
             m &= m - 1;
             let t = warp * 32 + lane;
             let i = t as usize;
-            let Some(base) = &self.snapshot[i] else {
-                self.release(t, &mut into.vc);
-                continue;
-            };
+            let base = &self.snapshot[i];
             if into.vc.len() != dims {
                 into.vc.resize(dims, 0);
             }
@@ -774,6 +792,116 @@ impl Race {
         }
     }
 
+    /// The length of a thread's clock.
+    pub(crate) fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// The components a clock can have other than 0: the threads' and the agents made so far.
+    pub(crate) fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Joins into `into` (the clock's width) the clocks of the threads `warp * 32 + lane` for
+    /// the lanes of `mask`: what joining each thread's [`Race::clock`] gives, without writing
+    /// their rows. After a barrier a warp's lanes share one snapshot, equal to each lane's
+    /// clock but in its own and its agent's components (which only grow from the snapshot's),
+    /// so the snapshot is joined once and each lane adds those two (a `wgmma`'s issue joined
+    /// 31 rows of the cluster's clock width, 768 components in CUTLASS's GEMMs).
+    pub(crate) fn join_lanes(&self, warp: u32, mask: u32, into: &mut [u32]) {
+        #[cfg(debug_assertions)]
+        let before = into.to_vec();
+        // Components from the width on are 0 in every clock (no thread or agent has them).
+        let (dims, w) = (self.dims, self.width.min(into.len()));
+        let mut joined: Option<*const u32> = None;
+        let mut m = mask;
+        while m != 0 {
+            let lane = m.trailing_zeros();
+            m &= m - 1;
+            let i = (warp * 32 + lane) as usize;
+            let row = &self.clocks[i * dims..(i + 1) * dims];
+            let base = &self.snapshot[i];
+            let p = std::sync::Arc::as_ptr(base) as *const u32;
+            if joined != Some(p) {
+                join_into(&mut into[..w], &base[..w]);
+                joined = Some(p);
+            }
+            if let Some(x) = into.get_mut(i) {
+                *x = (*x).max(row[i]);
+            }
+            let a = self.agent_of[i] as usize;
+            if let (Some(x), Some(&v)) = (into.get_mut(a), row.get(a)) {
+                *x = (*x).max(v);
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            // Every test build checks it against the join of each lane's clock.
+            let mut slow = before;
+            for lane in (0..32).filter(|l| mask >> l & 1 == 1) {
+                join_into(&mut slow, &self.current(warp * 32 + lane));
+            }
+            debug_assert_eq!(slow, into, "the lanes' clocks of warp {warp}");
+        }
+    }
+
+    /// Joins thread `t`'s clock into `into` (what joining its [`Race::clock`] gives), where
+    /// `joined` is a snapshot joined whole into `into` before (kept by the caller while `into`
+    /// only grows): when `t`'s clock is that snapshot but for its own and its agent's
+    /// components, only those two are joined; else its snapshot is, and becomes `joined`.
+    pub(crate) fn join_thread(
+        &self,
+        t: u32,
+        into: &mut [u32],
+        joined: &mut Option<std::sync::Arc<[u32]>>,
+    ) {
+        #[cfg(debug_assertions)]
+        let before = into.to_vec();
+        let i = t as usize;
+        let base = &self.snapshot[i];
+        if !joined
+            .as_ref()
+            .is_some_and(|j| std::sync::Arc::ptr_eq(j, base))
+        {
+            // Components from the width on are 0 in every clock, this snapshot's for good.
+            let w = self.width.min(into.len());
+            join_into(&mut into[..w], &base[..w]);
+            *joined = Some(base.clone());
+        }
+        let row = &self.clocks[i * self.dims..(i + 1) * self.dims];
+        let a = self.agent_of[i] as usize;
+        for c in [i, a] {
+            if let (Some(x), Some(&v)) = (into.get_mut(c), row.get(c)) {
+                *x = (*x).max(v);
+            }
+        }
+        #[cfg(debug_assertions)]
+        {
+            // Every test build checks it against the join of the thread's clock (equal when
+            // `joined` was joined into `into` before, as the caller says).
+            let mut slow = before;
+            join_into(&mut slow, &self.current(t));
+            debug_assert_eq!(slow, into, "thread {t}'s clock joined");
+        }
+    }
+
+    /// Thread `t`'s clock, its row brought up to date from its snapshot in a copy.
+    #[cfg(debug_assertions)]
+    fn current(&self, t: u32) -> Vec<u32> {
+        let i = t as usize;
+        let mut row = self.row(t).to_vec();
+        if self.stale[i] {
+            let (own, agent) = (row[i], self.agent_of[i] as usize);
+            let agent_value = row.get(agent).copied();
+            row.copy_from_slice(&self.snapshot[i]);
+            row[i] = own;
+            if let Some(v) = agent_value {
+                row[agent] = v;
+            }
+        }
+        row
+    }
+
     /// A new epoch of `t`, after the caller released its clock.
     pub(crate) fn tick(&mut self, t: u32) {
         *self.own_mut(t) += 1;
@@ -782,18 +910,53 @@ impl Race {
     }
 
     /// Acquire: `t` learns everything `from` has seen.
+    ///
+    /// Its new snapshot is the join of its snapshot and `from`, and its own and its agent's
+    /// components are joined in its row: the lanes of a warp that acquire one clock (an
+    /// mbarrier's phase, a `wgmma.wait_group`'s operations), sharing one snapshot before,
+    /// share the joined one, made once ([`Race::acquired_from`]), where each brought its row
+    /// up to date and joined `from` into it; and the warp's later joins of their clocks join
+    /// it once ([`Race::join_lanes`], [`Race::release_lanes`]).
     pub(crate) fn acquire(&mut self, t: u32, from: &[u32]) {
         if from.is_empty() {
             return;
         }
-        self.materialize(t);
-        let (dims, w) = (self.dims, self.width);
-        join_into(
-            &mut self.clocks[t as usize * dims..t as usize * dims + w],
-            from,
-        );
-        self.snapshot[t as usize] = None;
-        self.acquired[t as usize] = true;
+        let i = t as usize;
+        let joined = self.acquired_from(self.snapshot[i].clone(), from);
+        let (dims, agent) = (self.dims, self.agent_of[i] as usize);
+        let row = &mut self.clocks[i * dims..(i + 1) * dims];
+        for c in [i, agent] {
+            if let (Some(x), Some(&y)) = (row.get_mut(c), from.get(c)) {
+                *x = (*x).max(y);
+            }
+        }
+        self.snapshot[i] = joined;
+        self.stale[i] = true;
+        self.acquired[i] = true;
+    }
+
+    /// The join of snapshot `base` and `from` (the rest of `base`'s length as in `base`),
+    /// shared: the last one made is kept with what it was made of, for the next lane.
+    fn acquired_from(
+        &mut self,
+        base: std::sync::Arc<[u32]>,
+        from: &[u32],
+    ) -> std::sync::Arc<[u32]> {
+        let w = self.width;
+        if let Some((b, f, joined)) = &self.acquire_memo
+            && std::sync::Arc::ptr_eq(b, &base)
+            && f.len() == from.len()
+            && f[..w.min(f.len())] == from[..w.min(from.len())]
+        {
+            // Both are 0 from the width on.
+            return joined.clone();
+        }
+        let mut v = base.to_vec();
+        let n = w.min(v.len());
+        join_into(&mut v[..n], from);
+        let joined: std::sync::Arc<[u32]> = v.into();
+        self.acquire_memo = Some((base, from.to_vec(), joined.clone()));
+        joined
     }
 
     /// Acquire of a CTA barrier's joined clock `from` by a thread that waited for the phase:
@@ -811,7 +974,7 @@ impl Race {
             {
                 let mut me = self.row(t).to_vec();
                 if self.stale[i] {
-                    me.copy_from_slice(self.snapshot[i].as_deref().expect("a snapshot"));
+                    me.copy_from_slice(&self.snapshot[i]);
                 }
                 let agent = self.agent_of[i] as usize;
                 let row = self.row(t);
@@ -826,7 +989,7 @@ impl Race {
         if agent < self.dims {
             self.clocks[i * self.dims + agent] = from[agent];
         }
-        self.snapshot[i] = Some(from.clone());
+        self.snapshot[i] = from.clone();
         self.stale[i] = true;
     }
 
@@ -876,17 +1039,13 @@ impl Race {
     }
 
     /// [`Race::issue_async`] in parts: the operation's clock is `t`'s snapshot
-    /// ([`Race::issued_base`], until `t` acquires something) with these components apart.
+    /// ([`Race::issued_base`]) with these components apart.
     #[inline]
     pub(crate) fn issue_async_parts(&mut self, t: u32) -> IssuedAsync {
         let slot = self.agent(t);
         self.width = self.width.max(slot as usize + 1);
         self.agent_clock[t as usize] += 1;
         let event = self.agent_clock[t as usize];
-        if self.snapshot[t as usize].is_none() {
-            let base: std::sync::Arc<[u32]> = self.row(t).into();
-            self.snapshot[t as usize] = Some(base);
-        }
         let issued = IssuedAsync {
             own: self.now(t),
             agent: slot,
@@ -900,9 +1059,7 @@ impl Race {
     /// The snapshot of `t` that its async operation issued last is based on
     /// ([`Race::issue_async_parts`]).
     pub(crate) fn issued_base(&self, t: u32) -> &std::sync::Arc<[u32]> {
-        self.snapshot[t as usize]
-            .as_ref()
-            .expect("an issue leaves a snapshot")
+        &self.snapshot[t as usize]
     }
 
     /// The clock component of `t`'s async agent.
@@ -1124,10 +1281,7 @@ impl Race {
             }
             // The usual whole granules as a loop of their own, the check inlined in it.
             let checked = match shadow.aligned(cta, offset, len) {
-                Some((cells, sets)) => cells
-                    .iter_mut()
-                    .enumerate()
-                    .try_for_each(|(k, cell)| check.cell(cell, sets, offset + 4 * k as u32)),
+                Some((cells, sets)) => check.cells(cells, sets, offset),
                 None => shadow.visit(cta, offset, len, |cell, sets, key| {
                     check.cell(cell, sets, key)
                 }),
@@ -1180,6 +1334,42 @@ struct AsyncReadCheck<'a, S: Seen + ?Sized> {
 }
 
 impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
+    /// [`AsyncReadCheck::cell`] of each of `cells` (the first at `offset`), in order. The
+    /// common cell, whose write is the last one that passed and whose read set is the one
+    /// the last add left its predecessor with, is what `cell` does to it (its set becomes
+    /// the add's result, counted as moved), in a loop of its own with that state in
+    /// registers: the many TMA stores of one tile read runs of such cells (each lane of
+    /// CUTLASS's storing warp issues the store, so each cell's set grows by a reader a store).
+    #[inline(always)]
+    fn cells(
+        &mut self,
+        cells: &mut [Cell],
+        sets: &mut ReadSets,
+        offset: u32,
+    ) -> Result<(), Conflict> {
+        let mut k = 0;
+        while k < cells.len() {
+            if let Some((from, to)) = self.reads.moving() {
+                let passed = self.passed;
+                let start = k;
+                while let Some(cell) = cells.get_mut(k)
+                    && cell.reads == from
+                    && write_key(cell) == passed
+                {
+                    cell.reads = to;
+                    k += 1;
+                }
+                self.reads.moved((k - start) as u32);
+                if k == cells.len() {
+                    break;
+                }
+            }
+            self.cell(&mut cells[k], sets, offset + 4 * k as u32)?;
+            k += 1;
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn cell(&mut self, cell: &mut Cell, sets: &mut ReadSets, key: u32) -> Result<(), Conflict> {
         let (me, vc) = (self.me, self.vc);

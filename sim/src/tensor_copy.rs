@@ -23,6 +23,43 @@ pub(crate) struct TensorCopy {
     pub reduce: Option<AtomOp>,
 }
 
+/// A run of a box's elements ([`TensorCopy::runs`]): shared offset, byte offset in the global
+/// buffer (`None` outside the tensor), elements.
+pub(crate) type Run = (u32, Option<usize>, u32);
+
+/// The runs of the last box walked, with what they are a function of (the map, the
+/// coordinates, the shared address, the global buffer and offset): CUTLASS's epilogue issues
+/// each TMA store from every lane of a warp, 32 copies of one box one after another, and the
+/// walk of a 128 x 32 box's 512 swizzled chunks was half the cost of completing one.
+#[derive(Default)]
+pub(crate) struct RunsMemo {
+    key: Option<BoxKey>,
+    runs: Vec<Run>,
+}
+
+/// What a box's runs are a function of: map, coordinates, shared address, global buffer and
+/// offset ([`TensorCopy`]'s fields).
+type BoxKey = (TensorMap, [i64; 5], u32, Option<(usize, i64)>);
+
+impl RunsMemo {
+    /// `copy`'s runs in order, as [`TensorCopy::runs`] gives them.
+    pub(crate) fn runs(&mut self, copy: &TensorCopy) -> &[Run] {
+        let same = self
+            .key
+            .as_ref()
+            .is_some_and(|(map, coords, smem, global)| {
+                (*coords, *smem, *global) == (copy.coords, copy.smem, copy.global)
+                    && *map == copy.map
+            });
+        if !same {
+            self.runs.clear();
+            copy.runs(|s, g, n| self.runs.push((s, g, n)));
+            self.key = Some((copy.map.clone(), copy.coords, copy.smem, copy.global));
+        }
+        &self.runs
+    }
+}
+
 impl TensorCopy {
     /// Calls `f(shared offset, byte offset in the global buffer or None when outside the
     /// tensor, elements)` for every run of the box's elements, in shared-memory order: a run

@@ -150,10 +150,10 @@ pub(crate) struct TensorState {
     pub(crate) regs_of: Vec<Option<Box<[u32]>>>,
     /// Per warpgroup (CTA rank, warpgroup index): the wgmma.mma_async its warps issued.
     pub(crate) warpgroups: HashMap<(u32, u32), WarpgroupLog>,
-    /// The matrices of an `mma.sync`'s A, B and C, kept between MMAs for their
-    /// allocations: three allocations per MMA were 5 % of the `mma.sync` matmul's host
-    /// instructions.
-    pub(crate) scratch: [Vec<f64>; 3],
+    /// The C matrix of an `mma.sync`, kept between MMAs for its allocation (an allocation
+    /// per matrix per MMA was 5 % of the `mma.sync` matmul's host instructions; A and B are
+    /// kept in `frag_memo`).
+    pub(crate) scratch: Vec<f64>,
     /// The A and B matrices of the last `mma.sync` fragments gathered, with the registers
     /// they came from ([`FragMemo`]).
     pub(crate) frag_memo: [FragMemo; 2],
@@ -170,8 +170,12 @@ pub(crate) struct TensorState {
 /// m64n256k16) was 8 % of the wgmma matmul's host instructions.
 #[derive(Default)]
 pub(crate) struct WgmmaScratch {
-    pub(crate) a: Vec<f64>,
-    pub(crate) b: Vec<f64>,
+    /// A (the warp's 16 rows by k, f32) as read, and as `exec::mac::accumulate` reads it
+    /// (signed, each element twice).
+    pub(crate) a: Vec<f32>,
+    pub(crate) a2: Vec<f32>,
+    /// B in `accumulate`'s panels (f32).
+    pub(crate) b: Vec<f32>,
     pub(crate) d: Vec<f64>,
     pub(crate) operand: OperandScratch,
     /// The B matrices decoded last, with what they were decoded from.
@@ -209,7 +213,8 @@ pub(crate) struct FragEntry {
     pub(crate) srcs: Vec<Src>,
     /// Each register's 32 lanes (zeros for an immediate), in `srcs` order.
     pub(crate) values: Vec<u64>,
-    pub(crate) matrix: Vec<f64>,
+    /// In the layout `exec::mac::accumulate` reads (f32, A's elements twice).
+    pub(crate) matrix: Vec<f32>,
 }
 
 /// The last [`MEMO_OPERANDS`] operand matrices a cluster's `wgmma` decoded from shared memory,
@@ -235,7 +240,8 @@ pub(crate) struct Decoded {
     pub(crate) at: Vec<(u32, u32, u32)>,
     /// The 16 bytes of each chunk of `at`, in order.
     pub(crate) bytes: Vec<u8>,
-    pub(crate) matrix: Vec<f64>,
+    /// As `wgmma_operand` decoded it (f32, in the layout `accumulate` reads).
+    pub(crate) matrix: Vec<f32>,
 }
 
 /// The 16-byte chunks of one shared-memory operand and where each lies.

@@ -21,6 +21,8 @@ pub(crate) struct TmaState {
     pub map_reads: bool,
     /// Per (cluster, CTA, warpgroup): the `setmaxnreg` each of its warps executed, in order.
     pub setmaxnreg: HashMap<(u32, u32, u32), [Vec<SetMaxNReg>; 4]>,
+    /// The runs of the box the last tensor copy completed moved (a cache: state of no one).
+    pub box_runs: crate::tensor_copy::RunsMemo,
 }
 
 /// A change to the list of unfenced tensor maps.

@@ -43,6 +43,10 @@ pub(crate) struct MBarrier {
     pub expected: i64,
     pub tx: i64,
     pub cur_vc: Clock,
+    /// A thread snapshot joined whole into `cur_vc` since it was last taken: an arrival of a
+    /// thread whose clock is that snapshot joins only its own two components
+    /// ([`Race::join_thread`]; the consumer threads of a GEMM arrive one by one).
+    pub cur_base: Option<std::sync::Arc<[u32]>>,
     pub done_vc: Clock,
     /// Successful waits on the immediately preceding phase: per thread, its clock at its first
     /// such wait (0: none), and the threads that waited.
@@ -280,13 +284,19 @@ impl MBarrier {
             return Err(self.range_error(actor, op, "arrival count argument", count, name));
         }
         let own = actor.warp * 32 + actor.lane;
-        let released = vc.unwrap_or(race.clock(own));
-        if released.len() > self.cur_vc.len() {
-            self.cur_vc.resize(released.len(), 0);
+        let len = vc.map_or(race.dims(), <[u32]>::len);
+        if len > self.cur_vc.len() {
+            self.cur_vc.resize(len, 0);
         }
-        join_into(&mut self.cur_vc, released);
-        if vc.is_none() {
-            race.tick(own);
+        // The clock's components from the race's width on are 0: joined up to it (the
+        // cluster's clock width is 768 in CUTLASS's GEMMs, half of them agents never made).
+        let w = race.width().min(len);
+        match vc {
+            Some(vc) => join_into(&mut self.cur_vc[..w], &vc[..w]),
+            None => {
+                race.join_thread(own, &mut self.cur_vc, &mut self.cur_base);
+                race.tick(own);
+            }
         }
         let before = token(self.phase, self.pending);
         if drop {
@@ -376,6 +386,7 @@ impl MBarrier {
         self.phase = self.phase.wrapping_add(1);
         self.pending = self.expected;
         self.done_vc = std::mem::take(&mut self.cur_vc);
+        self.cur_base = None;
         for t in std::mem::take(&mut self.waiters) {
             self.wait_clock[t as usize] = 0;
         }

@@ -106,7 +106,7 @@ impl<'a> Machine<'a> {
                 let name = self.mbar_namer(cta, off);
                 let m = self.ctas[cta as usize].mbars.get(&off);
                 let t = w as u32 * 32 + lane as u32;
-                mbarrier::require_valid(m, actor, t, self.race.clock(t), op, &name).map_err(
+                mbarrier::require_valid(m, actor, t, &self.race.seen(t), op, &name).map_err(
                     |v| self.violation_on(v, crate::report::Object::Mbarrier { cta, offset: off }),
                 )?;
             }

@@ -28,7 +28,9 @@
 //! `wgmma` by up to 2^-13 of it (the hardware keeps about 13 bits there; not imitated).
 //! Integer MMAs are exact, wrapping (or saturating with `.satfinite`) to s32.
 
-use super::mac::{accumulate, pack, pack_words, unpack, unpack_words};
+use super::mac::{
+    PANEL, accumulate, b_index, pack, pack_f32, pack_words, unpack, unpack_f32, unpack_words,
+};
 use super::step::Step;
 use crate::decode::Fmt;
 use crate::decode::*;
@@ -153,10 +155,13 @@ fn c_places(cols: u32, ty: Elem, regs: usize) -> std::rc::Rc<[u32]> {
     })
 }
 
-/// The accumulator registers `regs` (of type `ty`) in their tile ([`unpack`]), the common f32
-/// with a decoder of its own.
+/// The accumulator registers `regs` (of type `ty`) in their tile ([`unpack`]) of 16 rows, the
+/// common f32 with a decoder of its own and its places computed ([`unpack_f32`]).
 fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
     match ty {
+        Elem::F32 if f32_tile(d.len(), regs.len()) && regs.iter().all(|r| r.len() == 32) => {
+            unpack_f32(d, regs, |x| elem_value(Elem::F32, x))
+        }
         Elem::F32 => unpack_words(d, regs, places, |x| elem_value(Elem::F32, x)),
         Elem::F16 => unpack(d, regs, places, 2, |x| elem_value(Elem::F16, x)),
         _ => unpack(d, regs, places, 1, |x| elem_value(ty, x)),
@@ -164,13 +169,22 @@ fn unpack_acc(d: &mut [f64], regs: &[&[u64]], places: &[u32], ty: Elem) {
 }
 
 /// The tile rounded to the registers' type `ty` ([`pack`]), the common f32 with an encoder of
-/// its own.
+/// its own and its places computed ([`pack_f32`]).
 fn pack_acc(values: &mut [u64], d: &[f64], places: &[u32], ty: Elem, satfinite: bool) {
     match ty {
+        Elem::F32 if f32_tile(d.len(), values.len() / 32) => {
+            pack_f32(values, d, |v| elem_bits(Elem::F32, v, false))
+        }
         Elem::F32 => pack_words(values, d, places, |v| elem_bits(Elem::F32, v, false)),
         Elem::F16 => pack(values, d, places, 2, |v| elem_bits(Elem::F16, v, false)),
         _ => pack(values, d, places, 1, |v| elem_bits(ty, v, satfinite)),
     }
+}
+
+/// Whether a tile of `len` elements and `regs` f32 registers a lane is an accumulator tile of
+/// 16 rows, every element in one register (the layout [`unpack_f32`] and [`pack_f32`] know).
+fn f32_tile(len: usize, regs: usize) -> bool {
+    regs > 0 && len == 32 * regs && regs.is_multiple_of(4)
 }
 
 /// A shared-memory matrix descriptor (§9.7.15.5.1.2.2).
@@ -688,11 +702,13 @@ impl Machine<'_> {
     }
 
     /// The matrix (rows x cols, row-major) of a fragment held in `srcs` by the warp's lanes,
-    /// into `out` (its allocation reused: see [`TensorState::scratch`]); `coord` places
-    /// element `i` of a lane, and `shape` names the fragment (which matrix, its k), for the
-    /// table of those places computed once per shape ([`fragment_places`]).
+    /// into `out` (its allocation reused: see [`TensorState::scratch`]), each element as
+    /// `per` copies of `conv` of its value (A, for [`accumulate`], is two f32 copies; B one
+    /// f32; C one f64); `coord` places element `i` of a lane, and `shape` names the fragment
+    /// (which matrix, its k), for the table of those places computed once per shape
+    /// ([`fragment_places`]).
     #[allow(clippy::too_many_arguments)]
-    fn gather_into(
+    fn gather_into<T: Copy + Default>(
         &self,
         w: usize,
         srcs: &[Src],
@@ -700,7 +716,7 @@ impl Machine<'_> {
         dims: (usize, usize),
         shape: (Fragment, u32),
         coord: impl Fn(u32, u32) -> (u32, u32),
-        out: &mut Vec<f64>,
+        (out, per, conv): (&mut Vec<T>, usize, impl Fn(f64) -> T),
     ) {
         let bits = ty.bits();
         let per_lane = srcs.len() as u32 * (32 / bits);
@@ -712,33 +728,25 @@ impl Machine<'_> {
         // The element decoding chosen once per fragment, not per element (the common operand
         // types get a loop of their own).
         out.clear();
-        out.resize(dims.0 * dims.1, 0.0);
+        out.resize(dims.0 * dims.1 * per, T::default());
+        let g = (w, srcs, &places[..], &mut out[..], per);
         match (ty, bits) {
-            (Elem::F16, _) => {
-                self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(Elem::F16, x))
-            }
-            (Elem::Bf16, _) => {
-                self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(Elem::Bf16, x))
-            }
-            (Elem::F32, _) => {
-                self.gather_as::<32>(w, srcs, &places, out, |x| elem_value(Elem::F32, x))
-            }
-            (_, 8) => self.gather_as::<8>(w, srcs, &places, out, |x| elem_value(ty, x)),
-            (_, 16) => self.gather_as::<16>(w, srcs, &places, out, |x| elem_value(ty, x)),
-            _ => self.gather_as::<32>(w, srcs, &places, out, |x| elem_value(ty, x)),
+            (Elem::F16, _) => self.gather_as::<16, T>(g, |x| conv(elem_value(Elem::F16, x))),
+            (Elem::Bf16, _) => self.gather_as::<16, T>(g, |x| conv(elem_value(Elem::Bf16, x))),
+            (Elem::F32, _) => self.gather_as::<32, T>(g, |x| conv(elem_value(Elem::F32, x))),
+            (_, 8) => self.gather_as::<8, T>(g, |x| conv(elem_value(ty, x))),
+            (_, 16) => self.gather_as::<16, T>(g, |x| conv(elem_value(ty, x))),
+            _ => self.gather_as::<32, T>(g, |x| conv(elem_value(ty, x))),
         }
     }
 
     /// [`Machine::gather_into`]'s loop for elements of `BITS` bits (`32 / BITS` to a
     /// register), `decode` inlined.
     #[inline(always)]
-    fn gather_as<const BITS: u32>(
+    fn gather_as<const BITS: u32, T: Copy>(
         &self,
-        w: usize,
-        srcs: &[Src],
-        places: &[u32],
-        out: &mut [f64],
-        decode: impl Fn(u64) -> f64,
+        (w, srcs, places, out, copies): (usize, &[Src], &[u32], &mut [T], usize),
+        decode: impl Fn(u64) -> T,
     ) {
         let per = (32 / BITS) as usize;
         let mask = if BITS == 32 {
@@ -760,15 +768,18 @@ impl Machine<'_> {
             for (lane, &v) in row.iter().enumerate() {
                 let at = &places[(lane * n + j) * per..(lane * n + j + 1) * per];
                 for (e, &p) in at.iter().enumerate() {
-                    out[p as usize] = decode((v >> (e as u32 * BITS)) & mask);
+                    let x = decode((v >> (e as u32 * BITS)) & mask);
+                    let p = p as usize * copies;
+                    out[p..p + copies].fill(x);
                 }
             }
         }
     }
 
-    /// [`Machine::gather_into`] through `memo`: the index of its entry that holds the matrix
-    /// of fragment `srcs`, gathered now unless an entry was gathered from the same registers
-    /// holding the same values (gathering is a function of those alone).
+    /// [`Machine::gather_into`] through `memo`, as f32 (`copies` of each element: 2 for A,
+    /// 1 for B, the layouts [`accumulate`] reads): the index of its entry that holds the
+    /// matrix of fragment `srcs`, gathered now unless an entry was gathered from the same
+    /// registers holding the same values (gathering is a function of those alone).
     #[allow(clippy::too_many_arguments)]
     fn gather_memo(
         &self,
@@ -778,7 +789,7 @@ impl Machine<'_> {
         dims: (usize, usize),
         shape: (Fragment, u32),
         coord: impl Fn(u32, u32) -> (u32, u32),
-        memo: &mut FragMemo,
+        (memo, copies): (&mut FragMemo, usize),
     ) -> usize {
         let regs = &self.warps[w].regs;
         let row = |s: &Src| match *s {
@@ -814,7 +825,9 @@ impl Machine<'_> {
                 Src::Imm(_) => e.values.extend_from_slice(&[0; 32]),
             }
         }
-        self.gather_into(w, srcs, ty, dims, shape, coord, &mut e.matrix);
+        // Every operand type is exact in f32 (see `mac`).
+        let out = (&mut e.matrix, copies, |x: f64| x as f32);
+        self.gather_into(w, srcs, ty, dims, shape, coord, out);
         i
     }
 
@@ -825,7 +838,7 @@ impl Machine<'_> {
         }
         let k = m.k as usize;
         let bits = m.a_ty.bits();
-        let [a, b, mut c] = std::mem::take(&mut self.tensor.scratch);
+        let mut c = std::mem::take(&mut self.tensor.scratch);
         let [mut a_memo, mut b_memo] = std::mem::take(&mut self.tensor.frag_memo);
         // A fragment serves the MMAs of several n tiles and a B fragment those of several m
         // tiles: each is gathered once while its registers hold the same values.
@@ -836,9 +849,9 @@ impl Machine<'_> {
             (16, k),
             (Fragment::A, m.k),
             |l, i| a_coord(m.k, bits, l, i),
-            &mut a_memo,
+            (&mut a_memo, 2),
         );
-        // B as k rows of 8 columns, the layout [`accumulate`] reads.
+        // B as k rows of 8 columns, the layout [`accumulate`] reads (one panel).
         let bi = self.gather_memo(
             w,
             &m.b,
@@ -846,11 +859,24 @@ impl Machine<'_> {
             (k, 8),
             (Fragment::B, m.k),
             |l, i| b_coord(m.k, bits, l, i),
-            &mut b_memo,
+            (&mut b_memo, 1),
         );
-        self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, &mut c);
         let mut d = [0.0f64; 128];
-        d.copy_from_slice(&c);
+        if m.c_ty == Elem::F32 && m.c.len() == 4 {
+            // f32 accumulators (the common C) with their places computed ([`unpack_f32`]).
+            let regs = &self.warps[w].regs;
+            let imms: [[u64; 32]; 4] =
+                std::array::from_fn(|j| [if let Src::Imm(v) = m.c[j] { v } else { 0 }; 32]);
+            let rows: [&[u64]; 4] = std::array::from_fn(|j| match m.c[j] {
+                Src::Reg(r) => &regs[r as usize * 32..r as usize * 32 + 32],
+                Src::Imm(_) => &imms[j][..],
+            });
+            unpack_acc(&mut d, &rows, &[], Elem::F32);
+        } else {
+            let out = (&mut c, 1, |x: f64| x);
+            self.gather_into(w, &m.c, m.c_ty, (16, 8), (Fragment::C, 8), c_coord, out);
+            d.copy_from_slice(&c);
+        }
         accumulate(
             &mut d,
             &a_memo.entries[ai].matrix,
@@ -858,7 +884,7 @@ impl Machine<'_> {
             k,
             8,
         );
-        self.tensor.scratch = [a, b, c];
+        self.tensor.scratch = c;
         self.tensor.frag_memo = [a_memo, b_memo];
         let places = c_places(8, m.d_ty, m.d.len());
         let mut values = [0u64; 4 * 32];
@@ -1046,9 +1072,9 @@ impl Machine<'_> {
     }
 
     /// Reads a shared-memory operand of `wgmma.mma_async` through its descriptor: `rows`
-    /// (`mn` indices) by `k`, into `out[mn_index * k + kk]`, or with `k_rows` into
-    /// `out[kk * rows + mn_index]` (B, in the layout [`accumulate`] reads); `bufs` lends the
-    /// chunk lists their allocations.
+    /// (`mn` indices) by `k`, as f32 (exact for every operand type), into
+    /// `out[mn_index * k + kk]`, or with `k_rows` into [`accumulate`]'s panels (B, with
+    /// `mn_index` its column: [`b_index`]); `bufs` lends the chunk lists their allocations.
     #[allow(clippy::too_many_arguments)]
     fn wgmma_operand(
         &mut self,
@@ -1062,7 +1088,7 @@ impl Machine<'_> {
         k_rows: bool,
         agent: u32,
         vc: &[u32],
-        out: &mut Vec<f64>,
+        out: &mut Vec<f32>,
         bufs: &mut OperandScratch,
         memo: Option<&mut OperandMemo>,
     ) -> Res<Option<usize>> {
@@ -1151,16 +1177,18 @@ impl Machine<'_> {
         let fill = Fill {
             chunks,
             at,
-            strides: if k_rows { (1, rows) } else { (k as usize, 1) },
+            panels: k_rows,
+            dims: (rows, k as usize),
             mn_start: mn.start,
             mn_major,
         };
+        let f32_of = |t: Elem, x: u64| elem_value(t, x) as f32;
         match (ty, bits) {
-            (Elem::F16, _) => fill.run::<2>(self, out, |x| elem_value(Elem::F16, x)),
-            (Elem::Bf16, _) => fill.run::<2>(self, out, |x| elem_value(Elem::Bf16, x)),
-            (_, 8) => fill.run::<1>(self, out, |x| elem_value(ty, x)),
-            (_, 16) => fill.run::<2>(self, out, |x| elem_value(ty, x)),
-            _ => fill.run::<4>(self, out, |x| elem_value(ty, x)),
+            (Elem::F16, _) => fill.run::<2>(self, out, |x| f32_of(Elem::F16, x)),
+            (Elem::Bf16, _) => fill.run::<2>(self, out, |x| f32_of(Elem::Bf16, x)),
+            (_, 8) => fill.run::<1>(self, out, |x| f32_of(ty, x)),
+            (_, 16) => fill.run::<2>(self, out, |x| f32_of(ty, x)),
+            _ => fill.run::<4>(self, out, |x| f32_of(ty, x)),
         }
         let Some(m) = memo else {
             return Ok(None);
@@ -1252,9 +1280,7 @@ impl Machine<'_> {
         // The async agent reading shared memory, with what every thread of the warp has seen.
         let t0 = w as u32 * 32;
         let mut vc = self.race.issue_async(t0).to_clock();
-        for lane in 1..32 {
-            join_into(&mut vc, self.race.clock(t0 + lane));
-        }
+        self.race.join_lanes(w as u32, !1, &mut vc);
         let desc = |m: &mut Self, s: Src, what: &str| -> Res<Desc> {
             let d = Desc::parse(m.uniform(w, pc, s, what, WGMMA_SPEC)?);
             if d.base_offset != 0 && d.swizzle != 0 {
@@ -1329,7 +1355,7 @@ impl Machine<'_> {
                     (16, k as usize),
                     (Fragment::A, k),
                     |l, i| a_coord(k, bits, l, i),
-                    &mut s.a,
+                    (&mut s.a, 1, |x: f64| x as f32),
                 )
             }
         };
@@ -1361,11 +1387,11 @@ impl Machine<'_> {
         let sb = if g.neg_b { -1.0 } else { 1.0 };
         // The warp's 16 rows of D (n columns), each output the accumulator (or 0) plus the
         // products in k order; A's rows are scaled first by the signs, as `sa * a * sb * b`
-        // evaluates.
+        // evaluates (in f64, as the products are: a sign changed is still exact in f32), and
+        // each element is written twice, the layout [`accumulate`] reads.
         let (k, cols) = (k as usize, n as usize);
-        for x in s.a.iter_mut() {
-            *x = sa * *x * sb;
-        }
+        s.a2.clear();
+        s.a2.extend(s.a.iter().flat_map(|&x| [(sa * x as f64 * sb) as f32; 2]));
         let places = c_places(n, g.d_ty, g.d.len());
         s.d.clear();
         let st = &self.tensor.warps[w];
@@ -1399,7 +1425,7 @@ impl Machine<'_> {
             Some(i) => &s.b_memo.entries[i].matrix,
             None => &s.b,
         };
-        accumulate(&mut s.d, &s.a, b, k, cols);
+        accumulate(&mut s.d, &s.a2, b, k, cols);
         let mut values = self.tensor.spare_values.pop().unwrap_or_default();
         values.clear();
         values.resize(g.d.len() * 32, 0);
@@ -1434,8 +1460,10 @@ impl Machine<'_> {
 struct Fill<'a> {
     chunks: &'a [(u32, u32)],
     at: &'a [(u32, u32, u32)],
-    /// The index distance in `out` of consecutive mn and consecutive k.
-    strides: (usize, usize),
+    /// The matrix is B in [`accumulate`]'s panels ([`b_index`]); otherwise row-major by mn.
+    panels: bool,
+    /// (mn indices, k).
+    dims: (usize, usize),
     mn_start: u32,
     mn_major: bool,
 }
@@ -1443,14 +1471,27 @@ struct Fill<'a> {
 impl Fill<'_> {
     /// Decodes each chunk's elements of `EB` bytes (little-endian, `16 / EB` to a chunk)
     /// into `out`, `decode` inlined: a chunk's elements are consecutive k (K-major) or mn
-    /// (MN-major), so their places in `out` are one stride apart.
+    /// (MN-major), so their places in `out` are one stride apart. In panels too: only f16
+    /// and bf16 operands are MN-major (the decoder takes `.trans` for those alone), and a
+    /// chunk's eight mn, a multiple of 8 from the first, lie in one panel (8 or 16 wide).
     #[inline(always)]
-    fn run<const EB: usize>(&self, m: &Machine<'_>, out: &mut [f64], decode: impl Fn(u64) -> f64) {
-        let (s_mn, s_k) = self.strides;
-        let step = if self.mn_major { s_mn } else { s_k };
+    fn run<const EB: usize>(&self, m: &Machine<'_>, out: &mut [f32], decode: impl Fn(u64) -> f32) {
+        let (rows, k) = self.dims;
         for (&(m0, k0), &(cta, off, _)) in self.chunks.iter().zip(self.at) {
             let bytes = &m.ctas[cta as usize].shared[off as usize..off as usize + 16];
-            let mut i = (m0 - self.mn_start) as usize * s_mn + k0 as usize * s_k;
+            let (mn, kk) = ((m0 - self.mn_start) as usize, k0 as usize);
+            let (mut i, step) = match (self.panels, self.mn_major) {
+                (false, false) => (mn * k + kk, 1),
+                (false, true) => (mn * k + kk, k),
+                (true, false) => (
+                    b_index(mn, kk, k, rows),
+                    PANEL.min(rows - mn / PANEL * PANEL),
+                ),
+                (true, true) => {
+                    debug_assert!(mn % PANEL + 16 / EB <= PANEL.min(rows - mn / PANEL * PANEL));
+                    (b_index(mn, kk, k, rows), 1)
+                }
+            };
             for x in bytes.chunks_exact(EB) {
                 let v = match EB {
                     1 => x[0] as u64,
@@ -1498,6 +1539,100 @@ mod tests {
                 let fast = elem_value(ty, bits);
                 let general = super::super::half::decode(fmt, bits as u32);
                 assert_eq!(fast.to_bits(), general.to_bits(), "{fmt:?} {bits:#06x}");
+            }
+        }
+    }
+
+    /// Every operand type's values, as [`elem_value`] decodes them, are exact in f32, NaNs
+    /// included bit for bit: the f32 operand matrices [`accumulate`] reads widen back to the
+    /// f64 values the sums took before (every pattern of the 8- and 16-bit types, every
+    /// tf32 pattern with a few low-bit fillings).
+    #[test]
+    fn operand_values_are_exact_in_f32() {
+        let check = |t: Elem, bits: u64| {
+            let v = elem_value(t, bits);
+            assert_eq!(
+                ((v as f32) as f64).to_bits(),
+                v.to_bits(),
+                "{t:?} {bits:#x}"
+            );
+        };
+        for t in [Elem::F16, Elem::Bf16] {
+            (0..1 << 16).for_each(|b| check(t, b));
+        }
+        for t in [Elem::E4m3, Elem::E5m2, Elem::S8, Elem::U8] {
+            (0..1 << 8).for_each(|b| check(t, b));
+        }
+        for hi in 0..1u64 << 19 {
+            for lo in [0, 1, 0x1000, 0x1fff] {
+                check(Elem::Tf32, hi << 13 | lo);
+            }
+        }
+    }
+
+    /// The multiply-add of each operand type as [`accumulate`] computes it from f32 operands
+    /// is bit for bit the f64 fold of the decoded values in k order, on random bit patterns
+    /// weighted to the special ones (exponent all ones: infinities and NaNs; all zeros:
+    /// zeros and subnormals), at `mma.sync`'s and `wgmma`'s shapes.
+    #[test]
+    fn tensor_step_matches_the_plain_fold_for_every_operand_type() {
+        use super::super::mac::tests::{blocked, by_output};
+        // (type, its bits, the exponent field's mask).
+        let types = [
+            (Elem::F16, 16, 0x7c00u64),
+            (Elem::Bf16, 16, 0x7f80),
+            (Elem::Tf32, 32, 0x7f80_0000),
+            (Elem::E4m3, 8, 0x78),
+            (Elem::E5m2, 8, 0x7c),
+            (Elem::S8, 8, 0x80),
+            (Elem::U8, 8, 0x80),
+        ];
+        let mut seed = 5u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 17
+        };
+        for (t, bits, exp) in types {
+            let element = |x: u64| {
+                let b = (x >> 2) & ((1u64 << bits) - 1);
+                match x % 4 {
+                    0 => b | exp,
+                    1 => b & !exp,
+                    _ => b,
+                }
+            };
+            for (rows, k, n) in [
+                (16, 16, 8),
+                (16, 32, 8),
+                (16, 8, 8),
+                (16, 16, 256),
+                (16, 32, 24),
+            ] {
+                for _ in 0..8 {
+                    let a: Vec<f64> = (0..rows * k)
+                        .map(|_| elem_value(t, element(next())))
+                        .collect();
+                    let b: Vec<f64> = (0..k * n).map(|_| elem_value(t, element(next()))).collect();
+                    // Accumulators as the registers give them (f32), or a chain's f64 sums.
+                    let init: Vec<f64> = (0..rows * n)
+                        .map(|i| {
+                            let c = elem_value(Elem::F32, next() & 0xffff_ffff);
+                            if i % 2 == 0 { c } else { c * 1.000_000_1 }
+                        })
+                        .collect();
+                    let (mut fast, mut plain) = (init.clone(), init);
+                    blocked(&mut fast, &a, &b, k, n);
+                    by_output(&mut plain, &a, &b, k, n);
+                    for (x, y) in fast.iter().zip(&plain) {
+                        assert_eq!(
+                            x.to_bits(),
+                            y.to_bits(),
+                            "{t:?} {rows}x{k}x{n}: {x:e} against {y:e}"
+                        );
+                    }
+                }
             }
         }
     }

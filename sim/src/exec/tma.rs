@@ -695,7 +695,7 @@ impl Machine<'_> {
             let fill = map.fill_bytes();
             let tf32 = matches!(map.dtype, TmaDataType::Tf32 | TmaDataType::Tf32Ftz);
             let (global, shared) = (&mut self.mem.global, &mut self.ctas[cta].shared);
-            copy.runs(|s, g, n| {
+            for &(s, g, n) in self.mem.tma.box_runs.runs(copy) {
                 let s = (s - SHARED_BASE) as usize;
                 let dst = &mut shared[s..s + e * n as usize];
                 match (g, copy.global) {
@@ -720,7 +720,7 @@ impl Machine<'_> {
                         }
                     }
                 }
-            });
+            }
             self.async_mbar_valid(mc, mo, actor, vc)?;
             let mb = self.ctas[mc as usize].mbars.get_mut(&mo).expect("valid");
             vc.join_into(&mut mb.cur_vc);
@@ -743,8 +743,8 @@ impl Machine<'_> {
             return Ok(());
         };
         let (global, shared) = (&mut self.mem.global, &self.ctas[cta].shared);
-        copy.runs(|s, g, n| {
-            let Some(g) = g else { return };
+        for &(s, g, n) in self.mem.tma.box_runs.runs(copy) {
+            let Some(g) = g else { continue };
             let s = (s - SHARED_BASE) as usize;
             let src = &shared[s..s + e * n as usize];
             match copy.reduce {
@@ -769,7 +769,7 @@ impl Machine<'_> {
                     }
                 }
             }
-        });
+        }
         Ok(())
     }
 

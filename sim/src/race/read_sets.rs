@@ -61,6 +61,22 @@ pub(super) struct ReadMemo {
     opened: Option<(Reader, u32)>,
 }
 
+impl ReadMemo {
+    /// The slots the last add moved a cell between (`from`, `to`): a cell whose set is `from`
+    /// gets `to` from [`ReadSets::add_memo`], counted as moved.
+    #[inline(always)]
+    pub(super) fn moving(&self) -> Option<(u32, u32)> {
+        self.added
+    }
+
+    /// `n` cells moved from the [`ReadMemo::moving`] slots' first to their second, as `n`
+    /// calls of [`ReadSets::add_memo`] would count them.
+    #[inline(always)]
+    pub(super) fn moved(&mut self, n: u32) {
+        self.moved += n;
+    }
+}
+
 /// The bit of [`Slot::len`] that marks a slot whose set is in `spilled`.
 const SPILLED: u32 = 1 << 31;
 
