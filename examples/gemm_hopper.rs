@@ -35,6 +35,25 @@ use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_
 /// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
 /// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
 /// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion).
+/// Tile `u`'s pair of 128-row tiles and its column tile, `[row pair, column tile]`, of
+/// `m_pairs` row pairs and `n_tiles` column tiles: in strips of 8 row pairs, a strip's tiles
+/// column after column (the last strip as wide as what is left). A wave of 66 clusters then
+/// covers about 8 row pairs by 8 column tiles instead of 64 row pairs (all of A, at 16384
+/// rows) by 2 column tiles, so that it reads a quarter of the operand bytes per stage of K.
+#[device]
+fn unit_tile(u: u32, m_pairs: u32, n_tiles: u32) -> [u32; 2] {
+    let strip = 8u32;
+    let full = m_pairs / strip * strip;
+    if u < full * n_tiles {
+        let r = u % (strip * n_tiles);
+        [u / (strip * n_tiles) * strip + r % strip, r / strip]
+    } else {
+        let r = u - full * n_tiles;
+        let rest = m_pairs - full;
+        [full + r % rest, r / rest]
+    }
+}
+
 /// Stream-K's unit `u` of its cluster (of `clusters`), whose run is stages `begin..end` of the
 /// tiles past `whole` (a whole number of waves), `stages` stages a tile, counted tile after
 /// tile: `[tile, first stage, stages]`, the cluster's whole tiles first, then the tiles its run
@@ -101,7 +120,8 @@ macro_rules! gemm_kernel {
             let pipe = pipeline_cluster::<$t, $st, { (128 + $nt) * $kt }, 2>(thread_idx_x() == 0, 1, 256);
             let rank = cluster_cta_rank();
             let m_pairs = (m + 255) / 256;
-            let units = m_pairs * ((n + $nt - 1) / $nt) $(* $splits)?;
+            let n_tiles = (n + $nt - 1) / $nt;
+            let units = m_pairs * n_tiles $(* $splits)?;
             let k_tiles = (k + $kt - 1) / $kt;
             // Split K: unit `u` is part `u % splits` of tile `u / splits`, a run of `k_per`
             // stages (the last part what is left).
@@ -144,8 +164,9 @@ macro_rules! gemm_kernel {
                             let k_tiles = unit[2];
                         )?
                         if valid {
-                            let m0 = ((u % m_pairs) * 2 + rank) * 128;
-                            let n0 = (u / m_pairs) * $nt + rank * $br;
+                            let tile = unit_tile(u, m_pairs, n_tiles);
+                            let m0 = (tile[0] * 2 + rank) * 128;
+                            let n0 = tile[1] * $nt + rank * $br;
                             for kt in 0..k_tiles {
                                 $(let kt = kt + $part * k_per;)?
                                 $(let kt = kt + $k0;)?
@@ -184,8 +205,9 @@ macro_rules! gemm_kernel {
                         let k_tiles = unit[2];
                     )?
                     if valid {
-                        let row = ((u % m_pairs) * 2 + rank) * 128 + wg * 64;
-                        let col = (u / m_pairs) * $nt;
+                        let tile = unit_tile(u, m_pairs, n_tiles);
+                        let row = (tile[0] * 2 + rank) * 128 + wg * 64;
+                        let col = tile[1] * $nt;
                         // With promotion (fp8), each stage's product is summed by the tensor cores
                         // into a fresh accumulator, which is then added into an f32 total: a long
                         // K is summed in f32, as cuBLAS and torch do without fast accumulation.

@@ -127,6 +127,31 @@ fn the_promoted_fp8_gemm_is_exact_over_any_count_of_stages() {
     }
 }
 
+/// Units go in strips of 8 row pairs (`unit_tile`): with 10 row pairs (the last strip 2 wide,
+/// its last row pair ragged) and 2 column tiles, on 3 clusters, every tile of C is computed
+/// once and exactly, by the unsplit and the split kernel, and by stream-K, whose whole tiles and
+/// dealt pieces take the same order.
+#[test]
+fn units_in_strips_of_row_pairs_cover_c_exactly() {
+    let (m, n, k) = (2400u32, 256u32, 128u32);
+    let (a, b) = (operand(m, k, 51), operand(n, k, 52));
+    let want = reference(
+        (&a, &b),
+        (m as usize, n as usize, k as usize),
+        1.0,
+        bf16::to_f32,
+    );
+    let c = simulate_tiling(Tiling::N128, (m, n, k), (&a, &b), 6);
+    assert!(c == want, "128 columns, unsplit");
+    let (c, counters) = simulate_split(Tiling::N128, (m, n, k), (&a, &b), 6, 2);
+    assert!(c == want, "128 columns, two parts");
+    assert!(counters.iter().all(|&x| x == 0), "{counters:?}");
+    let stream = Stream::deal(Tiling::N256.units(m, n), k.div_ceil(64), 3);
+    let (c, counters) = simulate_stream(Tiling::N256, (m, n, k), (&a, &b), 6, stream);
+    assert!(c == want, "stream-K under {stream:?}");
+    assert!(counters.iter().all(|&x| x == 0), "{counters:?}");
+}
+
 /// Every tiling computes the exact product on a ragged problem whose units outnumber the
 /// clusters (each CTA's ring wraps across units).
 #[test]
