@@ -1576,7 +1576,7 @@ mod tests {
     /// zeros and subnormals), at `mma.sync`'s and `wgmma`'s shapes.
     #[test]
     fn tensor_step_matches_the_plain_fold_for_every_operand_type() {
-        use super::super::mac::tests::{blocked, by_output};
+        use super::super::mac::tests::assert_blocked_is_by_output;
         // (type, its bits, the exponent field's mask).
         let types = [
             (Elem::F16, 16, 0x7c00u64),
@@ -1622,16 +1622,8 @@ mod tests {
                             if i % 2 == 0 { c } else { c * 1.000_000_1 }
                         })
                         .collect();
-                    let (mut fast, mut plain) = (init.clone(), init);
-                    blocked(&mut fast, &a, &b, k, n);
-                    by_output(&mut plain, &a, &b, k, n);
-                    for (x, y) in fast.iter().zip(&plain) {
-                        assert_eq!(
-                            x.to_bits(),
-                            y.to_bits(),
-                            "{t:?} {rows}x{k}x{n}: {x:e} against {y:e}"
-                        );
-                    }
+                    let what = format!("{t:?} {rows}x{k}x{n}");
+                    assert_blocked_is_by_output(init, &a, &b, (k, n), &what);
                 }
             }
         }
