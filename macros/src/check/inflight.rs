@@ -518,10 +518,22 @@ impl Flow<'_> {
         // The callee's parameters hold the caller's stages.
         self.scopes.push(Vec::new());
         let at = &instance.block as *const syn::Block as usize;
-        for (i, (param, value)) in instance.sig.params.iter().zip(values).enumerate() {
+        for (i, ((param, value), arg)) in instance
+            .sig
+            .params
+            .iter()
+            .zip(values)
+            .zip(&c.args)
+            .enumerate()
+        {
             let b = self.bind((at, i), param.name.clone());
             if let Some(from) = value {
                 self.state.alias(from, b);
+                // An accumulator argument is the caller's accumulator in the body too.
+                if self.is_acc(arg) {
+                    let ids = self.state.acc_identity(from);
+                    self.state.accs.insert(b, ids);
+                }
             }
         }
         self.returns.push(State::unreachable());
