@@ -41,7 +41,7 @@ use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_
 /// covers about 8 row pairs by 8 column tiles instead of 64 row pairs (all of A, at 16384
 /// rows) by 2 column tiles, so that it reads a quarter of the operand bytes per stage of K.
 #[device]
-fn unit_tile(u: u32, m_pairs: u32, n_tiles: u32) -> [u32; 2] {
+pub fn unit_tile(u: u32, m_pairs: u32, n_tiles: u32) -> [u32; 2] {
     let strip = 8u32;
     let full = m_pairs / strip * strip;
     if u < full * n_tiles {

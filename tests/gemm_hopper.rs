@@ -127,6 +127,77 @@ fn the_promoted_fp8_gemm_is_exact_over_any_count_of_stages() {
     }
 }
 
+/// The GEMM's own `unit_tile`, run in the simulator: each thread places one unit (`out[2u]`,
+/// `out[2u + 1]`).
+mod placement {
+    use super::gemm_hopper::unit_tile;
+    use phasegate::prelude::*;
+
+    #[kernel]
+    pub fn placed_units(out: &mut [u32], m_pairs: u32, n_tiles: u32) {
+        let u = block_idx_x() * block_dim_x() + thread_idx_x();
+        if u < m_pairs * n_tiles {
+            let tile = unit_tile(u, m_pairs, n_tiles);
+            out[2 * u] = tile[0];
+            out[2 * u + 1] = tile[1];
+        }
+    }
+}
+
+/// Runs `placed_units`: the tiles of units `0..m_pairs · n_tiles`.
+fn placed(m_pairs: u32, n_tiles: u32) -> Vec<[u32; 2]> {
+    let units = m_pairs * n_tiles;
+    let mut out = vec![0u32; 2 * units as usize];
+    let launch = Launch {
+        grid: (units.div_ceil(128), 1, 1),
+        block: (128, 1, 1),
+        ..Launch::default()
+    };
+    phasegate::runtime::sim::simulate(
+        &placement::placed_units::SPEC,
+        &launch,
+        (&mut out, m_pairs, n_tiles),
+    )
+    .expect("runs")
+    .expect_completed();
+    out.chunks(2).map(|t| [t[0], t[1]]).collect()
+}
+
+/// `unit_tile` places every unit on its own tile of C, in strips of 8 row pairs (the last strip
+/// what is left), a strip's tiles column after column: with fewer than 9 row pairs, one strip,
+/// row pairs first. Checked against the grid in the simulator.
+#[test]
+fn unit_tile_places_every_tile_once_strip_by_strip() {
+    let strip = 8u32;
+    for m_pairs in [1u32, 3, 8, 9, 10, 17, 20] {
+        for n_tiles in [1u32, 2, 5] {
+            let mut seen = vec![false; (m_pairs * n_tiles) as usize];
+            let mut last_strip = 0;
+            for (u, &[row, col]) in placed(m_pairs, n_tiles).iter().enumerate() {
+                let what = format!("{m_pairs}x{n_tiles}, unit {u}");
+                assert!(row < m_pairs && col < n_tiles, "{what}: {row}, {col}");
+                let at = (row * n_tiles + col) as usize;
+                assert!(!seen[at], "{what}: tile {row}, {col} twice");
+                seen[at] = true;
+                // Strips in order; inside one, row pairs fastest, then columns.
+                assert!(
+                    row / strip >= last_strip,
+                    "{what}: back to an earlier strip"
+                );
+                last_strip = row / strip;
+                let first = row / strip * strip;
+                let width = strip.min(m_pairs - first);
+                let inside = u as u32 - first * n_tiles;
+                assert_eq!(
+                    [row, col],
+                    [first + inside % width, inside / width],
+                    "{what}"
+                );
+            }
+        }
+    }
+}
+
 /// Units go in strips of 8 row pairs (`unit_tile`): with 10 row pairs (the last strip 2 wide,
 /// its last row pair ragged) and 2 column tiles, on 3 clusters, every tile of C is computed
 /// once and exactly, by the unsplit and the split kernel, and by stream-K, whose whole tiles and
