@@ -84,16 +84,7 @@ impl ReadSets {
     /// A new slot holding `first`.
     #[inline]
     pub(super) fn open(&mut self, first: &[Reader]) -> u32 {
-        if self.slots.is_empty() {
-            self.slots.push(Slot::default());
-            self.inline.resize(INLINE_READERS, (0, 0));
-        }
-        let slot = self.free.pop().unwrap_or_else(|| {
-            self.slots.push(Slot::default());
-            self.inline
-                .resize(self.inline.len() + INLINE_READERS, (0, 0));
-            (self.slots.len() - 1) as u32
-        });
+        let slot = self.new_slot();
         self.slots[slot as usize].refs = 1;
         if first.len() <= INLINE_READERS {
             let at = slot as usize * INLINE_READERS;
@@ -112,11 +103,22 @@ impl ReadSets {
     #[inline]
     fn open_pair(&mut self, first: Reader, second: Reader) -> u32 {
         debug_assert_ne!(first.0, second.0, "two readers of one component");
+        let slot = self.new_slot();
+        self.slots[slot as usize] = Slot { len: 2, refs: 1 };
+        let at = slot as usize * INLINE_READERS;
+        self.inline[at] = first;
+        self.inline[at + 1] = second;
+        slot
+    }
+
+    /// A slot to fill: a freed one, else a new one (slot 0, never used, made first).
+    #[inline(always)]
+    fn new_slot(&mut self) -> u32 {
         if self.slots.is_empty() {
             self.slots.push(Slot::default());
             self.inline.resize(INLINE_READERS, (0, 0));
         }
-        let slot = match self.free.pop() {
+        match self.free.pop() {
             Some(slot) => slot,
             None => {
                 self.slots.push(Slot::default());
@@ -124,12 +126,7 @@ impl ReadSets {
                     .resize(self.inline.len() + INLINE_READERS, (0, 0));
                 (self.slots.len() - 1) as u32
             }
-        };
-        self.slots[slot as usize] = Slot { len: 2, refs: 1 };
-        let at = slot as usize * INLINE_READERS;
-        self.inline[at] = first;
-        self.inline[at + 1] = second;
-        slot
+        }
     }
 
     /// A set of its own holding `readers`: the [`Slot::len`] of its slot.
@@ -151,6 +148,12 @@ impl ReadSets {
             who[(w as usize / 64) % 4] |= 1 << (w % 64);
         }
         SPILLED | i
+    }
+
+    /// How many cells name `slot` (for tests).
+    #[cfg(test)]
+    pub(super) fn slots_refs(&self, slot: u32) -> u32 {
+        self.slots[slot as usize].refs
     }
 
     #[inline(always)]
@@ -182,6 +185,22 @@ impl ReadSets {
         let set = self.get(slot);
         if set.iter().any(|&(who, c)| who == me.who && c >= me.clock) {
             return slot;
+        }
+        let n = self.slots[slot as usize].len;
+        if n & SPILLED == 0 {
+            // The usual shared set (a row's cells, which the same lanes read): its slot copied
+            // whole into a new one (a fixed-size copy) and the reader added there. A vector for
+            // the copy was an allocation for every row an `ldmatrix` reads.
+            let to = self.new_slot();
+            let (from_at, to_at) = (slot as usize * INLINE_READERS, to as usize * INLINE_READERS);
+            let readers: [Reader; INLINE_READERS] = self.inline[from_at..from_at + INLINE_READERS]
+                .try_into()
+                .expect("a slot's readers");
+            self.inline[to_at..to_at + INLINE_READERS].copy_from_slice(&readers);
+            self.slots[slot as usize].refs -= 1;
+            self.slots[to as usize] = Slot { len: n, refs: 1 };
+            self.add_in_place(to, me);
+            return to;
         }
         let mut copy = Vec::with_capacity(set.len() + 1);
         copy.extend_from_slice(set);
@@ -224,8 +243,7 @@ impl ReadSets {
             return slot;
         }
         self.settle(memo);
-        let slot = self.open(&[first]);
-        self.add_in_place(slot, me);
+        let slot = self.open_first_and(first, me);
         memo.opened = Some((first, slot));
         slot
     }
