@@ -42,16 +42,10 @@ use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_
 /// rows) by 2 column tiles, so that it reads a quarter of the operand bytes per stage of K.
 #[device]
 pub fn unit_tile(u: u32, m_pairs: u32, n_tiles: u32) -> [u32; 2] {
-    let strip = 8u32;
-    let full = m_pairs / strip * strip;
-    if u < full * n_tiles {
-        let r = u % (strip * n_tiles);
-        [u / (strip * n_tiles) * strip + r % strip, r / strip]
-    } else {
-        let r = u - full * n_tiles;
-        let rest = m_pairs - full;
-        [full + r % rest, r / rest]
-    }
+    let first = u / (8 * n_tiles) * 8;
+    let width = min(8u32, m_pairs - first);
+    let inside = u - first * n_tiles;
+    [first + inside % width, inside / width]
 }
 
 /// Stream-K's unit `u` of its cluster (of `clusters`), whose run is stages `begin..end` of the
