@@ -30,11 +30,6 @@ use phasegate::runtime::KernelSpec;
 use phasegate::runtime::sim::{ArgValue, Launch, Outcome, TensorMapArg, simulate_spec};
 
 // ANCHOR: kernel
-/// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation), for A and B of
-/// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), in
-/// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
-/// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
-/// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion).
 /// Tile `u`'s pair of 128-row tiles and its column tile, `[row pair, column tile]`, of
 /// `m_pairs` row pairs and `n_tiles` column tiles: in strips of 8 row pairs, a strip's tiles
 /// column after column (the last strip as wide as what is left). A wave of 66 clusters then
@@ -82,6 +77,11 @@ fn stream_piece(tile: u32, whole: u32, span: u32, stages: u32, first: u32) -> [u
     }
 }
 
+/// `C = A · Bᵀ` over `m × n × k`, tile by tile (see the module documentation), for A and B of
+/// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), in
+/// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
+/// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
+/// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion).
 macro_rules! gemm_kernel {
     (
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,

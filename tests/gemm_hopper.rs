@@ -58,6 +58,19 @@ fn the_ptx_has_the_blueprint_structure() {
     assert_eq!(kernel::SPEC.dynamic_shared_bytes, 4 * 48 * 1024);
 }
 
+/// A and B of small integers for `m × n × k` (seeds `seed` and `seed + 1`) and their exact
+/// product times `scale`, rounded once to bf16: what every kernel here must give bit for bit.
+fn exact_problem(
+    (m, n, k): (u32, u32, u32),
+    seed: u32,
+    scale: f32,
+) -> (Vec<bf16>, Vec<bf16>, Vec<bf16>) {
+    let (a, b) = (operand(m, k, seed), operand(n, k, seed + 1));
+    let dims = (m as usize, n as usize, k as usize);
+    let want = reference((&a, &b), dims, scale, bf16::to_f32);
+    (a, b, want)
+}
+
 /// Small integers in e4m3 (exact there), as the fp8 kernels' bytes.
 fn e4m3(v: &[bf16]) -> Vec<u8> {
     v.iter()
@@ -72,9 +85,7 @@ fn e4m3(v: &[bf16]) -> Vec<u8> {
 #[test]
 fn the_fp8_gemms_compute_the_exact_scaled_product() {
     let (m, n, k) = (384u32, 320u32, 208u32);
-    let dims = (m as usize, n as usize, k as usize);
-    let (a, b) = (operand(m, k, 7), operand(n, k, 8));
-    let want = reference((&a, &b), dims, 0.375, bf16::to_f32);
+    let (a, b, want) = exact_problem((m, n, k), 7, 0.375);
     let e5m2 = |v: &[bf16]| {
         v.iter()
             .map(|x| f8e5m2::from_f32(x.to_f32()).to_bits())
@@ -113,9 +124,7 @@ fn the_fp8_gemms_compute_the_exact_scaled_product() {
 fn the_promoted_fp8_gemm_is_exact_over_any_count_of_stages() {
     let (m, n) = (256u32, 256u32);
     for k in [112u32, 240, 368, 512, 592, 720] {
-        let dims = (m as usize, n as usize, k as usize);
-        let (a, b) = (operand(m, k, 11), operand(n, k, 12));
-        let want = reference((&a, &b), dims, 0.375, bf16::to_f32);
+        let (a, b, want) = exact_problem((m, n, k), 11, 0.375);
         let c = simulate_fp8(
             &gemm_fp8_promoted::SPEC,
             (m, n, k),
@@ -205,13 +214,7 @@ fn unit_tile_places_every_tile_once_strip_by_strip() {
 #[test]
 fn units_in_strips_of_row_pairs_cover_c_exactly() {
     let (m, n, k) = (2400u32, 256u32, 128u32);
-    let (a, b) = (operand(m, k, 51), operand(n, k, 52));
-    let want = reference(
-        (&a, &b),
-        (m as usize, n as usize, k as usize),
-        1.0,
-        bf16::to_f32,
-    );
+    let (a, b, want) = exact_problem((m, n, k), 51, 1.0);
     let c = simulate_tiling(Tiling::N128, (m, n, k), (&a, &b), 6);
     assert!(c == want, "128 columns, unsplit");
     let (c, counters) = simulate_split(Tiling::N128, (m, n, k), (&a, &b), 6, 2);
@@ -228,13 +231,7 @@ fn units_in_strips_of_row_pairs_cover_c_exactly() {
 #[test]
 fn every_tiling_computes_the_exact_product() {
     let (m, n, k) = (384u32, 320u32, 200u32);
-    let (a, b) = (operand(m, k, 9), operand(n, k, 10));
-    let want = reference(
-        (&a, &b),
-        (m as usize, n as usize, k as usize),
-        1.0,
-        bf16::to_f32,
-    );
+    let (a, b, want) = exact_problem((m, n, k), 9, 1.0);
     for tiling in Tiling::ALL {
         let c = simulate_tiling(tiling, (m, n, k), (&a, &b), 4);
         assert!(c == want, "{tiling:?} differs from the reference");
@@ -247,13 +244,7 @@ fn every_tiling_computes_the_exact_product() {
 #[test]
 fn the_skinny_tiling_computes_few_rows_exactly() {
     for (m, n, k) in [(40u32, 600u32, 136u32), (130, 256, 64)] {
-        let (a, b) = (operand(m, k, 21), operand(n, k, 22));
-        let want = reference(
-            (&a, &b),
-            (m as usize, n as usize, k as usize),
-            1.0,
-            bf16::to_f32,
-        );
+        let (a, b, want) = exact_problem((m, n, k), 21, 1.0);
         let c = simulate_tiling(Tiling::Skinny, (m, n, k), (&a, &b), 2);
         assert!(c == want, "{m}×{n}×{k} differs from the reference");
     }
@@ -272,13 +263,7 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
         (Tiling::N128, (256, 128, 256), 2),
         (Tiling::N128, (200, 248, 192), 3),
     ] {
-        let (a, b) = (operand(m, k, 31), operand(n, k, 32));
-        let want = reference(
-            (&a, &b),
-            (m as usize, n as usize, k as usize),
-            1.0,
-            bf16::to_f32,
-        );
+        let (a, b, want) = exact_problem((m, n, k), 31, 1.0);
         for ctas in [8, 2] {
             let (c, counters) = simulate_split(tiling, (m, n, k), (&a, &b), ctas, splits);
             assert!(
@@ -312,13 +297,7 @@ fn stream_k_computes_the_exact_product_and_leaves_its_counters_zero() {
     ] {
         let stages = k.div_ceil(64);
         let stream = Stream::deal(tiling.units(m, n), stages, clusters);
-        let (a, b) = (operand(m, k, 41), operand(n, k, 42));
-        let want = reference(
-            (&a, &b),
-            (m as usize, n as usize, k as usize),
-            1.0,
-            bf16::to_f32,
-        );
+        let (a, b, want) = exact_problem((m, n, k), 41, 1.0);
         let (c, counters) = simulate_stream(tiling, (m, n, k), (&a, &b), 2 * clusters, stream);
         assert!(
             c == want,

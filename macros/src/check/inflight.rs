@@ -65,7 +65,7 @@ struct State {
     /// Reads of the committed groups not yet known complete, oldest first.
     groups: Vec<BTreeSet<Read>>,
     /// The accumulator each binding holding one is: the `accumulator()` calls (by the pseudo
-    /// binding of the call) it may descend from.
+    /// binding of the call) it may descend from, carried by [`State::alias`].
     accs: BTreeMap<Binding, BTreeSet<Binding>>,
     /// The accumulators that may have committed the newest group (`None`: one not followed).
     newest: BTreeSet<Option<Binding>>,
@@ -158,9 +158,10 @@ impl State {
         for g in &mut self.groups {
             g.retain(|(held, _)| *held != b);
         }
+        self.accs.remove(&b);
     }
 
-    /// `to` now holds what `from` holds.
+    /// `to` now holds what `from` holds: its stages, and the accumulator it is.
     fn alias(&mut self, from: Binding, to: Binding) {
         let copy = |g: &mut BTreeSet<Read>| {
             let more: Vec<Read> = g
@@ -172,6 +173,9 @@ impl State {
         };
         copy(&mut self.open);
         self.groups.iter_mut().for_each(copy);
+        if let Some(ids) = self.accs.get(&from).cloned() {
+            self.accs.insert(to, ids);
+        }
     }
 }
 
@@ -271,14 +275,6 @@ impl Flow<'_> {
                     v
                 });
                 self.pattern(&local.pat, value);
-                if let (Some(init), Some(from)) = (&local.init, value)
-                    && self.is_acc(&init.expr)
-                    && let Some(name) = pattern_name(&local.pat)
-                    && let Some(to) = self.lookup(&name)
-                {
-                    let ids = self.state.acc_identity(from);
-                    self.state.accs.insert(to, ids);
-                }
                 None
             }
             Stmt::Expr(e, semi) => {
@@ -322,24 +318,25 @@ impl Flow<'_> {
             Expr::Group(g) => self.expr(&g.expr),
             Expr::MethodCall(m) => self.method(m),
             Expr::Call(c) if self.is_acc(e) && self.types.instance(c).is_none() => {
-                // A new accumulator (`accumulator()`): a binding of its own, named by the call.
+                // A new accumulator (`accumulator()`): a binding of its own, named by the call,
+                // which the bindings it is moved to carry as their identity.
                 let next = self.bindings.len();
                 let key = (c as *const syn::ExprCall as usize, usize::MAX);
-                Some(*self.bindings.entry(key).or_insert(next))
+                let b = *self.bindings.entry(key).or_insert(next);
+                self.state.accs.insert(b, BTreeSet::from([b]));
+                Some(b)
             }
             Expr::Call(c) => self.call(c),
             Expr::Assign(a) => {
                 let value = self.expr(&a.right);
                 match self.named(&a.left) {
+                    // `x = x.op()`: the binding keeps what it holds.
+                    Some(to) if value == Some(to) => {}
                     Some(to) => {
                         // The old value is gone; the new one may be a stage some group reads.
                         self.state.forget(to);
                         if let Some(from) = value {
                             self.state.alias(from, to);
-                            if self.is_acc(&a.right) {
-                                let ids = self.state.acc_identity(from);
-                                self.state.accs.insert(to, ids);
-                            }
                         }
                     }
                     None => {
@@ -518,22 +515,10 @@ impl Flow<'_> {
         // The callee's parameters hold the caller's stages.
         self.scopes.push(Vec::new());
         let at = &instance.block as *const syn::Block as usize;
-        for (i, ((param, value), arg)) in instance
-            .sig
-            .params
-            .iter()
-            .zip(values)
-            .zip(&c.args)
-            .enumerate()
-        {
+        for (i, (param, value)) in instance.sig.params.iter().zip(values).enumerate() {
             let b = self.bind((at, i), param.name.clone());
             if let Some(from) = value {
                 self.state.alias(from, b);
-                // An accumulator argument is the caller's accumulator in the body too.
-                if self.is_acc(arg) {
-                    let ids = self.state.acc_identity(from);
-                    self.state.accs.insert(b, ids);
-                }
             }
         }
         self.returns.push(State::unreachable());
@@ -693,16 +678,6 @@ impl Flow<'_> {
     }
 }
 
-/// The name a pattern binds, if it is a single name (`x`, `mut x`, `x: T`).
-fn pattern_name(pat: &Pat) -> Option<String> {
-    match pat {
-        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
-        Pat::Type(t) => pattern_name(&t.pat),
-        Pat::Paren(p) => pattern_name(&p.pat),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::State;
@@ -753,6 +728,19 @@ mod tests {
         assert_eq!(s.pending(5), Some(5));
         s.wait(0);
         assert!(s.groups.is_empty());
+    }
+
+    #[test]
+    fn an_accumulator_is_the_one_its_value_came_from() {
+        // `let x = accumulator()…` (call binding 7), `let y = x…`, then `y = <unknown>`.
+        let mut s = State::start();
+        s.accs.insert(7, [7].into());
+        s.alias(7, 1);
+        s.alias(1, 2);
+        assert_eq!(s.acc_identity(2), [7].into());
+        s.forget(2);
+        assert_eq!(s.acc_identity(2), [2].into(), "no longer known: itself");
+        assert_eq!(s.acc_identity(1), [7].into());
     }
 
     #[test]
