@@ -110,6 +110,14 @@ impl Footprint {
         })
     }
 
+    /// The bytes the footprint holds: its pages' bit sets and the data of those written.
+    pub(crate) fn bytes(&self) -> usize {
+        self.pages
+            .iter()
+            .map(|(_, p)| size_of::<Page>() + if p.data.is_some() { PAGE } else { 0 })
+            .sum()
+    }
+
     /// Writes the run's bytes into `global` and adds them to `dirty`.
     pub(crate) fn commit(self, global: &mut Global, dirty: &mut PageMap<Box<Bits>>) {
         for (k, page) in self.pages {

@@ -113,6 +113,26 @@ fn a_cluster_reads_what_the_previous_one_wrote() {
     assert_eq!(out[0].read::<u32>(), want);
 }
 
+/// Clusters that communicate only late in a long launch, after the parallel run's waves grew:
+/// the cluster that first reads a predecessor's write, and those after it, give what they give
+/// in order.
+#[test]
+fn clusters_that_communicate_late_in_a_long_launch() {
+    let (n, from) = (1500u32, 1200u32);
+    let (outcome, out) = same_for_any_thread_count(
+        "clusters.ptx",
+        "late_carry",
+        &grid(n, 32),
+        &[ArgValue::zeroed(n as usize * 4), ArgValue::U32(from)],
+    );
+    outcome.expect_completed();
+    let mut want: Vec<u32> = (1..=from).collect();
+    for _ in from..n {
+        want.push(want.last().expect("a predecessor").wrapping_mul(3));
+    }
+    assert_eq!(out[0].read::<u32>(), want);
+}
+
 /// f32 atomics from 16 CTAs into one row: the bits are those of adding in cluster order.
 #[test]
 fn split_k_reductions_add_in_cluster_order() {
