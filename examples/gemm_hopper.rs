@@ -1169,25 +1169,42 @@ impl Tiling {
         waves as f64 * self.columns() as f64 / 256.0 / speed
     }
 
-    /// The tiling for `m × n` (any K) on `sms` SMs: 256-column units, unless a narrower
-    /// tiling's estimate is more than 8 % shorter (the estimate counts waves and speed, not
-    /// the fixed cost of a unit: the margin keeps the widest units where the gain would be
-    /// inside that). Narrower units win where 256 columns leave clusters idle or a last wave
-    /// nearly empty: few units (1024³, M = 256 with a large N) or an unlucky count (3072³:
-    /// 144 units on 66 clusters, three waves with the last one 18 % full). The transposed
-    /// tilings win where A has few rows (M ≤ 128), which the others pad to 256 a unit.
-    pub fn choose(m: u32, n: u32, sms: u32) -> Tiling {
+    /// The tiling for `m × n × k` on `sms` SMs: 256-column units, unless a narrower tiling's
+    /// estimate is more than 8 % shorter (the estimate counts waves and speed, not the fixed
+    /// cost of a unit: the margin keeps the widest units where the gain would be inside that).
+    /// Narrower units win where 256 columns leave clusters idle or a last wave nearly empty:
+    /// few units (M = 256 with a large N) or an unlucky count (3072³: 144 units on 66
+    /// clusters, three waves with the last one 18 % full). The transposed tilings win where A
+    /// has few rows (M ≤ 128), which the others pad to 256 a unit.
+    ///
+    /// Where the units chosen so leave at least half of the clusters idle and K is too short to
+    /// split ([`splits`](Self::splits) gives one part), the product is one wave of a unit's K
+    /// loop, and a narrower unit's loop is shorter: the narrowest tiling of the same
+    /// orientation whose units still fit in one wave is taken. The estimate's speed of the
+    /// narrow units is their limit when every SM streams operands, which a product this small
+    /// does not reach: on an H200 at 1024³, 64 units of 64 columns ran at 0.89x cuBLAS where
+    /// 32 of 128 ran at 0.75x (2026-11-27 and 28, two calls).
+    pub fn choose(m: u32, n: u32, k: u32, sms: u32) -> Tiling {
         let widest = Tiling::N256.estimate(m, n, sms);
         let (best, time) = Tiling::ALL
             .iter()
             .map(|&t| (t, t.estimate(m, n, sms)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("tilings");
-        if time < 0.92 * widest {
+        let chosen = if time < 0.92 * widest {
             best
         } else {
             Tiling::N256
+        };
+        let clusters = (sms / 2).max(1);
+        if 2 * chosen.units(m, n) > clusters || chosen.splits(m, n, k, sms) > 1 {
+            return chosen;
         }
+        Tiling::ALL
+            .into_iter()
+            .filter(|t| t.transposed() == chosen.transposed() && t.units(m, n) <= clusters)
+            .min_by_key(|t| t.columns())
+            .unwrap_or(chosen)
     }
 }
 
@@ -1327,7 +1344,7 @@ fn main() -> Result<(), String> {
             let [m, n, k] = dims[..] else {
                 return Err(format!("size `{size}`: M×N×K as `MxNxK`"));
             };
-            let t = Tiling::choose(m, n, sms);
+            let t = Tiling::choose(m, n, k, sms);
             if let (Some(stream), Some(spec)) = (t.stream(m, n, k, sms), t.spec_stream()) {
                 println!(
                     "{size} {} whole {} span {} pieces {}",

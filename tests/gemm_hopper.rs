@@ -340,7 +340,7 @@ fn stream_k_pieces_are_the_runs_that_touch_a_tile() {
 #[test]
 fn stream_k_is_taken_where_a_small_share_of_the_tiles_would_idle() {
     let plan = |m, n, k| {
-        let t = Tiling::choose(m, n, 132);
+        let t = Tiling::choose(m, n, k, 132);
         (t, t.stream(m, n, k, 132))
     };
     // 1024 tiles on 66 clusters: 14 waves whole, the last 100 tiles' stages dealt.
@@ -378,15 +378,16 @@ fn stream_k_is_taken_where_a_small_share_of_the_tiles_would_idle() {
 #[test]
 fn k_is_split_where_units_leave_clusters_idle() {
     let plan = |m, n, k| {
-        let t = Tiling::choose(m, n, 132);
+        let t = Tiling::choose(m, n, k, 132);
         (t, t.splits(m, n, k, 132))
     };
     // 16 units of 64 rows of Cᵀ for 66 clusters: 4 parts of 16 stages.
     assert_eq!(plan(16, 4096, 4096), (Tiling::Skinny, 4));
     assert_eq!(plan(128, 4096, 4096), (Tiling::Skinny, 2));
-    // 32 units of 128 columns: at 1024 of K one part (16 stages), at 4096 two of 32.
-    assert_eq!(plan(1024, 1024, 1024), (Tiling::N128, 1));
+    // 32 units of 128 columns: at 4096 of K two parts of 32 stages; at 1024 one part (16
+    // stages) would leave half the clusters idle, so 64 units of 64 columns instead.
     assert_eq!(plan(1024, 1024, 4096), (Tiling::N128, 2));
+    assert_eq!(plan(1024, 1024, 1024), (Tiling::N64, 1));
     // Short K keeps parts of 16 stages: 1024 of K is one part, 2048 two.
     assert_eq!(plan(16, 4096, 1024), (Tiling::Skinny, 1));
     assert_eq!(plan(16, 4096, 2048), (Tiling::Skinny, 2));
@@ -536,13 +537,24 @@ fn a_rewritten_map_read_without_its_fence_is_a_simulator_finding() {
 /// clusters' waves, narrower ones where they leave clusters idle or a last wave nearly empty.
 #[test]
 fn the_tiling_follows_the_waves() {
-    let choose = |m, n| Tiling::choose(m, n, 132);
+    let choose = |m, n| Tiling::choose(m, n, 4096, 132);
     // 144 units of 256 columns on 66 clusters: 3 waves, the last 18 % full; 192 units of 192
     // columns fill 3 waves to 97 %.
     assert_eq!(Tiling::N256.units(3072, 3072), 144);
     assert_eq!(choose(3072, 3072), Tiling::N192);
-    // 16 units for 66 clusters: 128 columns make 32.
+    // 16 units for 66 clusters: 128 columns make 32, and K long enough to split them in two.
     assert_eq!(choose(1024, 1024), Tiling::N128);
+    // K too short to split (16 stages): one wave of the narrowest units that fit in it, for
+    // a product this small is its units' K loop.
+    assert_eq!(Tiling::choose(1024, 1024, 1024, 132), Tiling::N64);
+    assert_eq!(Tiling::choose(768, 768, 512, 132), Tiling::N64);
+    // Too many 64-column units for one wave: kept.
+    assert_eq!(Tiling::choose(256, 8192, 1024, 132), Tiling::N128);
+    // More than half the clusters busy: kept.
+    assert_eq!(Tiling::choose(2048, 2048, 1024, 132), Tiling::N256);
+    // Few rows of A, short K: the transposed tilings, the narrower while it fits one wave.
+    assert_eq!(Tiling::choose(128, 8192, 1024, 132), Tiling::Skinny);
+    assert_eq!(Tiling::choose(16, 4096, 1024, 132), Tiling::Skinny);
     // One row pair and 32 units: 64 of 128 columns.
     assert_eq!(choose(256, 8192), Tiling::N128);
     // Full waves already, or gains inside the margin.
@@ -567,7 +579,7 @@ fn the_tiling_follows_the_waves() {
     assert_eq!(Tiling::Skinny.units(64, 8192), 32);
     assert_eq!(Tiling::Skinny128.units(128, 14336), 56);
     // Fewer SMs (a smaller part): 4096² fills 16 waves of 16 clusters exactly.
-    assert_eq!(Tiling::choose(4096, 4096, 32), Tiling::N256);
+    assert_eq!(Tiling::choose(4096, 4096, 4096, 32), Tiling::N256);
 }
 
 /// With promotion, each stage's product is added into the f32 total (`add.rn.f32`, 64
