@@ -295,25 +295,26 @@ struct Argument {
     npy: Option<(String, Dtype)>,
 }
 
-/// Reads the files that `--arg file:` and `--arg npy:` name.
-fn arguments(specs: &[ArgSpec]) -> Result<Vec<Argument>, String> {
+/// Reads the files that `--arg file:` and `--arg npy:` name. The values are moved, not
+/// copied: a buffer argument can be hundreds of megabytes.
+fn arguments(specs: Vec<ArgSpec>) -> Result<Vec<Argument>, String> {
     specs
-        .iter()
+        .into_iter()
         .map(|s| match s {
             ArgSpec::Value(v) => Ok(Argument {
-                value: v.clone(),
+                value: v,
                 npy: None,
             }),
             ArgSpec::File(path) => Ok(Argument {
                 value: ArgValue::Buffer(
-                    std::fs::read(path).map_err(|e| format!("file:{path}: cannot read: {e}"))?,
+                    std::fs::read(&path).map_err(|e| format!("file:{path}: cannot read: {e}"))?,
                 ),
                 npy: None,
             }),
             ArgSpec::Struct(path) => {
-                let text = std::fs::read_to_string(path)
+                let text = std::fs::read_to_string(&path)
                     .map_err(|e| format!("struct:{path}: cannot read: {e}"))?;
-                let dir = std::path::Path::new(path)
+                let dir = std::path::Path::new(&path)
                     .parent()
                     .unwrap_or(std::path::Path::new(""));
                 let s =
@@ -325,11 +326,11 @@ fn arguments(specs: &[ArgSpec]) -> Result<Vec<Argument>, String> {
             }
             ArgSpec::Npy(path) => {
                 let bytes =
-                    std::fs::read(path).map_err(|e| format!("npy:{path}: cannot read: {e}"))?;
+                    std::fs::read(&path).map_err(|e| format!("npy:{path}: cannot read: {e}"))?;
                 let a = npy::read(&bytes).map_err(|e| format!("npy:{path}: {e}"))?;
                 Ok(Argument {
                     value: ArgValue::Buffer(a.data),
-                    npy: Some((path.clone(), a.dtype)),
+                    npy: Some((path, a.dtype)),
                 })
             }
         })
@@ -490,7 +491,7 @@ fn replay_witness(
 }
 
 /// Runs `phasegate sim` on parsed arguments.
-pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
+pub(crate) fn execute(mut o: SimArgs, out: &mut String) -> u8 {
     let mut launch = Launch {
         grid: o.grid.unwrap_or((1, 1, 1)),
         block: o.block.unwrap_or((1, 1, 1)),
@@ -510,7 +511,7 @@ pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
         launch.max_steps = n;
     }
     launch.race_check = !o.no_race_check;
-    let args = match arguments(&o.args) {
+    let args = match arguments(std::mem::take(&mut o.args)) {
         Ok(a) => a,
         Err(e) => {
             out.push_str(&format!("error: --arg {e}\n"));
@@ -566,7 +567,8 @@ pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
             ));
         }
     }
-    let mut values: Vec<ArgValue> = args.iter().map(|a| a.value.clone()).collect();
+    let (mut values, npys): (Vec<ArgValue>, Vec<_>) =
+        args.into_iter().map(|a| (a.value, a.npy)).unzip();
     if let Some(runs) = o.explore {
         return explore(&o.file, &launch, &values, &module, &kernel, runs, out);
     }
@@ -613,9 +615,9 @@ pub(crate) fn execute(o: SimArgs, out: &mut String) -> u8 {
     for w in &o.outputs {
         let inferred = match w.buffer {
             Some(_) => None,
-            None => args
+            None => npys
                 .get(w.index)
-                .and_then(|a| a.npy.as_ref())
+                .and_then(|n| n.as_ref())
                 .map(|n| n.1)
                 .or_else(|| accessed.get(w.index).copied().flatten().map(|a| a.dtype)),
         };
