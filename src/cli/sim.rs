@@ -393,7 +393,7 @@ fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
                         && ins.has("param")
                         && ins.operands.iter().any(|o| {
                             matches!(o, Operand::Address(a)
-                                if a.base == AddressBase::Symbol(p.name.clone()))
+                                if matches!(&a.base, AddressBase::Symbol(s) if *s == p.name))
                         });
                     let computed = !memory(&ins.opcode)
                         && ins.operands[1..]
