@@ -761,6 +761,7 @@ impl Race {
     }
 
     /// Thread `t`'s clock (its row, brought up to date).
+    #[cfg(test)]
     pub(crate) fn clock(&mut self, t: u32) -> &[u32] {
         self.materialize(t);
         self.row(t)
@@ -1062,6 +1063,7 @@ impl Race {
     /// `t` acquires the completion of its own async operations up to `event` of its agent
     /// (a `wait_group` that returns): the operations' clocks are `t`'s own clock at their
     /// issue, which `t` has seen, but for that component.
+    #[inline]
     pub(crate) fn acquire_agent(&mut self, t: u32, event: u32) {
         if event == 0 {
             return;
@@ -1151,7 +1153,19 @@ impl Race {
     pub(crate) fn fence_proxy_async(&mut self, t: u32) {
         let now = self.now(t);
         self.fences[t as usize].push(now);
-        let vc = self.clock(t).to_vec();
+        // The thread's clock copied from its view into the vector its last fence had: its row
+        // is not brought up to date (which copied the snapshot into it, and left the thread
+        // without a snapshot for its warp's later joins), and no vector is allocated.
+        let mut vc = std::mem::take(&mut self.fence_vc[t as usize]);
+        let seen = self.seen(t);
+        vc.clear();
+        vc.extend_from_slice(seen.base);
+        vc[seen.thread] = seen.own;
+        if let Some(x) = vc.get_mut(seen.agent) {
+            *x = seen.agent_value;
+        }
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(vc, self.current(t), "thread {t}'s clock at its fence");
         self.fence_vc[t as usize] = vc;
     }
 
