@@ -1178,6 +1178,36 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), Conflict> {
+        self.read_inline(t, cta, offset, len, pc)
+    }
+
+    /// [`Race::read`] of `len` bytes at `offsets[i]` of CTA `cta` by thread `warp * 32 + i`,
+    /// for each `i` in order (an `ldmatrix`'s rows): the first conflict, with its `i`. One
+    /// call for the warp, each lane's check inlined in its loop.
+    pub(crate) fn read_rows(
+        &mut self,
+        warp: u32,
+        cta: u32,
+        offsets: &[u32],
+        len: u32,
+        pc: u32,
+    ) -> Result<(), (usize, Conflict)> {
+        for (i, &off) in offsets.iter().enumerate() {
+            self.read_inline(warp * 32 + i as u32, cta, off, len, pc)
+                .map_err(|c| (i, c))?;
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn read_inline(
+        &mut self,
+        t: u32,
+        cta: u32,
+        offset: u32,
+        len: u32,
+        pc: u32,
+    ) -> Result<(), Conflict> {
         let me = Access {
             who: t,
             clock: self.now(t),

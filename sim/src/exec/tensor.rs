@@ -607,14 +607,21 @@ impl Machine<'_> {
         if let Some(super::fast::FastTarget::Shared(cta)) =
             self.fast_targets(w, eff, space, addr, 16, false, &mut addrs)
         {
-            for (i, row) in rows.iter_mut().enumerate().take(n) {
-                let off = (addrs[i] - crate::memory::SHARED_BASE as u64) as u32;
-                if self.race.checking() {
-                    let t = w as u32 * 32 + i as u32;
-                    self.race
-                        .read(t, cta, off, 16, pc)
-                        .map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
-                }
+            let mut offs = [0u32; 32];
+            for (off, &a) in offs.iter_mut().zip(&addrs).take(n) {
+                *off = (a - crate::memory::SHARED_BASE as u64) as u32;
+            }
+            // The lanes' race checks in one call, in lane order (a row's copy has no effect
+            // to order them with).
+            if self.race.checking() {
+                self.race
+                    .read_rows(w as u32, cta, &offs[..n], 16, pc)
+                    .map_err(|(i, c)| {
+                        let t = w as u32 * 32 + i as u32;
+                        self.race_report(c, cta, t, pc, false, true)
+                    })?;
+            }
+            for (row, &off) in rows.iter_mut().zip(&offs).take(n) {
                 row.copy_from_slice(
                     &self.ctas[cta as usize].shared[off as usize..off as usize + 16],
                 );
