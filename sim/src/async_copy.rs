@@ -497,6 +497,7 @@ impl AsyncState {
 
     /// The latest agent event of thread `t`'s completed operations, which its wait acquires
     /// (see [`Groups`]).
+    #[inline]
     pub(crate) fn completed_event(&self, t: u32, bulk: bool) -> u32 {
         let g = self.groups(t, bulk);
         let committed = g.committed.iter().filter(|c| c.1 == 0).map(|c| c.2);

@@ -380,7 +380,7 @@ fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
             // Registers whose value derives from the parameter (flow-insensitive). A set, not a
             // list: the fixpoint looks every operand up in it once per pass, and a long kernel
             // (Triton's attention) has thousands of registers.
-            let mut derived: std::collections::HashSet<&str> = Default::default();
+            let mut derived: rustc_hash::FxHashSet<&str> = Default::default();
             loop {
                 let before = derived.len();
                 for (_, ins) in body.instructions() {
@@ -394,7 +394,7 @@ fn accessed_types(f: &Function) -> Vec<Option<Accessed>> {
                         && ins.has("param")
                         && ins.operands.iter().any(|o| {
                             matches!(o, Operand::Address(a)
-                                if a.base == AddressBase::Symbol(p.name.clone()))
+                                if matches!(&a.base, AddressBase::Symbol(s) if *s == p.name))
                         });
                     let computed = !memory(&ins.opcode)
                         && ins.operands[1..]

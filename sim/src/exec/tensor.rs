@@ -607,14 +607,21 @@ impl Machine<'_> {
         if let Some(super::fast::FastTarget::Shared(cta)) =
             self.fast_targets(w, eff, space, addr, 16, false, &mut addrs)
         {
-            for (i, row) in rows.iter_mut().enumerate().take(n) {
-                let off = (addrs[i] - crate::memory::SHARED_BASE as u64) as u32;
-                if self.race.checking() {
-                    let t = w as u32 * 32 + i as u32;
-                    self.race
-                        .read(t, cta, off, 16, pc)
-                        .map_err(|c| self.race_report(c, cta, t, pc, false, true))?;
-                }
+            let mut offs = [0u32; 32];
+            for (off, &a) in offs.iter_mut().zip(&addrs).take(n) {
+                *off = (a - crate::memory::SHARED_BASE as u64) as u32;
+            }
+            // The lanes' race checks in one call, in lane order (a row's copy has no effect
+            // to order them with).
+            if self.race.checking() {
+                self.race
+                    .read_rows(w as u32, cta, &offs[..n], 16, pc)
+                    .map_err(|(i, c)| {
+                        let t = w as u32 * 32 + i as u32;
+                        self.race_report(c, cta, t, pc, false, true)
+                    })?;
+            }
+            for (row, &off) in rows.iter_mut().zip(&offs).take(n) {
                 row.copy_from_slice(
                     &self.ctas[cta as usize].shared[off as usize..off as usize + 16],
                 );
@@ -1106,15 +1113,21 @@ impl Machine<'_> {
         }
         // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
         let OperandScratch { chunks, at } = bufs;
+        // (Two plain loops: a `flat_map` extended the vector element by element through its
+        // general path, 2 % of a `wgmma` kernel's host instructions.)
         chunks.clear();
         if mn_major {
-            chunks
-                .extend((0..k).flat_map(|kk| mn.clone().step_by(t as usize).map(move |m| (m, kk))));
+            for kk in 0..k {
+                for m in mn.clone().step_by(t as usize) {
+                    chunks.push((m, kk));
+                }
+            }
         } else {
-            chunks.extend(
-                mn.clone()
-                    .flat_map(|m| (0..k).step_by(t as usize).map(move |kk| (m, kk))),
-            );
+            for m in mn.clone() {
+                for kk in (0..k).step_by(t as usize) {
+                    chunks.push((m, kk));
+                }
+            }
         }
         // The executing CTA's shared memory, where every chunk of a well-formed descriptor
         // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
