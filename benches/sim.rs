@@ -4,7 +4,8 @@
 //! example (256×256, 64 CTAs of 32×8 threads), with and without the shared-memory race check,
 //! all on one thread; and multi-CTA launches (the transpose at 1024×1024: 1024 CTAs, Triton's
 //! bf16 `wgmma` matmul at 512×1024×128: 16 CTAs of 256 threads) on rayon pools of 1 and 2
-//! threads, where clusters run in parallel; and one kernel of each class of the real-world
+//! threads, where clusters run in parallel, and Triton's softmax over 2048 rows on 1, 2 and
+//! all of the machine's threads; and one kernel of each class of the real-world
 //! corpus (Triton's softmax, layernorm, `mma.sync` and `wgmma` matmuls and attention forwards,
 //! CUTLASS's cooperative and ping-pong `wgmma` GEMMs) and the kernel language's Hopper GEMM on one thread, beside a naive CPU GEMM as the yardstick
 //! for tensor-core work. `cargo bench --bench sim`.
@@ -209,6 +210,40 @@ fn parallel(c: &mut Criterion) {
         group.bench_function(
             format!("triton bf16 wgmma matmul 512x1024x128, 16 ctas, {threads} threads"),
             |bch| bch.iter(|| p.install(|| run(&module, "matmul", &launch, &args))),
+        );
+    }
+    // Scaling with the machine's cores (issue 20: 16 threads at least 0.8 x 16 times one):
+    // Triton's softmax over 2048 rows of 1024, a row a one-CTA cluster, on 1, 2 and all the
+    // machine's threads.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/realworld/triton/softmax_sm90a.ptx"
+    ))
+    .expect("the Triton softmax");
+    let module = ptx::parse(&text).expect("parses");
+    let (rows, cols) = (2048u32, 1024u32);
+    let mut args = vec![
+        ArgValue::zeroed((rows * cols * 4) as usize),
+        filled((rows * cols * 4) as usize, 60),
+    ];
+    args.extend([cols, cols, rows, cols].map(ArgValue::U32));
+    args.extend([ArgValue::zeroed(0), ArgValue::zeroed(0)]);
+    let launch = Launch {
+        grid: (rows, 1, 1),
+        block: (256, 1, 1),
+        dynamic_shared_bytes: 12320,
+        ..Launch::default()
+    };
+    let steps = run(&module, "softmax_rows", &launch, &args);
+    group.throughput(Throughput::Elements(steps));
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts = vec![1, 2, all];
+    counts.dedup();
+    for threads in counts {
+        let p = pool(threads);
+        group.bench_function(
+            format!("triton softmax 2048 rows, 2048 ctas, {threads} threads"),
+            |bch| bch.iter(|| p.install(|| run(&module, "softmax_rows", &launch, &args))),
         );
     }
     group.finish();
