@@ -1558,19 +1558,22 @@ mod tests {
         (cell.write, cell.read, set)
     }
 
+    /// Thread `t` of each shadow acquires what thread `from` of that shadow has seen.
+    fn acquire_from(races: [&mut Race; 2], t: u32, from: u32) {
+        for r in races {
+            let vc = r.clock(from).to_vec();
+            r.acquire(t, &vc);
+        }
+    }
+
     /// A read or write of a run of cells (which shares read sets and skips repeated checks:
     /// [`ReadMemo`], [`WriteMemo`]) finds what the same access does granule by granule
     /// (the single-cell path), stops at the same cell, and leaves every cell as that does:
     /// random accesses of 8 threads, ordered now and then by a release and an acquire.
     #[test]
     fn runs_of_cells_check_as_single_cells() {
-        let mut seed = 5u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rng = crate::rng::Rng::new(5);
+        let mut next = |n: u64| rng.below(n);
         const THREADS: usize = 8;
         const BYTES: u32 = 64;
         let (mut runs, mut cells) = (
@@ -1586,10 +1589,7 @@ mod tests {
                 0 => {
                     // `t` acquires what another thread has seen.
                     let from = next(THREADS as u64) as u32;
-                    let vc = runs.clock(from).to_vec();
-                    runs.acquire(t, &vc);
-                    let vc = cells.clock(from).to_vec();
-                    cells.acquire(t, &vc);
+                    acquire_from([&mut runs, &mut cells], t, from);
                 }
                 1 => {
                     runs.tick(t);
@@ -1648,13 +1648,8 @@ mod tests {
     /// `cp.async` writes, generic reads, proxy fences, acquires and ticks.
     #[test]
     fn async_reads_of_ranges_check_as_single_cells() {
-        let mut seed = 7u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
+        let mut rng = crate::rng::Rng::new(7);
+        let mut next = |n: u64| rng.below(n);
         const THREADS: usize = 8;
         const BYTES: u32 = 64;
         let (mut runs, mut cells) = (
@@ -1669,10 +1664,7 @@ mod tests {
             match next(24) {
                 0 | 1 => {
                     let from = next(THREADS as u64) as u32;
-                    let vc = runs.clock(from).to_vec();
-                    runs.acquire(t, &vc);
-                    let vc = cells.clock(from).to_vec();
-                    cells.acquire(t, &vc);
+                    acquire_from([&mut runs, &mut cells], t, from);
                 }
                 2 => {
                     // A barrier of all threads, each having waited for its async operations.
