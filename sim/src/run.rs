@@ -31,20 +31,33 @@ pub(crate) fn run(
     trace: Option<&mut Trace>,
 ) -> Result<Outcome, SimError> {
     let prog = decode::decode(module, entry)?;
-    let shape = shape(&prog, launch)?;
+    run_decoded(&prog, entry, launch, args, trace)
+}
+
+/// [`run`] of an entry decoded already: [`crate::explore`] runs one launch under many
+/// schedules, and decoding a kernel is a fixed cost per launch (up to a tenth of a short
+/// launch's time in the CUTLASS GEMMs).
+pub(crate) fn run_decoded(
+    prog: &Program,
+    entry: &str,
+    launch: &Launch,
+    args: &mut [ArgValue],
+    trace: Option<&mut Trace>,
+) -> Result<Outcome, SimError> {
+    let shape = shape(prog, launch)?;
     let mut mem = LaunchMem {
         global: prog.global.clone(),
         kernel_params: vec![0; prog.kernel_param_bytes as usize],
         unfenced: Vec::new(),
     };
-    let buffers = place_args(&prog, &mut mem, args)?;
+    let buffers = place_args(prog, &mut mem, args)?;
     let _span =
         tracing::debug_span!("launch", entry, grid = ?shape.grid, block = ?shape.block).entered();
     let clusters = volume(shape.grid) / volume(shape.cluster);
     let result = if trace.is_none() && parallel::worthwhile(clusters) {
-        parallel::run_clusters(&prog, &shape, &mut mem, launch)
+        parallel::run_clusters(prog, &shape, &mut mem, launch)
     } else {
-        run_in_order(&prog, &shape, &mut mem, launch, trace)
+        run_in_order(prog, &shape, &mut mem, launch, trace)
     };
     return_buffers(&mut mem, &buffers, args);
     result

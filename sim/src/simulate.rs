@@ -130,6 +130,8 @@ pub fn explore(
     args: &[ArgValue],
     runs: usize,
 ) -> Result<Exploration, SimError> {
+    // Decoded once: every run is the same launch but for its schedule.
+    let prog = crate::decode::decode(module, entry)?;
     for i in 0..runs {
         let schedule = exploration_schedule(launch.schedule, i);
         let mut copy = args.to_vec();
@@ -137,7 +139,7 @@ pub fn explore(
             schedule,
             ..launch.clone()
         };
-        if let Outcome::Finding(report) = simulate_module(module, entry, &l, &mut copy)? {
+        if let Outcome::Finding(report) = run::run_decoded(&prog, entry, &l, &mut copy, None)? {
             return Ok(Exploration {
                 runs: i + 1,
                 failure: Some(Failure {
