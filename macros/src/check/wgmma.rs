@@ -104,7 +104,7 @@ impl Checker<'_> {
         let want = match method {
             M::Mma => 3,
             M::MmaBlock => 4,
-            M::AccStage | M::AccStageTransposed => 3,
+            M::AccStage | M::AccStageTransposed | M::AccStage32 => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             M::AccStorePartial => 4,
@@ -121,7 +121,8 @@ impl Checker<'_> {
                 let v = self.operand(&m.args[3]);
                 self.expect_u32(v, &m.args[3]);
             }
-            M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m),
+            M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m, 64),
+            M::AccStage32 => self.stage_operands(acc, m, 32),
             M::AccStorePartial => self.store_partial_operands(acc, m),
             M::AccScale => {
                 let factor = self.operand(&m.args[0]);
@@ -248,39 +249,43 @@ impl Checker<'_> {
 
     /// `acc.stage_columns(&mut tile, index, block)` (and `stage_columns_transposed`): a shared
     /// tile of 64 × 64 bf16 or f16 (as 2048 pairs) and a constant column block of the
-    /// accumulator.
-    fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall) {
+    /// accumulator; `stage_columns_32` (`width` 32): tiles of 64 × 32 (1024 pairs) and blocks
+    /// of 32 columns.
+    fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, width: u32) {
+        let pairs = 32 * width as u64;
+        // Where the swizzle pattern starts: 1024 bytes for 128-byte rows, 512 for 64-byte ones.
+        let (align, swizzle) = if width == 64 { (512, 128) } else { (256, 64) };
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
             Slot::Known(Ty::Shared { elem, len })
                 if matches!(elem.prim, Prim::Bf16 | Prim::F16)
                     && elem.lanes == 2
-                    && len.is_multiple_of(2048) => {}
+                    && len.is_multiple_of(pairs) => {}
             Slot::Free => {}
             _ => {
                 let found = self.describe(tile);
                 self.diag.error(
                     m.args[0].span(),
-                    format!("`{}` writes 64 × 64 tiles of 16-bit floats as 2048 pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of 2048, found `{found}`", m.method),
+                    format!("`{}` writes 64 × {width} tiles of 16-bit floats as {pairs} pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of {pairs}, found `{found}`", m.method),
                 );
             }
         }
         let index = self.operand(&m.args[1]);
         self.expect_u32(index, &m.args[1]);
         if let Some(i) = crate::params::const_value(&m.args[1], &self.consts)
-            && !i.is_multiple_of(512)
+            && !i.is_multiple_of(align)
         {
-            self.diag.error(m.args[1].span(), format!("a tile starts where its 128-byte swizzle pattern does, at a multiple of 512 pairs (1024 bytes); {i} is not"));
+            self.diag.error(m.args[1].span(), format!("a tile starts where its {swizzle}-byte swizzle pattern does, at a multiple of {align} pairs ({} bytes); {i} is not", 4 * align));
         }
         let v = self.operand(&m.args[2]);
         self.expect_u32(v, &m.args[2]);
         match crate::params::const_value(&m.args[2], &self.consts) {
-            Some(cb) if !acc.n.is_multiple_of(64) || cb >= acc.n as u64 / 64 => self.diag.error(
+            Some(cb) if !acc.n.is_multiple_of(width) || cb >= (acc.n / width) as u64 => self.diag.error(
                 m.args[2].span(),
                 format!(
-                    "an `Acc<_, 64, {}>` has {} blocks of 64 columns; {cb} is not one of them",
+                    "an `Acc<_, 64, {}>` has {} blocks of {width} columns; {cb} is not one of them",
                     acc.n,
-                    acc.n / 64
+                    acc.n / width
                 ),
             ),
             Some(_) => {}

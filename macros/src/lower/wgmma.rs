@@ -155,6 +155,7 @@ impl Lowerer<'_> {
             "mma" | "mma_block" => self.mma(acc, m),
             "stage_columns" => self.stage_columns(&acc, m),
             "stage_columns_transposed" => self.stage_columns_transposed(&acc, m),
+            "stage_columns_32" => self.stage_columns_32(&acc, m),
             "commit" => {
                 self.inst(
                     Opcode::from_name("wgmma"),
@@ -494,6 +495,84 @@ impl Lowerer<'_> {
                         Operand::Address(Address {
                             base: AddressBase::Reg(addr.clone()),
                             offset: (8 * 128 * h) as i64,
+                        }),
+                        Operand::reg(&word),
+                    ],
+                );
+            }
+        }
+        Val::Unit
+    }
+
+    /// `acc.stage_columns_32(&mut tile, index, block)`: as [`stage_columns`](Self::stage_columns),
+    /// for 32 columns (registers `i = 16 block + 4 q + 2 h`, `q < 4`) in the 64-byte swizzle:
+    /// row `r` at byte `64 r`, its chunk `q` at chunk `q ^ (r / 2 % 4)` — and with `r = 16 w +
+    /// l / 4 + 8 h`, `r / 2 % 4` is `l / 8`.
+    fn stage_columns_32(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+        let Some(Staging {
+            block,
+            base,
+            f16,
+            lane,
+            warp,
+        }) = self.staging(m)
+        else {
+            return self.internal_val("stage_columns_32 operands");
+        };
+        let pair_type = if f16 { "f16x2" } else { "bf16x2" };
+        let shifted = |this: &mut Self, by: i64| {
+            let r = this.reg(RegClass::B32);
+            this.inst(
+                Opcode::Shr,
+                &["u32"],
+                vec![Operand::reg(&r), Operand::reg(&lane), Operand::int(by)],
+            );
+            r
+        };
+        let g = shifted(self, 2);
+        let x = shifted(self, 3);
+        let row = self.mad_u32(&warp, 16, &g);
+        let index = self.expr(&m.args[1]);
+        let index = self.in_reg(index);
+        let tile = self.mad_u32(&index, 4, &base);
+        let quad = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::And,
+            &["b32"],
+            vec![Operand::reg(&quad), Operand::reg(&lane), Operand::int(3)],
+        );
+        let at = self.mad_u32(&row, 64, &tile);
+        let at2 = self.mad_u32(&quad, 4, &at);
+        for q in 0..4u64 {
+            let chunk = self.reg(RegClass::B32);
+            self.inst(
+                Opcode::Xor,
+                &["b32"],
+                vec![
+                    Operand::reg(&chunk),
+                    Operand::reg(&x),
+                    Operand::int(q as i64),
+                ],
+            );
+            let addr = self.mad_u32(&chunk, 16, &at2);
+            for h in 0..2u64 {
+                let i = (16 * block + 4 * q + 2 * h) as usize;
+                let (Some(lo), Some(hi)) = (acc.regs.get(i), acc.regs.get(i + 1)) else {
+                    return self.internal_val("stage_columns_32 register");
+                };
+                let word = self.reg(RegClass::B32);
+                self.inst(
+                    Opcode::Cvt,
+                    &["rn", pair_type, "f32"],
+                    vec![Operand::reg(&word), Operand::reg(hi), Operand::reg(lo)],
+                );
+                self.inst(
+                    Opcode::St,
+                    &["shared", "b32"],
+                    vec![
+                        Operand::Address(Address {
+                            base: AddressBase::Reg(addr.clone()),
+                            offset: (8 * 64 * h) as i64,
                         }),
                         Operand::reg(&word),
                     ],

@@ -414,6 +414,25 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::stage_columns")
     }
 
+    /// Columns `32 · block .. 32 · block + 32` of the accumulator (`block` a constant), rounded
+    /// as [`stage_columns`](Self::stage_columns) rounds them, into `tiles[index..index + 1024]`:
+    /// a 64 × 32 tile in the 64-byte-swizzled layout a `Tile2<32, 64>` box of a `Swizzle64B`
+    /// map has in shared memory (row `r` at byte `64 r`, its 16-byte chunk `q` at chunk
+    /// `q ^ (r / 2 % 4)`; `index` a multiple of 256 pairs, where the pattern starts). For units
+    /// of C whose width is a multiple of 32 columns but not of 64 (160, 224), stored by a map
+    /// of 32-column boxes.
+    pub fn stage_columns_32<E: HalfFloat, const LEN: usize>(
+        &self,
+        _tiles: &mut super::SharedArray<[E; 2], LEN>,
+        _index: u32,
+        _block: u32,
+    ) where
+        S: Readable,
+        [E; 2]: Element,
+    {
+        outside_kernel("Acc::stage_columns_32")
+    }
+
     /// Columns `64 · block .. 64 · block + 64` of the accumulator, transposed: the tile's row
     /// `c` holds column `c` of the block, its 64 elements the accumulator's 64 rows, rounded to
     /// `E` one element at a time (`cvt.rn.bf16.f32` and `st.shared.b16`: the two columns a
