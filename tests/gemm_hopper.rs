@@ -238,6 +238,18 @@ fn every_tiling_computes_the_exact_product() {
     }
 }
 
+/// The 160-column tiling stores C through 32-column boxes (`stage_columns_32`, the 64-byte
+/// swizzle): exact where the last column tile is half outside C (400 = 2.5 × 160) and the
+/// rows ragged across a cluster's CTAs, with more units than clusters.
+#[test]
+fn the_160_column_tiling_stores_c_in_32_column_blocks_exactly() {
+    for (m, n, k) in [(300u32, 400u32, 136u32), (256, 160, 64)] {
+        let (a, b, want) = exact_problem((m, n, k), 23, 1.0);
+        let c = simulate_tiling(Tiling::N160, (m, n, k), (&a, &b), 2);
+        assert!(c == want, "{m}×{n}×{k} differs from the reference");
+    }
+}
+
 /// The skinny tiling on what it is for: a few rows of A (fewer than a unit's 64, so the tensor
 /// store clips C's columns of the product), B's rows ragged across the cluster's two CTAs, and
 /// more units than clusters.
@@ -366,7 +378,7 @@ fn stream_k_is_taken_where_a_small_share_of_the_tiles_would_idle() {
     );
     // Half of 4096³'s tiles, or every tile of 1536² × 8192, would be dealt: kept whole.
     assert_eq!(plan(4096, 4096, 4096).1, None);
-    assert_eq!(plan(1536, 1536, 8192), (Tiling::N192, None));
+    assert_eq!(plan(1536, 1536, 8192), (Tiling::N160, None));
     // A whole number of waves.
     assert_eq!(plan(256 * 66, 256, 4096).1, None);
     // Tilings without a stream-K kernel.
@@ -419,6 +431,7 @@ fn the_analyzer_is_silent_on_every_instance() {
         gemm_fp8_e5m2::SPEC,
         grouped_gemm::SPEC,
         Tiling::N192.spec(),
+        Tiling::N160.spec(),
         Tiling::N128.spec(),
         Tiling::N64.spec(),
         Tiling::Skinny.spec(),
@@ -555,6 +568,12 @@ fn the_tiling_follows_the_waves() {
     // Few rows of A, short K: the transposed tilings, the narrower while it fits one wave.
     assert_eq!(Tiling::choose(128, 8192, 1024, 132), Tiling::Skinny);
     assert_eq!(Tiling::choose(16, 4096, 1024, 132), Tiling::Skinny);
+    // 160 columns where the machine takes their units in fuller waves than 128's or 192's:
+    // 1536 columns are 10 tiles of 160 (6 row pairs: 60 units for 66 clusters) against 8 of
+    // 192 (48 units). Where 128 columns fill the waves as well, they are kept.
+    assert_eq!(choose(1536, 1536), Tiling::N160);
+    assert_eq!(choose(1024, 2560), Tiling::N160);
+    assert_eq!(choose(2048, 5120), Tiling::N128);
     // One row pair and 32 units: 64 of 128 columns.
     assert_eq!(choose(256, 8192), Tiling::N128);
     // Full waves already, or gains inside the margin.

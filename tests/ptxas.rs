@@ -103,6 +103,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
         ),
         ("gemm_hopper_n64", gemm_hopper::gemm_hopper_n64::PTX, false),
         (
+            "gemm_hopper_n160",
+            gemm_hopper::gemm_hopper_n160::PTX,
+            false,
+        ),
+        (
             "gemm_fp8_promoted",
             gemm_hopper::gemm_fp8_promoted::PTX,
             false,
