@@ -153,9 +153,9 @@ impl Lowerer<'_> {
         };
         match name.as_str() {
             "mma" | "mma_block" => self.mma(acc, m),
-            "stage_columns" => self.stage_columns(&acc, m),
+            "stage_columns" => self.stage_columns(&acc, m, 64),
             "stage_columns_transposed" => self.stage_columns_transposed(&acc, m),
-            "stage_columns_32" => self.stage_columns_32(&acc, m),
+            "stage_columns_32" => self.stage_columns(&acc, m, 32),
             "commit" => {
                 self.inst(
                     Opcode::from_name("wgmma"),
@@ -427,13 +427,15 @@ impl Lowerer<'_> {
         })
     }
 
-    /// `acc.stage_columns(&mut tile, block)`: each pair of neighbouring columns of the block
-    /// (registers `i`, `i + 1` with `i = 32 block + 4 q + 2 h`: row `16 w + l / 4 + 8 h`, columns
-    /// `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word (`f16x2`
-    /// for a tile of f16), stored
-    /// where the 128-byte swizzle puts it: row `r` at byte `128 r`, its 16-byte chunk `q` at
-    /// chunk `q ^ (r % 8)` — and `r % 8` is `l / 4`.
-    fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+    /// `acc.stage_columns(&mut tile, index, block)` (`width` 64) and `stage_columns_32` (`width`
+    /// 32): each pair of neighbouring columns of the block (registers `i`, `i + 1` with
+    /// `i = width / 2 · block + 4 q + 2 h`, `q < width / 8`: row `r = 16 w + l / 4 + 8 h`,
+    /// columns `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word
+    /// (`f16x2` for a tile of f16), stored where the swizzle of rows of `2 · width` bytes puts
+    /// it: row `r` at byte `2 · width · r`, its 16-byte chunk `q` at chunk `q ^ x`, where `x`
+    /// is `r % 8` for 128-byte rows (the 128-byte swizzle) and `r / 2 % 4` for 64-byte ones (the
+    /// 64-byte swizzle) — `l / 4` and `l / 8`.
+    fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall, width: u64) -> Val {
         let Some(Staging {
             block,
             base,
@@ -445,15 +447,25 @@ impl Lowerer<'_> {
             return self.internal_val("stage_columns operands");
         };
         let pair_type = if f16 { "f16x2" } else { "bf16x2" };
-        // The thread's byte in the tile for h = 0, q = 0, before the chunk: 128 (16 w + l / 4)
-        // + 4 (l % 4); and x = l / 4, the row's swizzle.
-        let x = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::Shr,
-            &["u32"],
-            vec![Operand::reg(&x), Operand::reg(&lane), Operand::int(2)],
-        );
-        let row = self.mad_u32(&warp, 16, &x);
+        let row_bytes = 2 * width;
+        let shifted = |this: &mut Self, by: i64| {
+            let r = this.reg(RegClass::B32);
+            this.inst(
+                Opcode::Shr,
+                &["u32"],
+                vec![Operand::reg(&r), Operand::reg(&lane), Operand::int(by)],
+            );
+            r
+        };
+        // The thread's byte in the tile for h = 0, q = 0, before the chunk: row_bytes (16 w +
+        // l / 4) + 4 (l % 4); and x, the row's swizzle.
+        let g = shifted(self, 2);
+        let x = if width == 64 {
+            g.clone()
+        } else {
+            shifted(self, 3)
+        };
+        let row = self.mad_u32(&warp, 16, &g);
         let index = self.expr(&m.args[1]);
         let index = self.in_reg(index);
         let tile = self.mad_u32(&index, 4, &base);
@@ -463,9 +475,9 @@ impl Lowerer<'_> {
             &["b32"],
             vec![Operand::reg(&quad), Operand::reg(&lane), Operand::int(3)],
         );
-        let at = self.mad_u32(&row, 128, &tile);
+        let at = self.mad_u32(&row, row_bytes as u32, &tile);
         let at2 = self.mad_u32(&quad, 4, &at);
-        for q in 0..8u64 {
+        for q in 0..width / 8 {
             let chunk = self.reg(RegClass::B32);
             self.inst(
                 Opcode::Xor,
@@ -478,7 +490,7 @@ impl Lowerer<'_> {
             );
             let addr = self.mad_u32(&chunk, 16, &at2);
             for h in 0..2u64 {
-                let i = (32 * block + 4 * q + 2 * h) as usize;
+                let i = (width / 2 * block + 4 * q + 2 * h) as usize;
                 let (Some(lo), Some(hi)) = (acc.regs.get(i), acc.regs.get(i + 1)) else {
                     return self.internal_val("stage_columns register");
                 };
@@ -494,85 +506,7 @@ impl Lowerer<'_> {
                     vec![
                         Operand::Address(Address {
                             base: AddressBase::Reg(addr.clone()),
-                            offset: (8 * 128 * h) as i64,
-                        }),
-                        Operand::reg(&word),
-                    ],
-                );
-            }
-        }
-        Val::Unit
-    }
-
-    /// `acc.stage_columns_32(&mut tile, index, block)`: as [`stage_columns`](Self::stage_columns),
-    /// for 32 columns (registers `i = 16 block + 4 q + 2 h`, `q < 4`) in the 64-byte swizzle:
-    /// row `r` at byte `64 r`, its chunk `q` at chunk `q ^ (r / 2 % 4)` — and with `r = 16 w +
-    /// l / 4 + 8 h`, `r / 2 % 4` is `l / 8`.
-    fn stage_columns_32(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
-        let Some(Staging {
-            block,
-            base,
-            f16,
-            lane,
-            warp,
-        }) = self.staging(m)
-        else {
-            return self.internal_val("stage_columns_32 operands");
-        };
-        let pair_type = if f16 { "f16x2" } else { "bf16x2" };
-        let shifted = |this: &mut Self, by: i64| {
-            let r = this.reg(RegClass::B32);
-            this.inst(
-                Opcode::Shr,
-                &["u32"],
-                vec![Operand::reg(&r), Operand::reg(&lane), Operand::int(by)],
-            );
-            r
-        };
-        let g = shifted(self, 2);
-        let x = shifted(self, 3);
-        let row = self.mad_u32(&warp, 16, &g);
-        let index = self.expr(&m.args[1]);
-        let index = self.in_reg(index);
-        let tile = self.mad_u32(&index, 4, &base);
-        let quad = self.reg(RegClass::B32);
-        self.inst(
-            Opcode::And,
-            &["b32"],
-            vec![Operand::reg(&quad), Operand::reg(&lane), Operand::int(3)],
-        );
-        let at = self.mad_u32(&row, 64, &tile);
-        let at2 = self.mad_u32(&quad, 4, &at);
-        for q in 0..4u64 {
-            let chunk = self.reg(RegClass::B32);
-            self.inst(
-                Opcode::Xor,
-                &["b32"],
-                vec![
-                    Operand::reg(&chunk),
-                    Operand::reg(&x),
-                    Operand::int(q as i64),
-                ],
-            );
-            let addr = self.mad_u32(&chunk, 16, &at2);
-            for h in 0..2u64 {
-                let i = (16 * block + 4 * q + 2 * h) as usize;
-                let (Some(lo), Some(hi)) = (acc.regs.get(i), acc.regs.get(i + 1)) else {
-                    return self.internal_val("stage_columns_32 register");
-                };
-                let word = self.reg(RegClass::B32);
-                self.inst(
-                    Opcode::Cvt,
-                    &["rn", pair_type, "f32"],
-                    vec![Operand::reg(&word), Operand::reg(hi), Operand::reg(lo)],
-                );
-                self.inst(
-                    Opcode::St,
-                    &["shared", "b32"],
-                    vec![
-                        Operand::Address(Address {
-                            base: AddressBase::Reg(addr.clone()),
-                            offset: (8 * 64 * h) as i64,
+                            offset: (8 * row_bytes * h) as i64,
                         }),
                         Operand::reg(&word),
                     ],
