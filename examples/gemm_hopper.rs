@@ -81,7 +81,10 @@ fn stream_piece(tile: u32, whole: u32, span: u32, stages: u32, first: u32) -> [u
 /// element type `$t` in stages of `$kt` of K (one 128-byte swizzle span: 64 bf16, 128 fp8), in
 /// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
 /// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
-/// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion).
+/// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion). C goes
+/// out in blocks of `$cw` columns through a map of `$cw`-column boxes with swizzle `$cswz`,
+/// staged by `$stage` (`$stage_t` for a transposed instance; the others never run that branch,
+/// but it must still name a method their accumulator has).
 macro_rules! gemm_kernel {
     (
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,

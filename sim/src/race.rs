@@ -1558,6 +1558,16 @@ mod tests {
         (cell.write, cell.read, set)
     }
 
+    /// The threads and shared bytes of the two randomized run-versus-cell tests.
+    const THREADS: usize = 8;
+    const BYTES: u32 = 64;
+
+    /// Two equal shadows for those tests: one to take the runs' paths, one the single cells'.
+    fn shadow_pair(async_agents: bool) -> (Race, Race) {
+        let new = || Race::new(THREADS, 1, BYTES as usize, true, async_agents);
+        (new(), new())
+    }
+
     /// Thread `t` of each shadow acquires what thread `from` of that shadow has seen.
     fn acquire_from(races: [&mut Race; 2], t: u32, from: u32) {
         for r in races {
@@ -1574,12 +1584,7 @@ mod tests {
     fn runs_of_cells_check_as_single_cells() {
         let mut rng = crate::rng::Rng::new(5);
         let mut next = |n: u64| rng.below(n);
-        const THREADS: usize = 8;
-        const BYTES: u32 = 64;
-        let (mut runs, mut cells) = (
-            Race::new(THREADS, 1, BYTES as usize, true, false),
-            Race::new(THREADS, 1, BYTES as usize, true, false),
-        );
+        let (mut runs, mut cells) = shadow_pair(false);
         let (mut conflicts, mut shared) = (0, 0);
         for step in 0..20000 {
             let t = next(THREADS as u64) as u32;
@@ -1650,12 +1655,7 @@ mod tests {
     fn async_reads_of_ranges_check_as_single_cells() {
         let mut rng = crate::rng::Rng::new(7);
         let mut next = |n: u64| rng.below(n);
-        const THREADS: usize = 8;
-        const BYTES: u32 = 64;
-        let (mut runs, mut cells) = (
-            Race::new(THREADS, 1, BYTES as usize, true, true),
-            Race::new(THREADS, 1, BYTES as usize, true, true),
-        );
+        let (mut runs, mut cells) = shadow_pair(true);
         let (mut conflicts, mut shared, mut long) = (0, 0, 0);
         for step in 0..30000 {
             let t = next(THREADS as u64) as u32;

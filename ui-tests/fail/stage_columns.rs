@@ -15,7 +15,7 @@ fn staging_misuse(block: u32) {
     // A block named at run time: it names registers.
     acc.stage_columns(&mut pairs, 0, block);
     // Not where the swizzle pattern starts.
-    acc.stage_columns_transposed(&mut pairs, 256, 1);
+    acc.stage_columns_transposed(&mut pairs, 128, 1);
 }
 
 fn main() {}

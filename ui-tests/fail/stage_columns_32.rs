@@ -11,7 +11,7 @@ fn narrow_staging_misuse() {
     // A block past the accumulator's five.
     acc.stage_columns_32(&mut pairs, 0, 5);
     // Not where the 64-byte swizzle pattern starts.
-    acc.stage_columns_32(&mut pairs, 128, 1);
+    acc.stage_columns_32(&mut pairs, 64, 1);
     // Shorter than one 64 × 32 tile.
     acc.stage_columns_32(&mut short, 0, 0);
     // 160 columns are not whole 64-column blocks past the second.

@@ -253,8 +253,9 @@ impl Checker<'_> {
     /// of 32 columns.
     fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, width: u32) {
         let pairs = 32 * width as u64;
-        // Where the swizzle pattern starts: 1024 bytes for 128-byte rows, 512 for 64-byte ones.
-        let (align, swizzle) = if width == 64 { (512, 128) } else { (256, 64) };
+        // The swizzle of rows of `2 · width` bytes repeats every 8 rows: 1024 bytes (256 pairs)
+        // for 128-byte rows, 512 (128 pairs) for 64-byte ones, where a tile must start.
+        let (align, swizzle) = (4 * width as u64, 2 * width);
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
             Slot::Known(Ty::Shared { elem, len })

@@ -400,7 +400,7 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
     /// 32-bit word), into
     /// `tiles[index..index + 2048]`: a 64 × 64 tile in the 128-byte-swizzled layout a
     /// `Tile2<64, 64>` box of a `Swizzle128B` map has in shared memory (`index` a multiple of
-    /// 512 pairs, so the tile starts where the swizzle pattern does), ready for `tma_store`
+    /// 256 pairs, so the tile starts where the swizzle pattern does), ready for `tma_store`
     /// after `fence_proxy_async()` and a barrier over the warpgroup.
     pub fn stage_columns<E: HalfFloat, const LEN: usize>(
         &self,
@@ -418,7 +418,7 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
     /// as [`stage_columns`](Self::stage_columns) rounds them, into `tiles[index..index + 1024]`:
     /// a 64 × 32 tile in the 64-byte-swizzled layout a `Tile2<32, 64>` box of a `Swizzle64B`
     /// map has in shared memory (row `r` at byte `64 r`, its 16-byte chunk `q` at chunk
-    /// `q ^ (r / 2 % 4)`; `index` a multiple of 256 pairs, where the pattern starts). For units
+    /// `q ^ (r / 2 % 4)`; `index` a multiple of 128 pairs, where the pattern starts). For units
     /// of C whose width is a multiple of 32 columns but not of 64 (160, 224), stored by a map
     /// of 32-column boxes.
     pub fn stage_columns_32<E: HalfFloat, const LEN: usize>(
