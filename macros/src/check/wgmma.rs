@@ -104,7 +104,7 @@ impl Checker<'_> {
         let want = match method {
             M::Mma => 3,
             M::MmaBlock => 4,
-            M::AccStage | M::AccStageTransposed | M::AccStage32 => 3,
+            M::AccStage | M::AccStageTransposed | M::AccStage32 | M::AccStage16 => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             M::AccStorePartial => 4,
@@ -123,6 +123,7 @@ impl Checker<'_> {
             }
             M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m, 64),
             M::AccStage32 => self.stage_operands(acc, m, 32),
+            M::AccStage16 => self.stage_operands(acc, m, 16),
             M::AccStorePartial => self.store_partial_operands(acc, m),
             M::AccScale => {
                 let factor = self.operand(&m.args[0]);
@@ -250,11 +251,12 @@ impl Checker<'_> {
     /// `acc.stage_columns(&mut tile, index, block)` (and `stage_columns_transposed`): a shared
     /// tile of 64 × 64 bf16 or f16 (as 2048 pairs) and a constant column block of the
     /// accumulator; `stage_columns_32` (`width` 32): tiles of 64 × 32 (1024 pairs) and blocks
-    /// of 32 columns.
+    /// of 32 columns; `stage_columns_16` (`width` 16): 64 × 16 (512 pairs), blocks of 16.
     fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, width: u32) {
         let pairs = 32 * width as u64;
         // The swizzle of rows of `2 · width` bytes repeats every 8 rows: 1024 bytes (256 pairs)
-        // for 128-byte rows, 512 (128 pairs) for 64-byte ones, where a tile must start.
+        // for 128-byte rows, 512 (128 pairs) for 64-byte ones, 256 (64 pairs) for 32-byte ones,
+        // where a tile must start.
         let (align, swizzle) = (4 * width as u64, 2 * width);
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
@@ -281,7 +283,9 @@ impl Checker<'_> {
         let v = self.operand(&m.args[2]);
         self.expect_u32(v, &m.args[2]);
         match crate::params::const_value(&m.args[2], &self.consts) {
-            Some(cb) if !acc.n.is_multiple_of(width) || cb >= (acc.n / width) as u64 => self.diag.error(
+            // The block's registers must lie in the accumulator: a whole block of `width`
+            // columns (an N that is not a multiple leaves a narrower rest no block covers).
+            Some(cb) if cb >= (acc.n / width) as u64 => self.diag.error(
                 m.args[2].span(),
                 format!(
                     "an `Acc<_, 64, {}>` has {} blocks of {width} columns; {cb} is not one of them",

@@ -156,6 +156,7 @@ impl Lowerer<'_> {
             "stage_columns" => self.stage_columns(&acc, m, 64),
             "stage_columns_transposed" => self.stage_columns_transposed(&acc, m),
             "stage_columns_32" => self.stage_columns(&acc, m, 32),
+            "stage_columns_16" => self.stage_columns(&acc, m, 16),
             "commit" => {
                 self.inst(
                     Opcode::from_name("wgmma"),
@@ -427,14 +428,15 @@ impl Lowerer<'_> {
         })
     }
 
-    /// `acc.stage_columns(&mut tile, index, block)` (`width` 64) and `stage_columns_32` (`width`
-    /// 32): each pair of neighbouring columns of the block (registers `i`, `i + 1` with
+    /// `acc.stage_columns(&mut tile, index, block)` (`width` 64), `stage_columns_32` (`width`
+    /// 32) and `stage_columns_16` (`width` 16): each pair of neighbouring columns of the block (registers `i`, `i + 1` with
     /// `i = width / 2 · block + 4 q + 2 h`, `q < width / 8`: row `r = 16 w + l / 4 + 8 h`,
     /// columns `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word
     /// (`f16x2` for a tile of f16), stored where the swizzle of rows of `2 · width` bytes puts
     /// it: row `r` at byte `2 · width · r`, its 16-byte chunk `q` at chunk `q ^ x`, where `x`
-    /// is `r % 8` for 128-byte rows (the 128-byte swizzle) and `r / 2 % 4` for 64-byte ones (the
-    /// 64-byte swizzle) — `l / 4` and `l / 8`.
+    /// is `r % 8` for 128-byte rows (the 128-byte swizzle), `r / 2 % 4` for 64-byte ones (the
+    /// 64-byte swizzle) and `r / 4 % 2` for 32-byte ones (the 32-byte swizzle) — `l / 4`, `l / 8`
+    /// and `l / 16` (`16 w` and `8 h` are multiples of 8 rows: they leave it as it is).
     fn stage_columns(&mut self, acc: &AccVal, m: &syn::ExprMethodCall, width: u64) -> Val {
         let Some(Staging {
             block,
@@ -460,10 +462,10 @@ impl Lowerer<'_> {
         // The thread's byte in the tile for h = 0, q = 0, before the chunk: row_bytes (16 w +
         // l / 4) + 4 (l % 4); and x, the row's swizzle.
         let g = shifted(self, 2);
-        let x = if width == 64 {
-            g.clone()
-        } else {
-            shifted(self, 3)
+        let x = match width {
+            64 => g.clone(),
+            32 => shifted(self, 3),
+            _ => shifted(self, 4),
         };
         let row = self.mad_u32(&warp, 16, &g);
         let index = self.expr(&m.args[1]);

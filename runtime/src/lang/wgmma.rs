@@ -433,6 +433,25 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::stage_columns_32")
     }
 
+    /// Columns `16 · block .. 16 · block + 16` of the accumulator (`block` a constant), rounded
+    /// as [`stage_columns`](Self::stage_columns) rounds them, into `tiles[index..index + 512]`:
+    /// a 64 × 16 tile in the 32-byte-swizzled layout a `Tile2<16, 64>` box of a `Swizzle32B`
+    /// map has in shared memory (row `r` at byte `32 r`, its 16-byte chunk `q` at chunk
+    /// `q ^ (r / 4 % 2)`; `index` a multiple of 64 pairs, where the pattern starts). For units
+    /// of C whose width is a multiple of 16 columns but not of 32 (144, 176), stored by a map
+    /// of 16-column boxes.
+    pub fn stage_columns_16<E: HalfFloat, const LEN: usize>(
+        &self,
+        _tiles: &mut super::SharedArray<[E; 2], LEN>,
+        _index: u32,
+        _block: u32,
+    ) where
+        S: Readable,
+        [E; 2]: Element,
+    {
+        outside_kernel("Acc::stage_columns_16")
+    }
+
     /// Columns `64 · block .. 64 · block + 64` of the accumulator, transposed: the tile's row
     /// `c` holds column `c` of the block, its 64 elements the accumulator's 64 rows, rounded to
     /// `E` one element at a time (`cvt.rn.bf16.f32` and `st.shared.b16`: the two columns a
