@@ -250,6 +250,19 @@ fn the_160_column_tiling_stores_c_in_32_column_blocks_exactly() {
     }
 }
 
+/// The 144-column tiling stores C through 16-column boxes (`stage_columns_16`, the 32-byte
+/// swizzle): exact where the last column tile is mostly outside C (400 = 2.8 × 144, its last
+/// tile 112 columns: seven of nine blocks) and the rows ragged across a cluster's CTAs, with
+/// more units than clusters.
+#[test]
+fn the_144_column_tiling_stores_c_in_16_column_blocks_exactly() {
+    for (m, n, k) in [(300u32, 400u32, 136u32), (256, 144, 64)] {
+        let (a, b, want) = exact_problem((m, n, k), 29, 1.0);
+        let c = simulate_tiling(Tiling::N144, (m, n, k), (&a, &b), 2);
+        assert!(c == want, "{m}×{n}×{k} differs from the reference");
+    }
+}
+
 /// The skinny tiling on what it is for: a few rows of A (fewer than a unit's 64, so the tensor
 /// store clips C's columns of the product), B's rows ragged across the cluster's two CTAs, and
 /// more units than clusters.
@@ -378,7 +391,7 @@ fn stream_k_is_taken_where_a_small_share_of_the_tiles_would_idle() {
     );
     // Half of 4096³'s tiles, or every tile of 1536² × 8192, would be dealt: kept whole.
     assert_eq!(plan(4096, 4096, 4096).1, None);
-    assert_eq!(plan(1536, 1536, 8192), (Tiling::N160, None));
+    assert_eq!(plan(1536, 1536, 8192), (Tiling::N144, None));
     // A whole number of waves.
     assert_eq!(plan(256 * 66, 256, 4096).1, None);
     // Tilings without a stream-K kernel.
@@ -432,6 +445,7 @@ fn the_analyzer_is_silent_on_every_instance() {
         grouped_gemm::SPEC,
         Tiling::N192.spec(),
         Tiling::N160.spec(),
+        Tiling::N144.spec(),
         Tiling::N128.spec(),
         Tiling::N64.spec(),
         Tiling::Skinny.spec(),
@@ -568,11 +582,15 @@ fn the_tiling_follows_the_waves() {
     // Few rows of A, short K: the transposed tilings, the narrower while it fits one wave.
     assert_eq!(Tiling::choose(128, 8192, 1024, 132), Tiling::Skinny);
     assert_eq!(Tiling::choose(16, 4096, 1024, 132), Tiling::Skinny);
-    // 160 columns where the machine takes their units in fuller waves than 128's or 192's:
-    // 1536 columns are 10 tiles of 160 (6 row pairs: 60 units for 66 clusters) against 8 of
-    // 192 (48 units). Where 128 columns fill the waves as well, they are kept.
-    assert_eq!(choose(1536, 1536), Tiling::N160);
+    // 160 or 144 columns where the machine takes their units in fuller waves than 128's or
+    // 192's: 1536 columns are 11 tiles of 144 (6 row pairs: 66 units for 66 clusters), 10 of
+    // 160 (60 units), 8 of 192 (48 units); 2560 are 16 tiles of 160 (4 row pairs: 64 units),
+    // 18 of 144 (72: two waves). Where 128 columns fill the waves as well, they are kept.
+    assert_eq!(Tiling::N144.units(1536, 1536), 66);
+    assert_eq!(choose(1536, 1536), Tiling::N144);
+    assert_eq!(choose(768, 3072), Tiling::N144);
     assert_eq!(choose(1024, 2560), Tiling::N160);
+    assert_eq!(choose(512, 5120), Tiling::N160);
     assert_eq!(choose(2048, 5120), Tiling::N128);
     // One row pair and 32 units: 64 of 128 columns.
     assert_eq!(choose(256, 8192), Tiling::N128);

@@ -108,6 +108,11 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             false,
         ),
         (
+            "gemm_hopper_n144",
+            gemm_hopper::gemm_hopper_n144::PTX,
+            false,
+        ),
+        (
             "gemm_fp8_promoted",
             gemm_hopper::gemm_fp8_promoted::PTX,
             false,

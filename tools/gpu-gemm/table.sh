@@ -13,15 +13,18 @@ set -u
 D=${1:?the folder with the PTX, plan.txt and gemm-bench}
 export PG_CUBLASLT=/usr/local/cuda/lib64/libcublasLt.so.13 PATH=$PATH:/usr/local/cuda/bin
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-common="--block 384 --cluster 2 --grid persistent --box-c 64,64 --swizzle-ab 128 --swizzle-c 128"
+common="--block 384 --cluster 2 --grid persistent --swizzle-ab 128"
+c64="--box-c 64,64 --swizzle-c 128"
 while read -r size entry a b c d e f; do
   case $entry in
-    gemm_hopper|gemm_hopper_stream) box="--box-a 64,128 --box-b 64,128 --smem 196608" ;;
-    gemm_hopper_n192|gemm_hopper_n192_stream) box="--box-a 64,128 --box-b 64,96 --smem 204800" ;;
-    gemm_hopper_n128|gemm_hopper_n128_split) box="--box-a 64,128 --box-b 64,64 --smem 196608" ;;
-    gemm_hopper_n64) box="--box-a 64,128 --box-b 64,32 --smem 196608" ;;
-    gemm_skinny|gemm_skinny_split) box="--box-a 64,32 --box-b 64,128 --smem 196608" ;;
-    gemm_skinny_n128|gemm_skinny_n128_split) box="--box-a 64,64 --box-b 64,128 --smem 196608" ;;
+    gemm_hopper|gemm_hopper_stream) box="--box-a 64,128 --box-b 64,128 --smem 196608 $c64" ;;
+    gemm_hopper_n192|gemm_hopper_n192_stream) box="--box-a 64,128 --box-b 64,96 --smem 204800 $c64" ;;
+    gemm_hopper_n160) box="--box-a 64,128 --box-b 64,80 --smem 184320 --box-c 32,64 --swizzle-c 64" ;;
+    gemm_hopper_n144) box="--box-a 64,128 --box-b 64,72 --smem 174080 --box-c 16,64 --swizzle-c 32" ;;
+    gemm_hopper_n128|gemm_hopper_n128_split) box="--box-a 64,128 --box-b 64,64 --smem 196608 $c64" ;;
+    gemm_hopper_n64) box="--box-a 64,128 --box-b 64,32 --smem 196608 $c64" ;;
+    gemm_skinny|gemm_skinny_split) box="--box-a 64,32 --box-b 64,128 --smem 196608 $c64" ;;
+    gemm_skinny_n128|gemm_skinny_n128_split) box="--box-a 64,64 --box-b 64,128 --smem 196608 $c64" ;;
     *) echo "$size: no launch shape for kernel \`$entry\` (plan.txt from another version?)"; continue ;;
   esac
   case $entry in
