@@ -238,28 +238,21 @@ fn every_tiling_computes_the_exact_product() {
     }
 }
 
-/// The 160-column tiling stores C through 32-column boxes (`stage_columns_32`, the 64-byte
-/// swizzle): exact where the last column tile is half outside C (400 = 2.5 × 160) and the
-/// rows ragged across a cluster's CTAs, with more units than clusters.
+/// The 160- and 144-column tilings store C through 32- and 16-column boxes (`stage_columns_32`
+/// and `stage_columns_16`, the 64- and 32-byte swizzles): exact where the last column tile is
+/// partly outside C (400 columns: 2.5 tiles of 160, 2.8 of 144, whose last has seven of its nine
+/// blocks) and the rows ragged across a cluster's CTAs, with more units than clusters.
 #[test]
-fn the_160_column_tiling_stores_c_in_32_column_blocks_exactly() {
-    for (m, n, k) in [(300u32, 400u32, 136u32), (256, 160, 64)] {
-        let (a, b, want) = exact_problem((m, n, k), 23, 1.0);
-        let c = simulate_tiling(Tiling::N160, (m, n, k), (&a, &b), 2);
-        assert!(c == want, "{m}×{n}×{k} differs from the reference");
-    }
-}
-
-/// The 144-column tiling stores C through 16-column boxes (`stage_columns_16`, the 32-byte
-/// swizzle): exact where the last column tile is mostly outside C (400 = 2.8 × 144, its last
-/// tile 112 columns: seven of nine blocks) and the rows ragged across a cluster's CTAs, with
-/// more units than clusters.
-#[test]
-fn the_144_column_tiling_stores_c_in_16_column_blocks_exactly() {
-    for (m, n, k) in [(300u32, 400u32, 136u32), (256, 144, 64)] {
-        let (a, b, want) = exact_problem((m, n, k), 29, 1.0);
-        let c = simulate_tiling(Tiling::N144, (m, n, k), (&a, &b), 2);
-        assert!(c == want, "{m}×{n}×{k} differs from the reference");
+fn the_narrow_tilings_store_c_in_narrow_blocks_exactly() {
+    for (tiling, width) in [(Tiling::N160, 160u32), (Tiling::N144, 144)] {
+        for (m, n, k) in [(300u32, 400u32, 136u32), (256, width, 64)] {
+            let (a, b, want) = exact_problem((m, n, k), 23, 1.0);
+            let c = simulate_tiling(tiling, (m, n, k), (&a, &b), 2);
+            assert!(
+                c == want,
+                "{tiling:?} at {m}×{n}×{k} differs from the reference"
+            );
+        }
     }
 }
 
