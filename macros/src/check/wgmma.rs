@@ -104,7 +104,11 @@ impl Checker<'_> {
         let want = match method {
             M::Mma => 3,
             M::MmaBlock => 4,
-            M::AccStage | M::AccStageTransposed | M::AccStage32 | M::AccStage16 => 3,
+            M::AccStage
+            | M::AccStageTransposed
+            | M::AccStage32
+            | M::AccStage16
+            | M::AccStageTransposed16 => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             M::AccStorePartial => 4,
@@ -121,9 +125,10 @@ impl Checker<'_> {
                 let v = self.operand(&m.args[3]);
                 self.expect_u32(v, &m.args[3]);
             }
-            M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m, 64),
-            M::AccStage32 => self.stage_operands(acc, m, 32),
-            M::AccStage16 => self.stage_operands(acc, m, 16),
+            M::AccStage | M::AccStageTransposed => self.stage_operands(acc, m, 64, 128),
+            M::AccStage32 => self.stage_operands(acc, m, 32, 64),
+            M::AccStage16 => self.stage_operands(acc, m, 16, 32),
+            M::AccStageTransposed16 => self.stage_operands(acc, m, 16, 128),
             M::AccStorePartial => self.store_partial_operands(acc, m),
             M::AccScale => {
                 let factor = self.operand(&m.args[0]);
@@ -251,13 +256,21 @@ impl Checker<'_> {
     /// `acc.stage_columns(&mut tile, index, block)` (and `stage_columns_transposed`): a shared
     /// tile of 64 × 64 bf16 or f16 (as 2048 pairs) and a constant column block of the
     /// accumulator; `stage_columns_32` (`width` 32): tiles of 64 × 32 (1024 pairs) and blocks
-    /// of 32 columns; `stage_columns_16` (`width` 16): 64 × 16 (512 pairs), blocks of 16.
-    fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, width: u32) {
+    /// of 32 columns; `stage_columns_16` (`width` 16): 64 × 16 (512 pairs), blocks of 16;
+    /// `stage_columns_transposed_16`: the same blocks as 16 rows of 64 (512 pairs). `swizzle`
+    /// is the tile's row in bytes: `2 · width`, or 128 for a transposed tile.
+    fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, width: u32, swizzle: u32) {
         let pairs = 32 * width as u64;
-        // The swizzle of rows of `2 · width` bytes repeats every 8 rows: 1024 bytes (256 pairs)
+        // The swizzle of rows of `swizzle` bytes repeats every 8 rows: 1024 bytes (256 pairs)
         // for 128-byte rows, 512 (128 pairs) for 64-byte ones, 256 (64 pairs) for 32-byte ones,
         // where a tile must start.
-        let (align, swizzle) = (4 * width as u64, 2 * width);
+        let align = 2 * swizzle as u64;
+        // Rows × columns: a transposed tile has the block's columns as its rows.
+        let shape = if swizzle == 2 * width {
+            format!("64 × {width}")
+        } else {
+            format!("{width} × 64")
+        };
         let tile = self.operand(&m.args[0]);
         match self.resolve(tile) {
             Slot::Known(Ty::Shared { elem, len })
@@ -269,7 +282,7 @@ impl Checker<'_> {
                 let found = self.describe(tile);
                 self.diag.error(
                     m.args[0].span(),
-                    format!("`{}` writes 64 × {width} tiles of 16-bit floats as {pairs} pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of {pairs}, found `{found}`", m.method),
+                    format!("`{}` writes {shape} tiles of 16-bit floats as {pairs} pairs: a `shared_array::<[bf16; 2], N>()` (or `[f16; 2]`) with N a multiple of {pairs}, found `{found}`", m.method),
                 );
             }
         }
@@ -288,9 +301,12 @@ impl Checker<'_> {
             Some(cb) if cb >= (acc.n / width) as u64 => self.diag.error(
                 m.args[2].span(),
                 format!(
-                    "an `Acc<_, 64, {}>` has {} blocks of {width} columns; {cb} is not one of them",
+                    "an `Acc<_, 64, {}>` has {} of {width} columns; {cb} is not one of them",
                     acc.n,
-                    acc.n / width
+                    match acc.n / width {
+                        1 => "one block (0)".to_string(),
+                        blocks => format!("{blocks} blocks"),
+                    }
                 ),
             ),
             Some(_) => {}

@@ -154,7 +154,8 @@ impl Lowerer<'_> {
         match name.as_str() {
             "mma" | "mma_block" => self.mma(acc, m),
             "stage_columns" => self.stage_columns(&acc, m, 64),
-            "stage_columns_transposed" => self.stage_columns_transposed(&acc, m),
+            "stage_columns_transposed" => self.stage_columns_transposed(&acc, m, 64),
+            "stage_columns_transposed_16" => self.stage_columns_transposed(&acc, m, 16),
             "stage_columns_32" => self.stage_columns(&acc, m, 32),
             "stage_columns_16" => self.stage_columns(&acc, m, 16),
             "commit" => {
@@ -429,8 +430,9 @@ impl Lowerer<'_> {
     }
 
     /// `acc.stage_columns(&mut tile, index, block)` (`width` 64), `stage_columns_32` (`width`
-    /// 32) and `stage_columns_16` (`width` 16): each pair of neighbouring columns of the block (registers `i`, `i + 1` with
-    /// `i = width / 2 · block + 4 q + 2 h`, `q < width / 8`: row `r = 16 w + l / 4 + 8 h`,
+    /// 32) and `stage_columns_16` (`width` 16): each pair of neighbouring columns of the block
+    /// (registers `i`, `i + 1` with `i = width / 2 · block + 4 q + 2 h`, `q < width / 8`: row
+    /// `r = 16 w + l / 4 + 8 h`,
     /// columns `8 q + 2 (l % 4)` and the next, §9.7.15.5.1.1) as one `cvt.rn.bf16x2.f32` word
     /// (`f16x2` for a tile of f16), stored where the swizzle of rows of `2 · width` bytes puts
     /// it: row `r` at byte `2 · width · r`, its 16-byte chunk `q` at chunk `q ^ x`, where `x`
@@ -518,13 +520,20 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
-    /// `acc.stage_columns_transposed(&mut tile, index, block)`: element `(r, c)` of the block
-    /// (register `i = 32 block + 4 q + 2 h + b`: row `r = 16 w + g + 8 h`, column `c = 8 q + 2 t
-    /// + b`, with `g = l / 4` and `t = l % 4`, §9.7.15.5.1.1) to the tile's row `c`, position
+    /// `acc.stage_columns_transposed(&mut tile, index, block)` (`width` 64) and
+    /// `stage_columns_transposed_16` (`width` 16): element `(r, c)` of the block (register
+    /// `i = width / 2 · block + 4 q + 2 h + b`, `q < width / 8`: row `r = 16 w + g + 8 h`, column
+    /// `c = 8 q + 2 t + b`, with `g = l / 4` and `t = l % 4`, §9.7.15.5.1.1) to the tile's row
+    /// `c` (a tile of `width` rows of 64 elements), position
     /// `r`: byte `128 c + 16 ((r / 8) ^ (c % 8)) + 2 (r % 8)` of the 128-byte swizzle, which is
     /// `1024 q + 128 b + 256 t + 16 ((2 w + h) ^ (2 t + b)) + 2 g`. Each element is rounded
     /// alone (`cvt.rn.bf16.f32`) and stored alone (`st.shared.b16`).
-    fn stage_columns_transposed(&mut self, acc: &AccVal, m: &syn::ExprMethodCall) -> Val {
+    fn stage_columns_transposed(
+        &mut self,
+        acc: &AccVal,
+        m: &syn::ExprMethodCall,
+        width: usize,
+    ) -> Val {
         let Some(Staging {
             block,
             base,
@@ -584,10 +593,10 @@ impl Lowerer<'_> {
                 addrs.push((addr, 128 * b as i64));
             }
         }
-        for q in 0..8usize {
+        for q in 0..width / 8 {
             for h in 0..2usize {
                 for b in 0..2usize {
-                    let i = 32 * block as usize + 4 * q + 2 * h + b;
+                    let i = width / 2 * block as usize + 4 * q + 2 * h + b;
                     let Some(value) = acc.regs.get(i) else {
                         return self.internal_val("stage_columns_transposed register");
                     };

@@ -471,6 +471,24 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::stage_columns_transposed")
     }
 
+    /// Columns `16 · block .. 16 · block + 16` of the accumulator, transposed as
+    /// [`stage_columns_transposed`](Self::stage_columns_transposed) transposes 64 (one element
+    /// at a time), into `tiles[index..index + 512]`: a 16 × 64 tile, its row `c` column `c` of the
+    /// block, in the 128-byte-swizzled layout a `Tile2<64, 16>` box of a `Swizzle128B` map has
+    /// in shared memory (`index` a multiple of 256 pairs). For a product computed as `Cᵀ = B · Aᵀ`
+    /// whose units are 16 rows of A: C's 16 rows of 64 columns a warp group.
+    pub fn stage_columns_transposed_16<E: HalfFloat, const LEN: usize>(
+        &self,
+        _tiles: &mut super::SharedArray<[E; 2], LEN>,
+        _index: u32,
+        _block: u32,
+    ) where
+        S: Readable,
+        [E; 2]: Element,
+    {
+        outside_kernel("Acc::stage_columns_transposed_16")
+    }
+
     /// This thread's element `i` (`0..N / 2`, a constant): a copy of its register.
     pub fn get(&self, _i: u32) -> T
     where
