@@ -82,14 +82,16 @@ fn stream_piece(tile: u32, whole: u32, span: u32, stages: u32, first: u32) -> [u
 /// units of `$nt` columns, and with fp8 the product of the per-tensor scales. The main loop
 /// either keeps `in_flight` wgmma groups in the tensor cores across stages, or, with
 /// `promote = total`, adds each stage's product into an f32 `total` (fp8's promotion). C goes
-/// out in blocks of `$cw` columns through a map of `$cw`-column boxes with swizzle `$cswz`,
-/// staged by `$stage` (`$stage_t` for a transposed instance; the others never run that branch,
-/// but it must still name a method their accumulator has).
+/// out in blocks of `$cw` columns of the accumulator through a map of `[$bw, $bh]` boxes with
+/// swizzle `$cswz` (`[$cw, 64]`: `$cw` columns of C by 64 rows; transposed, `[64, $cw]`: the
+/// block's columns are C's rows), staged by `$stage` (`$stage_t` for a transposed instance; the
+/// others never run that branch, but it must still name a method their accumulator has). A
+/// staging tile is `32 · $cw` pairs either way.
 macro_rules! gemm_kernel {
     (
         $name:ident, $t:ident, k_tile = $kt:literal, n_tile = $nt:literal, b_rows = $br:literal,
         stages = $st:literal, blocks = [$($block:literal),+], staging = $tiles:literal,
-        c_tile = ($cw:literal, $cswz:ident, $stage:ident, $stage_t:ident)
+        c_tile = ($cw:literal, [$bw:literal, $bh:literal], $cswz:ident, $stage:ident, $stage_t:ident)
         $(, in_flight = $pending:literal)? $(, promote = $total:ident)? $(, scale = $scale:ident)?
         $(, transposed = $transposed:literal)?
         $(, split = ($partials:ident, $arrivals:ident, $splits:ident, $part:ident, $arrival:ident))?
@@ -104,7 +106,7 @@ macro_rules! gemm_kernel {
         pub fn $name(
             a: TensorMap<$t, Tile2<$kt, 128>, Swizzle128B>,
             b: TensorMap<$t, Tile2<$kt, $br>, Swizzle128B>,
-            c: TensorMap<bf16, Tile2<$cw, 64>, $cswz>,
+            c: TensorMap<bf16, Tile2<$bw, $bh>, $cswz>,
             m: u32,
             n: u32,
             k: u32,
@@ -358,7 +360,13 @@ gemm_kernel!(
     stages = 4,
     blocks = [0, 1, 2, 3],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1
 );
 // Narrower tiles of C for the shapes where 256 columns leave SMs idle (see `Tiling::choose`):
@@ -372,7 +380,13 @@ gemm_kernel!(
     stages = 5,
     blocks = [0, 1, 2],
     staging = 1,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1
 );
 // 160 columns (five blocks of 32, stored through a map of 32-column boxes): units that fit the
@@ -387,7 +401,7 @@ gemm_kernel!(
     stages = 5,
     blocks = [0, 1, 2, 3, 4],
     staging = 5,
-    c_tile = (32, Swizzle64B, stage_columns_32, stage_columns_32),
+    c_tile = (32, [32, 64], Swizzle64B, stage_columns_32, stage_columns_32),
     in_flight = 1
 );
 // 144 columns (nine blocks of 16, stored through a map of 16-column boxes in the 32-byte
@@ -402,7 +416,7 @@ gemm_kernel!(
     stages = 5,
     blocks = [0, 1, 2, 3, 4, 5, 6, 7, 8],
     staging = 9,
-    c_tile = (16, Swizzle32B, stage_columns_16, stage_columns_16),
+    c_tile = (16, [16, 64], Swizzle32B, stage_columns_16, stage_columns_16),
     in_flight = 1
 );
 gemm_kernel!(
@@ -414,7 +428,13 @@ gemm_kernel!(
     stages = 6,
     blocks = [0, 1],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1
 );
 gemm_kernel!(
@@ -426,7 +446,13 @@ gemm_kernel!(
     stages = 8,
     blocks = [0],
     staging = 1,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1
 );
 // Skinny products (few rows of A: decoding, M up to 128): computed as Cᵀ = B · Aᵀ, so that A's
@@ -441,7 +467,13 @@ gemm_kernel!(
     stages = 8,
     blocks = [0],
     staging = 1,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     transposed = 1
 );
@@ -454,7 +486,36 @@ gemm_kernel!(
     stages = 6,
     blocks = [0, 1],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
+    in_flight = 1,
+    transposed = 1
+);
+// At most 16 rows of A: a unit 16 of them (`wgmma` N = 16), so that no box of A lies past M (a
+// 64-row unit's second CTA would load 32 rows of A wholly out of bounds: about 2 µs at 16 ×
+// 8192² on an H200), with a quarter of the tensor work and of the split's parts; 12 stages of
+// 18 KiB. C's blocks are 16 of its rows by 64 columns (`stage_columns_transposed_16`).
+gemm_kernel!(
+    gemm_skinny16,
+    bf16,
+    k_tile = 64,
+    n_tile = 16,
+    b_rows = 8,
+    stages = 12,
+    blocks = [0],
+    staging = 1,
+    c_tile = (
+        16,
+        [64, 16],
+        Swizzle128B,
+        stage_columns_16,
+        stage_columns_transposed_16
+    ),
     in_flight = 1,
     transposed = 1
 );
@@ -470,7 +531,13 @@ gemm_kernel!(
     stages = 8,
     blocks = [0],
     staging = 1,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     transposed = 1,
     split = (partials, arrivals, splits, part, arrival)
@@ -484,7 +551,33 @@ gemm_kernel!(
     stages = 6,
     blocks = [0, 1],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
+    in_flight = 1,
+    transposed = 1,
+    split = (partials, arrivals, splits, part, arrival)
+);
+gemm_kernel!(
+    gemm_skinny16_split,
+    bf16,
+    k_tile = 64,
+    n_tile = 16,
+    b_rows = 8,
+    stages = 12,
+    blocks = [0],
+    staging = 1,
+    c_tile = (
+        16,
+        [64, 16],
+        Swizzle128B,
+        stage_columns_16,
+        stage_columns_transposed_16
+    ),
     in_flight = 1,
     transposed = 1,
     split = (partials, arrivals, splits, part, arrival)
@@ -498,7 +591,13 @@ gemm_kernel!(
     stages = 6,
     blocks = [0, 1],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     split = (partials, arrivals, splits, part, arrival)
 );
@@ -513,7 +612,13 @@ gemm_kernel!(
     stages = 4,
     blocks = [0, 1, 2, 3],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     stream = (partials, arrivals, whole, span, k0, parts)
 );
@@ -526,7 +631,13 @@ gemm_kernel!(
     stages = 5,
     blocks = [0, 1, 2],
     staging = 1,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     stream = (partials, arrivals, whole, span, k0, parts)
 );
@@ -539,7 +650,13 @@ gemm_kernel!(
     stages = 4,
     blocks = [0, 1, 2, 3],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     scale = scale
 );
@@ -554,7 +671,13 @@ gemm_kernel!(
     stages = 6,
     blocks = [0, 1],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     promote = total,
     scale = scale
 );
@@ -567,7 +690,13 @@ gemm_kernel!(
     stages = 4,
     blocks = [0, 1, 2, 3],
     staging = 2,
-    c_tile = (64, Swizzle128B, stage_columns, stage_columns_transposed),
+    c_tile = (
+        64,
+        [64, 64],
+        Swizzle128B,
+        stage_columns,
+        stage_columns_transposed
+    ),
     in_flight = 1,
     scale = scale
 );
@@ -974,19 +1103,23 @@ pub enum Tiling {
     Skinny,
     /// `gemm_skinny_n128`: the same with 128 rows of A a unit.
     Skinny128,
+    /// `gemm_skinny16`: the same with 16 rows of A a unit, for at most 16 rows
+    /// ([`takes`](Self::takes)).
+    Skinny16,
 }
 
 impl Tiling {
     /// Every tiling; `choose` takes the first of equal estimates, so the M-major ones first
     /// (and 128 columns before 160, which measured as fast where their estimates tie, and 160
     /// before 144).
-    pub const ALL: [Tiling; 8] = [
+    pub const ALL: [Tiling; 9] = [
         Tiling::N256,
         Tiling::N192,
         Tiling::N128,
         Tiling::N160,
         Tiling::N144,
         Tiling::N64,
+        Tiling::Skinny16,
         Tiling::Skinny,
         Tiling::Skinny128,
     ];
@@ -1002,6 +1135,7 @@ impl Tiling {
             Tiling::N64 => gemm_hopper_n64::SPEC,
             Tiling::Skinny => gemm_skinny::SPEC,
             Tiling::Skinny128 => gemm_skinny_n128::SPEC,
+            Tiling::Skinny16 => gemm_skinny16::SPEC,
         }
     }
 
@@ -1012,6 +1146,7 @@ impl Tiling {
             (_, 1) => Some(self.spec()),
             (Tiling::Skinny, _) => Some(gemm_skinny_split::SPEC),
             (Tiling::Skinny128, _) => Some(gemm_skinny_n128_split::SPEC),
+            (Tiling::Skinny16, _) => Some(gemm_skinny16_split::SPEC),
             (Tiling::N128, _) => Some(gemm_hopper_n128_split::SPEC),
             _ => None,
         }
@@ -1116,7 +1251,7 @@ impl Tiling {
 
     /// Whether the kernel computes Cᵀ = B · Aᵀ and stores it transposed.
     pub fn transposed(self) -> bool {
-        matches!(self, Tiling::Skinny | Tiling::Skinny128)
+        matches!(self, Tiling::Skinny | Tiling::Skinny128 | Tiling::Skinny16)
     }
 
     /// The kernel's arguments for `m × n × k` (A and B as their bf16 bytes): [`arguments`],
@@ -1186,6 +1321,7 @@ impl Tiling {
             Tiling::N144 => 144,
             Tiling::N128 | Tiling::Skinny128 => 128,
             Tiling::N64 | Tiling::Skinny => 64,
+            Tiling::Skinny16 => 16,
         }
     }
 
@@ -1208,6 +1344,9 @@ impl Tiling {
             Tiling::N144 => 0.94,
             Tiling::N128 | Tiling::Skinny128 => 0.94,
             Tiling::N64 | Tiling::Skinny => 0.45,
+            // Streaming B as the 64-row unit does (the same bytes a unit), for a quarter of
+            // its columns.
+            Tiling::Skinny16 => 0.45 * 16.0 / 64.0,
         }
     }
 
@@ -1215,7 +1354,9 @@ impl Tiling {
     /// `columns` columns (transposed: two 128-column tiles times `columns` rows).
     pub fn units(self, m: u32, n: u32) -> u32 {
         match self {
-            Tiling::Skinny | Tiling::Skinny128 => n.div_ceil(256) * m.div_ceil(self.columns()),
+            Tiling::Skinny | Tiling::Skinny128 | Tiling::Skinny16 => {
+                n.div_ceil(256) * m.div_ceil(self.columns())
+            }
             _ => m.div_ceil(256) * n.div_ceil(self.columns()),
         }
     }
@@ -1237,6 +1378,15 @@ impl Tiling {
         waves as f64 * self.columns() as f64 / 256.0 / speed
     }
 
+    /// Whether this tiling is one for `m` rows of A: every one but the 16-row transposed
+    /// units, which only take products of at most 16 rows. A transposed unit streams its 256
+    /// rows of B whatever its rows of A, so 16-row units of more rows would read B once for
+    /// every 16 of them, where the 64-row units read it once for every 64; at most 16 rows,
+    /// they read it as often and leave no box of A wholly out of bounds.
+    pub fn takes(self, m: u32) -> bool {
+        self != Tiling::Skinny16 || m <= 16
+    }
+
     /// The tiling for `m × n × k` on `sms` SMs: 256-column units, unless a narrower tiling's
     /// estimate is more than 8 % shorter (the estimate counts waves and speed, not the fixed
     /// cost of a unit: the margin keeps the widest units where the gain would be inside that).
@@ -1256,6 +1406,7 @@ impl Tiling {
         let widest = Tiling::N256.estimate(m, n, sms);
         let (best, time) = Tiling::ALL
             .iter()
+            .filter(|t| t.takes(m))
             .map(|&t| (t, t.estimate(m, n, sms)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("tilings");
@@ -1270,7 +1421,9 @@ impl Tiling {
         }
         Tiling::ALL
             .into_iter()
-            .filter(|t| t.transposed() == chosen.transposed() && t.units(m, n) <= clusters)
+            .filter(|t| {
+                t.takes(m) && t.transposed() == chosen.transposed() && t.units(m, n) <= clusters
+            })
             .min_by_key(|t| t.columns())
             .unwrap_or(chosen)
     }
@@ -1447,8 +1600,10 @@ fn main() -> Result<(), String> {
             gemm_fp8_promoted::SPEC,
             gemm_skinny::SPEC,
             gemm_skinny_n128::SPEC,
+            gemm_skinny16::SPEC,
             gemm_skinny_split::SPEC,
             gemm_skinny_n128_split::SPEC,
+            gemm_skinny16_split::SPEC,
             gemm_hopper_n128_split::SPEC,
             gemm_hopper_stream::SPEC,
             gemm_hopper_n192_stream::SPEC,

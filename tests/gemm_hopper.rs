@@ -261,10 +261,20 @@ fn the_narrow_tilings_store_c_in_narrow_blocks_exactly() {
 /// more units than clusters.
 #[test]
 fn the_skinny_tiling_computes_few_rows_exactly() {
-    for (m, n, k) in [(40u32, 600u32, 136u32), (130, 256, 64)] {
+    for (tiling, (m, n, k)) in [
+        (Tiling::Skinny, (40u32, 600u32, 136u32)),
+        (Tiling::Skinny, (130, 256, 64)),
+        (Tiling::Skinny16, (5, 600, 136)),
+        (Tiling::Skinny16, (16, 256, 64)),
+        (Tiling::Skinny16, (1, 296, 200)),
+        (Tiling::Skinny16, (40, 256, 128)),
+    ] {
         let (a, b, want) = exact_problem((m, n, k), 21, 1.0);
-        let c = simulate_tiling(Tiling::Skinny, (m, n, k), (&a, &b), 2);
-        assert!(c == want, "{m}×{n}×{k} differs from the reference");
+        let c = simulate_tiling(tiling, (m, n, k), (&a, &b), 2);
+        assert!(
+            c == want,
+            "{tiling:?} at {m}×{n}×{k} differs from the reference"
+        );
     }
 }
 
@@ -277,6 +287,8 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
     for (tiling, (m, n, k), splits) in [
         (Tiling::Skinny, (40u32, 256u32, 512u32), 4u32),
         (Tiling::Skinny, (64, 296, 328), 3),
+        (Tiling::Skinny16, (16, 256, 512), 4),
+        (Tiling::Skinny16, (11, 296, 328), 3),
         (Tiling::Skinny128, (100, 256, 256), 2),
         (Tiling::N128, (256, 128, 256), 2),
         (Tiling::N128, (200, 248, 192), 3),
@@ -399,16 +411,18 @@ fn k_is_split_where_units_leave_clusters_idle() {
         let t = Tiling::choose(m, n, k, 132);
         (t, t.splits(m, n, k, 132))
     };
-    // 16 units of 64 rows of Cᵀ for 66 clusters: 4 parts of 16 stages.
-    assert_eq!(plan(16, 4096, 4096), (Tiling::Skinny, 4));
+    // 16 units of 64 rows of Cᵀ for 66 clusters: 4 parts of 16 stages; with 16 rows of A, units
+    // of 16.
+    assert_eq!(plan(16, 4096, 4096), (Tiling::Skinny16, 4));
+    assert_eq!(plan(64, 4096, 4096), (Tiling::Skinny, 4));
     assert_eq!(plan(128, 4096, 4096), (Tiling::Skinny, 2));
     // 32 units of 128 columns: at 4096 of K two parts of 32 stages; at 1024 one part (16
     // stages) would leave half the clusters idle, so 64 units of 64 columns instead.
     assert_eq!(plan(1024, 1024, 4096), (Tiling::N128, 2));
     assert_eq!(plan(1024, 1024, 1024), (Tiling::N64, 1));
     // Short K keeps parts of 16 stages: 1024 of K is one part, 2048 two.
-    assert_eq!(plan(16, 4096, 1024), (Tiling::Skinny, 1));
-    assert_eq!(plan(16, 4096, 2048), (Tiling::Skinny, 2));
+    assert_eq!(plan(16, 4096, 1024), (Tiling::Skinny16, 1));
+    assert_eq!(plan(16, 4096, 2048), (Tiling::Skinny16, 2));
     // Full waves, or tilings without a split kernel.
     assert_eq!(plan(4096, 4096, 4096), (Tiling::N256, 1));
     // 32 units of 128 rows of Cᵀ: 2 parts of 64 stages.
@@ -416,7 +430,12 @@ fn k_is_split_where_units_leave_clusters_idle() {
     // 56 units: more than half the clusters busy.
     assert_eq!(plan(128, 14336, 4096), (Tiling::Skinny128, 1));
     // No part is empty, at any K the rule splits.
-    for tiling in [Tiling::Skinny, Tiling::Skinny128, Tiling::N128] {
+    for tiling in [
+        Tiling::Skinny,
+        Tiling::Skinny16,
+        Tiling::Skinny128,
+        Tiling::N128,
+    ] {
         for stages in 1..=400u32 {
             let splits = tiling.splits(16, 4096, stages * 64, 132);
             assert!(
@@ -443,6 +462,8 @@ fn the_analyzer_is_silent_on_every_instance() {
         Tiling::N64.spec(),
         Tiling::Skinny.spec(),
         Tiling::Skinny.spec_split(2).expect("a split kernel"),
+        Tiling::Skinny16.spec(),
+        Tiling::Skinny16.spec_split(2).expect("a split kernel"),
         Tiling::Skinny128.spec_split(2).expect("a split kernel"),
         Tiling::N128.spec_split(2).expect("a split kernel"),
         Tiling::N256.spec_stream().expect("a stream-K kernel"),
@@ -574,7 +595,7 @@ fn the_tiling_follows_the_waves() {
     assert_eq!(Tiling::choose(2048, 2048, 1024, 132), Tiling::N256);
     // Few rows of A, short K: the transposed tilings, the narrower while it fits one wave.
     assert_eq!(Tiling::choose(128, 8192, 1024, 132), Tiling::Skinny);
-    assert_eq!(Tiling::choose(16, 4096, 1024, 132), Tiling::Skinny);
+    assert_eq!(Tiling::choose(16, 4096, 1024, 132), Tiling::Skinny16);
     // 160 or 144 columns where the machine takes their units in fuller waves than 128's or
     // 192's: 1536 columns are 11 tiles of 144 (6 row pairs: 66 units for 66 clusters), 10 of
     // 160 (60 units), 8 of 192 (48 units); 2560 are 16 tiles of 160 (4 row pairs: 64 units),
@@ -600,9 +621,15 @@ fn the_tiling_follows_the_waves() {
     // Few rows of A: the transposed tilings, which pad them to 64 or 128 rather than 256. At
     // most 64 rows, 64 a unit; at 128, 64 a unit while that leaves clusters idle (their
     // shared reads go faster), else 128.
-    for (m, n) in [(16, 8192), (64, 8192), (64, 4096), (128, 4096), (64, 28672)] {
+    for (m, n) in [(64, 8192), (64, 4096), (128, 4096), (64, 28672), (17, 8192)] {
         assert_eq!(choose(m, n), Tiling::Skinny, "{m}×{n}");
     }
+    // At most 16 rows: units of 16 rows, which stream B as often and leave no box of A wholly
+    // past M; never for more rows, where they would stream B once per 16 of them.
+    for (m, n) in [(1, 4096), (16, 8192), (16, 28672)] {
+        assert_eq!(choose(m, n), Tiling::Skinny16, "{m}×{n}");
+    }
+    assert!(!Tiling::Skinny16.takes(17) && Tiling::Skinny16.takes(16));
     for (m, n) in [(128, 8192), (128, 14336), (128, 28672)] {
         assert_eq!(choose(m, n), Tiling::Skinny128, "{m}×{n}");
     }

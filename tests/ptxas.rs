@@ -112,6 +112,12 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             gemm_hopper::gemm_hopper_n144::PTX,
             false,
         ),
+        ("gemm_skinny16", gemm_hopper::gemm_skinny16::PTX, false),
+        (
+            "gemm_skinny16_split",
+            gemm_hopper::gemm_skinny16_split::PTX,
+            false,
+        ),
         (
             "gemm_fp8_promoted",
             gemm_hopper::gemm_fp8_promoted::PTX,

@@ -397,6 +397,7 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
     // the arrival counters come back to zero (both buffers are compared).
     for (tiling, splits) in [
         (gemm_hopper::Tiling::Skinny, 3),
+        (gemm_hopper::Tiling::Skinny16, 3),
         (gemm_hopper::Tiling::Skinny128, 2),
         (gemm_hopper::Tiling::N128, 2),
     ] {
