@@ -60,8 +60,8 @@ pub(crate) fn decode(module: &Module, entry: &str) -> Result<Program, SimError> 
     let (reachable, recursive) = calls::reachable(module, func);
     let mut cx = ModCx {
         module,
-        globals: HashMap::new(),
-        func_index: HashMap::new(),
+        globals: Default::default(),
+        func_index: Default::default(),
         frames: Vec::new(),
         reachable,
         recursive,
