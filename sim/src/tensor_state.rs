@@ -50,6 +50,31 @@ pub(crate) struct WarpMma {
     in_flight_regs: Vec<u32>,
 }
 
+/// Marks the registers of pending operation `p` in `in_flight` (after those of the operations
+/// before it): its accumulators take a register over, its A operand keeps a register's first
+/// role; `in_flight_regs` lists the slots marked.
+#[inline]
+fn mark(in_flight: &mut Vec<Option<(Role, u32)>>, in_flight_regs: &mut Vec<u32>, p: &Pending) {
+    let mut set = |r: u32, entry: (Role, u32), overwrite: bool| {
+        let i = r as usize;
+        if in_flight.len() <= i {
+            in_flight.resize(i + 1, None);
+        }
+        if in_flight[i].is_none() {
+            in_flight_regs.push(r);
+            in_flight[i] = Some(entry);
+        } else if overwrite {
+            in_flight[i] = Some(entry);
+        }
+    };
+    for &r in &p.d {
+        set(r, (Role::Accumulator, p.pc), true);
+    }
+    for &r in &p.a_regs {
+        set(r, (Role::A, p.pc), false);
+    }
+}
+
 impl WarpMma {
     pub(crate) fn pending(&self) -> impl Iterator<Item = &Pending> {
         self.groups.iter().flatten().chain(self.open.iter())
@@ -70,28 +95,56 @@ impl WarpMma {
         for r in in_flight_regs.drain(..) {
             in_flight[r as usize] = None;
         }
-        let mut set = |r: u32, entry: (Role, u32), overwrite: bool| {
-            let i = r as usize;
-            if in_flight.len() <= i {
-                in_flight.resize(i + 1, None);
-            }
-            if in_flight[i].is_none() {
-                in_flight_regs.push(r);
-                in_flight[i] = Some(entry);
-            } else if overwrite {
-                in_flight[i] = Some(entry);
-            }
-        };
         // A later op's accumulator takes a register over; an A operand keeps the first role.
         for p in groups.iter().flatten().chain(open.iter()) {
-            for &r in &p.d {
-                set(r, (Role::Accumulator, p.pc), true);
-            }
-            for &r in &p.a_regs {
-                set(r, (Role::A, p.pc), false);
-            }
+            mark(in_flight, in_flight_regs, p);
         }
     }
+
+    /// Appends `p` to the open operations and marks its registers: what [`WarpMma::rebuild`]
+    /// then gives, since the marks are a fold over the pending operations in order (groups,
+    /// then open ones), `p` the last, and the table holds the fold over those before it (every
+    /// change of the pending operations but this and a commit, which keeps their order, is
+    /// followed by a rebuild). A rebuild walked every pending operation's registers at each
+    /// `wgmma` (a chain's dozens, 64 to 128 registers each): 1 % of a `wgmma` kernel.
+    pub(crate) fn push_open(&mut self, p: Pending) {
+        self.open.push(p);
+        let WarpMma {
+            open,
+            in_flight,
+            in_flight_regs,
+            ..
+        } = self;
+        if let Some(p) = open.last() {
+            mark(in_flight, in_flight_regs, p);
+        }
+        #[cfg(debug_assertions)]
+        {
+            let mut rebuilt = WarpMma {
+                in_flight: self.in_flight.clone(),
+                in_flight_regs: self.in_flight_regs.clone(),
+                ..Default::default()
+            };
+            rebuilt.groups = std::mem::take(&mut self.groups);
+            rebuilt.open = std::mem::take(&mut self.open);
+            rebuilt.rebuild();
+            let same = rebuilt.table() == self.table();
+            self.groups = std::mem::take(&mut rebuilt.groups);
+            self.open = std::mem::take(&mut rebuilt.open);
+            debug_assert!(same, "the marks of a pushed wgmma are a rebuild's");
+        }
+    }
+
+    /// The marked registers and their roles, in slot order (for the checks of `push_open`).
+    #[cfg(any(test, debug_assertions))]
+    fn table(&self) -> Vec<(usize, (Role, u32))> {
+        self.in_flight
+            .iter()
+            .enumerate()
+            .filter_map(|(r, e)| e.map(|e| (r, e)))
+            .collect()
+    }
+
     /// The values an op issued now reads from accumulator register `r` (32 lanes): the newest
     /// pending result for it, if any.
     pub(crate) fn pending_values(&self, r: u32) -> Option<&[u64]> {
@@ -331,6 +384,49 @@ mod tests {
             vc: Vec::new(),
             seq: None,
         }
+    }
+
+    /// Pushing an operation marks its registers as a rebuild of all pending operations does:
+    /// random pushes (accumulators and A registers from a few slots, so that they overlap),
+    /// commits and waits for the oldest group, against a state rebuilt after each push.
+    #[test]
+    fn pushed_marks_are_a_rebuilds() {
+        let mut rng = crate::rng::Rng::new(23);
+        let (mut pushed, mut rebuilt) = (WarpMma::default(), WarpMma::default());
+        let mut overlaps = 0;
+        for step in 0..20_000u32 {
+            match rng.below(8) {
+                0 | 1 => {
+                    for st in [&mut pushed, &mut rebuilt] {
+                        let open = std::mem::take(&mut st.open);
+                        st.groups.push_back(open);
+                    }
+                }
+                2 => {
+                    for st in [&mut pushed, &mut rebuilt] {
+                        st.groups.pop_front();
+                        st.rebuild();
+                    }
+                }
+                _ => {
+                    let regs = |rng: &mut crate::rng::Rng| -> Vec<u32> {
+                        (0..rng.below(5)).map(|_| rng.below(12) as u32).collect()
+                    };
+                    let mut p = pending(&regs(&mut rng), 0);
+                    p.a_regs = regs(&mut rng);
+                    p.pc = step;
+                    overlaps +=
+                        p.d.iter()
+                            .chain(&p.a_regs)
+                            .any(|&r| pushed.in_flight(r).is_some()) as u32;
+                    pushed.push_open(p.clone());
+                    rebuilt.open.push(p);
+                    rebuilt.rebuild();
+                }
+            }
+            assert_eq!(pushed.table(), rebuilt.table(), "step {step}");
+        }
+        assert!(overlaps > 1000, "pushes onto marked registers: {overlaps}");
     }
 
     /// The one-pass lookup gives each register's newest result, as the search per register

@@ -47,7 +47,9 @@ pub(crate) struct MBarrier {
     /// thread whose clock is that snapshot joins only its own two components
     /// ([`Race::join_thread`]; the consumer threads of a GEMM arrive one by one).
     pub cur_base: Option<std::sync::Arc<[u32]>>,
-    pub done_vc: Clock,
+    /// The completed phase's clock, shared: each waiting thread acquires it
+    /// ([`crate::race::Race::acquire_shared`]).
+    pub done_vc: std::sync::Arc<[u32]>,
     /// Successful waits on the immediately preceding phase: per thread, its clock at its first
     /// such wait (0: none), and the threads that waited.
     pub wait_clock: Vec<u32>,
@@ -385,7 +387,7 @@ impl MBarrier {
         self.unknown_expects = 0;
         self.phase = self.phase.wrapping_add(1);
         self.pending = self.expected;
-        self.done_vc = std::mem::take(&mut self.cur_vc);
+        self.done_vc = std::mem::take(&mut self.cur_vc).into();
         self.cur_base = None;
         for t in std::mem::take(&mut self.waiters) {
             self.wait_clock[t as usize] = 0;
@@ -477,7 +479,7 @@ impl MBarrier {
         }
         let t = at.warp * 32 + at.lanes.trailing_zeros();
         if !relaxed {
-            race.acquire(t, &self.done_vc);
+            race.acquire_shared(t, &self.done_vc);
         }
         let now = race.now(t);
         if self.wait_clock.len() <= t as usize {

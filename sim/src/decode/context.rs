@@ -5,7 +5,7 @@
 use super::ops::Space;
 use super::program::Program;
 use phasegate_ptx::{Function, Module, VarDecl};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// What a name denotes inside a function.
 #[derive(Clone, Debug)]
@@ -36,8 +36,9 @@ pub(crate) struct FrameLayout {
 /// Module-wide decoding state.
 pub(crate) struct ModCx<'m> {
     pub module: &'m Module,
-    pub globals: HashMap<String, Sym>,
-    pub func_index: HashMap<String, u32>,
+    /// (`FxHashMap`s, as [`super::names::FnCx`]'s scopes: looked up, never iterated over.)
+    pub globals: FxHashMap<String, Sym>,
+    pub func_index: FxHashMap<String, u32>,
     /// Per function: its formal parameters and return parameters in the frame.
     pub frames: Vec<FrameLayout>,
     pub reachable: Vec<&'m Function>,

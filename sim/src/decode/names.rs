@@ -7,7 +7,7 @@ use crate::memory;
 use phasegate_ptx::{
     Address, AddressBase, Imm, Initializer, Operand, ScalarType, SpecialReg, StateSpace, VarDecl,
 };
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// The type an operand is read as, for immediates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,12 +70,14 @@ fn mask(v: u64, bits: u8) -> u64 {
 /// Decoding state of one function.
 pub(crate) struct FnCx<'a, 'm> {
     pub cx: &'a mut ModCx<'m>,
-    scopes: Vec<HashMap<String, Sym>>,
+    /// (`FxHashMap`s: the decoding looks every operand's name up, and SipHash on the names was
+    /// about 1 % of a CUTLASS GEMM's launch; nothing iterates over them.)
+    scopes: Vec<FxHashMap<String, Sym>>,
     /// The register ranges (`.reg .b32 %r<100>;`) of each scope, in step with `scopes`:
     /// (prefix, count, bits). A name of a range gets its slot when first used, so a range of a
     /// billion registers costs what its used names cost.
     ranges: Vec<Vec<(String, u32, u8)>>,
-    sreg_slots: HashMap<SpecialReg, u32>,
+    sreg_slots: FxHashMap<SpecialReg, u32>,
     pub carry: Option<u32>,
     /// Whether the function is the `.entry` (a register address in `.param` space is then a
     /// kernel parameter's, PTX ISA §5.1.6.1).
@@ -86,7 +88,7 @@ pub(crate) struct FnCx<'a, 'm> {
 
 impl<'a, 'm> FnCx<'a, 'm> {
     pub(crate) fn new(cx: &'a mut ModCx<'m>, func: u32) -> Self {
-        let mut params = HashMap::new();
+        let mut params = FxHashMap::default();
         let layout = &cx.frames[func as usize];
         for (name, sym) in &layout.names {
             params.insert(name.clone(), sym.clone());
@@ -122,7 +124,7 @@ impl<'a, 'm> FnCx<'a, 'm> {
     }
 
     pub(crate) fn open(&mut self) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         self.ranges.push(Vec::new());
     }
 

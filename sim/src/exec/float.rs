@@ -340,7 +340,20 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, kind: &Kind) {
             rnd,
             sat,
             ftz,
-        } => map1(regs, eff, d, a, move |x| cvt(x, from, to, rnd, sat, ftz)),
+        } => {
+            // f32 to f16 or bf16 (a Triton epilogue's conversion of every output) with the
+            // common case inlined in the lane loop ([`cvt_f32_to_half`]).
+            let general = move |x| cvt(x, from, to, rnd, sat, ftz);
+            match (from, to) {
+                (CvtTy::Float(FTy::F32), CvtTy::F16) => map1(regs, eff, d, a, move |x| {
+                    cvt_f32_to_half::<10, 15>(x).unwrap_or_else(|| general(x))
+                }),
+                (CvtTy::Float(FTy::F32), CvtTy::Bf16) => map1(regs, eff, d, a, move |x| {
+                    cvt_f32_to_half::<7, 127>(x).unwrap_or_else(|| general(x))
+                }),
+                _ => map1(regs, eff, d, a, general),
+            }
+        }
         _ => unreachable!("not a float op"),
     }
 }
@@ -488,6 +501,15 @@ fn f16_to_f32(h: u16) -> f32 {
 /// bf16, rounded to nearest even once (no double rounding through f32). A NaN gives the
 /// canonical NaN 0x7fff from an f32, as an H100 does (`book/src/gpu/validation.md`), and from an
 /// f64 the NaN an H100's f64 conversion gives ([`super::half::converted_nan`]).
+/// [`cvt`] from f32 to f16 (`MAN` 10, `BIAS` 15) or bf16 (7, 127), whatever the rounding
+/// modifier, `.sat` and `.ftz` ([`float_to_half`] rounds to nearest even and takes none), where
+/// the result is a normal number: `None` elsewhere (zeros, subnormals, overflow, infinities,
+/// NaN), for `cvt` itself.
+#[inline(always)]
+fn cvt_f32_to_half<const MAN: u32, const BIAS: i32>(x: u64) -> Option<u64> {
+    super::half::encode_f32_normal::<MAN, BIAS>(x as u32).map(u64::from)
+}
+
 fn float_to_half(v: f64, to: CvtTy, from_f64: bool) -> u64 {
     let fmt = if to == CvtTy::Bf16 {
         crate::decode::Fmt::Bf16
@@ -619,6 +641,48 @@ pub(super) fn setp(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The inlined f32-to-half conversion ([`cvt_f32_to_half`]) is [`cvt`]'s where it gives a
+    /// result: on f32 patterns weighted to the exponents around the formats' ranges and to
+    /// mantissas at and beside the rounding ties, under every rounding modifier, `.sat` and
+    /// `.ftz`; and it gives one for most of them.
+    #[test]
+    fn inlined_f32_to_half_is_cvt() {
+        let mut rng = crate::rng::Rng::new(13);
+        let mut given = 0;
+        let rnds = [Rnd::Default, Rnd::Rn, Rnd::Rz, Rnd::Rm, Rnd::Rp];
+        for i in 0..200_000u64 {
+            let mant = match rng.below(4) {
+                0 => rng.below(1 << 23) as u32,
+                // At a tie for bf16 (16 bits dropped) or f16 (13), or one beside it.
+                1 => ((rng.below(1 << 7) as u32) << 16 | 0x8000) + rng.below(3) as u32 - 1,
+                2 => ((rng.below(1 << 10) as u32) << 13 | 0x1000) + rng.below(3) as u32 - 1,
+                _ => (1 << 23) - 1 - rng.below(4) as u32,
+            } & ((1 << 23) - 1);
+            let exp = match rng.below(3) {
+                0 => rng.below(256) as u32,
+                1 => 127 - 16 + rng.below(34) as u32,
+                _ => [0, 1, 254, 255][rng.below(4) as usize],
+            };
+            let x = (rng.below(2) as u32) << 31 | exp << 23 | mant;
+            let (rnd, sat, ftz) = (rnds[(i % 5) as usize], i % 7 == 0, i % 3 == 0);
+            let f32_ty = CvtTy::Float(FTy::F32);
+            for (to, fast) in [
+                (CvtTy::F16, cvt_f32_to_half::<10, 15>(x as u64)),
+                (CvtTy::Bf16, cvt_f32_to_half::<7, 127>(x as u64)),
+            ] {
+                if let Some(bits) = fast {
+                    given += 1;
+                    assert_eq!(
+                        bits,
+                        cvt(x as u64, f32_ty, to, rnd, sat, ftz),
+                        "{x:#010x} to {to:?}"
+                    );
+                }
+            }
+        }
+        assert!(given > 200_000, "inlined results: {given}");
+    }
 
     /// The inlined add and mul give the NaNs of the release build's out-of-line `bin32`, which
     /// the simulator used for them before (checked on the binaries: `addss`/`mulss` with `b`

@@ -192,6 +192,16 @@ pub(crate) fn encode(v: f64, rem: f64, f: Fmt, satfinite: bool) -> u32 {
     encode_any(v, rem, f, satfinite)
 }
 
+/// [`encode`] of f32 value `x` (its bits) to f16 or bf16 (`MAN` mantissa bits, exponent bias
+/// `BIAS`) where [`encode_normal`] gives it, inlined at the caller (`cvt.rn.f16.f32` and
+/// `cvt.rn.bf16.f32` per lane, a Triton epilogue's conversion of every output: `encode` out of
+/// line cost its call and register saves per element, half its instructions); `None` where
+/// `encode` takes its general path.
+#[inline(always)]
+pub(crate) fn encode_f32_normal<const MAN: u32, const BIAS: i32>(x: u32) -> Option<u32> {
+    encode_normal::<MAN, BIAS>(f32::from_bits(x) as f64, 0.0)
+}
+
 /// [`encode`] for f16 and bf16 (`MAN` mantissa bits, exponent bias `BIAS`, an infinity) when
 /// `v` is in the normal range and does not round past the largest finite value: the f64's
 /// mantissa rounded to nearest even by its bits (the tie decided by `rem`, as in
@@ -351,7 +361,10 @@ fn arith(op: HArith, f: Fmt, x: u32, y: u32, z: u32, ftz: bool, sat: bool, relu:
     bits
 }
 
-/// An f32 (bit pattern) converted to `f` with `.rn`, `.relu` and `.satfinite`.
+/// An f32 (bit pattern) converted to `f` with `.rn`, `.relu` and `.satfinite`. Out of line:
+/// the lane loops of [`exec`] inline the common case ([`from_f32_normal`]) and call this for
+/// the rest, which kept in them made their closures too large to inline.
+#[inline(never)]
 fn from_f32(x: u64, f: Fmt, relu: bool, satfinite: bool) -> u32 {
     let v = f32::from_bits(x as u32) as f64;
     if relu && v.is_nan() {
@@ -364,30 +377,52 @@ fn from_f32(x: u64, f: Fmt, relu: bool, satfinite: bool) -> u32 {
     encode(v, 0.0, f, satfinite)
 }
 
+/// [`from_f32`] to f16 (`MAN` 10, `BIAS` 15) or bf16 (7, 127), where [`encode_f32_normal`]
+/// gives the result (a normal number: `.satfinite` changes only overflows) and `.relu` leaves
+/// the value as it is (a positive value: a NaN is none of those), inlined in the lane loop;
+/// `None` where `from_f32` itself is needed.
+#[inline(always)]
+fn from_f32_normal<const MAN: u32, const BIAS: i32>(x: u64, relu: bool) -> Option<u32> {
+    if relu && x as u32 >> 31 != 0 {
+        return None;
+    }
+    encode_f32_normal::<MAN, BIAS>(x as u32)
+}
+
 pub(super) fn exec(regs: &mut [u64], eff: u32, op: &HalfOp) {
     match *op {
         HalfOp::FromF32 {
             d,
             a,
-            b: None,
-            to,
-            relu,
-            satfinite,
-        } => map1(regs, eff, d, a, move |x| {
-            from_f32(x, to, relu, satfinite) as u64
-        }),
-        HalfOp::FromF32 {
-            d,
-            a,
-            b: Some(b),
+            b,
             to,
             relu,
             satfinite,
         } => {
+            // The conversions of f32 to f16 and bf16 (a Triton epilogue's `cvt.rn.bf16x2.f32`
+            // of every output) with their common case inlined ([`from_f32_normal`]).
+            let general = move |x| from_f32(x, to, relu, satfinite);
             let w = to.bits();
-            map2(regs, eff, d, a, b, move |x, y| {
-                ((from_f32(x, to, relu, satfinite) << w) | from_f32(y, to, relu, satfinite)) as u64
-            })
+            match (to, b) {
+                (Fmt::F16, None) => map1(regs, eff, d, a, move |x| {
+                    from_f32_normal::<10, 15>(x, relu).unwrap_or_else(|| general(x)) as u64
+                }),
+                (Fmt::Bf16, None) => map1(regs, eff, d, a, move |x| {
+                    from_f32_normal::<7, 127>(x, relu).unwrap_or_else(|| general(x)) as u64
+                }),
+                (_, None) => map1(regs, eff, d, a, move |x| general(x) as u64),
+                (Fmt::F16, Some(b)) => map2(regs, eff, d, a, b, move |x, y| {
+                    let one = |v| from_f32_normal::<10, 15>(v, relu).unwrap_or_else(|| general(v));
+                    ((one(x) << w) | one(y)) as u64
+                }),
+                (Fmt::Bf16, Some(b)) => map2(regs, eff, d, a, b, move |x, y| {
+                    let one = |v| from_f32_normal::<7, 127>(v, relu).unwrap_or_else(|| general(v));
+                    ((one(x) << w) | one(y)) as u64
+                }),
+                (_, Some(b)) => map2(regs, eff, d, a, b, move |x, y| {
+                    ((general(x) << w) | general(y)) as u64
+                }),
+            }
         }
         HalfOp::F8FromF16x2 { d, a, to, relu } => map1(regs, eff, d, a, move |x| {
             let one = |h: u64| {
@@ -452,6 +487,43 @@ pub(super) fn exec(regs: &mut [u64], eff: u32, op: &HalfOp) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The inlined f32-to-half conversion of `cvt.rn{.relu}{.satfinite}.f16x2.f32` and its
+    /// bf16 form ([`from_f32_normal`]) is [`from_f32`]'s where it gives a result: on f32
+    /// patterns weighted to the exponents around the formats' ranges and to mantissas at and
+    /// beside the rounding ties, with and without `.relu` and `.satfinite`; and it gives one
+    /// for most of them.
+    #[test]
+    fn inlined_from_f32_is_from_f32() {
+        let mut rng = crate::rng::Rng::new(17);
+        let mut given = 0;
+        for i in 0..200_000u64 {
+            let mant = match rng.below(4) {
+                0 => rng.below(1 << 23),
+                // At a tie for bf16 (16 bits dropped) or f16 (13), or one beside it.
+                1 => ((rng.below(1 << 7) << 16) | 0x8000) + rng.below(3) - 1,
+                2 => ((rng.below(1 << 10) << 13) | 0x1000) + rng.below(3) - 1,
+                _ => (1 << 23) - 1 - rng.below(4),
+            } & ((1 << 23) - 1);
+            let exp = match rng.below(3) {
+                0 => rng.below(256),
+                1 => 127 - 16 + rng.below(34),
+                _ => [0, 1, 254, 255][rng.below(4) as usize],
+            };
+            let x = (rng.below(2) << 31) | (exp << 23) | mant;
+            let (relu, satfinite) = (i % 3 == 0, i % 5 == 0);
+            for (f, fast) in [
+                (Fmt::F16, from_f32_normal::<10, 15>(x, relu)),
+                (Fmt::Bf16, from_f32_normal::<7, 127>(x, relu)),
+            ] {
+                if let Some(bits) = fast {
+                    given += 1;
+                    assert_eq!(bits, from_f32(x, f, relu, satfinite), "{x:#010x} to {f:?}");
+                }
+            }
+        }
+        assert!(given > 150_000, "inlined results: {given}");
+    }
 
     #[test]
     fn every_f16_and_bf16_pattern_round_trips() {

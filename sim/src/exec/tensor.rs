@@ -1332,9 +1332,7 @@ impl Machine<'_> {
                 vc,
                 seq,
             };
-            let st = &mut self.tensor.warps[w];
-            st.open.push(pending);
-            st.rebuild();
+            self.tensor.warps[w].push_open(pending);
             return Ok(());
         }
         let mut s = std::mem::take(&mut self.tensor.wgmma_scratch);
@@ -1460,9 +1458,7 @@ impl Machine<'_> {
             vc,
             seq,
         };
-        let st = &mut self.tensor.warps[w];
-        st.open.push(pending);
-        st.rebuild();
+        self.tensor.warps[w].push_open(pending);
         self.stats.async_ops += 1;
         Ok(())
     }
