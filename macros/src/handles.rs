@@ -166,6 +166,8 @@ pub enum Method {
     AccStage16,
     /// `stage_columns_transposed_16`: 16 columns as the 16 rows of a shared tile.
     AccStageTransposed16,
+    /// `stage_columns_transposed_32`: 32 columns as the 32 rows of a shared tile.
+    AccStageTransposed32,
     Commit,
     /// `wait::<K>()`: `K` is the turbofish's.
     AccWait,
@@ -608,6 +610,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
             "stage_columns_32" => (M::AccStage32, &[], Out::Unit),
             "stage_columns_16" => (M::AccStage16, &[], Out::Unit),
             "stage_columns_transposed_16" => (M::AccStageTransposed16, &[], Out::Unit),
+            "stage_columns_transposed_32" => (M::AccStageTransposed32, &[], Out::Unit),
             "commit" => (M::Commit, &[], k(Kind::Acc)),
             "wait" => (M::AccWait, &[], k(Kind::Acc)),
             "get" => (M::AccGet, &[ConstU32], Out::AccElem),
@@ -765,7 +768,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::ConsumerSlot(_) => "stage, get, address, release, release_elected, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {
-            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, wait_behind, get, row, col, store, store_partial, stage_columns, stage_columns_transposed, stage_columns_32, stage_columns_16, stage_columns_transposed_16, mask_columns, mask_causal"
+            "mma, mma_block, mma_tiles, mma_regs, commit, commit_behind, wait::<K>, wait_behind, get, row, col, store, store_partial, stage_columns, stage_columns_transposed, stage_columns_32, stage_columns_16, stage_columns_transposed_16, stage_columns_transposed_32, mask_columns, mask_causal"
         }
         Handle::Softmax(_) => "step, finish, lazy_rescale::<LOG2>",
         Handle::RowLse => "store",

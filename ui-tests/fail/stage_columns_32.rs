@@ -16,6 +16,11 @@ fn narrow_staging_misuse() {
     acc.stage_columns_32(&mut short, 0, 0);
     // 160 columns are not whole 64-column blocks past the second.
     acc.stage_columns(&mut pairs, 0, 2);
+    // Transposed, a 32-column block is a 32 × 64 tile in the 128-byte swizzle: it starts at a
+    // multiple of 256 pairs, and there are five of them.
+    acc.stage_columns_transposed_32(&mut pairs, 128, 0);
+    acc.stage_columns_transposed_32(&mut pairs, 1024, 5);
+    acc.stage_columns_transposed_32(&mut pairs, 1024, 4);
 }
 
 fn main() {}

@@ -108,7 +108,8 @@ impl Checker<'_> {
             | M::AccStageTransposed
             | M::AccStage32
             | M::AccStage16
-            | M::AccStageTransposed16 => 3,
+            | M::AccStageTransposed16
+            | M::AccStageTransposed32 => 3,
             M::AccGet | M::AccRow | M::AccCol => 1,
             M::AccStore => 3,
             M::AccStorePartial => 4,
@@ -129,6 +130,7 @@ impl Checker<'_> {
             M::AccStage32 => self.stage_operands(acc, m, 32, 64),
             M::AccStage16 => self.stage_operands(acc, m, 16, 32),
             M::AccStageTransposed16 => self.stage_operands(acc, m, 16, 128),
+            M::AccStageTransposed32 => self.stage_operands(acc, m, 32, 128),
             M::AccStorePartial => self.store_partial_operands(acc, m),
             M::AccScale => {
                 let factor = self.operand(&m.args[0]);
@@ -257,7 +259,7 @@ impl Checker<'_> {
     /// tile of 64 × 64 bf16 or f16 (as 2048 pairs) and a constant column block of the
     /// accumulator; `stage_columns_32` (`width` 32): tiles of 64 × 32 (1024 pairs) and blocks
     /// of 32 columns; `stage_columns_16` (`width` 16): 64 × 16 (512 pairs), blocks of 16;
-    /// `stage_columns_transposed_16`: the same blocks as 16 rows of 64 (512 pairs). `swizzle`
+    /// `stage_columns_transposed_16` and `_32`: those blocks as 16 or 32 rows of 64. `swizzle`
     /// is the tile's row in bytes: `2 · width`, or 128 for a transposed tile.
     fn stage_operands(&mut self, acc: AccShape, m: &syn::ExprMethodCall, width: u32, swizzle: u32) {
         let pairs = 32 * width as u64;

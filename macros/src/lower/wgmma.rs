@@ -156,6 +156,7 @@ impl Lowerer<'_> {
             "stage_columns" => self.stage_columns(&acc, m, 64),
             "stage_columns_transposed" => self.stage_columns_transposed(&acc, m, 64),
             "stage_columns_transposed_16" => self.stage_columns_transposed(&acc, m, 16),
+            "stage_columns_transposed_32" => self.stage_columns_transposed(&acc, m, 32),
             "stage_columns_32" => self.stage_columns(&acc, m, 32),
             "stage_columns_16" => self.stage_columns(&acc, m, 16),
             "commit" => {
@@ -520,8 +521,8 @@ impl Lowerer<'_> {
         Val::Unit
     }
 
-    /// `acc.stage_columns_transposed(&mut tile, index, block)` (`width` 64) and
-    /// `stage_columns_transposed_16` (`width` 16): element `(r, c)` of the block (register
+    /// `acc.stage_columns_transposed(&mut tile, index, block)` (`width` 64),
+    /// `stage_columns_transposed_32` (`width` 32) and `stage_columns_transposed_16` (`width` 16): element `(r, c)` of the block (register
     /// `i = width / 2 · block + 4 q + 2 h + b`, `q < width / 8`: row `r = 16 w + g + 8 h`, column
     /// `c = 8 q + 2 t + b`, with `g = l / 4` and `t = l % 4`, §9.7.15.5.1.1) to the tile's row
     /// `c` (a tile of `width` rows of 64 elements), position

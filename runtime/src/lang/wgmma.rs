@@ -489,6 +489,22 @@ impl<T: AccElement, const M: u32, const N: u32, S: AccState> Acc<T, M, N, S> {
         outside_kernel("Acc::stage_columns_transposed_16")
     }
 
+    /// Columns `32 · block .. 32 · block + 32` of the accumulator, transposed as
+    /// [`stage_columns_transposed_16`](Self::stage_columns_transposed_16) transposes 16, into
+    /// `tiles[index..index + 1024]`: a 32 × 64 tile in the 128-byte swizzle of a `Tile2<64, 32>`
+    /// box (`index` a multiple of 256 pairs). For transposed units 32 rows of A wide.
+    pub fn stage_columns_transposed_32<E: HalfFloat, const LEN: usize>(
+        &self,
+        _tiles: &mut super::SharedArray<[E; 2], LEN>,
+        _index: u32,
+        _block: u32,
+    ) where
+        S: Readable,
+        [E; 2]: Element,
+    {
+        outside_kernel("Acc::stage_columns_transposed_32")
+    }
+
     /// This thread's element `i` (`0..N / 2`, a constant): a copy of its register.
     pub fn get(&self, _i: u32) -> T
     where
