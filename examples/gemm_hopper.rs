@@ -519,6 +519,27 @@ gemm_kernel!(
     in_flight = 1,
     transposed = 1
 );
+// At most 32 rows of A: the same with units of 32 rows (`wgmma` N = 32, A's box 16 rows a CTA,
+// 10 stages of 20 KiB).
+gemm_kernel!(
+    gemm_skinny32,
+    bf16,
+    k_tile = 64,
+    n_tile = 32,
+    b_rows = 16,
+    stages = 10,
+    blocks = [0],
+    staging = 1,
+    c_tile = (
+        32,
+        [64, 32],
+        Swizzle128B,
+        stage_columns_32,
+        stage_columns_transposed_32
+    ),
+    in_flight = 1,
+    transposed = 1
+);
 // Split K (`Tiling::splits`): the skinny and 128-column tilings with K in `splits` parts, for
 // products with fewer units than clusters; each part's sums meet in `partials`
 // (`Acc::add_partial`), and the warp group that adds the last part stores C.
@@ -577,6 +598,26 @@ gemm_kernel!(
         Swizzle128B,
         stage_columns_16,
         stage_columns_transposed_16
+    ),
+    in_flight = 1,
+    transposed = 1,
+    split = (partials, arrivals, splits, part, arrival)
+);
+gemm_kernel!(
+    gemm_skinny32_split,
+    bf16,
+    k_tile = 64,
+    n_tile = 32,
+    b_rows = 16,
+    stages = 10,
+    blocks = [0],
+    staging = 1,
+    c_tile = (
+        32,
+        [64, 32],
+        Swizzle128B,
+        stage_columns_32,
+        stage_columns_transposed_32
     ),
     in_flight = 1,
     transposed = 1,
@@ -1106,13 +1147,15 @@ pub enum Tiling {
     /// `gemm_skinny16`: the same with 16 rows of A a unit, for at most 16 rows
     /// ([`takes`](Self::takes)).
     Skinny16,
+    /// `gemm_skinny32`: the same with 32 rows of A a unit, for at most 32 rows.
+    Skinny32,
 }
 
 impl Tiling {
     /// Every tiling; `choose` takes the first of equal estimates, so the M-major ones first
     /// (and 128 columns before 160, which measured as fast where their estimates tie, and 160
     /// before 144).
-    pub const ALL: [Tiling; 9] = [
+    pub const ALL: [Tiling; 10] = [
         Tiling::N256,
         Tiling::N192,
         Tiling::N128,
@@ -1120,6 +1163,7 @@ impl Tiling {
         Tiling::N144,
         Tiling::N64,
         Tiling::Skinny16,
+        Tiling::Skinny32,
         Tiling::Skinny,
         Tiling::Skinny128,
     ];
@@ -1136,6 +1180,7 @@ impl Tiling {
             Tiling::Skinny => gemm_skinny::SPEC,
             Tiling::Skinny128 => gemm_skinny_n128::SPEC,
             Tiling::Skinny16 => gemm_skinny16::SPEC,
+            Tiling::Skinny32 => gemm_skinny32::SPEC,
         }
     }
 
@@ -1147,6 +1192,7 @@ impl Tiling {
             (Tiling::Skinny, _) => Some(gemm_skinny_split::SPEC),
             (Tiling::Skinny128, _) => Some(gemm_skinny_n128_split::SPEC),
             (Tiling::Skinny16, _) => Some(gemm_skinny16_split::SPEC),
+            (Tiling::Skinny32, _) => Some(gemm_skinny32_split::SPEC),
             (Tiling::N128, _) => Some(gemm_hopper_n128_split::SPEC),
             _ => None,
         }
@@ -1251,7 +1297,10 @@ impl Tiling {
 
     /// Whether the kernel computes Cᵀ = B · Aᵀ and stores it transposed.
     pub fn transposed(self) -> bool {
-        matches!(self, Tiling::Skinny | Tiling::Skinny128 | Tiling::Skinny16)
+        matches!(
+            self,
+            Tiling::Skinny | Tiling::Skinny128 | Tiling::Skinny16 | Tiling::Skinny32
+        )
     }
 
     /// The kernel's arguments for `m × n × k` (A and B as their bf16 bytes): [`arguments`],
@@ -1322,6 +1371,7 @@ impl Tiling {
             Tiling::N128 | Tiling::Skinny128 => 128,
             Tiling::N64 | Tiling::Skinny => 64,
             Tiling::Skinny16 => 16,
+            Tiling::Skinny32 => 32,
         }
     }
 
@@ -1347,6 +1397,7 @@ impl Tiling {
             // Streaming B as the 64-row unit does (the same bytes a unit), for a quarter of
             // its columns.
             Tiling::Skinny16 => 0.45 * 16.0 / 64.0,
+            Tiling::Skinny32 => 0.45 * 32.0 / 64.0,
         }
     }
 
@@ -1354,7 +1405,7 @@ impl Tiling {
     /// `columns` columns (transposed: two 128-column tiles times `columns` rows).
     pub fn units(self, m: u32, n: u32) -> u32 {
         match self {
-            Tiling::Skinny | Tiling::Skinny128 | Tiling::Skinny16 => {
+            Tiling::Skinny | Tiling::Skinny128 | Tiling::Skinny16 | Tiling::Skinny32 => {
                 n.div_ceil(256) * m.div_ceil(self.columns())
             }
             _ => m.div_ceil(256) * n.div_ceil(self.columns()),
@@ -1378,13 +1429,17 @@ impl Tiling {
         waves as f64 * self.columns() as f64 / 256.0 / speed
     }
 
-    /// Whether this tiling is one for `m` rows of A: every one but the 16-row transposed
-    /// units, which only take products of at most 16 rows. A transposed unit streams its 256
-    /// rows of B whatever its rows of A, so 16-row units of more rows would read B once for
-    /// every 16 of them, where the 64-row units read it once for every 64; at most 16 rows,
-    /// they read it as often and leave no box of A wholly out of bounds.
+    /// Whether this tiling is one for `m` rows of A: every one but the 16- and 32-row
+    /// transposed units, which only take products of at most 16 and 32 rows. A transposed unit
+    /// streams its 256 rows of B whatever its rows of A, so 16-row units of more rows would read
+    /// B once for every 16 of them, where the 64-row units read it once for every 64; within
+    /// their width, they read it as often and leave no box of A wholly out of bounds.
     pub fn takes(self, m: u32) -> bool {
-        self != Tiling::Skinny16 || m <= 16
+        match self {
+            Tiling::Skinny16 => m <= 16,
+            Tiling::Skinny32 => m <= 32,
+            _ => true,
+        }
     }
 
     /// The tiling for `m × n × k` on `sms` SMs: 256-column units, unless a narrower tiling's
@@ -1601,9 +1656,11 @@ fn main() -> Result<(), String> {
             gemm_skinny::SPEC,
             gemm_skinny_n128::SPEC,
             gemm_skinny16::SPEC,
+            gemm_skinny32::SPEC,
             gemm_skinny_split::SPEC,
             gemm_skinny_n128_split::SPEC,
             gemm_skinny16_split::SPEC,
+            gemm_skinny32_split::SPEC,
             gemm_hopper_n128_split::SPEC,
             gemm_hopper_stream::SPEC,
             gemm_hopper_n192_stream::SPEC,

@@ -268,6 +268,8 @@ fn the_skinny_tiling_computes_few_rows_exactly() {
         (Tiling::Skinny16, (16, 256, 64)),
         (Tiling::Skinny16, (1, 296, 200)),
         (Tiling::Skinny16, (40, 256, 128)),
+        (Tiling::Skinny32, (20, 600, 136)),
+        (Tiling::Skinny32, (32, 256, 64)),
     ] {
         let (a, b, want) = exact_problem((m, n, k), 21, 1.0);
         let c = simulate_tiling(tiling, (m, n, k), (&a, &b), 2);
@@ -289,6 +291,7 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
         (Tiling::Skinny, (64, 296, 328), 3),
         (Tiling::Skinny16, (16, 256, 512), 4),
         (Tiling::Skinny16, (11, 296, 328), 3),
+        (Tiling::Skinny32, (32, 256, 512), 4),
         (Tiling::Skinny128, (100, 256, 256), 2),
         (Tiling::N128, (256, 128, 256), 2),
         (Tiling::N128, (200, 248, 192), 3),
@@ -433,6 +436,7 @@ fn k_is_split_where_units_leave_clusters_idle() {
     for tiling in [
         Tiling::Skinny,
         Tiling::Skinny16,
+        Tiling::Skinny32,
         Tiling::Skinny128,
         Tiling::N128,
     ] {
@@ -464,6 +468,8 @@ fn the_analyzer_is_silent_on_every_instance() {
         Tiling::Skinny.spec_split(2).expect("a split kernel"),
         Tiling::Skinny16.spec(),
         Tiling::Skinny16.spec_split(2).expect("a split kernel"),
+        Tiling::Skinny32.spec(),
+        Tiling::Skinny32.spec_split(2).expect("a split kernel"),
         Tiling::Skinny128.spec_split(2).expect("a split kernel"),
         Tiling::N128.spec_split(2).expect("a split kernel"),
         Tiling::N256.spec_stream().expect("a stream-K kernel"),
@@ -621,8 +627,11 @@ fn the_tiling_follows_the_waves() {
     // Few rows of A: the transposed tilings, which pad them to 64 or 128 rather than 256. At
     // most 64 rows, 64 a unit; at 128, 64 a unit while that leaves clusters idle (their
     // shared reads go faster), else 128.
-    for (m, n) in [(64, 8192), (64, 4096), (128, 4096), (64, 28672), (17, 8192)] {
+    for (m, n) in [(64, 8192), (64, 4096), (128, 4096), (64, 28672), (33, 8192)] {
         assert_eq!(choose(m, n), Tiling::Skinny, "{m}×{n}");
+    }
+    for (m, n) in [(17, 8192), (32, 4096), (32, 28672)] {
+        assert_eq!(choose(m, n), Tiling::Skinny32, "{m}×{n}");
     }
     // At most 16 rows: units of 16 rows, which stream B as often and leave no box of A wholly
     // past M; never for more rows, where they would stream B once per 16 of them.
@@ -630,6 +639,7 @@ fn the_tiling_follows_the_waves() {
         assert_eq!(choose(m, n), Tiling::Skinny16, "{m}×{n}");
     }
     assert!(!Tiling::Skinny16.takes(17) && Tiling::Skinny16.takes(16));
+    assert!(!Tiling::Skinny32.takes(33) && Tiling::Skinny32.takes(32));
     for (m, n) in [(128, 8192), (128, 14336), (128, 28672)] {
         assert_eq!(choose(m, n), Tiling::Skinny128, "{m}×{n}");
     }

@@ -113,9 +113,15 @@ fn emitted() -> Vec<(&'static str, &'static str, bool)> {
             false,
         ),
         ("gemm_skinny16", gemm_hopper::gemm_skinny16::PTX, false),
+        ("gemm_skinny32", gemm_hopper::gemm_skinny32::PTX, false),
         (
             "gemm_skinny16_split",
             gemm_hopper::gemm_skinny16_split::PTX,
+            false,
+        ),
+        (
+            "gemm_skinny32_split",
+            gemm_hopper::gemm_skinny32_split::PTX,
             false,
         ),
         (

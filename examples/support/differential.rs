@@ -398,6 +398,7 @@ pub fn example_cases(rng: &mut Rng) -> Vec<Case> {
     for (tiling, splits) in [
         (gemm_hopper::Tiling::Skinny, 3),
         (gemm_hopper::Tiling::Skinny16, 3),
+        (gemm_hopper::Tiling::Skinny32, 2),
         (gemm_hopper::Tiling::Skinny128, 2),
         (gemm_hopper::Tiling::N128, 2),
     ] {

@@ -26,11 +26,12 @@ while read -r size entry a b c d e f; do
     gemm_skinny|gemm_skinny_split) box="--box-a 64,32 --box-b 64,128 --smem 196608 $c64" ;;
     gemm_skinny_n128|gemm_skinny_n128_split) box="--box-a 64,64 --box-b 64,128 --smem 196608 $c64" ;;
     gemm_skinny16|gemm_skinny16_split) box="--box-a 64,8 --box-b 64,128 --smem 221184 --box-c 64,16 --swizzle-c 128" ;;
+    gemm_skinny32|gemm_skinny32_split) box="--box-a 64,16 --box-b 64,128 --smem 204800 --box-c 64,32 --swizzle-c 128" ;;
     *) echo "$size: no launch shape for kernel \`$entry\` (plan.txt from another version?)"; continue ;;
   esac
   case $entry in
-    gemm_skinny|gemm_skinny_n128|gemm_skinny16) p="--params tmap_b,tmap_a,tmap_c,n,m,k" ;;
-    gemm_skinny_split|gemm_skinny_n128_split|gemm_skinny16_split) p="--params tmap_b,tmap_a,tmap_c,n,m,k,partials,arrivals,splits --splits $a" ;;
+    gemm_skinny|gemm_skinny_n128|gemm_skinny16|gemm_skinny32) p="--params tmap_b,tmap_a,tmap_c,n,m,k" ;;
+    gemm_skinny_split|gemm_skinny_n128_split|gemm_skinny16_split|gemm_skinny32_split) p="--params tmap_b,tmap_a,tmap_c,n,m,k,partials,arrivals,splits --splits $a" ;;
     gemm_hopper_n128_split) p="--params tmap_a,tmap_b,tmap_c,m,n,k,partials,arrivals,splits --splits $a" ;;
     *_stream) p="--params tmap_a,tmap_b,tmap_c,m,n,k,partials,arrivals,whole,span --whole $b --span $d --splits $f" ;;
     *) p="--params tmap_a,tmap_b,tmap_c,m,n,k" ;;
