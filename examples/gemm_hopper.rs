@@ -1154,7 +1154,9 @@ pub enum Tiling {
 impl Tiling {
     /// Every tiling; `choose` takes the first of equal estimates, so the M-major ones first
     /// (and 128 columns before 160, which measured as fast where their estimates tie, and 160
-    /// before 144).
+    /// before 144), and of the transposed ones the narrowest first: where they take a product
+    /// at all ([`takes`](Self::takes)) they stream B as often as the wider ones, with less of
+    /// A past M.
     pub const ALL: [Tiling; 10] = [
         Tiling::N256,
         Tiling::N192,
