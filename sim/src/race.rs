@@ -1589,6 +1589,21 @@ mod tests {
         (cell.write, cell.read, set)
     }
 
+    /// Every cell of the two shadows in the same state (write, single read, read set) after
+    /// `step`; the read-set slots of the runs' shadow, cell by cell.
+    fn cells_agree(runs: &Race, cells: &Race, step: u32) -> Vec<u32> {
+        (0..(BYTES / 4) as usize)
+            .map(|g| {
+                assert_eq!(
+                    cell_state(runs, g),
+                    cell_state(cells, g),
+                    "step {step} cell {g}"
+                );
+                runs.shadow.cells[0][g].reads
+            })
+            .collect()
+    }
+
     /// The threads and shared bytes of the two randomized run-versus-cell tests.
     const THREADS: usize = 8;
     const BYTES: u32 = 64;
@@ -1742,14 +1757,8 @@ mod tests {
                     );
                 }
             }
-            for g in 0..(BYTES / 4) as usize {
-                assert_eq!(
-                    cell_state(&runs, g),
-                    cell_state(&cells, g),
-                    "step {step} cell {g}"
-                );
-                let c = runs.shadow.cells[0][g];
-                shared += (c.reads != 0 && runs.shadow.read_sets.slots_refs(c.reads) > 1) as u32;
+            for reads in cells_agree(&runs, &cells, step) {
+                shared += (reads != 0 && runs.shadow.read_sets.slots_refs(reads) > 1) as u32;
             }
         }
         assert!(conflicts > 100, "conflicts found: {conflicts}");
@@ -1859,15 +1868,9 @@ mod tests {
                 }
             }
             let mut named = std::collections::HashMap::new();
-            for g in 0..(BYTES / 4) as usize {
-                assert_eq!(
-                    cell_state(&runs, g),
-                    cell_state(&cells, g),
-                    "step {step} cell {g}"
-                );
-                let c = runs.shadow.cells[0][g];
-                if c.reads != 0 {
-                    *named.entry(c.reads).or_insert(0) += 1;
+            for reads in cells_agree(&runs, &cells, step) {
+                if reads != 0 {
+                    *named.entry(reads).or_insert(0) += 1;
                 }
             }
             for (&slot, &n) in &named {
