@@ -8,7 +8,8 @@
 #   cargo build --release -p phasegate-gemm-bench --features cuda; cp the binary to DIR   # here
 #   bash tools/gpu-gemm/table.sh DIR                                             # GPU machine
 # Prints one line a shape: the plan's kernel and parameters, then gemm-bench's summary line and
-# the number of failed checks.
+# the number of failed checks. GEMM_EXTRA: further gemm-bench options for every shape (e.g.
+# "--l2-promotion 256").
 set -u
 D=${1:?the folder with the PTX, plan.txt and gemm-bench}
 export PG_CUBLASLT=/usr/local/cuda/lib64/libcublasLt.so.13 PATH=$PATH:/usr/local/cuda/bin
@@ -38,6 +39,6 @@ while read -r size entry a b c d e f; do
   esac
   o=${OUT:-/tmp}/gemm-table; rm -rf $o
   OUT=$o GEMM_BENCH=$D/gemm-bench NCU=0 TORCH=0 SIZES=$size ROUNDS=5 REPS=10 \
-    bash tools/gpu-gemm/run.sh $D/$entry.ptx $entry $common $box $p > /dev/null 2>&1
+    bash tools/gpu-gemm/run.sh $D/$entry.ptx $entry $common $box $p ${GEMM_EXTRA:-} > /dev/null 2>&1
   echo "$entry $a $b $c $d $e $f | $(grep -hE "^[0-9]+x[0-9]+x[0-9]+ +\|" $o/run.log | tail -1) $(grep -hcE "FAIL|SOME CHECKS" $o/run.log)"
 done < $D/plan.txt

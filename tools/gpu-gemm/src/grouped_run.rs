@@ -12,8 +12,8 @@
 //! `--rounds-dir`/rounds_grouped_LABEL.log for `tools/gpu-bench/ratios.py`.
 
 use super::{
-    Args, ClockSampler, Clocks, Dtype, KernelSide, end_round, end_rounds, kernel_side, tensor_map,
-    time_round,
+    Args, ClockSampler, Clocks, Dtype, KernelSide, end_round, end_rounds, kernel_side,
+    l2_promotion, tensor_map, time_round,
 };
 use phasegate_gemm_bench::cublas::{Cublas, GroupedGemm, RowMajor};
 use phasegate_gemm_bench::cublaslt::{Alignment, CublasLt, Plan, Precision};
@@ -23,7 +23,7 @@ use phasegate_gemm_bench::median;
 use phasegate_gemm_bench::numeric::{self, Comparison, POISON};
 use phasegate_gemm_bench::shape::{self, GridRule, Operand, Param};
 use phasegate_runtime::cuda::{CudaError, Gpu};
-use phasegate_runtime::sim::TmaDataType;
+use phasegate_runtime::sim::{L2Promotion, TmaDataType};
 use std::ffi::c_void;
 use std::time::Duration;
 
@@ -316,6 +316,7 @@ fn one_problem(
     let box_b = args.box_b.as_deref().unwrap_or(box_a);
     let box_c = args.box_c.as_deref().unwrap_or("64,64");
     let bf16 = TmaDataType::Bf16;
+    let l2_ab = l2_promotion(args.l2_promotion)?;
     let mut tmaps: Vec<TensorMapBytes> = Vec::new();
     let mut words: Vec<u64> = Vec::new();
     if ptx.is_some() {
@@ -329,13 +330,28 @@ fn one_problem(
                     k,
                     box_a,
                     args.swizzle_ab,
+                    l2_ab,
                 )?),
-                Param::TensorMap(Operand::B) => {
-                    tmaps.push(tensor_map(db.ptr, bf16, 2, n, k, box_b, args.swizzle_ab)?)
-                }
-                Param::TensorMap(Operand::C) => {
-                    tmaps.push(tensor_map(dc.ptr, bf16, 2, rows, n, box_c, args.swizzle_c)?)
-                }
+                Param::TensorMap(Operand::B) => tmaps.push(tensor_map(
+                    db.ptr,
+                    bf16,
+                    2,
+                    n,
+                    k,
+                    box_b,
+                    args.swizzle_ab,
+                    l2_ab,
+                )?),
+                Param::TensorMap(Operand::C) => tmaps.push(tensor_map(
+                    dc.ptr,
+                    bf16,
+                    2,
+                    rows,
+                    n,
+                    box_c,
+                    args.swizzle_c,
+                    L2Promotion::None,
+                )?),
                 Param::Pointer(Operand::A) => words.push(da.ptr),
                 Param::Pointer(Operand::B) => words.push(db.ptr),
                 Param::Pointer(Operand::C) => words.push(dc.ptr),

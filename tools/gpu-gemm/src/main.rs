@@ -30,7 +30,7 @@ use phasegate_gemm_bench::median;
 use phasegate_gemm_bench::numeric::{self, POISON};
 use phasegate_gemm_bench::shape::{self, GridRule, Operand, Param, Problem};
 use phasegate_runtime::cuda::{CudaError, Gpu, encode_tensor_map};
-use phasegate_runtime::sim::{Swizzle, TensorMap, TmaDataType};
+use phasegate_runtime::sim::{L2Promotion, Swizzle, TensorMap, TmaDataType};
 use std::ffi::c_void;
 use std::io::Write;
 use std::time::Duration;
@@ -100,6 +100,10 @@ struct Args {
     /// Swizzle of C's map, bytes.
     #[arg(long, default_value_t = 128)]
     swizzle_c: u32,
+    /// L2 promotion of A's and B's maps, bytes: 0 (none), 64, 128 or 256 (the size of the L2
+    /// fetches a TMA load's misses make; C's map keeps none).
+    #[arg(long, default_value_t = 0)]
+    l2_promotion: u32,
     /// Problem sizes MxNxK, comma-separated (not used with --grouped).
     #[arg(
         long,
@@ -184,6 +188,17 @@ fn swizzle(bytes: u32) -> Result<Swizzle, String> {
     }
 }
 
+/// The L2 promotion `--l2-promotion` names.
+fn l2_promotion(bytes: u32) -> Result<L2Promotion, String> {
+    match bytes {
+        0 => Ok(L2Promotion::None),
+        64 => Ok(L2Promotion::B64),
+        128 => Ok(L2Promotion::B128),
+        256 => Ok(L2Promotion::B256),
+        _ => Err(format!("L2 promotion {bytes}: expected 0, 64, 128 or 256")),
+    }
+}
+
 fn pair(s: &str) -> Result<[u32; 2], String> {
     let (x, y, z) = shape::parse_triple(s)?;
     if z != 1 {
@@ -194,7 +209,9 @@ fn pair(s: &str) -> Result<[u32; 2], String> {
 
 /// The driver's encoding of a 2-D tiled map over a row-major `rows × cols` matrix of
 /// `elem_bytes`-byte elements at `ptr` (dimension 0 the columns), box `bx` ("columns,rows"),
-/// swizzle `sw` bytes; refused unless the bytes decode to the map the simulator would use.
+/// swizzle `sw` bytes, L2 promotion `l2`; refused unless the bytes decode to the map the
+/// simulator would use.
+#[allow(clippy::too_many_arguments)]
 fn tensor_map(
     ptr: u64,
     dtype: TmaDataType,
@@ -203,6 +220,7 @@ fn tensor_map(
     cols: usize,
     bx: &str,
     sw: u32,
+    l2: L2Promotion,
 ) -> Result<TensorMapBytes, Box<dyn std::error::Error>> {
     let [b0, b1] = pair(bx)?;
     let m = TensorMap::tiled(
@@ -212,7 +230,8 @@ fn tensor_map(
         &[cols as u64 * elem_bytes],
         &[b0, b1],
     )?
-    .with_swizzle(swizzle(sw)?)?;
+    .with_swizzle(swizzle(sw)?)?
+    .with_l2_promotion(l2);
     Ok(TensorMapBytes(encode_tensor_map(
         &m,
         "a GEMM operand's tensor map",
@@ -538,9 +557,10 @@ fn one_size(
                rows: usize,
                cols: usize,
                bx: &str,
-               sw: u32|
+               sw: u32,
+               l2: L2Promotion|
      -> Result<TensorMapBytes, Box<dyn std::error::Error>> {
-        tensor_map(buf.ptr, dtype, bytes, rows, cols, bx, sw)
+        tensor_map(buf.ptr, dtype, bytes, rows, cols, bx, sw, l2)
     };
     let default_box = match args.dtype {
         Dtype::Bf16 => "64,128",
@@ -548,18 +568,33 @@ fn one_size(
     };
     let box_a = args.box_a.as_deref().unwrap_or(default_box);
     let box_b = args.box_b.as_deref().unwrap_or(box_a);
+    let l2_ab = l2_promotion(args.l2_promotion)?;
     let mut tmaps = Vec::new();
     let mut scalars: Vec<u64> = Vec::new();
     if ptx_side.is_some() {
         for param in params {
             match *param {
                 Param::TensorMap(op) => tmaps.push(match op {
-                    Operand::A => {
-                        map(&da, elem_type, elem_bytes, p.m, p.k, box_a, args.swizzle_ab)?
-                    }
-                    Operand::B => {
-                        map(&db, elem_type, elem_bytes, p.n, p.k, box_b, args.swizzle_ab)?
-                    }
+                    Operand::A => map(
+                        &da,
+                        elem_type,
+                        elem_bytes,
+                        p.m,
+                        p.k,
+                        box_a,
+                        args.swizzle_ab,
+                        l2_ab,
+                    )?,
+                    Operand::B => map(
+                        &db,
+                        elem_type,
+                        elem_bytes,
+                        p.n,
+                        p.k,
+                        box_b,
+                        args.swizzle_ab,
+                        l2_ab,
+                    )?,
                     Operand::C => map(
                         &dc,
                         TmaDataType::Bf16,
@@ -568,6 +603,7 @@ fn one_size(
                         p.n,
                         args.box_c.as_deref().unwrap_or("64,32"),
                         args.swizzle_c,
+                        L2Promotion::None,
                     )?,
                 }),
                 Param::Pointer(op) => scalars.push(match op {
