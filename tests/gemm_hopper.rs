@@ -293,6 +293,10 @@ fn a_split_k_computes_the_exact_product_and_leaves_its_counters_zero() {
         (Tiling::Skinny16, (11, 296, 328), 3),
         (Tiling::Skinny32, (32, 256, 512), 4),
         (Tiling::Skinny128, (100, 256, 256), 2),
+        // A 64 × 128 accumulator sums parts 0..2 in one block and part 3 in the loop after it;
+        // 16-row units sum eight in the block and the ninth and tenth in the loop.
+        (Tiling::Skinny128, (100, 256, 256), 4),
+        (Tiling::Skinny16, (16, 256, 640), 10),
         (Tiling::N128, (256, 128, 256), 2),
         (Tiling::N128, (200, 248, 192), 3),
     ] {
