@@ -1140,23 +1140,22 @@ pub enum Tiling {
     N64,
     /// `gemm_skinny`: Cᵀ = B · Aᵀ, a unit 256 columns of C (a cluster's two 128-row tiles of
     /// B) times 64 rows of A, stored transposed: for few rows of A, which the others would pad
-    /// to 256.
+    /// to 256; for 33 to 64 of them ([`takes`](Self::takes)).
     Skinny,
-    /// `gemm_skinny_n128`: the same with 128 rows of A a unit.
+    /// `gemm_skinny_n128`: the same with 128 rows of A a unit, for more than 64 rows.
     Skinny128,
     /// `gemm_skinny16`: the same with 16 rows of A a unit, for at most 16 rows
     /// ([`takes`](Self::takes)).
     Skinny16,
-    /// `gemm_skinny32`: the same with 32 rows of A a unit, for at most 32 rows.
+    /// `gemm_skinny32`: the same with 32 rows of A a unit, for 17 to 32 rows.
     Skinny32,
 }
 
 impl Tiling {
     /// Every tiling; `choose` takes the first of equal estimates, so the M-major ones first
     /// (and 128 columns before 160, which measured as fast where their estimates tie, and 160
-    /// before 144), and of the transposed ones the narrowest first: where they take a product
-    /// at all ([`takes`](Self::takes)) they stream B as often as the wider ones, with less of
-    /// A past M.
+    /// before 144). Of the transposed ones, at most one takes a product
+    /// ([`takes`](Self::takes)).
     pub const ALL: [Tiling; 10] = [
         Tiling::N256,
         Tiling::N192,
@@ -1422,6 +1421,14 @@ impl Tiling {
     /// goes at `min(1, speed / f)`: on an H200 the 64-column skinny tiling ran 128 × 4096 ×
     /// 4096 at 0.97x cuBLAS with half the clusters busy, but 128 × 8192 × 8192 at 0.72x with
     /// all of them, where the 128-column one's half as many units took 0.82x.
+    ///
+    /// The estimate is of the units unsplit, though a split's parts fill clusters the units
+    /// leave idle: the parts' sum costs what the estimate does not count (the last part reads
+    /// the others' from L2). Counting the parts as more units picked splits that lost on an
+    /// H200 (2026-11-28, one call, in cuBLAS's time): 192 × 4096² in two parts of 128-column
+    /// units 0.94x against 1.07x for 64-row transposed units unsplit, 160 × 2048 × 4096 in four
+    /// parts 0.70x against 0.83x in two of 64-row units, 320 × 2048 × 4096 in two parts of
+    /// 128-row units 0.85x against 1.02x for 64-row units unsplit.
     pub fn estimate(self, m: u32, n: u32, sms: u32) -> f64 {
         let clusters = (sms / 2).max(1);
         let units = self.units(m, n);
@@ -1431,18 +1438,45 @@ impl Tiling {
         waves as f64 * self.columns() as f64 / 256.0 / speed
     }
 
-    /// Whether this tiling is one for `m` rows of A: every one but the 16- and 32-row
-    /// transposed units, which only take products of at most 16 and 32 rows. A transposed unit
-    /// streams its 256 rows of B whatever its rows of A, so 16-row units of more rows would read
-    /// B once for every 16 of them, where the 64-row units read it once for every 64; within
-    /// their width, they read it as often and leave no box of A wholly out of bounds.
+    /// Whether this tiling is one for `m` rows of A: a unit of `w` rows of A (256 for the M-major
+    /// tilings) takes more than `w / 2` of them, the narrowest (16) any number up to 16, and the
+    /// 32-row units at most 32. With fewer than `w / 2`, the unit's second CTA's box of A lies
+    /// wholly past M, costing the load's time for no work. Past 32 rows, 32-row units stream B
+    /// once for every 32 of them. Measured on an H200 (2026-11-28, each pair in one call, in
+    /// cuBLAS's time): below half their width, 64-row units ran 16 × 4096² at 0.71x against
+    /// the 16-row units' 0.96x, 128-row units 64 × 4096² at 0.57x against the 64-row units'
+    /// 0.81x; past their width, 32-row units ran 64 × 4096² at 0.73x against the 64-row units'
+    /// 0.79x and 48 × 4096² at 0.78x against 0.93x. For the estimate, a transposed tiling must
+    /// also [read B once](Self::reads_b_once).
     pub fn takes(self, m: u32) -> bool {
         match self {
             Tiling::Skinny16 => m <= 16,
-            Tiling::Skinny32 => m <= 32,
-            _ => true,
+            Tiling::Skinny32 => (17..=32).contains(&m),
+            Tiling::Skinny => m > 32,
+            Tiling::Skinny128 => m > 64,
+            _ => m > 128,
         }
     }
+
+    /// Whether this tiling's units read B from DRAM no more often than the alternatives for
+    /// `m` rows of A and `n × k` of B: an M-major unit reads the rows of B it needs once; a
+    /// transposed one streams its 256 rows of B whatever its rows of A, so once for all of them
+    /// where it is as wide as M, and otherwise once per `w` rows of A, the passes after the
+    /// first from L2 only where B fits in it ([`L2_BYTES`](Self::L2_BYTES)). Past 128 rows no
+    /// transposed tiling reads B once, and the estimate compares them with the M-major ones as
+    /// before. Where B does not fit, a tiling that reads it again where another would not
+    /// loses: on an H200 (2026-11-28, one call, in cuBLAS's time) 64-row units ran 128 × 4096
+    /// × 14336 (B 112 MiB) at 0.89x against the 128-row units' 0.97x, 100 × 4096 × 14336 at
+    /// 0.84x against 0.99x, 128 × 4096 × 8192 (64 MiB) at 0.92x against 1.00x; where it fits,
+    /// not: 128 × 4096² (32 MiB) 0.91–0.94x against 0.90–0.94x over three calls, 96 × 2048 ×
+    /// 4096 (16 MiB) 0.72x against 0.69x, 192 × 4096² (three passes) 1.07x.
+    pub fn reads_b_once(self, m: u32, n: u32, k: u32) -> bool {
+        let fits = n as u64 * k as u64 * 2 <= Tiling::L2_BYTES;
+        fits || !self.transposed() || m <= self.columns() || m > 128
+    }
+
+    /// The L2 cache of an H100 or H200, bytes.
+    pub const L2_BYTES: u64 = 50 << 20;
 
     /// The tiling for `m × n × k` on `sms` SMs: 256-column units, unless a narrower tiling's
     /// estimate is more than 8 % shorter (the estimate counts waves and speed, not the fixed
@@ -1463,11 +1497,11 @@ impl Tiling {
         let widest = Tiling::N256.estimate(m, n, sms);
         let (best, time) = Tiling::ALL
             .iter()
-            .filter(|t| t.takes(m))
+            .filter(|t| t.takes(m) && t.reads_b_once(m, n, k))
             .map(|&t| (t, t.estimate(m, n, sms)))
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("tilings");
-        let chosen = if time < 0.92 * widest {
+        let chosen = if !Tiling::N256.takes(m) || time < 0.92 * widest {
             best
         } else {
             Tiling::N256

@@ -423,6 +423,8 @@ fn k_is_split_where_units_leave_clusters_idle() {
     assert_eq!(plan(16, 4096, 4096), (Tiling::Skinny16, 4));
     assert_eq!(plan(64, 4096, 4096), (Tiling::Skinny, 4));
     assert_eq!(plan(128, 4096, 4096), (Tiling::Skinny, 2));
+    // B too large for L2 (112 MiB): the 128-row units, which read it once, in 4 parts.
+    assert_eq!(plan(128, 4096, 14336), (Tiling::Skinny128, 4));
     // 32 units of 128 columns: at 4096 of K two parts of 32 stages; at 1024 one part (16
     // stages) would leave half the clusters idle, so 64 units of 64 columns instead.
     assert_eq!(plan(1024, 1024, 4096), (Tiling::N128, 2));
@@ -644,6 +646,28 @@ fn the_tiling_follows_the_waves() {
     }
     assert!(!Tiling::Skinny16.takes(17) && Tiling::Skinny16.takes(16));
     assert!(!Tiling::Skinny32.takes(33) && Tiling::Skinny32.takes(32));
+    // No unit whose second CTA's box of A would lie wholly past M: not 32-row units for 16
+    // rows, 64-row ones for 32, 128-row ones for 64, nor 256-row (M-major) ones for 128.
+    assert!(!Tiling::Skinny32.takes(16) && Tiling::Skinny32.takes(17));
+    assert!(!Tiling::Skinny.takes(32) && Tiling::Skinny.takes(33));
+    assert!(!Tiling::Skinny128.takes(64) && Tiling::Skinny128.takes(65));
+    assert!(!Tiling::N64.takes(128) && Tiling::N64.takes(129));
+    // So 64 rows of A and 1024 columns take transposed 64-row units in four parts, not 64
+    // units of 256 rows by 64 columns half past M.
+    assert_eq!(Tiling::choose(64, 1024, 4096, 132), Tiling::Skinny);
+    // B past L2: a transposed tiling that would read it more than once where the 128-row
+    // one reads it once is not taken; B within L2, it may be.
+    assert!(!Tiling::Skinny.reads_b_once(128, 4096, 14336));
+    assert!(Tiling::Skinny128.reads_b_once(128, 4096, 14336));
+    assert!(Tiling::Skinny.reads_b_once(128, 4096, 4096));
+    assert!(Tiling::Skinny.reads_b_once(192, 4096, 14336));
+    for (m, n, k) in [(128, 4096, 14336), (100, 4096, 14336), (128, 4096, 8192)] {
+        assert_eq!(
+            Tiling::choose(m, n, k, 132),
+            Tiling::Skinny128,
+            "{m}×{n}×{k}"
+        );
+    }
     for (m, n) in [(128, 8192), (128, 14336), (128, 28672)] {
         assert_eq!(choose(m, n), Tiling::Skinny128, "{m}×{n}");
     }
