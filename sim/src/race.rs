@@ -1831,7 +1831,10 @@ mod tests {
     use super::*;
 
     /// What the checks can tell of a cell: its write, its single read and its sorted read set.
-    fn cell_state(race: &Race, g: usize) -> (Access, Access, Vec<(u32, u32)>) {
+    type CellState = (Access, Access, Vec<(u32, u32)>);
+
+    /// The [`CellState`] of cell `g` of CTA 0.
+    fn cell_state(race: &Race, g: usize) -> CellState {
         let cell = race.shadow.cells[0][g];
         let mut set = if cell.reads == 0 {
             Vec::new()
@@ -2143,7 +2146,7 @@ mod tests {
 
     /// Everything the checks can tell of a granule of CTA 0: its cell's state, and each byte's
     /// when it is split.
-    fn granule_state(race: &Race, g: usize) -> Vec<(Access, Access, Vec<(u32, u32)>)> {
+    fn granule_state(race: &Race, g: usize) -> Vec<CellState> {
         let cell = race.shadow.cells[0][g];
         if !cell.split {
             return vec![cell_state(race, g)];
