@@ -206,9 +206,24 @@ pub(crate) struct Conflict {
 
 /// Shadow memory of one cluster's shared memory: a cell per 4-byte granule, split into
 /// per-byte cells for granules that see narrower accesses.
+///
+/// The cells are also grouped in *quads*, the 4 cells of an aligned 16 bytes: the unit of a
+/// `cp.async` lane's write, an `ldmatrix` row, a `wgmma` operand chunk, and the rows of TMA
+/// boxes. A quad marked *uniform* ([`Shadow::uniform`]) has 4 equal cells (equal in every
+/// field, naming one read set, none split), which an access of the whole quad leaves equal:
+/// the access then checks the first cell only and copies it to the other three
+/// ([`Shadow::quads`]). The checks' cost is then per quad, not per cell, while every cell
+/// stays in place for the paths that take cells one by one (which unmark the quads they
+/// touch). A write of a whole quad marks it, whatever its cells were.
 #[derive(Default)]
 struct Shadow {
     cells: Vec<Vec<Cell>>,
+    /// Per CTA, per quad (16 bytes, 4 cells), whether its 4 cells are equal, so that an access
+    /// of the whole quad may take the first cell for all four. Cleared by every access
+    /// through the cell-by-cell paths ([`Shadow::aligned`], [`Shadow::visit`]). (Kept in the
+    /// cells instead, as a mark in each of the 4 that any change of a cell clears, it
+    /// counted more host instructions: see the book's fourteenth round.)
+    uniform: Vec<Vec<bool>>,
     bytes: FxHashMap<(u32, u32), [Cell; 4]>,
     /// Per CTA, whether any of its granules is split (in `bytes`): until one is, the accessors'
     /// loops need not look for split cells (a test a cell, on every access).
@@ -230,21 +245,64 @@ impl Shadow {
         for c in &mut cells {
             c.resize(shared_bytes.div_ceil(4), Cell::default());
         }
+        // Every cell starts as the default: every quad is uniform.
+        let uniform = cells
+            .iter()
+            .map(|c| vec![true; c.len().div_ceil(4)])
+            .collect();
         Shadow {
             cells,
+            uniform,
             bytes: FxHashMap::default(),
             read_sets,
             any_split: vec![false; ctas],
         }
     }
 
+    /// Marks the quads overlapping `[off, off + len)` of CTA `cta` as not uniform: an access
+    /// cell by cell is about to change some of their cells.
+    #[inline(always)]
+    fn unmark(&mut self, cta: u32, off: u32, len: u32) {
+        let flags = &mut self.uniform[cta as usize];
+        let (first, end) = ((off / 16) as usize, (off + len).div_ceil(16) as usize);
+        if end == first + 1 {
+            flags[first] = false;
+        } else {
+            flags[first..end].fill(false);
+        }
+    }
+
+    /// The quads of `[off, off + len)` with their marks when the range is whole quads (16-byte
+    /// aligned) none of whose cells is split: the accessors' quad paths.
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn quads(
+        &mut self,
+        cta: u32,
+        off: u32,
+        len: u32,
+    ) -> Option<(&mut [[Cell; 4]], &mut [bool], &mut ReadSets)> {
+        if !off.is_multiple_of(16) || !len.is_multiple_of(16) || len == 0 {
+            return None;
+        }
+        let cells = &mut self.cells[cta as usize][(off / 4) as usize..((off + len) / 4) as usize];
+        if self.any_split[cta as usize] && cells.iter().any(|c| c.split) {
+            return None;
+        }
+        let flags =
+            &mut self.uniform[cta as usize][(off / 16) as usize..((off + len) / 16) as usize];
+        Some((cells.as_chunks_mut::<4>().0, flags, &mut self.read_sets))
+    }
+
     /// The cells of `[off, off + len)` when it covers whole granules none of which is split:
-    /// the common case, which the accessors run as a plain loop.
+    /// the common case, which the accessors run as a plain loop. The quads it overlaps are
+    /// unmarked (the caller may change their cells one by one).
     #[inline(always)]
     fn aligned(&mut self, cta: u32, off: u32, len: u32) -> Option<(&mut [Cell], &mut ReadSets)> {
         if !off.is_multiple_of(4) || !len.is_multiple_of(4) {
             return None;
         }
+        self.unmark(cta, off, len);
         let cells = &mut self.cells[cta as usize][(off / 4) as usize..((off + len) / 4) as usize];
         if self.any_split[cta as usize] && cells.iter().any(|c| c.split) {
             return None;
@@ -280,6 +338,7 @@ impl Shadow {
         len: u32,
         mut f: impl FnMut(&mut Cell, &mut ReadSets, u32) -> Result<(), Conflict>,
     ) -> Result<(), Conflict> {
+        self.unmark(cta, off, len);
         let aligned = off.is_multiple_of(4) && len.is_multiple_of(4);
         let cells = &mut self.cells[cta as usize];
         for g in off / 4..(off + len).div_ceil(4) {
@@ -542,6 +601,148 @@ fn set_written(cell: &mut Cell, sets: &mut ReadSets, me: Access, fences: u32) {
         reduced: false,
         generic: false,
     };
+}
+
+/// The other three cells of a uniform quad made equal to its first, which the access has
+/// just checked and changed: what the access does to each of them, the cells being equal
+/// (and the read sets' counts brought to it by the caller).
+#[inline(always)]
+fn copy_first(quad: &mut [Cell; 4]) {
+    let first = quad[0];
+    quad[1] = first;
+    quad[2] = first;
+    quad[3] = first;
+}
+
+/// A generic read by `me` (whose clock is `seen`) of whole quads (the first at `off`), one
+/// check a uniform quad: as [`read_cell`] of each cell in order with the run's `memo`. A
+/// uniform quad's cells are equal, so each would pass as its first does and be recorded as it
+/// is, sharing the set the first's record gave ([`ReadSets::repeat_memo`]).
+#[inline(always)]
+fn read_quads<S: Seen + ?Sized>(
+    quads: &mut [[Cell; 4]],
+    marks: &[bool],
+    sets: &mut ReadSets,
+    off: u32,
+    me: Access,
+    seen: &S,
+    memo: &mut ReadMemo,
+) -> Result<(), Conflict> {
+    for (q, (quad, &uniform)) in quads.iter_mut().zip(marks).enumerate() {
+        let key = off + 16 * q as u32;
+        if uniform {
+            let before = quad[0].reads;
+            read_cell(&mut quad[0], sets, key, me, seen, Some(memo))?;
+            sets.repeat_memo(before, quad[0].reads, 3, memo);
+            copy_first(quad);
+        } else {
+            for (k, cell) in quad.iter_mut().enumerate() {
+                read_cell(cell, sets, key + 4 * k as u32, me, seen, Some(memo))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A write by `me` (whose clock is `seen`, with `fences` proxy fences before it) of whole
+/// quads (the first at `off`): as [`write_cell`] of each cell in order with one
+/// [`WriteMemo`], each cell then marked `generic` or not (a `cp.async`'s write or a store). A
+/// uniform quad's cells pass as its first does (the memo skips the same set's search for the
+/// others); every quad written is uniform after.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn write_quads<S: Seen + ?Sized>(
+    quads: &mut [[Cell; 4]],
+    marks: &mut [bool],
+    sets: &mut ReadSets,
+    off: u32,
+    me: Access,
+    seen: &S,
+    fences: u32,
+    generic: bool,
+) -> Result<(), Conflict> {
+    let mut memo = WriteMemo::default();
+    for (q, (quad, uniform)) in quads.iter_mut().zip(marks).enumerate() {
+        let key = off + 16 * q as u32;
+        if *uniform {
+            memo.check(&quad[0], sets, key, seen, me.instr)?;
+            let before = quad[0].reads;
+            set_written(&mut quad[0], sets, me, fences);
+            if before != 0 {
+                sets.close_n(before, 3);
+            }
+            quad[0].generic = generic;
+            copy_first(quad);
+        } else {
+            for (k, cell) in quad.iter_mut().enumerate() {
+                write_cell(
+                    cell,
+                    sets,
+                    key + 4 * k as u32,
+                    me,
+                    seen,
+                    fences,
+                    Some(&mut memo),
+                )?;
+                cell.generic = generic;
+            }
+            *uniform = true;
+        }
+    }
+    Ok(())
+}
+
+/// The check and record of an async-proxy write by `me` (an operation with clock `vc`) of
+/// `cell` ([`Race::async_write`]).
+#[inline(always)]
+fn async_write_cell<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    key: u32,
+    me: Access,
+    vc: &S,
+    reduction: bool,
+) -> Result<(), Conflict> {
+    if reduction && cell.reduced {
+        check_after_reads(cell, sets, key, vc)
+    } else {
+        check_write(cell, sets, key, vc, 0)
+    }
+    .map(|()| {
+        set_written(cell, sets, me, 0);
+        cell.reduced = reduction;
+    })
+}
+
+/// [`async_write_cell`] of every cell of whole quads (the first at `off`), one check a
+/// uniform quad (its cells pass as the first does); every quad written is uniform after.
+#[inline(always)]
+fn async_write_quads<S: Seen + ?Sized>(
+    quads: &mut [[Cell; 4]],
+    marks: &mut [bool],
+    sets: &mut ReadSets,
+    off: u32,
+    me: Access,
+    vc: &S,
+    reduction: bool,
+) -> Result<(), Conflict> {
+    for (q, (quad, uniform)) in quads.iter_mut().zip(marks).enumerate() {
+        let key = off + 16 * q as u32;
+        if *uniform {
+            let before = quad[0].reads;
+            async_write_cell(&mut quad[0], sets, key, me, vc, reduction)?;
+            if before != 0 {
+                sets.close_n(before, 3);
+            }
+            copy_first(quad);
+        } else {
+            for (k, cell) in quad.iter_mut().enumerate() {
+                async_write_cell(cell, sets, key + 4 * k as u32, me, vc, reduction)?;
+            }
+            *uniform = true;
+        }
+    }
+    Ok(())
 }
 
 /// Runs `$body` with `$shadow` bound to the shadow memory and `$seen` to thread `$t`'s clock:
@@ -1258,13 +1459,22 @@ impl Race {
         // The cells of a read mostly had the same readers (a row that the same lanes read):
         // their new sets are shared ([`ReadMemo`]), one open or add for the run.
         let mut memo = ReadMemo::default();
-        let r = with_thread_clock!(self, t, |shadow, seen| each_cell!(
-            shadow,
-            cta,
-            offset,
-            len,
-            |cell, sets, key| read_cell(cell, sets, key, me, seen, Some(&mut memo))
-        ));
+        let r = with_thread_clock!(
+            self,
+            t,
+            |shadow, seen| match shadow.quads(cta, offset, len) {
+                Some((quads, marks, sets)) =>
+                    read_quads(quads, marks, sets, offset, me, seen, &mut memo),
+                None => each_cell!(shadow, cta, offset, len, |cell, sets, key| read_cell(
+                    cell,
+                    sets,
+                    key,
+                    me,
+                    seen,
+                    Some(&mut memo)
+                )),
+            }
+        );
         self.shadow.read_sets.settle(&mut memo);
         r
     }
@@ -1311,13 +1521,24 @@ impl Race {
             ));
         }
         let mut memo = WriteMemo::default();
-        with_thread_clock!(self, t, |shadow, seen| each_cell!(
-            shadow,
-            cta,
-            offset,
-            len,
-            |cell, sets, key| write_cell(cell, sets, key, me, seen, fences, Some(&mut memo))
-        ))
+        with_thread_clock!(
+            self,
+            t,
+            |shadow, seen| match shadow.quads(cta, offset, len) {
+                Some((quads, marks, sets)) => {
+                    write_quads(quads, marks, sets, offset, me, seen, fences, false)
+                }
+                None => each_cell!(shadow, cta, offset, len, |cell, sets, key| write_cell(
+                    cell,
+                    sets,
+                    key,
+                    me,
+                    seen,
+                    fences,
+                    Some(&mut memo)
+                )),
+            }
+        )
     }
 
     /// A write by the async agent of thread `t` whose operation has clock `vc`; `reduction`
@@ -1335,17 +1556,15 @@ impl Race {
         reduction: bool,
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
-        each_cell!(&mut self.shadow, cta, offset, len, |cell, sets, key| {
-            if reduction && cell.reduced {
-                check_after_reads(cell, sets, key, vc)
-            } else {
-                check_write(cell, sets, key, vc, 0)
+        let shadow = &mut self.shadow;
+        match shadow.quads(cta, offset, len) {
+            Some((quads, marks, sets)) => {
+                async_write_quads(quads, marks, sets, offset, me, vc, reduction)
             }
-            .map(|()| {
-                set_written(cell, sets, me, 0);
-                cell.reduced = reduction;
-            })
-        })
+            None => each_cell!(shadow, cta, offset, len, |cell, sets, key| {
+                async_write_cell(cell, sets, key, me, vc, reduction)
+            }),
+        }
     }
 
     /// A write of a `cp.async` of thread `t` (an async agent's write in the generic proxy): as
@@ -1364,8 +1583,12 @@ impl Race {
     ) -> Result<(), Conflict> {
         let me = self.agent_access(t, vc, pc);
         let fences = self.fences[t as usize].len() as u32;
+        let shadow = &mut self.shadow;
+        if let Some((quads, marks, sets)) = shadow.quads(cta, offset, len) {
+            return write_quads(quads, marks, sets, offset, me, vc, fences, true);
+        }
         let mut memo = WriteMemo::default();
-        each_cell!(&mut self.shadow, cta, offset, len, |cell, sets, key| {
+        each_cell!(shadow, cta, offset, len, |cell, sets, key| {
             write_cell(cell, sets, key, me, vc, fences, Some(&mut memo))
                 .map(|()| cell.generic = true)
         })
@@ -1433,12 +1656,16 @@ impl Race {
                 len += at[end].2;
                 end += 1;
             }
-            // The usual whole granules as a loop of their own, the check inlined in it.
-            let checked = match shadow.aligned(cta, offset, len) {
-                Some((cells, sets)) => check.cells(cells, sets, offset),
-                None => shadow.visit(cta, offset, len, |cell, sets, key| {
-                    check.cell(cell, sets, key)
-                }),
+            // The usual whole quads a check each when uniform; other whole granules as a loop
+            // of their own, the check inlined in it.
+            let checked = match shadow.quads(cta, offset, len) {
+                Some((quads, marks, sets)) => check.quads(quads, marks, sets, offset),
+                None => match shadow.aligned(cta, offset, len) {
+                    Some((cells, sets)) => check.cells(cells, sets, offset),
+                    None => shadow.visit(cta, offset, len, |cell, sets, key| {
+                        check.cell(cell, sets, key)
+                    }),
+                },
             };
             if let Err(c) = checked {
                 shadow.read_sets.settle(&mut check.reads);
@@ -1524,6 +1751,32 @@ impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
         Ok(())
     }
 
+    /// [`AsyncReadCheck::cell`] of each cell of whole quads (the first at `offset`), in
+    /// order: a uniform quad's first cell for all four (equal cells pass as it does, and are
+    /// recorded as it is: [`ReadSets::repeat_memo`]), other quads through
+    /// [`AsyncReadCheck::cells`].
+    #[inline(always)]
+    fn quads(
+        &mut self,
+        quads: &mut [[Cell; 4]],
+        marks: &[bool],
+        sets: &mut ReadSets,
+        offset: u32,
+    ) -> Result<(), Conflict> {
+        for (q, (quad, &uniform)) in quads.iter_mut().zip(marks).enumerate() {
+            let key = offset + 16 * q as u32;
+            if uniform {
+                let before = quad[0].reads;
+                self.cell(&mut quad[0], sets, key)?;
+                sets.repeat_memo(before, quad[0].reads, 3, &mut self.reads);
+                copy_first(quad);
+            } else {
+                self.cells(quad, sets, key)?;
+            }
+        }
+        Ok(())
+    }
+
     #[inline(always)]
     fn cell(&mut self, cell: &mut Cell, sets: &mut ReadSets, key: u32) -> Result<(), Conflict> {
         let (me, vc) = (self.me, self.vc);
@@ -1578,7 +1831,10 @@ mod tests {
     use super::*;
 
     /// What the checks can tell of a cell: its write, its single read and its sorted read set.
-    fn cell_state(race: &Race, g: usize) -> (Access, Access, Vec<(u32, u32)>) {
+    type CellState = (Access, Access, Vec<(u32, u32)>);
+
+    /// The [`CellState`] of cell `g` of CTA 0.
+    fn cell_state(race: &Race, g: usize) -> CellState {
         let cell = race.shadow.cells[0][g];
         let mut set = if cell.reads == 0 {
             Vec::new()
@@ -1886,5 +2142,335 @@ mod tests {
         assert!(conflicts > 100, "conflicts found: {conflicts}");
         assert!(shared > 100, "read sets shared by cells: {shared}");
         assert!(long > 1000, "cells after a range's first: {long}");
+    }
+
+    /// Everything the checks can tell of a granule of CTA 0: its cell's state, and each byte's
+    /// when it is split.
+    fn granule_state(race: &Race, g: usize) -> Vec<CellState> {
+        let cell = race.shadow.cells[0][g];
+        if !cell.split {
+            return vec![cell_state(race, g)];
+        }
+        race.shadow.bytes[&(0, g as u32)]
+            .iter()
+            .map(|b| {
+                let mut set = if b.reads == 0 {
+                    Vec::new()
+                } else {
+                    race.shadow.read_sets.get(b.reads).to_vec()
+                };
+                set.sort_unstable();
+                (b.write, b.read, set)
+            })
+            .collect()
+    }
+
+    /// Every field of a cell, to compare the cells of a uniform quad.
+    fn fields(c: &Cell) -> (Access, u32, Access, u32, bool, bool, bool) {
+        (
+            c.write,
+            c.write_fences,
+            c.read,
+            c.reads,
+            c.split,
+            c.reduced,
+            c.generic,
+        )
+    }
+
+    /// Accesses of whole quads ([`Shadow::quads`]: one check a uniform quad, its first cell
+    /// copied to the other three) find what the same accesses do granule by granule (the
+    /// single-cell paths, which never take a quad), stop at the same cell, and leave every cell
+    /// and byte as those do, each read set counted once per cell that names it; and a quad
+    /// marked uniform has 4 equal cells. Random generic reads and writes, `cp.async` writes,
+    /// async-proxy writes (reductions too), async reads of ranges and `ldmatrix` rows, of whole
+    /// quads mostly, among narrower and misaligned accesses (which unmark quads and split
+    /// granules), proxy fences, acquires, waits and barriers, by 8 threads and their agents.
+    #[test]
+    fn quads_check_as_single_cells() {
+        const QBYTES: u32 = 128;
+        let mut rng = crate::rng::Rng::new(17);
+        let mut next = |n: u64| rng.below(n);
+        let new = || Race::new(THREADS, 1, QBYTES as usize, true, true);
+        let (mut quads, mut cells) = (new(), new());
+        let (mut conflicts, mut uniform, mut shared, mut split) = (0, 0u64, 0, 0);
+        let (mut read_uniform, mut set_uniform) = (0u64, 0u64);
+        // Granule by granule on `cells`: the first conflict, with the index of its range.
+        fn by_granules(
+            ranges: &[(u32, u32)],
+            mut f: impl FnMut(u32) -> Result<(), Conflict>,
+        ) -> Result<(), (usize, Conflict)> {
+            for (i, &(o, l)) in ranges.iter().enumerate() {
+                for g in (o..o + l).step_by(4) {
+                    f(g).map_err(|c| (i, c))?;
+                }
+            }
+            Ok(())
+        }
+        for step in 0..40000 {
+            let t = next(THREADS as u64) as u32;
+            // Whole quads mostly; now and then 4-byte granules.
+            let (off, len) = if next(6) == 0 {
+                let off = 4 * next(QBYTES as u64 / 4) as u32;
+                (
+                    off,
+                    4 * (1 + next(((QBYTES - off) / 4).min(4) as u64) as u32),
+                )
+            } else {
+                let off = 16 * next(QBYTES as u64 / 16) as u32;
+                (
+                    off,
+                    16 * (1 + next(((QBYTES - off) / 16).min(3) as u64) as u32),
+                )
+            };
+            let r: (String, String) = match next(26) {
+                0 | 1 => {
+                    let from = next(THREADS as u64) as u32;
+                    acquire_from([&mut quads, &mut cells], t, from);
+                    continue;
+                }
+                2 => {
+                    for r in [&mut quads, &mut cells] {
+                        let mut joined = vec![0; r.dims()];
+                        for u in 0..THREADS as u32 {
+                            let event = r.agent_clock[u as usize];
+                            r.acquire_agent(u, event);
+                            join_into(&mut joined, r.clock(u));
+                        }
+                        for u in 0..THREADS as u32 {
+                            r.acquire(u, &joined);
+                            r.tick(u);
+                        }
+                    }
+                    continue;
+                }
+                3 | 4 => {
+                    let event = quads.agent_clock[t as usize];
+                    quads.acquire_agent(t, event);
+                    cells.acquire_agent(t, event);
+                    continue;
+                }
+                5 | 6 => {
+                    quads.fence_proxy_async(t);
+                    cells.fence_proxy_async(t);
+                    continue;
+                }
+                7 => {
+                    // A narrow or misaligned access, the same on both: it splits granules (for
+                    // good: in the last two quads only) and unmarks quads.
+                    let o = QBYTES - 32 + next(24) as u32;
+                    let l = 1 + next(8) as u32;
+                    let write = next(2) == 0;
+                    if write {
+                        quads.next_store();
+                        cells.next_store();
+                    }
+                    let [a, b] = [&mut quads, &mut cells].map(|r| {
+                        if write {
+                            r.write(t, 0, o, l, 2)
+                        } else {
+                            r.read(t, 0, o, l, 2)
+                        }
+                    });
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+                8..=10 => {
+                    quads.next_store();
+                    cells.next_store();
+                    let a = quads.write(t, 0, off, len, 3);
+                    let b = by_granules(&[(off, len)], |g| cells.write(t, 0, g, 4, 3));
+                    (format!("{a:?}"), format!("{:?}", b.map_err(|e| e.1)))
+                }
+                11..=13 => {
+                    let a = quads.read(t, 0, off, len, 5);
+                    let b = by_granules(&[(off, len)], |g| cells.read(t, 0, g, 4, 5));
+                    (format!("{a:?}"), format!("{:?}", b.map_err(|e| e.1)))
+                }
+                14 | 15 => {
+                    let l = 16.min(len);
+                    let vc = quads.issue_async(t);
+                    let a = quads.cp_async_write(t, &vc, 0, off, l, 4);
+                    let vc = cells.issue_async(t);
+                    let b = by_granules(&[(off, l)], |g| cells.cp_async_write(t, &vc, 0, g, 4, 4));
+                    (format!("{a:?}"), format!("{:?}", b.map_err(|e| e.1)))
+                }
+                16 | 17 => {
+                    let reduction = next(3) == 0;
+                    let vc = quads.issue_async(t);
+                    let a = quads.async_write(t, &vc, 0, off, len, 6, reduction);
+                    let vc = cells.issue_async(t);
+                    let b = by_granules(&[(off, len)], |g| {
+                        cells.async_write(t, &vc, 0, g, 4, 6, reduction)
+                    });
+                    (format!("{a:?}"), format!("{:?}", b.map_err(|e| e.1)))
+                }
+                18..=20 => {
+                    // An `ldmatrix`: up to 8 rows of 16 bytes, read by the lanes of a warp.
+                    let rows: Vec<u32> = (0..1 + next(8))
+                        .map(|_| 16 * next(QBYTES as u64 / 16) as u32)
+                        .collect();
+                    let a = quads.read_rows(0, 0, &rows, 16, 8);
+                    let mut b = Ok(());
+                    'rows: for (i, &o) in rows.iter().enumerate() {
+                        for g in (o..o + 16).step_by(4) {
+                            if let Err(c) = cells.read(i as u32, 0, g, 4, 8) {
+                                b = Err((i, c));
+                                break 'rows;
+                            }
+                        }
+                    }
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+                _ => {
+                    // An async read of one to four ranges (whole quads, or granules now and
+                    // then), each continuing the last now and then.
+                    let mut at = Vec::new();
+                    let mut o = off;
+                    for _ in 0..1 + next(4) {
+                        // Whole quads, or granules across quads' bounds (the loop of
+                        // `AsyncReadCheck::cells` then takes cells of marked quads).
+                        let l = if o % 16 == 0 && next(2) != 0 {
+                            16 * (1 + next(2) as u32)
+                        } else {
+                            4 * (1 + next(6) as u32)
+                        };
+                        if o + l > QBYTES {
+                            break;
+                        }
+                        at.push((0u32, o, l));
+                        o = match next(3) {
+                            0 => o + l,
+                            1 => 16 * next(QBYTES as u64 / 16) as u32,
+                            _ => 4 * next(QBYTES as u64 / 4) as u32,
+                        };
+                    }
+                    let vc = quads.issue_async(t);
+                    let a = quads.async_reads(t, &vc, &at, 9);
+                    let vc = cells.issue_async(t);
+                    let ranges: Vec<(u32, u32)> = at.iter().map(|&(_, o, l)| (o, l)).collect();
+                    let b = by_granules(&ranges, |g| cells.async_read(t, &vc, 0, g, 4, 9));
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+            };
+            conflicts += r.0.starts_with("Err") as u32;
+            assert_eq!(r.0, r.1, "step {step}");
+            let mut named = std::collections::HashMap::new();
+            for g in 0..(QBYTES / 4) as usize {
+                assert_eq!(
+                    granule_state(&quads, g),
+                    granule_state(&cells, g),
+                    "step {step} granule {g}"
+                );
+                let cell = quads.shadow.cells[0][g];
+                if cell.split {
+                    split += 1;
+                    for b in &quads.shadow.bytes[&(0, g as u32)] {
+                        *named.entry(b.reads).or_insert(0) += 1;
+                    }
+                } else {
+                    *named.entry(cell.reads).or_insert(0) += 1;
+                }
+            }
+            named.remove(&0);
+            for (&slot, &n) in &named {
+                assert_eq!(
+                    quads.shadow.read_sets.slots_refs(slot),
+                    n,
+                    "step {step}: cells naming slot {slot}"
+                );
+                shared += (n > 4) as u32;
+            }
+            // And no slot is counted that no cell names (a set that would never be freed).
+            for (slot, n) in quads.shadow.read_sets.slots_in_use() {
+                assert_eq!(
+                    named.get(&slot),
+                    Some(&n),
+                    "step {step}: slot {slot} in use"
+                );
+            }
+            marked_quads_are_equal(&quads);
+            for (quad, &marked) in quads.shadow.cells[0]
+                .as_chunks::<4>()
+                .0
+                .iter()
+                .zip(&quads.shadow.uniform[0])
+            {
+                if marked {
+                    uniform += 1;
+                    read_uniform += (quad[0].read.clock != 0) as u64;
+                    set_uniform += (quad[0].reads != 0) as u64;
+                }
+            }
+        }
+        assert!(conflicts > 200, "conflicts found: {conflicts}");
+        assert!(
+            shared > 200,
+            "read sets shared by more than a quad: {shared}"
+        );
+        assert!(uniform > 30000, "uniform quads seen: {uniform}");
+        assert!(read_uniform > 5000, "uniform quads read: {read_uniform}");
+        assert!(
+            set_uniform > 3000,
+            "uniform quads with a read set: {set_uniform}"
+        );
+        assert!(split > 1000, "split granules seen: {split}");
+    }
+
+    /// Quads whose cells are all marked have equal cells (the invariant of [`Shadow::quads`]).
+    fn marked_quads_are_equal(race: &Race) {
+        let quads = race.shadow.cells[0].as_chunks::<4>().0;
+        for (q, (quad, &marked)) in quads.iter().zip(&race.shadow.uniform[0]).enumerate() {
+            if marked {
+                assert!(
+                    quad.iter().all(|c| fields(c) == fields(&quad[0])),
+                    "quad {q} marked uniform"
+                );
+            }
+        }
+    }
+
+    /// The loop of [`AsyncReadCheck::cells`] (an async read of granules that are not whole
+    /// quads) that goes on into a marked quad and stops inside it leaves it unmarked: a store of two quads read by two agents (so that both share one read
+    /// set), then a third agent's read of the granules 3 to 5.
+    #[test]
+    fn a_run_into_a_quad_unmarks_it() {
+        let (mut quads, mut cells) = shadow_pair(true);
+        for r in [&mut quads, &mut cells] {
+            r.next_store();
+            r.write(0, 0, 0, 32, 1).expect("the first store");
+            r.fence_proxy_async(0);
+            let mut joined = vec![0; r.dims()];
+            for u in 0..THREADS as u32 {
+                join_into(&mut joined, r.clock(u));
+            }
+            for u in 0..THREADS as u32 {
+                r.acquire(u, &joined);
+            }
+        }
+        for t in [1, 2] {
+            let vc = quads.issue_async(t);
+            quads.async_reads(t, &vc, &[(0, 0, 32)], 2).expect("read");
+            let vc = cells.issue_async(t);
+            for g in (0..32).step_by(4) {
+                cells.async_read(t, &vc, 0, g, 4, 2).expect("read");
+            }
+        }
+        marked_quads_are_equal(&quads);
+        assert!(quads.shadow.uniform[0][1], "quad 1 marked");
+        let vc = quads.issue_async(3);
+        quads.async_reads(3, &vc, &[(0, 12, 12)], 3).expect("read");
+        let vc = cells.issue_async(3);
+        for g in (12..24).step_by(4) {
+            cells.async_read(3, &vc, 0, g, 4, 3).expect("read");
+        }
+        for g in 0..8 {
+            assert_eq!(cell_state(&quads, g), cell_state(&cells, g), "cell {g}");
+        }
+        assert_ne!(
+            cell_state(&quads, 5),
+            cell_state(&quads, 6),
+            "the run stopped in quad 1"
+        );
+        marked_quads_are_equal(&quads);
     }
 }

@@ -156,6 +156,15 @@ impl ReadSets {
         self.slots[slot as usize].refs
     }
 
+    /// The slots some cell names, with their counts (for tests).
+    #[cfg(test)]
+    pub(super) fn slots_in_use(&self) -> Vec<(u32, u32)> {
+        (1..self.slots.len() as u32)
+            .map(|s| (s, self.slots[s as usize].refs))
+            .filter(|&(_, n)| n != 0)
+            .collect()
+    }
+
     #[inline(always)]
     pub(super) fn get(&self, slot: u32) -> &[Reader] {
         let n = self.slots[slot as usize].len;
@@ -266,6 +275,42 @@ impl ReadSets {
         );
         self.slots[from as usize].refs -= n - 1;
         self.release(from, memo);
+    }
+
+    /// What `n` more records of the reader of the memo's run do to `n` cells in the state a
+    /// cell had before its record changed its set from `before` to `after` (the other cells
+    /// of a uniform quad, [`super::Shadow::quads`]): [`ReadSets::add_memo`] would move each of
+    /// them to `after` (counted as moved), [`ReadSets::open_memo`] would give each the slot it
+    /// opened (counted there), and a set left as it was stays.
+    #[inline(always)]
+    pub(super) fn repeat_memo(&mut self, before: u32, after: u32, n: u32, memo: &mut ReadMemo) {
+        if before == after {
+            return;
+        }
+        if before != 0 {
+            debug_assert_eq!(memo.added, Some((before, after)), "the add the cell made");
+            memo.moved += n;
+        } else {
+            debug_assert_eq!(
+                memo.opened.map(|o| o.1),
+                Some(after),
+                "the open the cell made"
+            );
+            self.slots[after as usize].refs += n;
+        }
+    }
+
+    /// `n` cells fewer name `slot` (written): [`ReadSets::close`] `n` times.
+    #[inline(always)]
+    pub(super) fn close_n(&mut self, slot: u32, n: u32) {
+        let refs = &mut self.slots[slot as usize].refs;
+        if *refs > n {
+            *refs -= n;
+            return;
+        }
+        debug_assert_eq!(*refs, n, "the closed cells named the set");
+        *refs = 1;
+        self.close(slot);
     }
 
     /// A new slot holding the single earlier read `first` and read `me`: as `open(&[first])`
