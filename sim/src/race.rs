@@ -1870,6 +1870,23 @@ mod tests {
         (new(), new())
     }
 
+    /// A barrier of all threads in each shadow, each thread having waited for its async
+    /// operations: every thread acquires the join of all threads' clocks, then ticks.
+    fn barrier_all(races: [&mut Race; 2]) {
+        for r in races {
+            let mut joined = vec![0; r.dims()];
+            for u in 0..THREADS as u32 {
+                let event = r.agent_clock[u as usize];
+                r.acquire_agent(u, event);
+                join_into(&mut joined, r.clock(u));
+            }
+            for u in 0..THREADS as u32 {
+                r.acquire(u, &joined);
+                r.tick(u);
+            }
+        }
+    }
+
     /// Thread `t` of each shadow acquires what thread `from` of that shadow has seen.
     fn acquire_from(races: [&mut Race; 2], t: u32, from: u32) {
         for r in races {
@@ -2044,18 +2061,7 @@ mod tests {
                 }
                 2 => {
                     // A barrier of all threads, each having waited for its async operations.
-                    for r in [&mut runs, &mut cells] {
-                        let mut joined = vec![0; r.dims()];
-                        for u in 0..THREADS as u32 {
-                            let event = r.agent_clock[u as usize];
-                            r.acquire_agent(u, event);
-                            join_into(&mut joined, r.clock(u));
-                        }
-                        for u in 0..THREADS as u32 {
-                            r.acquire(u, &joined);
-                            r.tick(u);
-                        }
-                    }
+                    barrier_all([&mut runs, &mut cells]);
                 }
                 3 | 4 => {
                     // `t` waits for its async operations (so that writes can be ordered
@@ -2230,18 +2236,7 @@ mod tests {
                     continue;
                 }
                 2 => {
-                    for r in [&mut quads, &mut cells] {
-                        let mut joined = vec![0; r.dims()];
-                        for u in 0..THREADS as u32 {
-                            let event = r.agent_clock[u as usize];
-                            r.acquire_agent(u, event);
-                            join_into(&mut joined, r.clock(u));
-                        }
-                        for u in 0..THREADS as u32 {
-                            r.acquire(u, &joined);
-                            r.tick(u);
-                        }
-                    }
+                    barrier_all([&mut quads, &mut cells]);
                     continue;
                 }
                 3 | 4 => {

@@ -287,8 +287,14 @@ impl Lowerer<'_> {
             );
         }
         let n = s.part.shape.n as usize / 2;
-        let load = |l: &mut Self, at: &str, j: usize, into: &[String]| {
-            l.inst(
+        // An instruction, under `guard` where there is one.
+        let guarded = |l: &mut Self, guard: Option<&String>, inst: Instruction| match guard {
+            Some(g) => l.emit_guarded(g, false, inst),
+            None => l.emit(inst),
+        };
+        // Group `j` of a part at `at` into `into`.
+        let load = |l: &mut Self, at: &str, j: usize, into: &[String], guard: Option<&String>| {
+            let inst = Instruction::new(
                 Opcode::Ld,
                 &["relaxed", "gpu", "global", "v4", "f32"],
                 vec![
@@ -296,17 +302,40 @@ impl Lowerer<'_> {
                     group_address(at, j),
                 ],
             );
+            guarded(l, guard, inst);
+        };
+        // `x` added into the total's `four`.
+        let accumulate = |l: &mut Self, four: &[String], x: &[String], guard: Option<&String>| {
+            for (r, y) in four.iter().zip(x) {
+                let inst = Instruction::new(
+                    Opcode::Add,
+                    &["rn", "f32"],
+                    vec![Operand::reg(r), Operand::reg(r), Operand::reg(y)],
+                );
+                guarded(l, guard, inst);
+            }
+        };
+        // The next part's address: `from` plus the parts' stride.
+        let advance = |l: &mut Self, to: &str, from: &str| {
+            l.inst(
+                Opcode::Add,
+                &["s64"],
+                vec![
+                    Operand::reg(to),
+                    Operand::reg(from),
+                    Operand::reg(&s.part.stride),
+                ],
+            );
         };
         // Part 0 as it is, then parts 1.. added in order.
         let regs: Vec<String> = (0..n).map(|_| self.reg(RegClass::F32)).collect();
         for (j, four) in regs.chunks(4).enumerate() {
-            load(self, &s.part.base, j, four);
+            load(self, &s.part.base, j, four, None);
         }
         // Parts 1 .. `unrolled` in one block without branches, each load and add guarded
         // by `part < splits` (or not emitted, for a constant `splits`): the loads of every
         // part can be in flight together, where a loop over the parts waited for an L2 round
-        // trip a part (on an H200 the loop over parts 1..3 cost 64 × 4096² a tenth of its
-        // time).
+        // trip a part.
         let u = |v: i64| Val::Imm(Prim::U32, Imm::Int(v));
         let unrolled = (PART_REGISTERS / n).clamp(1, 8) as i64;
         let unrolled = match &s.splits {
@@ -317,15 +346,7 @@ impl Lowerer<'_> {
         let mut parts: Vec<(String, Option<String>)> = Vec::new();
         for p in 1..unrolled {
             let next = self.reg(RegClass::B64);
-            self.inst(
-                Opcode::Add,
-                &["s64"],
-                vec![
-                    Operand::reg(&next),
-                    Operand::reg(&at),
-                    Operand::reg(&s.part.stride),
-                ],
-            );
+            advance(self, &next, &at);
             at = next;
             let guard = match &s.splits {
                 Operand::Reg(splits) => {
@@ -336,42 +357,17 @@ impl Lowerer<'_> {
             };
             parts.push((at.clone(), guard));
         }
-        let guarded = |l: &mut Self, guard: &Option<String>, inst: Instruction| match guard {
-            Some(g) => l.emit_guarded(g, false, inst),
-            None => l.emit(inst),
-        };
         for (j, four) in regs.chunks(4).enumerate() {
             let loaded: Vec<Vec<String>> = parts
                 .iter()
                 .map(|(at, guard)| {
                     let x: Vec<String> = (0..4).map(|_| self.reg(RegClass::F32)).collect();
-                    guarded(
-                        self,
-                        guard,
-                        Instruction::new(
-                            Opcode::Ld,
-                            &["relaxed", "gpu", "global", "v4", "f32"],
-                            vec![
-                                Operand::Vector(x.iter().map(Operand::reg).collect()),
-                                group_address(at, j),
-                            ],
-                        ),
-                    );
+                    load(self, at, j, &x, guard.as_ref());
                     x
                 })
                 .collect();
             for ((_, guard), x) in parts.iter().zip(&loaded) {
-                for (r, y) in four.iter().zip(x) {
-                    guarded(
-                        self,
-                        guard,
-                        Instruction::new(
-                            Opcode::Add,
-                            &["rn", "f32"],
-                            vec![Operand::reg(r), Operand::reg(r), Operand::reg(y)],
-                        ),
-                    );
-                }
+                accumulate(self, four, x, guard.as_ref());
             }
         }
         // Parts from `unrolled` on, if there can be more: one at a time.
@@ -402,25 +398,11 @@ impl Lowerer<'_> {
                 Instruction::new(Opcode::Bra, &[], vec![Operand::sym(&done)]),
             );
             self.place_label(top.clone());
-            self.inst(
-                Opcode::Add,
-                &["s64"],
-                vec![
-                    Operand::reg(&at),
-                    Operand::reg(&at),
-                    Operand::reg(&s.part.stride),
-                ],
-            );
+            advance(self, &at, &at);
             let x: Vec<String> = (0..4).map(|_| self.reg(RegClass::F32)).collect();
             for (j, four) in regs.chunks(4).enumerate() {
-                load(self, &at, j, &x);
-                for (r, y) in four.iter().zip(&x) {
-                    self.inst(
-                        Opcode::Add,
-                        &["rn", "f32"],
-                        vec![Operand::reg(r), Operand::reg(r), Operand::reg(y)],
-                    );
-                }
+                load(self, &at, j, &x, None);
+                accumulate(self, four, &x, None);
             }
             self.inst(
                 Opcode::Add,
