@@ -1140,7 +1140,7 @@ pub enum Tiling {
     N64,
     /// `gemm_skinny`: Cᵀ = B · Aᵀ, a unit 256 columns of C (a cluster's two 128-row tiles of
     /// B) times 64 rows of A, stored transposed: for few rows of A, which the others would pad
-    /// to 256; for 33 to 64 of them ([`takes`](Self::takes)).
+    /// to 256; for more than 32 of them ([`takes`](Self::takes)).
     Skinny,
     /// `gemm_skinny_n128`: the same with 128 rows of A a unit, for more than 64 rows.
     Skinny128,
@@ -1154,8 +1154,8 @@ pub enum Tiling {
 impl Tiling {
     /// Every tiling; `choose` takes the first of equal estimates, so the M-major ones first
     /// (and 128 columns before 160, which measured as fast where their estimates tie, and 160
-    /// before 144). Of the transposed ones, at most one takes a product
-    /// ([`takes`](Self::takes)).
+    /// before 144), and of the transposed ones the narrowest first, which where it takes a
+    /// product at all ([`takes`](Self::takes)) leaves less of A past M.
     pub const ALL: [Tiling; 10] = [
         Tiling::N256,
         Tiling::N192,
@@ -1483,8 +1483,9 @@ impl Tiling {
     /// cost of a unit: the margin keeps the widest units where the gain would be inside that).
     /// Narrower units win where 256 columns leave clusters idle or a last wave nearly empty:
     /// few units (M = 256 with a large N) or an unlucky count (3072³: 144 units on 66
-    /// clusters, three waves with the last one 18 % full). The transposed tilings win where A
-    /// has few rows (M ≤ 128), which the others pad to 256 a unit.
+    /// clusters, three waves with the last one 18 % full). At most 128 rows of A only the
+    /// transposed tilings take the product ([`takes`](Self::takes)): the others would pad them
+    /// to 256 a unit, with the second CTA's box of A wholly past M.
     ///
     /// Where the units chosen so leave at least half of the clusters idle and K is too short to
     /// split ([`splits`](Self::splits) gives one part), the product is one wave of a unit's K
