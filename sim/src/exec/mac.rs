@@ -185,9 +185,20 @@ mod wide {
         }
         // Some output is NaN (or two are opposite infinities): each row's sums settled as
         // [`settle_nans`] settles them, from the initial values still in `out`.
-        for (r, (row, a_row)) in out.as_chunks_mut::<8>().0.iter_mut().zip([a0, a1, a2, a3]).enumerate() {
+        for (r, (row, a_row)) in out
+            .as_chunks_mut::<8>()
+            .0
+            .iter_mut()
+            .zip([a0, a1, a2, a3])
+            .enumerate()
+        {
             let mut sums = [0.0f64; 8];
-            for (o, v) in sums.as_chunks_mut::<4>().0.iter_mut().zip(&s[2 * r..2 * r + 2]) {
+            for (o, v) in sums
+                .as_chunks_mut::<4>()
+                .0
+                .iter_mut()
+                .zip(&s[2 * r..2 * r + 2])
+            {
                 store_pd(o, *v);
             }
             settle_nans(&mut sums, row, a_row, panel);
@@ -749,6 +760,9 @@ pub(crate) mod tests {
             }
         }
         // Both kinds of output are reached often (the NaNs through their second computation).
-        assert!(compared > 500_000 && finite > 300_000 && nan > 20_000, "{finite} {nan}");
+        assert!(
+            compared > 500_000 && finite > 300_000 && nan > 20_000,
+            "{finite} {nan}"
+        );
     }
 }
