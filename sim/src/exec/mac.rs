@@ -201,8 +201,7 @@ mod wide {
             {
                 store_pd(o, *v);
             }
-            settle_nans(&mut sums, row, a_row, panel);
-            *row = sums;
+            settle_row(sums, row, a_row, panel);
         }
     }
 
@@ -253,6 +252,8 @@ mod wide {
                 *v = load_pd(x);
             }
         }
+        // Each row of A as long as the panel, so that its k loop needs no bounds checks.
+        assert!(a_rows.iter().all(|a| a.len() == panel.len()), "k");
         for (kk, y) in panel.iter().enumerate() {
             let mut b = [_mm256_setzero_pd(); 4];
             for (v, y) in b.iter_mut().zip(y.as_chunks::<4>().0) {
@@ -285,10 +286,24 @@ mod wide {
                 for (o, v) in sums.as_chunks_mut::<4>().0.iter_mut().zip(acc) {
                     store_pd(o, *v);
                 }
-                settle_nans(&mut sums, out, a_rows[r], panel);
-                *out = sums;
+                settle_row(sums, out, a_rows[r], panel);
             }
         }
+    }
+
+    /// A row's sums `acc` of which one is NaN (or two are opposite infinities), settled
+    /// ([`settle_nans`]) from the initial values in `out`, and stored there. Out of line and
+    /// cold: inlined, the compiler loaded the initial values for it on the common path.
+    #[cold]
+    #[inline(never)]
+    fn settle_row<const W: usize>(
+        mut acc: [f64; W],
+        out: &mut [f64; W],
+        a_row: &[[f32; 2]],
+        panel: &[[f32; W]],
+    ) {
+        settle_nans(&mut acc, out, a_row, panel);
+        *out = acc;
     }
 
     /// Four f32 as a vector.
