@@ -244,7 +244,7 @@ mod wide {
         a_rows: [&[[f32; 2]]; R],
         panel: &[[f32; W]],
     ) {
-        const { assert!(W % 4 == 0 && W <= 16) };
+        const { assert!(W.is_multiple_of(4) && W <= 16) };
         let mut acc = [[_mm256_setzero_pd(); 4]; R];
         for (r, acc) in acc.iter_mut().enumerate() {
             let row: &[f64; W] = d[r * n + c0..][..W].try_into().expect("a panel's outputs");
@@ -703,7 +703,7 @@ pub(crate) mod tests {
         let x = *seed >> 11;
         let sign = ((x & 1) as u32) << 31;
         let mantissa = (x >> 1) as u32 & 0x007f_ffff;
-        if special != 0 && (x >> 30) % special == 0 {
+        if special != 0 && (x >> 30).is_multiple_of(special) {
             return match (x >> 24) % 4 {
                 0 => f32::from_bits(sign | 0x7f80_0000),
                 1 => f32::NAN,
