@@ -274,7 +274,7 @@ impl Machine<'_> {
                     if let Some(from) = l.from {
                         self.mem
                             .global
-                            .read(from, &mut data[..l.src_bytes as usize]);
+                            .read_lane(from, &mut data[..l.src_bytes as usize]);
                     }
                     if checking {
                         let vc = crate::race::LaneClock::of(&bases[l.base as usize], t, l.issued);
@@ -283,7 +283,10 @@ impl Machine<'_> {
                             .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
                     }
                     let s = (l.off - SHARED_BASE) as usize;
-                    self.ctas[cta as usize].shared[s..s + n].copy_from_slice(&data[..n]);
+                    crate::overlay::copy_bytes(
+                        &mut self.ctas[cta as usize].shared[s..s + n],
+                        &data[..n],
+                    );
                 }
             }
             AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.by.vc, op.pc, actor)?,
