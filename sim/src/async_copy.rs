@@ -435,21 +435,30 @@ impl AsyncState {
         self.pending.remove(id).expect("pending op")
     }
 
-    /// Group bookkeeping of a completed operation, for each lane that issued it.
-    pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) {
+    /// Group bookkeeping of a completed operation, for each lane that issued it. Returns the
+    /// lanes (of `op.warp`) whose wait may have become satisfied: those whose committed groups
+    /// or open operations went down in number (a wait is satisfied by those two counts alone,
+    /// [`AsyncState::wait_satisfied`]), or a superset. A lane of a `cp.async` whose oldest
+    /// group still has operations pending is left out: in softmax three completions in four.
+    pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) -> u32 {
         match &op.kind {
             AsyncKind::CpAsync { lanes, .. } => {
+                let mut changed = 0;
                 for l in lanes {
                     let t = op.warp * 32 + l.lane;
                     if self.track_cp_pending {
                         self.cp_pending[t as usize].retain(|&i| i != op.id);
                     }
-                    self.retire_lane(t, l.group, l.issued.event, false);
+                    if self.retire_lane(t, l.group, l.issued.event, false) {
+                        changed |= 1 << l.lane;
+                    }
                 }
+                changed
             }
             _ => {
                 let t = op.warp * 32 + op.by.lane;
                 self.retire_lane(t, op.by.group, op.by.vc.event(), is_bulk);
+                1 << op.by.lane
             }
         }
     }
@@ -457,10 +466,12 @@ impl AsyncState {
     /// The group bookkeeping of thread `t`'s operation of `group` with `event`. Inlined into
     /// [`AsyncState::retire`]'s loop over a `cp.async`'s lanes (a call per lane was about a
     /// fifth of the simple case's cost in softmax); the other cases go out of line.
+    /// Returns whether `t`'s groups may have changed in number (its committed groups or its
+    /// open operations): false only when its oldest group still has operations pending.
     #[inline(always)]
-    fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) {
+    fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) -> bool {
         if group == u64::MAX {
-            return;
+            return false;
         }
         let g = self.groups_mut(t, is_bulk);
         // The usual case: the oldest group with operations pending (what follows, for the
@@ -470,10 +481,12 @@ impl AsyncState {
             c.2 = c.2.max(event);
             if c.1 == 0 {
                 g.settle();
+                return true;
             }
-            return;
+            return false;
         }
         Self::retire_later(g, group, event);
+        true
     }
 
     /// [`AsyncState::retire_lane`] of an operation not in the oldest committed group: a later
