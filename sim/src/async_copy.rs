@@ -438,8 +438,9 @@ impl AsyncState {
     /// Group bookkeeping of a completed operation, for each lane that issued it. Returns the
     /// lanes (of `op.warp`) whose wait may have become satisfied: those whose committed groups
     /// or open operations went down in number (a wait is satisfied by those two counts alone,
-    /// [`AsyncState::wait_satisfied`]), or a superset. A lane of a `cp.async` whose oldest
-    /// group still has operations pending is left out: in softmax three completions in four.
+    /// [`AsyncState::wait_satisfied`]), or a superset. A lane of a `cp.async` whose operation
+    /// leaves its oldest group with operations pending is left out: in the Triton softmax
+    /// three completions in four.
     pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) -> u32 {
         match &op.kind {
             AsyncKind::CpAsync { lanes, .. } => {
@@ -464,10 +465,11 @@ impl AsyncState {
     }
 
     /// The group bookkeeping of thread `t`'s operation of `group` with `event`. Inlined into
-    /// [`AsyncState::retire`]'s loop over a `cp.async`'s lanes (a call per lane was about a
-    /// fifth of the simple case's cost in softmax); the other cases go out of line.
+    /// [`AsyncState::retire`]'s loop over a `cp.async`'s lanes (it was a call per lane, 47
+    /// host instructions each in the Triton softmax); the other cases go out of line.
     /// Returns whether `t`'s groups may have changed in number (its committed groups or its
-    /// open operations): false only when its oldest group still has operations pending.
+    /// open operations): false when the operation joined no group or left its oldest group
+    /// with operations pending.
     #[inline(always)]
     fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) -> bool {
         if group == u64::MAX {

@@ -411,7 +411,7 @@ impl Machine<'_> {
     /// lanes of `changed` are looked at: a lane blocks only while its wait is not satisfied,
     /// and only its own operations' completions change its groups' counts, which alone
     /// decide the wait ([`crate::async_copy::AsyncState::retire`] says which changed). Each
-    /// completion looked at every waiting lane before, most of them unchanged (1.3 % of the
+    /// completion looked at every waiting lane before, most of them unchanged (2.5 % of the
     /// Triton softmax's host instructions); the test builds check that the others stay
     /// unsatisfied.
     pub(crate) fn wake_async_waiters(&mut self, w: usize, at: u64, changed: u32) {
