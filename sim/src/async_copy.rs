@@ -435,30 +435,45 @@ impl AsyncState {
         self.pending.remove(id).expect("pending op")
     }
 
-    /// Group bookkeeping of a completed operation, for each lane that issued it.
-    pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) {
+    /// Group bookkeeping of a completed operation, for each lane that issued it. Returns the
+    /// lanes (of `op.warp`) whose wait may have become satisfied: those whose committed groups
+    /// or open operations went down in number (a wait is satisfied by those two counts alone,
+    /// [`AsyncState::wait_satisfied`]), or a superset. A lane of a `cp.async` whose operation
+    /// leaves its oldest group with operations pending is left out: in the Triton softmax
+    /// three completions in four.
+    pub(crate) fn retire(&mut self, op: &AsyncOp, is_bulk: bool) -> u32 {
         match &op.kind {
             AsyncKind::CpAsync { lanes, .. } => {
+                let mut changed = 0;
                 for l in lanes {
                     let t = op.warp * 32 + l.lane;
                     if self.track_cp_pending {
                         self.cp_pending[t as usize].retain(|&i| i != op.id);
                     }
-                    self.retire_lane(t, l.group, l.issued.event, false);
+                    if self.retire_lane(t, l.group, l.issued.event, false) {
+                        changed |= 1 << l.lane;
+                    }
                 }
+                changed
             }
             _ => {
                 let t = op.warp * 32 + op.by.lane;
                 self.retire_lane(t, op.by.group, op.by.vc.event(), is_bulk);
+                1 << op.by.lane
             }
         }
     }
 
-    /// The group bookkeeping of thread `t`'s operation of `group` with `event`.
-    #[inline]
-    fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) {
+    /// The group bookkeeping of thread `t`'s operation of `group` with `event`. Inlined into
+    /// [`AsyncState::retire`]'s loop over a `cp.async`'s lanes (it was a call per lane, 47
+    /// host instructions each in the Triton softmax); the other cases go out of line.
+    /// Returns whether `t`'s groups may have changed in number (its committed groups or its
+    /// open operations): false when the operation joined no group or left its oldest group
+    /// with operations pending.
+    #[inline(always)]
+    fn retire_lane(&mut self, t: u32, group: u64, event: u32, is_bulk: bool) -> bool {
         if group == u64::MAX {
-            return;
+            return false;
         }
         let g = self.groups_mut(t, is_bulk);
         // The usual case: the oldest group with operations pending (what follows, for the
@@ -468,9 +483,18 @@ impl AsyncState {
             c.2 = c.2.max(event);
             if c.1 == 0 {
                 g.settle();
+                return true;
             }
-            return;
+            return false;
         }
+        Self::retire_later(g, group, event);
+        true
+    }
+
+    /// [`AsyncState::retire_lane`] of an operation not in the oldest committed group: a later
+    /// committed group's, or one not committed yet.
+    #[inline(never)]
+    fn retire_later(g: &mut Groups, group: u64, event: u32) {
         // Committed groups have consecutive numbers from the front's.
         let at = g
             .committed

@@ -353,6 +353,19 @@ impl GlobalMem<'_> {
     #[inline]
     pub(crate) fn read(&mut self, loc: GlobalLoc, out: &mut [u8]) {
         match self {
+            GlobalMem::Direct(g) => copy16(out, g.bytes(loc, out.len())),
+            GlobalMem::Overlay(o) => o.read(loc, out),
+            GlobalMem::Open(m) => m.read(loc.offset, out),
+        }
+    }
+
+    /// [`GlobalMem::read`] of a `cp.async` lane's source (4, 8 or 16 bytes, or fewer with a
+    /// source size): [`copy_bytes`] for each size, where `read` takes only 16 bytes without
+    /// `memcpy` (its other callers' sizes vary, and more arms there cost them more than they
+    /// save).
+    #[inline]
+    pub(crate) fn read_lane(&mut self, loc: GlobalLoc, out: &mut [u8]) {
+        match self {
             GlobalMem::Direct(g) => copy_bytes(out, g.bytes(loc, out.len())),
             GlobalMem::Overlay(o) => o.read(loc, out),
             GlobalMem::Open(m) => m.read(loc.offset, out),
@@ -362,7 +375,7 @@ impl GlobalMem<'_> {
     #[inline]
     pub(crate) fn write(&mut self, loc: GlobalLoc, bytes: &[u8]) {
         match self {
-            GlobalMem::Direct(g) => copy_bytes(g.bytes_mut(loc, bytes.len()), bytes),
+            GlobalMem::Direct(g) => copy16(g.bytes_mut(loc, bytes.len()), bytes),
             GlobalMem::Overlay(o) => o.write(loc, bytes),
             GlobalMem::Open(m) => m.write(loc.offset, bytes),
         }
@@ -375,10 +388,25 @@ impl GlobalMem<'_> {
     }
 }
 
+/// `dst.copy_from_slice(src)`, a copy of 16, 8 or 4 bytes (a `cp.async` lane's: its global
+/// read and its shared write) as one or two moves rather than a call to `memcpy`, whose
+/// length is known only at run time (up to two calls a lane, 14 host instructions each in
+/// `memcpy` and the calls' set-up beside: 1.3 % of the Triton softmax's).
+#[inline(always)]
+pub(crate) fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+    // Unequal lengths panic as `copy_from_slice` does (in `copy_array`, `dst` is not `N` long).
+    match src.len() {
+        16 => copy_array::<16>(dst, src),
+        8 => copy_array::<8>(dst, src),
+        4 => copy_array::<4>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 /// `dst.copy_from_slice(src)`, a 16-byte copy (a TMA box's chunk, a vector access) as two
 /// moves rather than a call to `memcpy`.
 #[inline(always)]
-fn copy_bytes(dst: &mut [u8], src: &[u8]) {
+fn copy16(dst: &mut [u8], src: &[u8]) {
     match (
         <&mut [u8; 16]>::try_from(&mut *dst),
         <&[u8; 16]>::try_from(src),
@@ -388,9 +416,39 @@ fn copy_bytes(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// [`copy_bytes`] of `N` bytes: both slices are `N` long.
+#[inline(always)]
+fn copy_array<const N: usize>(dst: &mut [u8], src: &[u8]) {
+    let dst_len = dst.len();
+    let (Ok(d), Ok(s)) = (<&mut [u8; N]>::try_from(dst), <&[u8; N]>::try_from(src)) else {
+        panic!("copy_bytes: a destination of {} bytes for {N}", dst_len)
+    };
+    *d = *s;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `copy_bytes` copies as `copy_from_slice` does, at every length up to 40 and every
+    /// alignment of both slices (the fixed-size arms among them), and only the bytes asked.
+    #[test]
+    fn copy_bytes_copies_as_copy_from_slice() {
+        let mut rng = crate::rng::Rng::new(31);
+        let mut fixed = 0;
+        for _ in 0..4000 {
+            let len = rng.below(41) as usize;
+            let (from, to) = (rng.below(8) as usize, rng.below(8) as usize);
+            let src: Vec<u8> = (0..len + from).map(|_| rng.next_u64() as u8).collect();
+            let before: Vec<u8> = (0..len + to + 8).map(|_| rng.next_u64() as u8).collect();
+            let (mut a, mut b) = (before.clone(), before.clone());
+            copy_bytes(&mut a[to..to + len], &src[from..from + len]);
+            b[to..to + len].copy_from_slice(&src[from..from + len]);
+            assert_eq!(a, b, "length {len}, source at {from}, destination at {to}");
+            fixed += usize::from(matches!(len, 4 | 8 | 16));
+        }
+        assert!(fixed > 200, "the fixed-size arms were tried {fixed} times");
+    }
 
     #[test]
     fn reads_of_own_writes_are_not_dependences() {
