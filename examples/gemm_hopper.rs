@@ -351,8 +351,33 @@ macro_rules! gemm_kernel {
         }
     };
 }
-gemm_kernel!(
-    gemm_hopper,
+
+/// `gemm_kernel!` of `$name` and, from the same parameters, of `$split`, the tiling with K in
+/// `splits` parts (`Tiling::splits`: for products with fewer units than clusters; each part's
+/// sums meet in `partials`, and the warp group that adds the last part stores C), or of
+/// `$stream`, the tiling in stream-K (`Tiling::stream`: where the last wave of whole tiles
+/// would leave clusters idle for long). One list of parameters for both, so that a split or
+/// stream-K kernel is its tiling's kernel and the parts' sum, nothing else.
+macro_rules! gemm_kernels {
+    ($name:ident $(, split: $split:ident)? $(, stream: $stream:ident)?; $($params:tt)*) => {
+        gemm_kernels!(@group $name $(, split: $split)? $(, stream: $stream)?; { $($params)* });
+    };
+    // The parameters as one group, which the optional names' repetitions may repeat.
+    (@group $name:ident $(, split: $split:ident)? $(, stream: $stream:ident)?; $params:tt) => {
+        gemm_kernel_with!($name, $params);
+        $(gemm_kernel_with!($split, $params, split = (partials, arrivals, splits, part, arrival));)?
+        $(gemm_kernel_with!($stream, $params, stream = (partials, arrivals, whole, span, k0, parts));)?
+    };
+}
+
+/// `gemm_kernel!` of `$name` with the group `$params` and, if given, one more clause.
+macro_rules! gemm_kernel_with {
+    ($name:ident, { $($params:tt)* } $(, $($clause:tt)*)?) => {
+        gemm_kernel!($name, $($params)* $(, $($clause)*)?);
+    };
+}
+gemm_kernels!(
+    gemm_hopper, stream: gemm_hopper_stream;
     bf16,
     k_tile = 64,
     n_tile = 256,
@@ -371,8 +396,8 @@ gemm_kernel!(
 );
 // Narrower tiles of C for the shapes where 256 columns leave SMs idle (see `Tiling::choose`):
 // more units, each cheaper; deeper rings in the same shared memory.
-gemm_kernel!(
-    gemm_hopper_n192,
+gemm_kernels!(
+    gemm_hopper_n192, stream: gemm_hopper_n192_stream;
     bf16,
     k_tile = 64,
     n_tile = 192,
@@ -419,8 +444,8 @@ gemm_kernel!(
     c_tile = (16, [16, 64], Swizzle32B, stage_columns_16, stage_columns_16),
     in_flight = 1
 );
-gemm_kernel!(
-    gemm_hopper_n128,
+gemm_kernels!(
+    gemm_hopper_n128, split: gemm_hopper_n128_split;
     bf16,
     k_tile = 64,
     n_tile = 128,
@@ -458,8 +483,8 @@ gemm_kernel!(
 // Skinny products (few rows of A: decoding, M up to 128): computed as Cᵀ = B · Aᵀ, so that A's
 // rows are the wgmma's N (64 of them a unit) and B's rows, which stream from memory, its M, 128
 // a CTA; stored transposed. The kernel's `a` is B's map and `b` A's (`Tiling::Skinny`).
-gemm_kernel!(
-    gemm_skinny,
+gemm_kernels!(
+    gemm_skinny, split: gemm_skinny_split;
     bf16,
     k_tile = 64,
     n_tile = 64,
@@ -477,8 +502,8 @@ gemm_kernel!(
     in_flight = 1,
     transposed = 1
 );
-gemm_kernel!(
-    gemm_skinny_n128,
+gemm_kernels!(
+    gemm_skinny_n128, split: gemm_skinny_n128_split;
     bf16,
     k_tile = 64,
     n_tile = 128,
@@ -500,8 +525,8 @@ gemm_kernel!(
 // 64-row unit's second CTA would load 32 rows of A wholly out of bounds: about 2 µs at 16 ×
 // 8192² on an H200), with a quarter of the tensor work and of the split's parts; 12 stages of
 // 18 KiB. C's blocks are 16 of its rows by 64 columns (`stage_columns_transposed_16`).
-gemm_kernel!(
-    gemm_skinny16,
+gemm_kernels!(
+    gemm_skinny16, split: gemm_skinny16_split;
     bf16,
     k_tile = 64,
     n_tile = 16,
@@ -521,8 +546,8 @@ gemm_kernel!(
 );
 // At most 32 rows of A: the same with units of 32 rows (`wgmma` N = 32, A's box 16 rows a CTA,
 // 10 stages of 20 KiB).
-gemm_kernel!(
-    gemm_skinny32,
+gemm_kernels!(
+    gemm_skinny32, split: gemm_skinny32_split;
     bf16,
     k_tile = 64,
     n_tile = 32,
@@ -539,148 +564,6 @@ gemm_kernel!(
     ),
     in_flight = 1,
     transposed = 1
-);
-// Split K (`Tiling::splits`): the skinny and 128-column tilings with K in `splits` parts, for
-// products with fewer units than clusters; each part's sums meet in `partials`
-// (`Acc::add_partial`), and the warp group that adds the last part stores C.
-gemm_kernel!(
-    gemm_skinny_split,
-    bf16,
-    k_tile = 64,
-    n_tile = 64,
-    b_rows = 32,
-    stages = 8,
-    blocks = [0],
-    staging = 1,
-    c_tile = (
-        64,
-        [64, 64],
-        Swizzle128B,
-        stage_columns,
-        stage_columns_transposed
-    ),
-    in_flight = 1,
-    transposed = 1,
-    split = (partials, arrivals, splits, part, arrival)
-);
-gemm_kernel!(
-    gemm_skinny_n128_split,
-    bf16,
-    k_tile = 64,
-    n_tile = 128,
-    b_rows = 64,
-    stages = 6,
-    blocks = [0, 1],
-    staging = 2,
-    c_tile = (
-        64,
-        [64, 64],
-        Swizzle128B,
-        stage_columns,
-        stage_columns_transposed
-    ),
-    in_flight = 1,
-    transposed = 1,
-    split = (partials, arrivals, splits, part, arrival)
-);
-gemm_kernel!(
-    gemm_skinny16_split,
-    bf16,
-    k_tile = 64,
-    n_tile = 16,
-    b_rows = 8,
-    stages = 12,
-    blocks = [0],
-    staging = 1,
-    c_tile = (
-        16,
-        [64, 16],
-        Swizzle128B,
-        stage_columns_16,
-        stage_columns_transposed_16
-    ),
-    in_flight = 1,
-    transposed = 1,
-    split = (partials, arrivals, splits, part, arrival)
-);
-gemm_kernel!(
-    gemm_skinny32_split,
-    bf16,
-    k_tile = 64,
-    n_tile = 32,
-    b_rows = 16,
-    stages = 10,
-    blocks = [0],
-    staging = 1,
-    c_tile = (
-        32,
-        [64, 32],
-        Swizzle128B,
-        stage_columns_32,
-        stage_columns_transposed_32
-    ),
-    in_flight = 1,
-    transposed = 1,
-    split = (partials, arrivals, splits, part, arrival)
-);
-gemm_kernel!(
-    gemm_hopper_n128_split,
-    bf16,
-    k_tile = 64,
-    n_tile = 128,
-    b_rows = 64,
-    stages = 6,
-    blocks = [0, 1],
-    staging = 2,
-    c_tile = (
-        64,
-        [64, 64],
-        Swizzle128B,
-        stage_columns,
-        stage_columns_transposed
-    ),
-    in_flight = 1,
-    split = (partials, arrivals, splits, part, arrival)
-);
-// Stream-K (`Tiling::stream`): the 256- and 192-column tilings where the last wave of whole
-// tiles would leave clusters idle for long.
-gemm_kernel!(
-    gemm_hopper_stream,
-    bf16,
-    k_tile = 64,
-    n_tile = 256,
-    b_rows = 128,
-    stages = 4,
-    blocks = [0, 1, 2, 3],
-    staging = 2,
-    c_tile = (
-        64,
-        [64, 64],
-        Swizzle128B,
-        stage_columns,
-        stage_columns_transposed
-    ),
-    in_flight = 1,
-    stream = (partials, arrivals, whole, span, k0, parts)
-);
-gemm_kernel!(
-    gemm_hopper_n192_stream,
-    bf16,
-    k_tile = 64,
-    n_tile = 192,
-    b_rows = 96,
-    stages = 5,
-    blocks = [0, 1, 2],
-    staging = 1,
-    c_tile = (
-        64,
-        [64, 64],
-        Swizzle128B,
-        stage_columns,
-        stage_columns_transposed
-    ),
-    in_flight = 1,
-    stream = (partials, arrivals, whole, span, k0, parts)
 );
 gemm_kernel!(
     gemm_fp8,
