@@ -144,6 +144,8 @@ pub enum Method {
     /// `ConsumerSlot::address`.
     SlotAddress,
     ConsumerWait,
+    /// `Consumer::skip(n)`: the position moved past `n` stages another consumer takes.
+    ConsumerSkip,
     SlotGet,
     Release,
     /// `ConsumerSlot::release_elected(arrive)`: only the threads passing `true` arrive.
@@ -586,6 +588,7 @@ pub fn lookup(h: Handle, name: &str) -> Option<(Method, &'static [Arg], Out)> {
         },
         Handle::Consumer(_) => match name {
             "wait" => (M::ConsumerWait, &[], k(Kind::ConsumerSlot)),
+            "skip" => (M::ConsumerSkip, &[U32], Out::Unit),
             _ => return None,
         },
         Handle::ConsumerSlot(_) => match name {
@@ -764,7 +767,7 @@ pub fn names(h: Handle) -> &'static str {
         Handle::Pipeline(_) => "producer, consumer",
         Handle::Producer(_) => "acquire",
         Handle::ProducerSlot(_) => "stage, load, load_tile, load_tiles, load_tiles_multicast",
-        Handle::Consumer(_) => "wait",
+        Handle::Consumer(_) => "wait, skip",
         Handle::ConsumerSlot(_) => "stage, get, address, release, release_elected, retire",
         Handle::Retired(_) => "release",
         Handle::Acc(_) => {

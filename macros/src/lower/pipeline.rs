@@ -218,6 +218,55 @@ impl Lowerer<'_> {
         self.emit_guarded(&wrap, false, flip);
     }
 
+    /// `count` stages on: the stage is `(stage + count) % STAGES`, and the parity flips if the
+    /// ring wrapped an odd number of times (`(stage + count) / STAGES` odd).
+    fn skip_stages(&mut self, pipe: &PipeVal, state: &PipeState, count: &str) {
+        let stages = pipe.shape.stages as i64;
+        let ahead = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Add,
+            &["u32"],
+            vec![
+                Operand::reg(&ahead),
+                Operand::reg(&state.stage),
+                Operand::reg(count),
+            ],
+        );
+        let wraps = self.reg(RegClass::B32);
+        self.inst(
+            Opcode::Div,
+            &["u32"],
+            vec![
+                Operand::reg(&wraps),
+                Operand::reg(&ahead),
+                Operand::int(stages),
+            ],
+        );
+        self.inst(
+            Opcode::Rem,
+            &["u32"],
+            vec![
+                Operand::reg(&state.stage),
+                Operand::reg(&ahead),
+                Operand::int(stages),
+            ],
+        );
+        self.inst(
+            Opcode::And,
+            &["b32"],
+            vec![Operand::reg(&wraps), Operand::reg(&wraps), Operand::int(1)],
+        );
+        self.inst(
+            Opcode::Xor,
+            &["b32"],
+            vec![
+                Operand::reg(&state.phase),
+                Operand::reg(&state.phase),
+                Operand::reg(&wraps),
+            ],
+        );
+    }
+
     pub(super) fn pipeline_method(&mut self, method: Method, h: HVal, args: &[&Expr]) -> Val {
         let mut it = args.iter().copied();
         match (method, h) {
@@ -316,6 +365,12 @@ impl Lowerer<'_> {
                     vec![reg_addr(&bar), Operand::reg(&state.phase)],
                 );
                 Val::Handle(Box::new(HVal::ConsumerSlot(p, state, addrs)))
+            }
+            (Method::ConsumerSkip, HVal::Consumer(p, state)) => {
+                let count = self.take(&mut it);
+                let count = self.in_reg(count);
+                self.skip_stages(&p, &state, &count);
+                Val::Unit
             }
             (Method::SlotGet, HVal::ConsumerSlot(p, _, addrs)) => {
                 let index = self.take(&mut it);

@@ -128,6 +128,16 @@ impl<T: Element, const STAGES: usize, const TILE: usize> Consumer<T, STAGES, TIL
     pub fn wait(&mut self) -> ConsumerSlot<'_, T, STAGES, TILE> {
         outside_kernel("Consumer::wait")
     }
+    /// Moves past the next `stages` stages without waiting for them or releasing them: they
+    /// belong to another consumer of the same ring, which waits and releases them (a ping-pong
+    /// GEMM's warp groups take the producer's stages unit by unit, each unit's run of stages to
+    /// one of them). The position goes forward `stages` stages and the phase parity flips once
+    /// for each time that wraps around the ring, as `stages` calls of `wait` and `release`
+    /// would move it. The empty barriers must count only the consumers that do release each
+    /// stage (`consumer_arrivals`).
+    pub fn skip(&mut self, _stages: u32) {
+        outside_kernel("Consumer::skip")
+    }
 }
 
 /// A full stage, readable until released.
