@@ -1872,7 +1872,13 @@ impl Race {
                 };
                 checked.map(|()| {
                     sets.repeat_memo(before, quad[0].reads, 3, &mut check.reads);
-                    copy_first(quad);
+                    // A read changes a cell's reads alone: the other three, equal to the
+                    // first before it, take those (`copy_first` without the rest).
+                    let (read, reads) = (quad[0].read, quad[0].reads);
+                    for cell in &mut quad[1..] {
+                        cell.read = read;
+                        cell.reads = reads;
+                    }
                 })
             } else {
                 check.cells(quad, sets, off)
