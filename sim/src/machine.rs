@@ -60,6 +60,9 @@ pub(crate) struct Cta {
     pub mbars: BTreeMap<u32, MBarrier>,
     /// One bit per 8-byte shared slot that holds a valid mbarrier object.
     pub mbar_slots: Vec<u64>,
+    /// How many times `mbar_slots` changed: what a `wgmma` operand's places were found with
+    /// ([`crate::tensor_state::OperandPlaces`]) holds while it is the same.
+    pub mbar_epoch: u64,
     pub live: u32,
 }
 
@@ -85,6 +88,7 @@ impl Cta {
     }
     pub(crate) fn set_mbar_slot(&mut self, offset: u32, on: bool) {
         let s = ((offset - SHARED_BASE) / 8) as usize;
+        self.mbar_epoch += 1;
         if s / 64 >= self.mbar_slots.len() {
             self.mbar_slots.resize(s / 64 + 1, 0);
         }
@@ -258,6 +262,7 @@ pub(crate) fn build_cluster(prog: &Program, shape: &Shape, cluster: u32) -> (Vec
             named: (0..16).map(|_| NamedBarrier::default()).collect(),
             mbars: BTreeMap::new(),
             mbar_slots: Vec::new(),
+            mbar_epoch: 0,
             live: shape.threads_per_cta,
         });
     }

@@ -219,6 +219,45 @@ pub(crate) struct WgmmaScratch {
     pub(crate) operand: OperandScratch,
     /// The B matrices decoded last, with what they were decoded from.
     pub(crate) b_memo: OperandMemo,
+    /// Where the last B operands' chunks lie, with their race checks' needs.
+    pub(crate) b_places: OperandPlaces,
+}
+
+/// Where the last [`PLACED_OPERANDS`] `wgmma` B operands read from shared memory lie, chunk
+/// by chunk, each with what a reader of its chunks must have seen for their race checks to
+/// pass ([`crate::race::ChunkNeed`]). The four warps of a warpgroup read the same B one after
+/// the other (and a cooperative kernel's warpgroups the same B again); each found its
+/// chunks' places (a descriptor's divisions and a bounds test a chunk) and checked every
+/// chunk's write, each time, for the same answers. Kept here, with the needs, the `wgmma`
+/// matmul 256³ went from 241.13 to 215.95 host instructions per thread-instruction (its
+/// `wgmma_operand` 41.6 M → 25.3 M), the `wgmma` attention from 120.55 to 111.66, CUTLASS's
+/// cooperative GEMM from 174.55 to 166.76 (the book's seventeenth round).
+#[derive(Default)]
+pub(crate) struct OperandPlaces {
+    pub(crate) entries: Vec<Placed>,
+    /// The entry new places replace next.
+    pub(crate) next: usize,
+}
+
+/// How many operands an [`OperandPlaces`] keeps: a warpgroup's B, and the other
+/// warpgroups' while the warps of two interleave.
+pub(crate) const PLACED_OPERANDS: usize = 4;
+
+/// What places a B operand's chunks: the descriptor's fields (start, leading and stride
+/// byte offsets, base offset, swizzle), the element type, the mn range, k, MN-major, the
+/// reading CTA, and its mbarrier slots' [`crate::machine::Cta::mbar_epoch`] (a chunk on an
+/// mbarrier is not a plain shared read).
+pub(crate) type PlacesKey = ([u32; 5], Elem, (u32, u32), u32, bool, u32, u64);
+
+/// One operand's chunks (`(mn, k)` of each chunk's first element) and where each lies:
+/// `(CTA, offset, 16)`, every one in the reading CTA's shared memory, 16-byte aligned, on no
+/// mbarrier (only such operands are kept).
+#[derive(Default)]
+pub(crate) struct Placed {
+    pub(crate) key: Option<PlacesKey>,
+    pub(crate) chunks: Vec<(u32, u32)>,
+    pub(crate) at: Vec<(u32, u32, u32)>,
+    pub(crate) needs: Vec<crate::race::ChunkNeed>,
 }
 
 /// Which matrix of an MMA a register fragment holds.

@@ -823,6 +823,181 @@ fn the_warps_of_a_warpgroup_give_the_same_descriptors() {
     assert_ne!(r.sites[0].warp, r.sites[1].warp, "{r}");
 }
 
+/// A B operand that a fifth warp writes between the reads of two warps of the warpgroup: warp 0
+/// reads it after the write (ordered by a named barrier, fenced), warps 1 to 3 after it too, in
+/// time, but unordered (they wait for warp 0's issue on an mbarrier with `try_wait.relaxed`,
+/// which acquires nothing). Warp 0's read finds what each chunk's write needs of a reader
+/// (`Race::async_read_chunks`), and warp 1's read of the same chunks must not take it as met:
+/// the report is the one each warp's own check of every chunk gives (the sixteenth round's
+/// code reports this text). The kernel is here, not in `tests/sim`, to stay in the crate.
+const B_WRITTEN_BETWEEN_WARPS: &str = r#".version 8.6
+.target sm_90a
+.address_size 64
+
+.extern .shared .align 1024 .b8 smem[];
+
+.visible .entry wgmma_b_written_between_warps()
+{
+	.reg .pred %p<4>;
+	.reg .pred complete;
+	.reg .b32 %r<16>;
+	.reg .f32 %d<4>;
+	.reg .b64 %rd<16>;
+	.shared .align 8 .b64 read0;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, smem;
+	shl.b32 %r3, %r1, 4;
+	add.s32 %r4, %r2, %r3;
+	mov.b32 %r5, 0;
+	st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};
+	shr.u32 %r6, %r2, 4;
+	and.b32 %r6, %r6, 16383;
+	cvt.u64.u32 %rd1, %r6;
+	or.b64 %rd1, %rd1, 68720001024;
+	mov.f32 %d0, 0f00000000;
+	mov.f32 %d1, 0f00000000;
+	mov.f32 %d2, 0f00000000;
+	mov.f32 %d3, 0f00000000;
+	setp.eq.u32 %p1, %r1, 0;
+	mov.u32 %r9, 1;
+	@%p1 mbarrier.init.shared.b64 [read0], %r9;
+	fence.proxy.async.shared::cta;
+	bar.sync 0;
+	shr.u32 %r7, %r1, 5;
+	setp.eq.u32 %p1, %r7, 4;
+	@%p1 bra WRITER;
+	setp.eq.u32 %p2, %r7, 0;
+	@%p2 bra FIRST;
+WAIT:
+	mbarrier.try_wait.parity.relaxed.cluster.shared.b64 complete, [read0], 0;
+	@!complete bra WAIT;
+	bra.uni MMA;
+FIRST:
+	bar.sync 1, 64;
+MMA:
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, %rd1, %rd1, 1, 1, 1, 0, 0;
+	wgmma.commit_group.sync.aligned;
+	setp.eq.u32 %p3, %r1, 0;
+	@%p3 mbarrier.arrive.shared.b64 %rd3, [read0];
+	wgmma.wait_group.sync.aligned 0;
+	ret;
+WRITER:
+	setp.eq.u32 %p2, %r1, 128;
+	@%p2 st.shared.v4.b32 [%r2+16], {%r1, %r1, %r1, %r1};
+	fence.proxy.async.shared::cta;
+	bar.sync 1, 64;
+	ret;
+}
+"#;
+
+#[test]
+fn a_write_between_the_warps_reads_of_b_is_a_race() {
+    let r = match simulate_ptx(
+        B_WRITTEN_BETWEEN_WARPS,
+        "wgmma_b_written_between_warps",
+        &launch(160, 4096),
+        &mut [],
+    )
+    .unwrap()
+    {
+        Outcome::Finding(r) => r,
+        Outcome::Completed(_) => panic!("the write between the warps' reads was not reported"),
+    };
+    assert_eq!(r.kind, FindingKind::SharedRace, "{r}");
+    assert_eq!(r.message, "data race on shared memory `smem`+16", "{r}");
+    let [read, write] = &r.sites[..] else {
+        panic!("two sites: {r}")
+    };
+    assert_eq!((read.warp, read.tid), (1, (32, 0, 0)), "{r}");
+    assert!(read.instruction.starts_with("wgmma.mma_async"), "{r}");
+    assert_eq!(read.what, "wgmma.mma_async issued here reads it", "{r}");
+    assert_eq!((write.warp, write.tid), (4, (128, 0, 0)), "{r}");
+    assert!(
+        write.instruction.starts_with("@%p2 st.shared.v4.b32"),
+        "{r}"
+    );
+    assert_eq!(write.what, "wrote it", "{r}");
+}
+
+/// A B operand that one warpgroup reads, and another after an mbarrier was initialised in it
+/// (ordered after the first group's reads by barriers): the second group's read is a plain
+/// access of a valid mbarrier. Its chunks' places, kept from the first group's read
+/// (`OperandPlaces`), were found with no mbarrier there: the CTA's mbarrier epoch in their key
+/// makes the second read find them again, and `resolve` report the access (as each warp's own
+/// search of its chunks did).
+const B_HOLDS_AN_MBARRIER_LATER: &str = r#".version 8.6
+.target sm_90a
+.address_size 64
+
+.extern .shared .align 1024 .b8 smem[];
+
+.visible .entry wgmma_b_holds_an_mbarrier_later()
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	.reg .f32 %d<4>;
+	.reg .b64 %rd<16>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, smem;
+	shl.b32 %r3, %r1, 4;
+	add.s32 %r4, %r2, %r3;
+	mov.b32 %r5, 0;
+	st.shared.v4.b32 [%r4], {%r5, %r5, %r5, %r5};
+	shr.u32 %r6, %r2, 4;
+	and.b32 %r6, %r6, 16383;
+	cvt.u64.u32 %rd1, %r6;
+	or.b64 %rd1, %rd1, 68720001024;
+	add.s64 %rd2, %rd1, 128;
+	mov.f32 %d0, 0f00000000;
+	mov.f32 %d1, 0f00000000;
+	mov.f32 %d2, 0f00000000;
+	mov.f32 %d3, 0f00000000;
+	fence.proxy.async.shared::cta;
+	bar.sync 0;
+	shr.u32 %r7, %r1, 7;
+	setp.eq.u32 %p1, %r7, 1;
+	@%p1 bra SECOND;
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, 1, 1, 1, 0, 0;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 0;
+	bar.sync 1;
+	setp.eq.u32 %p2, %r1, 0;
+	mov.u32 %r9, 1;
+	@%p2 mbarrier.init.shared.b64 [%r2+2064], %r9;
+	bar.sync 2;
+	ret;
+SECOND:
+	bar.sync 1;
+	bar.sync 2;
+	wgmma.fence.sync.aligned;
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%d0, %d1, %d2, %d3}, %rd1, %rd2, 1, 1, 1, 0, 0;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 0;
+	ret;
+}
+"#;
+
+#[test]
+fn an_mbarrier_initialised_in_b_after_its_places_were_found_is_reported() {
+    let r = match simulate_ptx(
+        B_HOLDS_AN_MBARRIER_LATER,
+        "wgmma_b_holds_an_mbarrier_later",
+        &launch(256, 4096),
+        &mut [],
+    )
+    .unwrap()
+    {
+        Outcome::Finding(r) => r,
+        Outcome::Completed(_) => panic!("the read of the mbarrier was not reported"),
+    };
+    assert_eq!(r.kind, FindingKind::MbarrierMemoryAccess, "{r}");
+    assert!(r.message.contains("`smem`+2064"), "{r}");
+    assert_eq!((r.sites[0].warp, r.sites[0].tid), (4, (128, 0, 0)), "{r}");
+    assert!(r.sites[0].instruction.starts_with("wgmma.mma_async"), "{r}");
+}
+
 // --- half precision and fp8 conversions and packed arithmetic (tests/sim/half.ptx) ---
 
 /// Runs `half_ops` on triples of words; returns each thread's 24 results.

@@ -266,9 +266,24 @@ impl Machine<'_> {
             } => {
                 let cta = self.warps[op.warp as usize].cta;
                 let n = *bytes as usize;
-                let checking = self.race.checking();
-                for l in lanes {
-                    let t = op.warp * 32 + l.lane;
+                // The lanes' race checks first, all at once (`Race::cp_async_writes`), then
+                // the copies of the lanes before the first conflict: the checks read no data,
+                // so the buffers and the report are those of each lane checked and copied in
+                // turn.
+                let checked = if self.race.checking() {
+                    self.race
+                        .cp_async_writes(cta, *bytes, op.pc, lanes.len(), |i| {
+                            let l = &lanes[i];
+                            let t = op.warp * 32 + l.lane;
+                            let vc =
+                                crate::race::LaneClock::of(&bases[l.base as usize], t, l.issued);
+                            (t, vc, l.off - SHARED_BASE)
+                        })
+                } else {
+                    Ok(())
+                };
+                let copied = checked.as_ref().map_or_else(|&(i, _)| i, |()| lanes.len());
+                for l in &lanes[..copied] {
                     // Zero-filled past the source bytes (at most 16).
                     let mut data = [0u8; 16];
                     if let Some(from) = l.from {
@@ -276,17 +291,15 @@ impl Machine<'_> {
                             .global
                             .read_lane(from, &mut data[..l.src_bytes as usize]);
                     }
-                    if checking {
-                        let vc = crate::race::LaneClock::of(&bases[l.base as usize], t, l.issued);
-                        self.race
-                            .cp_async_write(t, &vc, cta, l.off - SHARED_BASE, *bytes, op.pc)
-                            .map_err(|c| self.race_report(c, cta, t, op.pc, true, false))?;
-                    }
                     let s = (l.off - SHARED_BASE) as usize;
                     crate::overlay::copy_bytes(
                         &mut self.ctas[cta as usize].shared[s..s + n],
                         &data[..n],
                     );
+                }
+                if let Err((i, c)) = checked {
+                    let t = op.warp * 32 + lanes[i].lane;
+                    return Err(self.race_report(c, cta, t, op.pc, true, false));
                 }
             }
             AsyncKind::Tensor(copy) => self.complete_tensor(copy, t, &op.by.vc, op.pc, actor)?,

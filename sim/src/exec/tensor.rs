@@ -41,8 +41,8 @@ use crate::race::join_into;
 use crate::report::{FindingKind, Report, Stop};
 use crate::state::{Block, lanes};
 use crate::tensor_state::{
-    FragEntry, FragMemo, Fragment, MEMO_FRAGMENTS, OperandMemo, OperandScratch, Pending, Role,
-    TensorState, WarpMma, WarpgroupEntry,
+    FragEntry, FragMemo, Fragment, MEMO_FRAGMENTS, OperandMemo, OperandPlaces, OperandScratch,
+    Pending, Role, TensorState, WarpMma, WarpgroupEntry,
 };
 
 const MMA_SPEC: &str = "§9.7.14.5.14 (mma)";
@@ -1081,7 +1081,8 @@ impl Machine<'_> {
     /// Reads a shared-memory operand of `wgmma.mma_async` through its descriptor: `rows`
     /// (`mn` indices) by `k`, as f32 (exact for every operand type), into
     /// `out[mn_index * k + kk]`, or with `k_rows` into [`accumulate`]'s panels (B, with
-    /// `mn_index` its column: [`b_index`]); `bufs` lends the chunk lists their allocations.
+    /// `mn_index` its column: [`b_index`]); `bufs` lends the chunk lists their allocations,
+    /// `places` (B's) keeps them with the reads' race checks' needs for the next warps.
     #[allow(clippy::too_many_arguments)]
     fn wgmma_operand(
         &mut self,
@@ -1098,6 +1099,7 @@ impl Machine<'_> {
         out: &mut Vec<f32>,
         bufs: &mut OperandScratch,
         memo: Option<&mut OperandMemo>,
+        places: Option<&mut OperandPlaces>,
     ) -> Res<Option<usize>> {
         let bits = ty.bits();
         let eb = bits / 8;
@@ -1111,58 +1113,91 @@ impl Machine<'_> {
             out.clear();
             out.resize(rows * k as usize, 0.0);
         }
-        // Chunks: K-major, (mn, k / t); MN-major, (k, mn / t).
-        let OperandScratch { chunks, at } = bufs;
-        // (Two plain loops: a `flat_map` extended the vector element by element through its
-        // general path, 2 % of a `wgmma` kernel's host instructions.)
-        chunks.clear();
-        if mn_major {
-            for kk in 0..k {
-                for m in mn.clone().step_by(t as usize) {
-                    chunks.push((m, kk));
-                }
-            }
-        } else {
-            for m in mn.clone() {
-                for kk in (0..k).step_by(t as usize) {
-                    chunks.push((m, kk));
-                }
-            }
-        }
-        // The executing CTA's shared memory, where every chunk of a well-formed descriptor
-        // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
+        // With `places` (B): the chunks' places as a warp found them for the same descriptor
+        // and shape in the same CTA, its mbarriers where they were (a function of those
+        // alone: `place_chunks`), with their race checks' needs. Each warp of a warpgroup
+        // found them anew, and checked every chunk's write: in the `wgmma` matmul 256³,
+        // 8.2 M host instructions of its 151.9 M were the places and the memo's comparison
+        // (`desc.chunk`'s divisions among them), 23.5 M the operands' race checks.
         let own = self.warps[w].cta;
-        let lo = crate::memory::SHARED_BASE;
-        let hi = lo + self.shape.shared_bytes;
-        let no_mbarriers = self.ctas[own as usize].mbar_slots.iter().all(|s| *s == 0);
-        // Where each chunk lies, in chunk order, up to the first one `resolve` refuses; then
-        // the race checks of them all at once (the first conflict in chunk order is the one
-        // reported, before a refused chunk's finding, as when each chunk was checked in turn).
-        at.clear();
+        let key = (
+            [
+                desc.start,
+                desc.lbo,
+                desc.sbo,
+                desc.base_offset,
+                desc.swizzle,
+            ],
+            ty,
+            (mn.start, mn.end),
+            k,
+            mn_major,
+            own,
+            self.ctas[own as usize].mbar_epoch,
+        );
+        let placed = places.map(
+            |p| match p.entries.iter().position(|e| e.key == Some(key)) {
+                Some(i) => (&mut p.entries[i], true),
+                None => {
+                    if p.entries.len() < crate::tensor_state::PLACED_OPERANDS {
+                        p.entries.push(Default::default());
+                        p.next = p.entries.len() - 1;
+                    }
+                    let i = p.next;
+                    p.next = (p.next + 1) % crate::tensor_state::PLACED_OPERANDS;
+                    let e = &mut p.entries[i];
+                    e.key = None;
+                    (e, false)
+                }
+            },
+        );
         let mut refused = None;
-        for &(m0, k0) in chunks.iter() {
-            let a = desc.chunk(m0, k0, t, mn_major);
-            let in_own = a >= lo && a.checked_add(16).is_some_and(|end| end <= hi);
-            let fast = in_own
-                && a.is_multiple_of(16)
-                && (no_mbarriers || self.ctas[own as usize].holds_mbarrier(a, 16).is_none());
-            if fast {
-                at.push((own, a - lo, 16));
-                continue;
-            }
-            match self.resolve(w, 0, pc, Space::Shared, a as u64, 16) {
-                Ok(super::mem::Target::Shared { cta, off }) => at.push((cta, off, 16)),
-                Ok(_) => unreachable!("shared target"),
-                Err(e) => {
-                    refused = Some(e);
-                    break;
+        let (chunks, at, needs) = match placed {
+            Some((e, true)) => (&e.chunks, &e.at, Some(&mut e.needs)),
+            Some((e, false)) => {
+                let fast = self.place_chunks(
+                    w,
+                    pc,
+                    desc,
+                    t,
+                    mn.clone(),
+                    k,
+                    mn_major,
+                    &mut e.chunks,
+                    &mut e.at,
+                );
+                match fast {
+                    Ok(true) => {
+                        e.key = Some(key);
+                        e.needs.clear();
+                        (&e.chunks, &e.at, Some(&mut e.needs))
+                    }
+                    Ok(false) => (&e.chunks, &e.at, None),
+                    Err(stop) => {
+                        refused = Some(stop);
+                        (&e.chunks, &e.at, None)
+                    }
                 }
             }
-        }
+            None => {
+                let OperandScratch { chunks, at } = bufs;
+                if let Err(stop) =
+                    self.place_chunks(w, pc, desc, t, mn.clone(), k, mn_major, chunks, at)
+                {
+                    refused = Some(stop);
+                }
+                (&*chunks, &*at, None)
+            }
+        };
+        // The race checks of the chunks' reads, in chunk order, up to the first one `resolve`
+        // refused (the first conflict in chunk order is the one reported, before a refused
+        // chunk's finding, as when each chunk was checked in turn).
         if self.race.checking() {
-            self.race
-                .async_reads(agent, vc, at, pc)
-                .map_err(|(i, c)| retitle(self.race_report(c, at[i].0, agent, pc, true, true)))?;
+            match needs {
+                Some(needs) => self.race.async_read_chunks(agent, vc, own, at, needs, pc),
+                None => self.race.async_reads(agent, vc, at, pc),
+            }
+            .map_err(|(i, c)| retitle(self.race_report(c, at[i].0, agent, pc, true, true)))?;
         }
         if let Some(e) = refused {
             return Err(e);
@@ -1216,7 +1251,8 @@ impl Machine<'_> {
         m.next = (m.next + 1) % crate::tensor_state::MEMO_OPERANDS;
         let e = &mut m.entries[i];
         e.key = key;
-        e.at.clone_from(at);
+        e.at.clear();
+        e.at.extend_from_slice(at);
         e.bytes.clear();
         for &(cta, off, _) in at.iter() {
             e.bytes.extend_from_slice(
@@ -1225,6 +1261,68 @@ impl Machine<'_> {
         }
         std::mem::swap(out, &mut e.matrix);
         Ok(Some(i))
+    }
+
+    /// The chunks of an operand (`(mn, k)` of each one's first element: K-major, `(mn, k / t)`
+    /// in order; MN-major, `(k, mn / t)`) into `chunks`, and where each lies into `at`, in
+    /// chunk order, up to the first one `resolve` refuses (its finding is the error).
+    /// `Ok(true)`: every chunk lies in the executing CTA's shared memory, 16-byte aligned and
+    /// on no mbarrier, found without `resolve`: places that are a function of the descriptor,
+    /// the shape, the CTA and its mbarriers' slots alone ([`OperandPlaces`]).
+    #[allow(clippy::too_many_arguments)]
+    fn place_chunks(
+        &mut self,
+        w: usize,
+        pc: u32,
+        desc: Desc,
+        t: u32,
+        mn: std::ops::Range<u32>,
+        k: u32,
+        mn_major: bool,
+        chunks: &mut Vec<(u32, u32)>,
+        at: &mut Vec<(u32, u32, u32)>,
+    ) -> Res<bool> {
+        // (Two plain loops: a `flat_map` extended the vector element by element through its
+        // general path, 2 % of a `wgmma` kernel's host instructions.)
+        chunks.clear();
+        if mn_major {
+            for kk in 0..k {
+                for m in mn.clone().step_by(t as usize) {
+                    chunks.push((m, kk));
+                }
+            }
+        } else {
+            for m in mn.clone() {
+                for kk in (0..k).step_by(t as usize) {
+                    chunks.push((m, kk));
+                }
+            }
+        }
+        // The executing CTA's shared memory, where every chunk of a well-formed descriptor
+        // lies: a chunk there needs none of `resolve`'s checks to fail (as `fast_targets`).
+        let own = self.warps[w].cta;
+        let lo = crate::memory::SHARED_BASE;
+        let hi = lo + self.shape.shared_bytes;
+        let no_mbarriers = self.ctas[own as usize].mbar_slots.iter().all(|s| *s == 0);
+        at.clear();
+        let mut all_fast = true;
+        for &(m0, k0) in chunks.iter() {
+            let a = desc.chunk(m0, k0, t, mn_major);
+            let in_own = a >= lo && a.checked_add(16).is_some_and(|end| end <= hi);
+            let fast = in_own
+                && a.is_multiple_of(16)
+                && (no_mbarriers || self.ctas[own as usize].holds_mbarrier(a, 16).is_none());
+            if fast {
+                at.push((own, a - lo, 16));
+                continue;
+            }
+            all_fast = false;
+            match self.resolve(w, 0, pc, Space::Shared, a as u64, 16)? {
+                super::mem::Target::Shared { cta, off } => at.push((cta, off, 16)),
+                _ => unreachable!("shared target"),
+            }
+        }
+        Ok(all_fast)
     }
 
     fn wgmma(&mut self, w: usize, pc: u32, g: &Wgmma) -> Res<()> {
@@ -1355,6 +1453,7 @@ impl Machine<'_> {
                     &mut s.a,
                     &mut s.operand,
                     None,
+                    None,
                 )?;
             }
             WgmmaA::Regs(srcs) => {
@@ -1393,6 +1492,7 @@ impl Machine<'_> {
             &mut s.b,
             &mut s.operand,
             Some(&mut s.b_memo),
+            Some(&mut s.b_places),
         )?;
         let sa = if g.neg_a { -1.0 } else { 1.0 };
         let sb = if g.neg_b { -1.0 } else { 1.0 };
