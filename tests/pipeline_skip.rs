@@ -10,6 +10,17 @@ use phasegate::prelude::*;
 use phasegate::ptx::{SmVersion, ptxas};
 use phasegate::runtime::sim::{self, Launch};
 
+/// The producer's side of both kernels: `tiles` tiles of `per` stages of 128 floats of `src`,
+/// in order (two loops, not one of `tiles * per` stages, which can wrap around).
+#[device]
+fn produce(producer: &mut Producer<f32, 2, 128>, src: &[f32], tiles: u32, per: u32) {
+    for tile in 0..tiles {
+        for s in 0..per {
+            producer.acquire().load(src, (tile * per + s) * 128);
+        }
+    }
+}
+
 /// Tile `t` is `per` stages of 128 floats, in order; warp group `t % 2` of the two consumers
 /// sums each thread's element over the tile's stages into `out[128 t + thread]`, and moves past
 /// the other group's tiles (`skip`). Their runs take turns, so that a group waits on a stage only
@@ -20,11 +31,7 @@ fn alternate(src: &[f32], out: &mut [f32], tiles: u32, per: u32) {
     if warp_id() < 4 {
         if thread_idx_x() == 0 {
             let mut producer = pipe.producer();
-            for tile in 0..tiles {
-                for s in 0..per {
-                    producer.acquire().load(src, (tile * per + s) * 128);
-                }
-            }
+            produce(&mut producer, src, tiles, per);
         }
     } else {
         let wg = warp_id() / 4 - 1;
@@ -63,11 +70,7 @@ fn alternate_without_turns(src: &[f32], out: &mut [f32], tiles: u32, per: u32) {
     if warp_id() < 4 {
         if thread_idx_x() == 0 {
             let mut producer = pipe.producer();
-            for tile in 0..tiles {
-                for s in 0..per {
-                    producer.acquire().load(src, (tile * per + s) * 128);
-                }
-            }
+            produce(&mut producer, src, tiles, per);
         }
     } else {
         let wg = warp_id() / 4 - 1;
