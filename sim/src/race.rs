@@ -38,6 +38,9 @@ pub(crate) trait Seen {
     fn at(&self, i: usize) -> u32;
     /// How many components the clock has (the cluster's clock width).
     fn width(&self) -> usize;
+    /// The clock as a plain vector, into `into`: component `i` of it is `self.at(i)` for
+    /// every `i` below [`Seen::width`].
+    fn write_to(&self, into: &mut Vec<u32>);
 }
 
 impl Seen for [u32] {
@@ -48,6 +51,11 @@ impl Seen for [u32] {
 
     fn width(&self) -> usize {
         self.len()
+    }
+
+    fn write_to(&self, into: &mut Vec<u32>) {
+        into.clear();
+        into.extend_from_slice(self);
     }
 }
 
@@ -81,6 +89,17 @@ impl<B: std::ops::Deref<Target = [u32]>> Seen for Snapshot<B> {
 
     fn width(&self) -> usize {
         self.base.len()
+    }
+
+    fn write_to(&self, into: &mut Vec<u32>) {
+        into.clear();
+        into.extend_from_slice(&self.base);
+        // The agent's component last: `at` takes the thread's first where they are one.
+        for (i, v) in [(self.agent, self.agent_value), (self.thread, self.own)] {
+            if let Some(x) = into.get_mut(i) {
+                *x = v;
+            }
+        }
     }
 }
 
@@ -838,6 +857,12 @@ pub(crate) struct Race {
     stale: Vec<bool>,
     /// Per thread, whether it acquired anything since its latest release.
     acquired: Vec<bool>,
+    /// The needs of the last boxes read by [`Race::async_read_box`], most recent last. Kept
+    /// here, not with the machine's other TMA state: a need holds for the cells of this
+    /// cluster's shadow, with this cluster's fences.
+    box_needs: Vec<BoxNeeds>,
+    /// [`Race::async_read_box`]'s copy of the operation's clock (kept for its allocation).
+    box_clock: Vec<u32>,
 }
 
 thread_local! {
@@ -966,6 +991,8 @@ impl Race {
             stale: vec![true; threads],
             acquired: vec![false; threads],
             acquire_memo: None,
+            box_needs: Vec::new(),
+            box_clock: Vec::new(),
         }
     }
 
@@ -1754,18 +1781,15 @@ impl Race {
         pc: u32,
     ) -> Result<(), (usize, Conflict)> {
         let me = self.agent_access(t, vc, pc);
-        let mut check = AsyncReadCheck {
+        let mut check = AsyncReadCheck::of(
             me,
             vc,
-            threads: self.threads,
-            fences: &self.fences,
-            owner: &self.owner,
-            // The issuing thread's latest fence, if it came before the issue.
-            issuer_fence: Some(&self.fence_vc[t as usize])
-                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
-            passed: NOT_PASSED,
-            reads: ReadMemo::default(),
-        };
+            t,
+            self.threads,
+            &self.fences,
+            &self.owner,
+            &self.fence_vc,
+        );
         let shadow = &mut self.shadow;
         let mut i = 0;
         while i < at.len() {
@@ -1817,10 +1841,10 @@ impl Race {
     /// through the issuer) one chunk's need in eight was met (the matmul at 225.81 host
     /// instructions per thread-instruction instead of 216.44).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn async_read_chunks(
+    pub(crate) fn async_read_chunks<S: Seen + ?Sized>(
         &mut self,
         t: u32,
-        vc: &[u32],
+        vc: &S,
         cta: u32,
         at: &[(u32, u32, u32)],
         needs: &mut Vec<ChunkNeed>,
@@ -1839,62 +1863,176 @@ impl Race {
             needs.resize(at.len(), ChunkNeed::default());
         }
         let me = self.agent_access(t, vc, pc);
-        let mut check = AsyncReadCheck {
+        let mut check = AsyncReadCheck::of(
             me,
             vc,
-            threads: self.threads,
-            fences: &self.fences,
-            owner: &self.owner,
-            issuer_fence: Some(&self.fence_vc[t as usize])
-                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
-            passed: NOT_PASSED,
-            reads: ReadMemo::default(),
-        };
+            t,
+            self.threads,
+            &self.fences,
+            &self.owner,
+            &self.fence_vc,
+        );
         let shadow = &mut self.shadow;
         let cells = shadow.cells[cta as usize].as_chunks_mut::<4>().0;
         let marks = &shadow.uniform[cta as usize];
         let sets = &mut shadow.read_sets;
-        for (i, (&(_, off, _), need)) in at.iter().zip(needs.iter_mut()).enumerate() {
-            let q = (off / 16) as usize;
-            let quad = &mut cells[q];
-            let checked = if marks[q] {
-                let before = quad[0].reads;
-                let [(who, clock), (x, fence)] = need.seen;
-                let met = need.key == write_key(&quad[0])
-                    && vc.at(who as usize) >= clock
-                    && (vc.at(x as usize) >= fence
-                        || check.issuer_fence.is_some_and(|f| f[who as usize] >= clock));
-                let checked = if met {
-                    #[cfg(test)]
-                    tests::NEEDS_MET.with(|n| n.set(n.get() + 1));
-                    record_read_memo(&mut quad[0], sets, me, vc, &mut check.reads);
-                    Ok(())
-                } else {
-                    check.cell(&mut quad[0], sets, off).map(|()| {
-                        *need = check.need(&quad[0]);
-                    })
-                };
-                checked.map(|()| {
-                    sets.repeat_memo(before, quad[0].reads, 3, &mut check.reads);
-                    // A read changes a cell's reads alone: the other three, equal to the
-                    // first before it, take those (`copy_first` without the rest).
-                    let (read, reads) = (quad[0].read, quad[0].reads);
-                    for cell in &mut quad[1..] {
-                        cell.read = read;
-                        cell.reads = reads;
+        let mut i = 0;
+        while i < at.len() {
+            // The usual chunk, as in `async_read_box`: its read recorded as a move alone.
+            if let Some((from, to)) = check.reads.moving() {
+                let start = i;
+                while let Some(&(_, off, _)) = at.get(i)
+                    && let q = (off / 16) as usize
+                    && marks[q]
+                    && cells[q][0].reads == from
+                    && check.meets(&cells[q][0], &needs[i])
+                {
+                    for cell in &mut cells[q] {
+                        cell.reads = to;
                     }
-                })
-            } else {
-                check.cells(quad, sets, off)
-            };
-            if let Err(c) = checked {
+                    i += 1;
+                }
+                check.reads.moved(4 * (i - start) as u32);
+                if i == at.len() {
+                    break;
+                }
+            }
+            let off = at[i].1;
+            let q = (off / 16) as usize;
+            if let Err(c) = check.quad_with_need(&mut cells[q], marks[q], sets, off, &mut needs[i])
+            {
                 sets.settle(&mut check.reads);
                 return Err((i, c));
             }
+            i += 1;
         }
         sets.settle(&mut check.reads);
         Ok(())
     }
+
+    /// [`Race::async_reads`] of `at`, ranges of CTA `cta` whose offsets and lengths are
+    /// multiples of 16 (whole quads), each quad with its [`ChunkNeed`] as
+    /// [`Race::async_read_chunks`] takes a chunk: the reads of a TMA store's box. Every lane of
+    /// CUTLASS's storing warp issues the store of the same box (its shared-memory tile, 8 KB
+    /// in the cooperative GEMM, the 512 quads each written by another thread's `stmatrix`), so
+    /// the same cells are read by 32 agents one after the other; the needs are kept by box
+    /// (the CTA and the ranges: the last [`BOX_NEEDS`] boxes) for the next. Each quad is
+    /// checked as `async_reads` checks the merged range that holds it: in the same order, the
+    /// same first conflict, reported with the index of the range that holds it (a CTA with a
+    /// split granule, or a range not of whole quads, takes `async_reads` itself).
+    pub(crate) fn async_read_box<S: Seen + ?Sized>(
+        &mut self,
+        t: u32,
+        vc: &S,
+        cta: u32,
+        at: &[(u32, u32, u32)],
+        pc: u32,
+    ) -> Result<(), (usize, Conflict)> {
+        if self.shadow.any_split[cta as usize]
+            || !at.iter().all(|&(c, off, len)| {
+                c == cta && off.is_multiple_of(16) && len.is_multiple_of(16) && len > 0
+            })
+        {
+            return self.async_reads(t, vc, at, pc);
+        }
+        let quads = at.iter().map(|&(_, _, len)| (len / 16) as usize).sum();
+        let kept = match self
+            .box_needs
+            .iter()
+            .position(|b| b.cta == cta && b.at == at)
+        {
+            Some(i) => i,
+            None => {
+                if self.box_needs.len() == BOX_NEEDS {
+                    self.box_needs.remove(0);
+                }
+                self.box_needs.push(BoxNeeds {
+                    cta,
+                    at: at.to_vec(),
+                    needs: vec![ChunkNeed::default(); quads],
+                });
+                self.box_needs.len() - 1
+            }
+        };
+        let mut needs = std::mem::take(&mut self.box_needs[kept].needs);
+        debug_assert_eq!(needs.len(), quads);
+        // The operation's clock as a plain vector: an `OpClock`'s component is two compares
+        // and a load through its snapshot, and the needs' tests read two a quad.
+        let mut seen = std::mem::take(&mut self.box_clock);
+        vc.write_to(&mut seen);
+        let vc = &seen[..];
+        let me = self.agent_access(t, vc, pc);
+        let mut check = AsyncReadCheck::of(
+            me,
+            vc,
+            t,
+            self.threads,
+            &self.fences,
+            &self.owner,
+            &self.fence_vc,
+        );
+        let shadow = &mut self.shadow;
+        let cells = shadow.cells[cta as usize].as_chunks_mut::<4>().0;
+        let marks = &shadow.uniform[cta as usize];
+        let sets = &mut shadow.read_sets;
+        let mut n = 0;
+        let mut checked = Ok(());
+        'ranges: for (i, &(_, off, len)) in at.iter().enumerate() {
+            let (mut q, end) = ((off / 16) as usize, ((off + len) / 16) as usize);
+            while q < end {
+                // The usual quad once the lanes before have read the box: uniform, its cells'
+                // set the one the last add moved a cell from, its write the need's and the
+                // need met. `quad_with_need` would record the read of each of its cells as a
+                // move to the add's result (`ReadSets::add_memo`, counted as moved) and
+                // change nothing else: here in a loop of its own.
+                if let Some((from, to)) = check.reads.moving() {
+                    let start = q;
+                    while q < end
+                        && marks[q]
+                        && cells[q][0].reads == from
+                        && check.meets(&cells[q][0], &needs[n + q - start])
+                    {
+                        for cell in &mut cells[q] {
+                            cell.reads = to;
+                        }
+                        q += 1;
+                    }
+                    check.reads.moved(4 * (q - start) as u32);
+                    n += q - start;
+                    if q == end {
+                        break;
+                    }
+                }
+                if let Err(c) = check.quad_with_need(
+                    &mut cells[q],
+                    marks[q],
+                    sets,
+                    16 * q as u32,
+                    &mut needs[n],
+                ) {
+                    checked = Err((i, c));
+                    break 'ranges;
+                }
+                q += 1;
+                n += 1;
+            }
+        }
+        sets.settle(&mut check.reads);
+        self.box_needs[kept].needs = needs;
+        self.box_clock = seen;
+        checked
+    }
+}
+
+/// How many boxes' needs [`Race::async_read_box`] keeps.
+const BOX_NEEDS: usize = 4;
+
+/// The [`ChunkNeed`] of each quad of a box of CTA `cta` read as the ranges `at`
+/// ([`Race::async_read_box`]).
+struct BoxNeeds {
+    cta: u32,
+    at: Vec<(u32, u32, u32)>,
+    needs: Vec<ChunkNeed>,
 }
 
 /// What a reader must have seen for the write checks of an async read
@@ -1956,7 +2094,84 @@ struct AsyncReadCheck<'a, S: Seen + ?Sized> {
     reads: ReadMemo,
 }
 
+impl<'a, S: Seen + ?Sized> AsyncReadCheck<'a, S> {
+    /// The check of the reads of an async operation of thread `t` (clock `vc`) by its agent's
+    /// access `me`.
+    #[inline(always)]
+    fn of(
+        me: Access,
+        vc: &'a S,
+        t: u32,
+        threads: usize,
+        fences: &'a [Vec<u32>],
+        owner: &'a [u32],
+        fence_vc: &'a [Clock],
+    ) -> AsyncReadCheck<'a, S> {
+        AsyncReadCheck {
+            me,
+            vc,
+            threads,
+            fences,
+            owner,
+            // The issuing thread's latest fence, if it came before the issue.
+            issuer_fence: Some(&fence_vc[t as usize])
+                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
+            passed: NOT_PASSED,
+            reads: ReadMemo::default(),
+        }
+    }
+}
+
 impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
+    /// The check of the whole quad `quad` (at `off`; `uniform`: its mark) with `need`, as
+    /// [`AsyncReadCheck::quads`] checks it ([`Race::async_read_chunks`]): a uniform quad whose
+    /// first cell's write is the need's and whose reader meets it only records the read; one
+    /// that does not is checked, and its need found again; a quad not uniform takes
+    /// [`AsyncReadCheck::cells`].
+    /// Whether `need` holds for `cell` and this reader: the cell's write is the need's, and
+    /// the reader's clock (or its issuer's fence) meets it ([`ChunkNeed`]).
+    #[inline(always)]
+    fn meets(&self, cell: &Cell, need: &ChunkNeed) -> bool {
+        let [(who, clock), (x, fence)] = need.seen;
+        need.key == write_key(cell)
+            && self.vc.at(who as usize) >= clock
+            && (self.vc.at(x as usize) >= fence
+                || self.issuer_fence.is_some_and(|f| f[who as usize] >= clock))
+    }
+
+    #[inline(always)]
+    fn quad_with_need(
+        &mut self,
+        quad: &mut [Cell; 4],
+        uniform: bool,
+        sets: &mut ReadSets,
+        off: u32,
+        need: &mut ChunkNeed,
+    ) -> Result<(), Conflict> {
+        if !uniform {
+            return self.cells(quad, sets, off);
+        }
+        let vc = self.vc;
+        let before = quad[0].reads;
+        if self.meets(&quad[0], need) {
+            #[cfg(test)]
+            tests::NEEDS_MET.with(|n| n.set(n.get() + 1));
+            record_read_memo(&mut quad[0], sets, self.me, vc, &mut self.reads);
+        } else {
+            self.cell(&mut quad[0], sets, off)?;
+            *need = self.need(&quad[0]);
+        }
+        sets.repeat_memo(before, quad[0].reads, 3, &mut self.reads);
+        // A read changes a cell's reads alone: the other three, equal to the first before it,
+        // take those (`copy_first` without the rest).
+        let (read, reads) = (quad[0].read, quad[0].reads);
+        for cell in &mut quad[1..] {
+            cell.read = read;
+            cell.reads = reads;
+        }
+        Ok(())
+    }
+
     /// [`AsyncReadCheck::cell`] of each of `cells` (the first at `offset`), in order. The
     /// common cell, whose write is the last one that passed and whose read set is the one
     /// the last add left its predecessor with, is what `cell` does to it (its set becomes
