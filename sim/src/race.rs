@@ -488,6 +488,23 @@ fn record_read_memo<S: Seen + ?Sized>(
     }
 }
 
+/// [`record_read_memo`] of the first cell of a uniform quad, whose four cells name one set
+/// ([`ReadSets::add_quad`]).
+#[inline(always)]
+fn record_read_quad<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    me: Access,
+    seen: &S,
+    memo: &mut ReadMemo,
+) {
+    if cell.reads != 0 {
+        cell.reads = sets.add_quad(cell.reads, me, memo);
+    } else {
+        record_read_memo(cell, sets, me, seen, memo);
+    }
+}
+
 /// A generic read by `me` (whose clock is `seen`) of `cell`: the last write must be ordered
 /// before it. `memo`: the cell is one of a run of cells that one read covers
 /// ([`record_read_memo`]); without, the read's only cell.
@@ -682,7 +699,15 @@ fn read_quads<S: Seen + ?Sized>(
         let key = off + 16 * q as u32;
         if uniform {
             let before = quad[0].reads;
-            read_cell(&mut quad[0], sets, key, me, seen, Some(memo))?;
+            if !sees(seen, quad[0].write) {
+                return Err(Conflict {
+                    earlier: quad[0].write,
+                    earlier_write: true,
+                    offset: key,
+                    missing_fence: false,
+                });
+            }
+            record_read_quad(&mut quad[0], sets, me, seen, memo);
             sets.repeat_memo(before, quad[0].reads, 3, memo);
             copy_first(quad);
         } else {
@@ -3010,7 +3035,7 @@ mod tests {
                     let op = next(operands.len() as u64) as usize;
                     let at = &operands[op];
                     let vc = chunks.issue_async(t).to_clock();
-                    let a = chunks.async_read_chunks(t, &vc, 0, at, &mut needs[op], 9);
+                    let a = chunks.async_read_chunks(t, &vc[..], 0, at, &mut needs[op], 9);
                     let vc = plain.issue_async(t).to_clock();
                     let b = plain.async_reads(t, &vc[..], at, 9);
                     if let Err((i, _)) = a {
