@@ -719,6 +719,33 @@ fn read_quads<S: Seen + ?Sized>(
     Ok(())
 }
 
+/// [`read_quads`] of one uniform quad at `off`, a read of its own (its memo settled after):
+/// the check of the first cell's write, its record, the other three given the result.
+#[inline(always)]
+fn read_uniform_quad<S: Seen + ?Sized>(
+    quad: &mut [Cell; 4],
+    sets: &mut ReadSets,
+    off: u32,
+    me: Access,
+    seen: &S,
+) -> Result<(), Conflict> {
+    if !sees(seen, quad[0].write) {
+        return Err(Conflict {
+            earlier: quad[0].write,
+            earlier_write: true,
+            offset: off,
+            missing_fence: false,
+        });
+    }
+    let mut memo = ReadMemo::default();
+    let before = quad[0].reads;
+    record_read_quad(&mut quad[0], sets, me, seen, &mut memo);
+    sets.repeat_memo(before, quad[0].reads, 3, &mut memo);
+    copy_first(quad);
+    sets.settle(&mut memo);
+    Ok(())
+}
+
 /// A write by `me` (whose clock is `seen`, with `fences` proxy fences before it) of whole
 /// quads (the first at `off`): as [`write_cell`] of each cell in order with one
 /// [`WriteMemo`], each cell then marked `generic` or not (a `cp.async`'s write or a store). A
@@ -1507,9 +1534,34 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), (usize, Conflict)> {
+        if len != 16 || !self.checking() || self.shadow.any_split[cta as usize] {
+            for (i, &off) in offsets.iter().enumerate() {
+                self.read_inline(warp * 32 + i as u32, cta, off, len, pc)
+                    .map_err(|c| (i, c))?;
+            }
+            return Ok(());
+        }
+        // The usual row, 16 aligned bytes of a CTA without split granules: one quad, whose
+        // check and record `read_inline` makes through `Shadow::quads` and `read_quads` (a
+        // range of quads, its slices and their iterators, for one quad), here directly.
         for (i, &off) in offsets.iter().enumerate() {
-            self.read_inline(warp * 32 + i as u32, cta, off, len, pc)
-                .map_err(|c| (i, c))?;
+            let t = warp * 32 + i as u32;
+            let q = (off / 16) as usize;
+            if !off.is_multiple_of(16) || !self.shadow.uniform[cta as usize][q] {
+                self.read_inline(t, cta, off, len, pc).map_err(|c| (i, c))?;
+                continue;
+            }
+            let me = Access {
+                who: t,
+                clock: self.now(t),
+                pc,
+                instr: 0,
+            };
+            with_thread_clock!(self, t, |shadow, seen| {
+                let quad = &mut shadow.cells[cta as usize].as_chunks_mut::<4>().0[q];
+                read_uniform_quad(quad, &mut shadow.read_sets, off, me, seen)
+            })
+            .map_err(|c| (i, c))?;
         }
         Ok(())
     }
