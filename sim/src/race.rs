@@ -1557,6 +1557,8 @@ impl Race {
                 pc,
                 instr: 0,
             };
+            #[cfg(test)]
+            tests::ROWS_DIRECT.with(|n| n.set(n.get() + 1));
             with_thread_clock!(self, t, |shadow, seen| {
                 let quad = &mut shadow.cells[cta as usize].as_chunks_mut::<4>().0[q];
                 read_uniform_quad(quad, &mut shadow.read_sets, off, me, seen)
@@ -1964,6 +1966,8 @@ impl Race {
                     && cells[q][0].reads == from
                     && check.meets(&cells[q][0], &needs[i])
                 {
+                    #[cfg(test)]
+                    tests::RUN_MOVES.with(|n| n.set(n.get() + 1));
                     for cell in &mut cells[q] {
                         cell.reads = to;
                     }
@@ -2069,6 +2073,8 @@ impl Race {
                         && cells[q][0].reads == from
                         && check.meets(&cells[q][0], &needs[n + q - start])
                     {
+                        #[cfg(test)]
+                        tests::RUN_MOVES.with(|n| n.set(n.get() + 1));
                         for cell in &mut cells[q] {
                             cell.reads = to;
                         }
@@ -2402,6 +2408,11 @@ mod tests {
     thread_local! {
         /// How many chunks [`Race::async_read_chunks`] found their need met for.
         pub(super) static NEEDS_MET: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// How many quads [`Race::async_read_box`] and [`Race::async_read_chunks`] recorded in
+        /// their runs of moves (their need met).
+        pub(super) static RUN_MOVES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// How many rows [`Race::read_rows`] took as one uniform quad directly.
+        pub(super) static ROWS_DIRECT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
     /// What the checks can tell of a cell: its write, its single read and its sorted read set.
@@ -3136,6 +3147,226 @@ mod tests {
         assert!(
             hidden > 2000,
             "conflicts at a chunk with its write's need: {hidden}"
+        );
+    }
+
+    /// A generic read of two uniform quads whose sets are each shared by two quads: the first
+    /// quad's add copies its set (the memo's move of its other three cells pending), and the
+    /// second's add must bring the counts up to date before the memo takes it
+    /// ([`ReadSets::add_quad`]); then every set is counted once per cell that names it.
+    #[test]
+    fn a_quad_read_after_moves_counts_them() {
+        let mut race = Race::new(THREADS, 1, 64, true, true);
+        // Threads 0 and 1 read quads 0 and 1, threads 2 and 3 quads 2 and 3: two sets of eight
+        // cells each (the threads are unordered).
+        for (t, off) in [(0, 0), (1, 0), (2, 32), (3, 32)] {
+            race.read(t, 0, off, 32, 1).expect("read");
+        }
+        // Thread 4 reads quads 1 and 2.
+        race.read(4, 0, 16, 32, 2).expect("read");
+        let mut named = std::collections::HashMap::new();
+        for cell in &race.shadow.cells[0] {
+            *named.entry(cell.reads).or_insert(0) += 1;
+        }
+        named.remove(&0);
+        assert_eq!(named.len(), 4, "sets: {named:?}");
+        for (slot, n) in race.shadow.read_sets.slots_in_use() {
+            assert_eq!(named.get(&slot), Some(&n), "slot {slot}");
+        }
+    }
+
+    /// [`Race::async_read_box`] checks and records as [`Race::async_reads`]: two shadows of 16
+    /// quads take the same 40,000 random steps of 8 threads (acquires, barriers, waits for
+    /// their agents, proxy fences, stores of quads and granules, `cp.async` and bulk writes,
+    /// generic reads of quads, `ldmatrix` rows (`Race::read_rows`, whose row of one uniform
+    /// quad is checked directly, against each lane's `Race::read`), in the last quarter
+    /// narrower stores that split granules), while
+    /// six boxes (one to three ranges of one to four quads, in any order; one box with a range
+    /// of granules, which takes `async_reads`) are read again and again, each by one to six
+    /// threads' agents in turn, each with its operation's clock (an [`OpClock`], which the box's path copies
+    /// into a vector), through `async_read_box` on one shadow (six boxes for the four it
+    /// keeps) and `async_reads` on the other. The results (the conflict and its range), every
+    /// granule's state and fields, the marks and the read sets' counts must agree after every
+    /// step. It sees 24,827 quads whose need was met (488 of them in the run of moves), 6,382
+    /// conflicts (900 of them at a quad whose need had its write), and 3,957 `ldmatrix` rows
+    /// taken as one uniform quad.
+    #[test]
+    fn box_reads_check_as_async_reads() {
+        const CBYTES: u32 = 256;
+        let mut rng = crate::rng::Rng::new(31);
+        let mut next = |n: u64| rng.below(n);
+        let new = || Race::new(THREADS, 1, CBYTES as usize, true, true);
+        let (mut boxes, mut plain) = (new(), new());
+        let mut shapes: Vec<Vec<(u32, u32, u32)>> = Vec::new();
+        for b in 0..6 {
+            let mut at = Vec::new();
+            for _ in 0..1 + next(3) {
+                let quads = 1 + next(4) as u32;
+                let q = next((CBYTES / 16 - quads + 1) as u64) as u32;
+                at.push((0, 16 * q, 16 * quads));
+            }
+            if b == 5 {
+                at.push((0, 4 * (1 + next(CBYTES as u64 / 4 - 4)) as u32, 8));
+            }
+            shapes.push(at);
+        }
+        NEEDS_MET.with(|n| n.set(0));
+        RUN_MOVES.with(|n| n.set(0));
+        ROWS_DIRECT.with(|n| n.set(0));
+        let (mut conflicts, mut hidden) = (0, 0);
+        for step in 0..40000 {
+            let t = next(THREADS as u64) as u32;
+            let off = 16 * next(CBYTES as u64 / 16) as u32;
+            let both = [&mut boxes, &mut plain];
+            let r: (String, String) = match next(30) {
+                0 | 1 => {
+                    acquire_from(both, t, next(THREADS as u64) as u32);
+                    continue;
+                }
+                2..=4 => {
+                    barrier_all(both);
+                    continue;
+                }
+                5 | 6 => {
+                    let event = both[0].agent_clock[t as usize];
+                    for r in both {
+                        r.acquire_agent(t, event);
+                    }
+                    continue;
+                }
+                7..=9 => {
+                    for r in both {
+                        r.fence_proxy_async(t);
+                    }
+                    continue;
+                }
+                10..=12 => {
+                    let (o, l) = match next(4) {
+                        0 => (off + 4 * next(4) as u32, 4),
+                        1 if step >= 30000 => (off + next(14) as u32, 1 + next(2) as u32),
+                        _ => (off, 16 * (1 + next(2) as u32).min((CBYTES - off) / 16)),
+                    };
+                    let [a, b] = both.map(|r| {
+                        r.next_store();
+                        format!("{:?}", r.write(t, 0, o, l, 3))
+                    });
+                    (a, b)
+                }
+                13 => {
+                    let [a, b] = both.map(|r| {
+                        let vc = r.issue_async(t);
+                        format!("{:?}", r.cp_async_write(t, &vc, 0, off, 16, 4))
+                    });
+                    (a, b)
+                }
+                14 => {
+                    let [a, b] = both.map(|r| {
+                        let vc = r.issue_async(t);
+                        format!("{:?}", r.async_write(t, &vc, 0, off, 16, 6, false))
+                    });
+                    (a, b)
+                }
+                15 => {
+                    let [a, b] = both.map(|r| format!("{:?}", r.read(t, 0, off, 16, 7)));
+                    (a, b)
+                }
+                16 | 17 => {
+                    // An `ldmatrix` of up to 8 rows of 16 bytes (now and then one at a
+                    // granule, not a quad), read by the lanes of warp 0: `read_rows` on one
+                    // shadow, each lane's `read` of its row on the other.
+                    let rows: Vec<u32> = (0..1 + next(8))
+                        .map(|_| match next(8) {
+                            0 => 4 * next(CBYTES as u64 / 4 - 3) as u32,
+                            _ => 16 * next(CBYTES as u64 / 16) as u32,
+                        })
+                        .collect();
+                    let a = boxes.read_rows(0, 0, &rows, 16, 8);
+                    let b = rows.iter().enumerate().try_for_each(|(i, &o)| {
+                        plain.read(i as u32, 0, o, 16, 8).map_err(|c| (i, c))
+                    });
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+                _ => {
+                    // One box read by up to six threads in turn (as the lanes of a warp
+                    // store one box), the results compared together.
+                    let shape = next(shapes.len() as u64) as usize;
+                    let at = &shapes[shape];
+                    let (mut a, mut b) = (Ok(()), Ok(()));
+                    for k in 0..1 + next(6) as u32 {
+                        let t = (t + k) % THREADS as u32;
+                        let vc = boxes.issue_async(t);
+                        a = boxes.async_read_box(t, &vc, 0, at, 9);
+                        let vc = plain.issue_async(t);
+                        b = plain.async_reads(t, &vc, at, 9);
+                        if a.is_err() || b.is_err() {
+                            break;
+                        }
+                    }
+                    if let Err((_, c)) = a
+                        && shape != 5
+                        && c.offset.is_multiple_of(16)
+                    {
+                        conflicts += 1;
+                        let q = c.offset / 16;
+                        let kept = boxes.box_needs.iter().find(|b| b.at == *at);
+                        let mut quads = at.iter().flat_map(|&(_, o, l)| o / 16..(o + l) / 16);
+                        let i = quads.position(|x| x == q);
+                        if let (Some(kept), Some(i)) = (kept, i) {
+                            hidden += (kept.needs[i].key
+                                == write_key(&boxes.shadow.cells[0][(q * 4) as usize]))
+                                as u32;
+                        }
+                    }
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+            };
+            assert_eq!(r.0, r.1, "step {step}");
+            let mut named = std::collections::HashMap::new();
+            for g in 0..(CBYTES / 4) as usize {
+                assert_eq!(
+                    granule_state(&boxes, g),
+                    granule_state(&plain, g),
+                    "step {step} granule {g}"
+                );
+                let (x, y) = (boxes.shadow.cells[0][g], plain.shadow.cells[0][g]);
+                assert_eq!(fields(&x).0, fields(&y).0, "step {step} granule {g}");
+                assert_eq!(fields(&x).1, fields(&y).1, "step {step} granule {g}");
+                assert_eq!(fields(&x).4, fields(&y).4, "step {step} granule {g}");
+                assert_eq!(fields(&x).6, fields(&y).6, "step {step} granule {g}");
+                if !x.split {
+                    *named.entry(x.reads).or_insert(0) += 1;
+                }
+            }
+            assert_eq!(boxes.shadow.uniform, plain.shadow.uniform, "step {step}");
+            named.remove(&0);
+            if step < 30000 {
+                for (&slot, &n) in &named {
+                    assert_eq!(
+                        boxes.shadow.read_sets.slots_refs(slot),
+                        n,
+                        "step {step}: cells naming slot {slot}"
+                    );
+                }
+                for (slot, n) in boxes.shadow.read_sets.slots_in_use() {
+                    assert_eq!(
+                        named.get(&slot),
+                        Some(&n),
+                        "step {step}: slot {slot} in use"
+                    );
+                }
+            }
+            marked_quads_are_equal(&boxes);
+        }
+        let met = NEEDS_MET.with(|n| n.get());
+        let moves = RUN_MOVES.with(|n| n.get());
+        let direct = ROWS_DIRECT.with(|n| n.get());
+        assert!(met > 18000, "quads whose need was met: {met}");
+        assert!(moves > 300, "quads of the run of moves: {moves}");
+        assert!(direct > 2500, "rows of one uniform quad: {direct}");
+        assert!(conflicts > 4000, "conflicts found: {conflicts}");
+        assert!(
+            hidden > 500,
+            "conflicts at a quad with its write's need: {hidden}"
         );
     }
 

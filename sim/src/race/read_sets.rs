@@ -258,13 +258,14 @@ impl ReadSets {
             memo.moved += 1;
             return to;
         }
-        // The counts up to date first (as `add_memo` brings them), so that 4 is every cell
-        // that names the set.
-        self.settle(memo);
+        // The slot is neither of the memo's (not its `from`, above; not its `to`, a slot
+        // that the run's earlier cells alone name): its count is up to date.
         if self.slots[slot as usize].refs == 4 {
             self.add_in_place(slot, me);
             return slot;
         }
+        // The counts up to date before the memo takes another add, as in `add_memo`.
+        self.settle(memo);
         let to = self.add(slot, me);
         if to != slot {
             memo.added = Some((slot, to));
