@@ -1960,15 +1960,15 @@ impl Race {
             // The usual chunk, as in `async_read_box`: its read recorded as a move alone.
             if let Some((from, to)) = check.reads.moving() {
                 let start = i;
-                while let Some(&(_, off, _)) = at.get(i)
-                    && let q = (off / 16) as usize
-                    && marks[q]
-                    && cells[q][0].reads == from
-                    && check.meets(&cells[q][0], &needs[i])
-                {
+                for (&(_, off, _), need) in at[i..].iter().zip(&needs[i..]) {
+                    let q = (off / 16) as usize;
+                    let quad = &mut cells[q];
+                    if !(marks[q] && quad[0].reads == from && check.meets(&quad[0], need)) {
+                        break;
+                    }
                     #[cfg(test)]
                     tests::RUN_MOVES.with(|n| n.set(n.get() + 1));
-                    for cell in &mut cells[q] {
+                    for cell in quad {
                         cell.reads = to;
                     }
                     i += 1;
@@ -2067,15 +2067,20 @@ impl Race {
                 // move to the add's result (`ReadSets::add_memo`, counted as moved) and
                 // change nothing else: here in a loop of its own.
                 if let Some((from, to)) = check.reads.moving() {
+                    // Over the range's quads, marks and needs as slices together (no index
+                    // checks in the loop).
+                    let run = cells[q..end]
+                        .iter_mut()
+                        .zip(&marks[q..end])
+                        .zip(&needs[n..n + end - q]);
                     let start = q;
-                    while q < end
-                        && marks[q]
-                        && cells[q][0].reads == from
-                        && check.meets(&cells[q][0], &needs[n + q - start])
-                    {
+                    for ((quad, &uniform), need) in run {
+                        if !(uniform && quad[0].reads == from && check.meets(&quad[0], need)) {
+                            break;
+                        }
                         #[cfg(test)]
                         tests::RUN_MOVES.with(|n| n.set(n.get() + 1));
-                        for cell in &mut cells[q] {
+                        for cell in quad {
                             cell.reads = to;
                         }
                         q += 1;
