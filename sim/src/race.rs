@@ -38,6 +38,9 @@ pub(crate) trait Seen {
     fn at(&self, i: usize) -> u32;
     /// How many components the clock has (the cluster's clock width).
     fn width(&self) -> usize;
+    /// The clock as a plain vector, into `into`: component `i` of it is `self.at(i)` for
+    /// every `i` below [`Seen::width`].
+    fn write_to(&self, into: &mut Vec<u32>);
 }
 
 impl Seen for [u32] {
@@ -48,6 +51,11 @@ impl Seen for [u32] {
 
     fn width(&self) -> usize {
         self.len()
+    }
+
+    fn write_to(&self, into: &mut Vec<u32>) {
+        into.clear();
+        into.extend_from_slice(self);
     }
 }
 
@@ -81,6 +89,17 @@ impl<B: std::ops::Deref<Target = [u32]>> Seen for Snapshot<B> {
 
     fn width(&self) -> usize {
         self.base.len()
+    }
+
+    fn write_to(&self, into: &mut Vec<u32>) {
+        into.clear();
+        into.extend_from_slice(&self.base);
+        // The agent's component last: `at` takes the thread's first where they are one.
+        for (i, v) in [(self.agent, self.agent_value), (self.thread, self.own)] {
+            if let Some(x) = into.get_mut(i) {
+                *x = v;
+            }
+        }
     }
 }
 
@@ -469,6 +488,23 @@ fn record_read_memo<S: Seen + ?Sized>(
     }
 }
 
+/// [`record_read_memo`] of the first cell of a uniform quad, whose four cells name one set
+/// ([`ReadSets::add_quad`]).
+#[inline(always)]
+fn record_read_quad<S: Seen + ?Sized>(
+    cell: &mut Cell,
+    sets: &mut ReadSets,
+    me: Access,
+    seen: &S,
+    memo: &mut ReadMemo,
+) {
+    if cell.reads != 0 {
+        cell.reads = sets.add_quad(cell.reads, me, memo);
+    } else {
+        record_read_memo(cell, sets, me, seen, memo);
+    }
+}
+
 /// A generic read by `me` (whose clock is `seen`) of `cell`: the last write must be ordered
 /// before it. `memo`: the cell is one of a run of cells that one read covers
 /// ([`record_read_memo`]); without, the read's only cell.
@@ -663,7 +699,15 @@ fn read_quads<S: Seen + ?Sized>(
         let key = off + 16 * q as u32;
         if uniform {
             let before = quad[0].reads;
-            read_cell(&mut quad[0], sets, key, me, seen, Some(memo))?;
+            if !sees(seen, quad[0].write) {
+                return Err(Conflict {
+                    earlier: quad[0].write,
+                    earlier_write: true,
+                    offset: key,
+                    missing_fence: false,
+                });
+            }
+            record_read_quad(&mut quad[0], sets, me, seen, memo);
             sets.repeat_memo(before, quad[0].reads, 3, memo);
             copy_first(quad);
         } else {
@@ -672,6 +716,33 @@ fn read_quads<S: Seen + ?Sized>(
             }
         }
     }
+    Ok(())
+}
+
+/// [`read_quads`] of one uniform quad at `off`, a read of its own (its memo settled after):
+/// the check of the first cell's write, its record, the other three given the result.
+#[inline(always)]
+fn read_uniform_quad<S: Seen + ?Sized>(
+    quad: &mut [Cell; 4],
+    sets: &mut ReadSets,
+    off: u32,
+    me: Access,
+    seen: &S,
+) -> Result<(), Conflict> {
+    if !sees(seen, quad[0].write) {
+        return Err(Conflict {
+            earlier: quad[0].write,
+            earlier_write: true,
+            offset: off,
+            missing_fence: false,
+        });
+    }
+    let mut memo = ReadMemo::default();
+    let before = quad[0].reads;
+    record_read_quad(&mut quad[0], sets, me, seen, &mut memo);
+    sets.repeat_memo(before, quad[0].reads, 3, &mut memo);
+    copy_first(quad);
+    sets.settle(&mut memo);
     Ok(())
 }
 
@@ -838,6 +909,12 @@ pub(crate) struct Race {
     stale: Vec<bool>,
     /// Per thread, whether it acquired anything since its latest release.
     acquired: Vec<bool>,
+    /// The needs of the last boxes read by [`Race::async_read_box`], most recent last. Kept
+    /// here, not with the machine's other TMA state: a need holds for the cells of this
+    /// cluster's shadow, with this cluster's fences.
+    box_needs: Vec<BoxNeeds>,
+    /// [`Race::async_read_box`]'s copy of the operation's clock (kept for its allocation).
+    box_clock: Vec<u32>,
 }
 
 thread_local! {
@@ -966,6 +1043,8 @@ impl Race {
             stale: vec![true; threads],
             acquired: vec![false; threads],
             acquire_memo: None,
+            box_needs: Vec::new(),
+            box_clock: Vec::new(),
         }
     }
 
@@ -1455,9 +1534,39 @@ impl Race {
         len: u32,
         pc: u32,
     ) -> Result<(), (usize, Conflict)> {
+        if len != 16 || !self.checking() || self.shadow.any_split[cta as usize] {
+            for (i, &off) in offsets.iter().enumerate() {
+                self.read_inline(warp * 32 + i as u32, cta, off, len, pc)
+                    .map_err(|c| (i, c))?;
+            }
+            return Ok(());
+        }
+        // The usual row, 16 aligned bytes of a CTA without split granules: one quad, whose
+        // check and record `read_inline` makes through `Shadow::quads` and `read_quads` (a
+        // range of quads, its slices and their iterators, for one quad), here directly: the
+        // `mma.sync` matmul's 104,448 rows took 27.9 M host instructions with the in-place
+        // add (`ReadSets::add_quad`), 18.7 M so (the matmul 131.36 -> 125.27 host instructions
+        // per thread-instruction).
         for (i, &off) in offsets.iter().enumerate() {
-            self.read_inline(warp * 32 + i as u32, cta, off, len, pc)
-                .map_err(|c| (i, c))?;
+            let t = warp * 32 + i as u32;
+            let q = (off / 16) as usize;
+            if !off.is_multiple_of(16) || !self.shadow.uniform[cta as usize][q] {
+                self.read_inline(t, cta, off, len, pc).map_err(|c| (i, c))?;
+                continue;
+            }
+            let me = Access {
+                who: t,
+                clock: self.now(t),
+                pc,
+                instr: 0,
+            };
+            #[cfg(test)]
+            tests::ROWS_DIRECT.with(|n| n.set(n.get() + 1));
+            with_thread_clock!(self, t, |shadow, seen| {
+                let quad = &mut shadow.cells[cta as usize].as_chunks_mut::<4>().0[q];
+                read_uniform_quad(quad, &mut shadow.read_sets, off, me, seen)
+            })
+            .map_err(|c| (i, c))?;
         }
         Ok(())
     }
@@ -1754,18 +1863,15 @@ impl Race {
         pc: u32,
     ) -> Result<(), (usize, Conflict)> {
         let me = self.agent_access(t, vc, pc);
-        let mut check = AsyncReadCheck {
+        let mut check = AsyncReadCheck::of(
             me,
             vc,
-            threads: self.threads,
-            fences: &self.fences,
-            owner: &self.owner,
-            // The issuing thread's latest fence, if it came before the issue.
-            issuer_fence: Some(&self.fence_vc[t as usize])
-                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
-            passed: NOT_PASSED,
-            reads: ReadMemo::default(),
-        };
+            t,
+            self.threads,
+            &self.fences,
+            &self.owner,
+            &self.fence_vc,
+        );
         let shadow = &mut self.shadow;
         let mut i = 0;
         while i < at.len() {
@@ -1817,10 +1923,10 @@ impl Race {
     /// through the issuer) one chunk's need in eight was met (the matmul at 225.81 host
     /// instructions per thread-instruction instead of 216.44).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn async_read_chunks(
+    pub(crate) fn async_read_chunks<S: Seen + ?Sized>(
         &mut self,
         t: u32,
-        vc: &[u32],
+        vc: &S,
         cta: u32,
         at: &[(u32, u32, u32)],
         needs: &mut Vec<ChunkNeed>,
@@ -1839,62 +1945,192 @@ impl Race {
             needs.resize(at.len(), ChunkNeed::default());
         }
         let me = self.agent_access(t, vc, pc);
-        let mut check = AsyncReadCheck {
+        let mut check = AsyncReadCheck::of(
             me,
             vc,
-            threads: self.threads,
-            fences: &self.fences,
-            owner: &self.owner,
-            issuer_fence: Some(&self.fence_vc[t as usize])
-                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
-            passed: NOT_PASSED,
-            reads: ReadMemo::default(),
-        };
+            t,
+            self.threads,
+            &self.fences,
+            &self.owner,
+            &self.fence_vc,
+        );
         let shadow = &mut self.shadow;
         let cells = shadow.cells[cta as usize].as_chunks_mut::<4>().0;
         let marks = &shadow.uniform[cta as usize];
         let sets = &mut shadow.read_sets;
-        for (i, (&(_, off, _), need)) in at.iter().zip(needs.iter_mut()).enumerate() {
-            let q = (off / 16) as usize;
-            let quad = &mut cells[q];
-            let checked = if marks[q] {
-                let before = quad[0].reads;
-                let [(who, clock), (x, fence)] = need.seen;
-                let met = need.key == write_key(&quad[0])
-                    && vc.at(who as usize) >= clock
-                    && (vc.at(x as usize) >= fence
-                        || check.issuer_fence.is_some_and(|f| f[who as usize] >= clock));
-                let checked = if met {
-                    #[cfg(test)]
-                    tests::NEEDS_MET.with(|n| n.set(n.get() + 1));
-                    record_read_memo(&mut quad[0], sets, me, vc, &mut check.reads);
-                    Ok(())
-                } else {
-                    check.cell(&mut quad[0], sets, off).map(|()| {
-                        *need = check.need(&quad[0]);
-                    })
-                };
-                checked.map(|()| {
-                    sets.repeat_memo(before, quad[0].reads, 3, &mut check.reads);
-                    // A read changes a cell's reads alone: the other three, equal to the
-                    // first before it, take those (`copy_first` without the rest).
-                    let (read, reads) = (quad[0].read, quad[0].reads);
-                    for cell in &mut quad[1..] {
-                        cell.read = read;
-                        cell.reads = reads;
+        let mut i = 0;
+        while i < at.len() {
+            // The usual chunk, as in `async_read_box`: its read recorded as a move alone.
+            if let Some((from, to)) = check.reads.moving() {
+                let start = i;
+                for (&(_, off, _), need) in at[i..].iter().zip(&needs[i..]) {
+                    let q = (off / 16) as usize;
+                    let quad = &mut cells[q];
+                    if !(marks[q] && quad[0].reads == from && check.meets(&quad[0], need)) {
+                        break;
                     }
-                })
-            } else {
-                check.cells(quad, sets, off)
-            };
-            if let Err(c) = checked {
+                    #[cfg(test)]
+                    tests::RUN_MOVES.with(|n| n.set(n.get() + 1));
+                    for cell in quad {
+                        cell.reads = to;
+                    }
+                    i += 1;
+                }
+                check.reads.moved(4 * (i - start) as u32);
+                if i == at.len() {
+                    break;
+                }
+            }
+            let off = at[i].1;
+            let q = (off / 16) as usize;
+            if let Err(c) = check.quad_with_need(&mut cells[q], marks[q], sets, off, &mut needs[i])
+            {
                 sets.settle(&mut check.reads);
                 return Err((i, c));
             }
+            i += 1;
         }
         sets.settle(&mut check.reads);
         Ok(())
     }
+
+    /// [`Race::async_reads`] of `at`, ranges of CTA `cta` whose offsets and lengths are
+    /// multiples of 16 (whole quads), each quad with its [`ChunkNeed`] as
+    /// [`Race::async_read_chunks`] takes a chunk: the reads of a TMA store's box. Every lane of
+    /// CUTLASS's storing warp issues the store of the same box (its shared-memory tile, 8 KB
+    /// in the cooperative GEMM, the 512 quads each written by another thread's `stmatrix`), so
+    /// the same cells are read by 32 agents one after the other; the needs are kept by box
+    /// (the CTA and the ranges: the last [`BOX_NEEDS`] boxes) for the next. Each quad is
+    /// checked as `async_reads` checks the merged range that holds it: in the same order, the
+    /// same first conflict, reported with the index of the range that holds it (a CTA with a
+    /// split granule, or a range not of whole quads, takes `async_reads` itself). Each quad's
+    /// write differs from its neighbour's, so `async_reads`' memo of the last write that passed
+    /// missed at every quad: the cooperative GEMM's 512 stores of 512 quads took 27.7 M host
+    /// instructions there (106 a quad), 12.6 M here (48), with the run of moves below; the
+    /// needs alone, each quad through `quad_with_need`, were no cheaper than the checks (the
+    /// GEMM at 170.28 host instructions per thread-instruction against the base's 166.86).
+    pub(crate) fn async_read_box<S: Seen + ?Sized>(
+        &mut self,
+        t: u32,
+        vc: &S,
+        cta: u32,
+        at: &[(u32, u32, u32)],
+        pc: u32,
+    ) -> Result<(), (usize, Conflict)> {
+        if self.shadow.any_split[cta as usize]
+            || !at.iter().all(|&(c, off, len)| {
+                c == cta && off.is_multiple_of(16) && len.is_multiple_of(16) && len > 0
+            })
+        {
+            return self.async_reads(t, vc, at, pc);
+        }
+        let quads = at.iter().map(|&(_, _, len)| (len / 16) as usize).sum();
+        let kept = match self
+            .box_needs
+            .iter()
+            .position(|b| b.cta == cta && b.at == at)
+        {
+            Some(i) => i,
+            None => {
+                if self.box_needs.len() == BOX_NEEDS {
+                    self.box_needs.remove(0);
+                }
+                self.box_needs.push(BoxNeeds {
+                    cta,
+                    at: at.to_vec(),
+                    needs: vec![ChunkNeed::default(); quads],
+                });
+                self.box_needs.len() - 1
+            }
+        };
+        let mut needs = std::mem::take(&mut self.box_needs[kept].needs);
+        debug_assert_eq!(needs.len(), quads);
+        // The operation's clock as a plain vector: an `OpClock`'s component is two compares
+        // and a load through its snapshot, and the needs' tests read two a quad (the
+        // cooperative GEMM 159.15 -> 155.97 host instructions per thread-instruction).
+        let mut seen = std::mem::take(&mut self.box_clock);
+        vc.write_to(&mut seen);
+        let vc = &seen[..];
+        let me = self.agent_access(t, vc, pc);
+        let mut check = AsyncReadCheck::of(
+            me,
+            vc,
+            t,
+            self.threads,
+            &self.fences,
+            &self.owner,
+            &self.fence_vc,
+        );
+        let shadow = &mut self.shadow;
+        let cells = shadow.cells[cta as usize].as_chunks_mut::<4>().0;
+        let marks = &shadow.uniform[cta as usize];
+        let sets = &mut shadow.read_sets;
+        let mut n = 0;
+        let mut checked = Ok(());
+        'ranges: for (i, &(_, off, len)) in at.iter().enumerate() {
+            let (mut q, end) = ((off / 16) as usize, ((off + len) / 16) as usize);
+            while q < end {
+                // The usual quad once the lanes before have read the box: uniform, its cells'
+                // set the one the last add moved a cell from, its write the need's and the
+                // need met. `quad_with_need` would record the read of each of its cells as a
+                // move to the add's result (`ReadSets::add_memo`, counted as moved) and
+                // change nothing else: here in a loop of its own (the cooperative GEMM 189.13
+                // M host instructions without it, 176.78 M with it, before the clock's copy).
+                if let Some((from, to)) = check.reads.moving() {
+                    // Over the range's quads, marks and needs as slices together (no index
+                    // checks in the loop: the cooperative GEMM 154.17 -> 151.56).
+                    let run = cells[q..end]
+                        .iter_mut()
+                        .zip(&marks[q..end])
+                        .zip(&needs[n..n + end - q]);
+                    let start = q;
+                    for ((quad, &uniform), need) in run {
+                        if !(uniform && quad[0].reads == from && check.meets(&quad[0], need)) {
+                            break;
+                        }
+                        #[cfg(test)]
+                        tests::RUN_MOVES.with(|n| n.set(n.get() + 1));
+                        for cell in quad {
+                            cell.reads = to;
+                        }
+                        q += 1;
+                    }
+                    check.reads.moved(4 * (q - start) as u32);
+                    n += q - start;
+                    if q == end {
+                        break;
+                    }
+                }
+                if let Err(c) = check.quad_with_need(
+                    &mut cells[q],
+                    marks[q],
+                    sets,
+                    16 * q as u32,
+                    &mut needs[n],
+                ) {
+                    checked = Err((i, c));
+                    break 'ranges;
+                }
+                q += 1;
+                n += 1;
+            }
+        }
+        sets.settle(&mut check.reads);
+        self.box_needs[kept].needs = needs;
+        self.box_clock = seen;
+        checked
+    }
+}
+
+/// How many boxes' needs [`Race::async_read_box`] keeps.
+const BOX_NEEDS: usize = 4;
+
+/// The [`ChunkNeed`] of each quad of a box of CTA `cta` read as the ranges `at`
+/// ([`Race::async_read_box`]).
+struct BoxNeeds {
+    cta: u32,
+    at: Vec<(u32, u32, u32)>,
+    needs: Vec<ChunkNeed>,
 }
 
 /// What a reader must have seen for the write checks of an async read
@@ -1956,13 +2192,91 @@ struct AsyncReadCheck<'a, S: Seen + ?Sized> {
     reads: ReadMemo,
 }
 
+impl<'a, S: Seen + ?Sized> AsyncReadCheck<'a, S> {
+    /// The check of the reads of an async operation of thread `t` (clock `vc`) by its agent's
+    /// access `me`.
+    #[inline(always)]
+    fn of(
+        me: Access,
+        vc: &'a S,
+        t: u32,
+        threads: usize,
+        fences: &'a [Vec<u32>],
+        owner: &'a [u32],
+        fence_vc: &'a [Clock],
+    ) -> AsyncReadCheck<'a, S> {
+        AsyncReadCheck {
+            me,
+            vc,
+            threads,
+            fences,
+            owner,
+            // The issuing thread's latest fence, if it came before the issue.
+            issuer_fence: Some(&fence_vc[t as usize])
+                .filter(|f| !f.is_empty() && f[t as usize] <= vc.at(t as usize)),
+            passed: NOT_PASSED,
+            reads: ReadMemo::default(),
+        }
+    }
+}
+
 impl<S: Seen + ?Sized> AsyncReadCheck<'_, S> {
+    /// The check of the whole quad `quad` (at `off`; `uniform`: its mark) with `need`, as
+    /// [`AsyncReadCheck::quads`] checks it ([`Race::async_read_chunks`]): a uniform quad whose
+    /// first cell's write is the need's and whose reader meets it only records the read; one
+    /// that does not is checked, and its need found again; a quad not uniform takes
+    /// [`AsyncReadCheck::cells`].
+    /// Whether `need` holds for `cell` and this reader: the cell's write is the need's, and
+    /// the reader's clock (or its issuer's fence) meets it ([`ChunkNeed`]).
+    #[inline(always)]
+    fn meets(&self, cell: &Cell, need: &ChunkNeed) -> bool {
+        let [(who, clock), (x, fence)] = need.seen;
+        need.key == write_key(cell)
+            && self.vc.at(who as usize) >= clock
+            && (self.vc.at(x as usize) >= fence
+                || self.issuer_fence.is_some_and(|f| f[who as usize] >= clock))
+    }
+
+    #[inline(always)]
+    fn quad_with_need(
+        &mut self,
+        quad: &mut [Cell; 4],
+        uniform: bool,
+        sets: &mut ReadSets,
+        off: u32,
+        need: &mut ChunkNeed,
+    ) -> Result<(), Conflict> {
+        if !uniform {
+            return self.cells(quad, sets, off);
+        }
+        let vc = self.vc;
+        let before = quad[0].reads;
+        if self.meets(&quad[0], need) {
+            #[cfg(test)]
+            tests::NEEDS_MET.with(|n| n.set(n.get() + 1));
+            record_read_memo(&mut quad[0], sets, self.me, vc, &mut self.reads);
+        } else {
+            self.cell(&mut quad[0], sets, off)?;
+            *need = self.need(&quad[0]);
+        }
+        sets.repeat_memo(before, quad[0].reads, 3, &mut self.reads);
+        // A read changes a cell's reads alone: the other three, equal to the first before it,
+        // take those (`copy_first` without the rest).
+        let (read, reads) = (quad[0].read, quad[0].reads);
+        for cell in &mut quad[1..] {
+            cell.read = read;
+            cell.reads = reads;
+        }
+        Ok(())
+    }
+
     /// [`AsyncReadCheck::cell`] of each of `cells` (the first at `offset`), in order. The
     /// common cell, whose write is the last one that passed and whose read set is the one
     /// the last add left its predecessor with, is what `cell` does to it (its set becomes
     /// the add's result, counted as moved), in a loop of its own with that state in
-    /// registers: the many TMA stores of one tile read runs of such cells (each lane of
-    /// CUTLASS's storing warp issues the store, so each cell's set grows by a reader a store).
+    /// registers: the many TMA stores of one tile read runs of such cells where their quads
+    /// are not uniform (each lane of CUTLASS's storing warp issues the store, so each cell's
+    /// set grows by a reader a store; uniform quads take [`Race::async_read_box`]'s run).
     #[inline(always)]
     fn cells(
         &mut self,
@@ -2110,6 +2424,11 @@ mod tests {
     thread_local! {
         /// How many chunks [`Race::async_read_chunks`] found their need met for.
         pub(super) static NEEDS_MET: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// How many quads [`Race::async_read_box`] and [`Race::async_read_chunks`] recorded in
+        /// their runs of moves (their need met).
+        pub(super) static RUN_MOVES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// How many rows [`Race::read_rows`] took as one uniform quad directly.
+        pub(super) static ROWS_DIRECT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
     /// What the checks can tell of a cell: its write, its single read and its sorted read set.
@@ -2795,7 +3114,7 @@ mod tests {
                     let op = next(operands.len() as u64) as usize;
                     let at = &operands[op];
                     let vc = chunks.issue_async(t).to_clock();
-                    let a = chunks.async_read_chunks(t, &vc, 0, at, &mut needs[op], 9);
+                    let a = chunks.async_read_chunks(t, &vc[..], 0, at, &mut needs[op], 9);
                     let vc = plain.issue_async(t).to_clock();
                     let b = plain.async_reads(t, &vc[..], at, 9);
                     if let Err((i, _)) = a {
@@ -2844,6 +3163,226 @@ mod tests {
         assert!(
             hidden > 2000,
             "conflicts at a chunk with its write's need: {hidden}"
+        );
+    }
+
+    /// A generic read of two uniform quads whose sets are each shared by two quads: the first
+    /// quad's add copies its set (the memo's move of its other three cells pending), and the
+    /// second's add must bring the counts up to date before the memo takes it
+    /// ([`ReadSets::add_quad`]); then every set is counted once per cell that names it.
+    #[test]
+    fn a_quad_read_after_moves_counts_them() {
+        let mut race = Race::new(THREADS, 1, 64, true, true);
+        // Threads 0 and 1 read quads 0 and 1, threads 2 and 3 quads 2 and 3: two sets of eight
+        // cells each (the threads are unordered).
+        for (t, off) in [(0, 0), (1, 0), (2, 32), (3, 32)] {
+            race.read(t, 0, off, 32, 1).expect("read");
+        }
+        // Thread 4 reads quads 1 and 2.
+        race.read(4, 0, 16, 32, 2).expect("read");
+        let mut named = std::collections::HashMap::new();
+        for cell in &race.shadow.cells[0] {
+            *named.entry(cell.reads).or_insert(0) += 1;
+        }
+        named.remove(&0);
+        assert_eq!(named.len(), 4, "sets: {named:?}");
+        for (slot, n) in race.shadow.read_sets.slots_in_use() {
+            assert_eq!(named.get(&slot), Some(&n), "slot {slot}");
+        }
+    }
+
+    /// [`Race::async_read_box`] checks and records as [`Race::async_reads`]: two shadows of 16
+    /// quads take the same 40,000 random steps of 8 threads (acquires, barriers, waits for
+    /// their agents, proxy fences, stores of quads and granules, `cp.async` and bulk writes,
+    /// generic reads of quads, `ldmatrix` rows (`Race::read_rows`, whose row of one uniform
+    /// quad is checked directly, against each lane's `Race::read`), in the last quarter
+    /// narrower stores that split granules), while
+    /// six boxes (one to three ranges of one to four quads, in any order; one box with a range
+    /// of granules, which takes `async_reads`) are read again and again, each by one to six
+    /// threads' agents in turn, each with its operation's clock (an [`OpClock`], which the box's path copies
+    /// into a vector), through `async_read_box` on one shadow (six boxes for the four it
+    /// keeps) and `async_reads` on the other. The results (the conflict and its range), every
+    /// granule's state and fields, the marks and the read sets' counts must agree after every
+    /// step. It sees 24,827 quads whose need was met (488 of them in the run of moves), 6,382
+    /// conflicts (900 of them at a quad whose need had its write), and 3,957 `ldmatrix` rows
+    /// taken as one uniform quad.
+    #[test]
+    fn box_reads_check_as_async_reads() {
+        const CBYTES: u32 = 256;
+        let mut rng = crate::rng::Rng::new(31);
+        let mut next = |n: u64| rng.below(n);
+        let new = || Race::new(THREADS, 1, CBYTES as usize, true, true);
+        let (mut boxes, mut plain) = (new(), new());
+        let mut shapes: Vec<Vec<(u32, u32, u32)>> = Vec::new();
+        for b in 0..6 {
+            let mut at = Vec::new();
+            for _ in 0..1 + next(3) {
+                let quads = 1 + next(4) as u32;
+                let q = next((CBYTES / 16 - quads + 1) as u64) as u32;
+                at.push((0, 16 * q, 16 * quads));
+            }
+            if b == 5 {
+                at.push((0, 4 * (1 + next(CBYTES as u64 / 4 - 4)) as u32, 8));
+            }
+            shapes.push(at);
+        }
+        NEEDS_MET.with(|n| n.set(0));
+        RUN_MOVES.with(|n| n.set(0));
+        ROWS_DIRECT.with(|n| n.set(0));
+        let (mut conflicts, mut hidden) = (0, 0);
+        for step in 0..40000 {
+            let t = next(THREADS as u64) as u32;
+            let off = 16 * next(CBYTES as u64 / 16) as u32;
+            let both = [&mut boxes, &mut plain];
+            let r: (String, String) = match next(30) {
+                0 | 1 => {
+                    acquire_from(both, t, next(THREADS as u64) as u32);
+                    continue;
+                }
+                2..=4 => {
+                    barrier_all(both);
+                    continue;
+                }
+                5 | 6 => {
+                    let event = both[0].agent_clock[t as usize];
+                    for r in both {
+                        r.acquire_agent(t, event);
+                    }
+                    continue;
+                }
+                7..=9 => {
+                    for r in both {
+                        r.fence_proxy_async(t);
+                    }
+                    continue;
+                }
+                10..=12 => {
+                    let (o, l) = match next(4) {
+                        0 => (off + 4 * next(4) as u32, 4),
+                        1 if step >= 30000 => (off + next(14) as u32, 1 + next(2) as u32),
+                        _ => (off, 16 * (1 + next(2) as u32).min((CBYTES - off) / 16)),
+                    };
+                    let [a, b] = both.map(|r| {
+                        r.next_store();
+                        format!("{:?}", r.write(t, 0, o, l, 3))
+                    });
+                    (a, b)
+                }
+                13 => {
+                    let [a, b] = both.map(|r| {
+                        let vc = r.issue_async(t);
+                        format!("{:?}", r.cp_async_write(t, &vc, 0, off, 16, 4))
+                    });
+                    (a, b)
+                }
+                14 => {
+                    let [a, b] = both.map(|r| {
+                        let vc = r.issue_async(t);
+                        format!("{:?}", r.async_write(t, &vc, 0, off, 16, 6, false))
+                    });
+                    (a, b)
+                }
+                15 => {
+                    let [a, b] = both.map(|r| format!("{:?}", r.read(t, 0, off, 16, 7)));
+                    (a, b)
+                }
+                16 | 17 => {
+                    // An `ldmatrix` of up to 8 rows of 16 bytes (now and then one at a
+                    // granule, not a quad), read by the lanes of warp 0: `read_rows` on one
+                    // shadow, each lane's `read` of its row on the other.
+                    let rows: Vec<u32> = (0..1 + next(8))
+                        .map(|_| match next(8) {
+                            0 => 4 * next(CBYTES as u64 / 4 - 3) as u32,
+                            _ => 16 * next(CBYTES as u64 / 16) as u32,
+                        })
+                        .collect();
+                    let a = boxes.read_rows(0, 0, &rows, 16, 8);
+                    let b = rows.iter().enumerate().try_for_each(|(i, &o)| {
+                        plain.read(i as u32, 0, o, 16, 8).map_err(|c| (i, c))
+                    });
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+                _ => {
+                    // One box read by up to six threads in turn (as the lanes of a warp
+                    // store one box), the results compared together.
+                    let shape = next(shapes.len() as u64) as usize;
+                    let at = &shapes[shape];
+                    let (mut a, mut b) = (Ok(()), Ok(()));
+                    for k in 0..1 + next(6) as u32 {
+                        let t = (t + k) % THREADS as u32;
+                        let vc = boxes.issue_async(t);
+                        a = boxes.async_read_box(t, &vc, 0, at, 9);
+                        let vc = plain.issue_async(t);
+                        b = plain.async_reads(t, &vc, at, 9);
+                        if a.is_err() || b.is_err() {
+                            break;
+                        }
+                    }
+                    if let Err((_, c)) = a
+                        && shape != 5
+                        && c.offset.is_multiple_of(16)
+                    {
+                        conflicts += 1;
+                        let q = c.offset / 16;
+                        let kept = boxes.box_needs.iter().find(|b| b.at == *at);
+                        let mut quads = at.iter().flat_map(|&(_, o, l)| o / 16..(o + l) / 16);
+                        let i = quads.position(|x| x == q);
+                        if let (Some(kept), Some(i)) = (kept, i) {
+                            hidden += (kept.needs[i].key
+                                == write_key(&boxes.shadow.cells[0][(q * 4) as usize]))
+                                as u32;
+                        }
+                    }
+                    (format!("{a:?}"), format!("{b:?}"))
+                }
+            };
+            assert_eq!(r.0, r.1, "step {step}");
+            let mut named = std::collections::HashMap::new();
+            for g in 0..(CBYTES / 4) as usize {
+                assert_eq!(
+                    granule_state(&boxes, g),
+                    granule_state(&plain, g),
+                    "step {step} granule {g}"
+                );
+                let (x, y) = (boxes.shadow.cells[0][g], plain.shadow.cells[0][g]);
+                assert_eq!(fields(&x).0, fields(&y).0, "step {step} granule {g}");
+                assert_eq!(fields(&x).1, fields(&y).1, "step {step} granule {g}");
+                assert_eq!(fields(&x).4, fields(&y).4, "step {step} granule {g}");
+                assert_eq!(fields(&x).6, fields(&y).6, "step {step} granule {g}");
+                if !x.split {
+                    *named.entry(x.reads).or_insert(0) += 1;
+                }
+            }
+            assert_eq!(boxes.shadow.uniform, plain.shadow.uniform, "step {step}");
+            named.remove(&0);
+            if step < 30000 {
+                for (&slot, &n) in &named {
+                    assert_eq!(
+                        boxes.shadow.read_sets.slots_refs(slot),
+                        n,
+                        "step {step}: cells naming slot {slot}"
+                    );
+                }
+                for (slot, n) in boxes.shadow.read_sets.slots_in_use() {
+                    assert_eq!(
+                        named.get(&slot),
+                        Some(&n),
+                        "step {step}: slot {slot} in use"
+                    );
+                }
+            }
+            marked_quads_are_equal(&boxes);
+        }
+        let met = NEEDS_MET.with(|n| n.get());
+        let moves = RUN_MOVES.with(|n| n.get());
+        let direct = ROWS_DIRECT.with(|n| n.get());
+        assert!(met > 18000, "quads whose need was met: {met}");
+        assert!(moves > 300, "quads of the run of moves: {moves}");
+        assert!(direct > 2500, "rows of one uniform quad: {direct}");
+        assert!(conflicts > 4000, "conflicts found: {conflicts}");
+        assert!(
+            hidden > 500,
+            "conflicts at a quad with its write's need: {hidden}"
         );
     }
 

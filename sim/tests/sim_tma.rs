@@ -917,3 +917,102 @@ DONE:
     assert!(err.to_string().contains("16-byte aligned"), "{err}");
     assert_eq!(args[0], ArgValue::Buffer(vec![7; 4800]));
 }
+
+/// Warp 1 writes the 512-byte box at `tile` (a quad a lane), every thread meets at `bar.sync
+/// 0`, and each lane of warp 0 stores the box (as each lane of CUTLASS's storing warp does),
+/// `FENCE` before its store; `SECOND` is what warp 1 does after the barrier.
+const BOX_STORED_BY_EACH_LANE: &str = "\tmov.u32 %r1, %tid.x;
+\tshr.u32 %r7, %r1, 5;
+\tmov.u32 %r4, tile;
+\tsetp.eq.u32 %p2, %r7, 1;
+\t@!%p2 bra MET;
+\tand.b32 %r3, %r1, 31;
+\tshl.b32 %r3, %r3, 4;
+\tadd.u32 %r5, %r4, %r3;
+\tmov.b32 %r6, 0f3F800000;
+\tst.shared.v4.b32 [%r5], {%r6, %r6, %r6, %r6};
+MET:
+\tbar.sync 0;
+\t@%p2 bra SECOND;
+FENCE\tmov.u32 %r2, 0;
+\tcp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd2, {%r2, %r2}], [tile];
+\tcp.async.bulk.commit_group;
+\tcp.async.bulk.wait_group.read 0;
+\tbra.uni DONE;
+SECOND:
+SECOND_BODY
+DONE:
+";
+
+/// The reads of a TMA store's box whose race-check needs the first lane's store found
+/// (`Race::async_read_box`, kept for the next lanes' stores of the same box) must still
+/// report what each lane's own check reports: warp 1's writes of the box are ordered before
+/// every lane's store by the barrier, but fenced for the async proxy only by lane 0's own
+/// `fence.proxy.async` (the issuer's fence, which counts for lane 0's store alone): lane 1's
+/// store reads the writes unfenced. And a generic write into the box by warp 1 after the
+/// barrier, unordered with the stores' reads, is a race.
+#[test]
+fn the_lanes_stores_of_one_box_check_each_lane() {
+    let by_value = ".param .align 64 .b8 map[128]";
+    let get_map = "\tmov.b64 %rd1, map;\n\tcvta.param.u64 %rd2, %rd1;\n";
+    let map = || TensorMapArg::owning(map_16x8(), pattern(4800, "f32"));
+    let code = |fence: &str, second: &str| {
+        kernel(
+            by_value,
+            &format!(
+                "{get_map}{}",
+                BOX_STORED_BY_EACH_LANE
+                    .replace("FENCE", fence)
+                    .replace("SECOND_BODY", second)
+            ),
+        )
+    };
+    let every_lane = "\tfence.proxy.async.shared::cta;\n";
+    let lane_0 = "\tsetp.eq.u32 %p3, %r1, 0;\n\t@%p3 fence.proxy.async.shared::cta;\n";
+    // Every lane fenced, nothing after: the stores complete.
+    run(&code(every_lane, ""), 64, &mut [map().into()]).expect_completed();
+    // Lane 0 fenced alone: lane 1's store is the first whose read is unfenced.
+    let r = run(&code(lane_0, ""), 64, &mut [map().into()]).expect_finding();
+    assert_eq!(r.kind, FindingKind::ProxyFenceMissing, "{r}");
+    assert_eq!((r.sites[0].warp, r.sites[0].tid), (0, (1, 0, 0)), "{r}");
+    // Warp 1's lane 3 writes into the box after the barrier, after a few instructions of its
+    // own; under random schedules the lanes' stores complete before it, or some before and
+    // some after (then the next lane's read finds the box's needs kept and the write changed).
+    let write = "\tmov.u32 %r9, 0;\nSPIN:\n\tadd.u32 %r9, %r9, 1;\n\tsetp.lt.u32 %p5, %r9, 8;\n\t@%p5 bra SPIN;\n\tsetp.eq.u32 %p4, %r1, 35;\n\t@%p4 st.shared.f32 [tile+52], %f1;\n";
+    let mut later_lanes = 0;
+    for seed in 1..=24 {
+        let launch = Launch {
+            block: (64, 1, 1),
+            schedule: sim::Schedule {
+                policy: sim::Policy::Random,
+                seed,
+            },
+            ..Launch::default()
+        };
+        let r = sim::simulate_ptx(&code(every_lane, write), "k", &launch, &mut [map().into()])
+            .unwrap()
+            .expect_finding();
+        // Or, where a store read the cell before the write and has not completed: the write
+        // while the operation may still read.
+        assert!(
+            matches!(
+                r.kind,
+                FindingKind::SharedRace | FindingKind::AsyncReadBeforeWait
+            ),
+            "{r}"
+        );
+        assert!(r.message.contains("shared memory `tile`+52"), "{r}");
+        let copy = r
+            .sites
+            .iter()
+            .find(|s| s.warp == 0)
+            .expect("a lane's store");
+        let write = r.sites.iter().find(|s| s.warp == 1).expect("the write");
+        assert_eq!(write.tid, (35, 0, 0), "{r}");
+        later_lanes += (r.kind == FindingKind::SharedRace && copy.tid.0 > 0) as u32;
+    }
+    assert!(
+        later_lanes > 12,
+        "races found at a lane after the first: {later_lanes}"
+    );
+}

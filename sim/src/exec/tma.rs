@@ -729,14 +729,15 @@ impl Machine<'_> {
             return Ok(());
         }
         if self.race.checking() {
-            // One call for the box: the checks of a write that passed carry over its chunks.
+            // One call for the box, its quads' needs kept for the next store of the box
+            // (`Race::async_read_box`: each lane of CUTLASS's storing warp stores it).
             let at: Vec<(u32, u32, u32)> = copy
                 .chunks()
                 .into_iter()
                 .map(|(off, len)| (copy.cta, off, len))
                 .collect();
             self.race
-                .async_reads(t, vc, &at, pc)
+                .async_read_box(t, vc, copy.cta, &at, pc)
                 .map_err(|(_, c)| self.race_report(c, copy.cta, t, pc, true, true))?;
         }
         let Some((b, _)) = copy.global else {

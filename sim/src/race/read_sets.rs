@@ -241,6 +241,38 @@ impl ReadSets {
         to
     }
 
+    /// [`ReadSets::add_memo`] for the first cell of a uniform quad (its four cells name `slot`,
+    /// and the caller gives the other three the result: [`ReadSets::repeat_memo`]): where the
+    /// four are the only cells that name the set, the reader is added to it in place, as
+    /// [`ReadSets::add`] does to a set of one cell. The add to a shared set copies it to a new
+    /// slot for the cell, and the moves of the other three then leave the old slot to be
+    /// freed: the same sets, the same readers in the same order, in another slot. An
+    /// `ldmatrix` row is one quad read by one lane, its set shared by its four cells alone:
+    /// every such read copied its set (the `mma.sync` matmul 256³: 104,448 rows, 34.2 M host
+    /// instructions in `Race::read_rows`, 27.9 M with the add in place).
+    #[inline(always)]
+    pub(super) fn add_quad(&mut self, slot: u32, me: Access, memo: &mut ReadMemo) -> u32 {
+        if let Some((from, to)) = memo.added
+            && from == slot
+        {
+            memo.moved += 1;
+            return to;
+        }
+        // The slot is neither of the memo's (not its `from`, above; not its `to`, a slot
+        // that the run's earlier cells alone name): its count is up to date.
+        if self.slots[slot as usize].refs == 4 {
+            self.add_in_place(slot, me);
+            return slot;
+        }
+        // The counts up to date before the memo takes another add, as in `add_memo`.
+        self.settle(memo);
+        let to = self.add(slot, me);
+        if to != slot {
+            memo.added = Some((slot, to));
+        }
+        to
+    }
+
     /// A new slot holding the single earlier read `first` and `me`, for the run of cells of
     /// reader `me`: shared with the last such slot when `first` is the same.
     #[inline(always)]
