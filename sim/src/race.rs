@@ -3013,6 +3013,95 @@ mod tests {
     }
 
     /// Quads whose cells are all marked have equal cells (the invariant of [`Shadow::quads`]).
+    /// The steps the randomized comparisons of two shadows share, for `k` of 0 to 12 of the
+    /// step's draw: an acquire from another thread (0, 1), a barrier of all (2 to 4), a wait
+    /// for the thread's agent (5, 6), a proxy fence (7 to 9), all of which the shadows take
+    /// alike with nothing to compare (`None`); and a store (10 to 12) of one or two quads, or
+    /// of a granule (which unmarks its quad), or from step 30,000 on a narrower one (which
+    /// splits its granule), whose two results are compared. Each draws from `next` in the
+    /// order the tests did before they shared it, so their runs are the same.
+    fn shared_step(
+        k: u64,
+        both: [&mut Race; 2],
+        t: u32,
+        off: u32,
+        step: usize,
+        next: &mut impl FnMut(u64) -> u64,
+    ) -> Option<(String, String)> {
+        const CBYTES: u32 = 256;
+        match k {
+            0 | 1 => acquire_from(both, t, next(THREADS as u64) as u32),
+            2..=4 => barrier_all(both),
+            5 | 6 => {
+                let event = both[0].agent_clock[t as usize];
+                for r in both {
+                    r.acquire_agent(t, event);
+                }
+            }
+            7..=9 => {
+                for r in both {
+                    r.fence_proxy_async(t);
+                }
+            }
+            _ => {
+                let (o, l) = match next(4) {
+                    0 => (off + 4 * next(4) as u32, 4),
+                    1 if step >= 30000 => (off + next(14) as u32, 1 + next(2) as u32),
+                    _ => (off, 16 * (1 + next(2) as u32).min((CBYTES - off) / 16)),
+                };
+                let [a, b] = both.map(|r| {
+                    r.next_store();
+                    format!("{:?}", r.write(t, 0, o, l, 3))
+                });
+                return Some((a, b));
+            }
+        }
+        None
+    }
+
+    /// After a step of the randomized comparisons, the fast path's shadow `fast` and the
+    /// plain one agree: every granule's state and its fields (the last write, its thread, the
+    /// split and the fence), the quads' marks, and until step 30,000 (after which narrower
+    /// stores split granules for good) the read sets: each set counts exactly the cells that
+    /// name it, and every set in use is named. A marked quad's cells are equal.
+    fn shadows_agree(fast: &Race, plain: &Race, step: usize) {
+        let mut named = std::collections::HashMap::new();
+        for g in 0..fast.shadow.cells[0].len() {
+            assert_eq!(
+                granule_state(fast, g),
+                granule_state(plain, g),
+                "step {step} granule {g}"
+            );
+            let (x, y) = (fast.shadow.cells[0][g], plain.shadow.cells[0][g]);
+            assert_eq!(fields(&x).0, fields(&y).0, "step {step} granule {g}");
+            assert_eq!(fields(&x).1, fields(&y).1, "step {step} granule {g}");
+            assert_eq!(fields(&x).4, fields(&y).4, "step {step} granule {g}");
+            assert_eq!(fields(&x).6, fields(&y).6, "step {step} granule {g}");
+            if !x.split {
+                *named.entry(x.reads).or_insert(0) += 1;
+            }
+        }
+        assert_eq!(fast.shadow.uniform, plain.shadow.uniform, "step {step}");
+        named.remove(&0);
+        if step < 30000 {
+            for (&slot, &n) in &named {
+                assert_eq!(
+                    fast.shadow.read_sets.slots_refs(slot),
+                    n,
+                    "step {step}: cells naming slot {slot}"
+                );
+            }
+            for (slot, n) in fast.shadow.read_sets.slots_in_use() {
+                assert_eq!(
+                    named.get(&slot),
+                    Some(&n),
+                    "step {step}: slot {slot} in use"
+                );
+            }
+        }
+        marked_quads_are_equal(fast);
+    }
+
     fn marked_quads_are_equal(race: &Race) {
         let quads = race.shadow.cells[0].as_chunks::<4>().0;
         for (q, (quad, &marked)) in quads.iter().zip(&race.shadow.uniform[0]).enumerate() {
@@ -3059,103 +3148,49 @@ mod tests {
         for step in 0..40000 {
             let t = next(THREADS as u64) as u32;
             let off = 16 * next(CBYTES as u64 / 16) as u32;
-            let both = [&mut chunks, &mut plain];
-            let r: (String, String) = match next(26) {
-                0 | 1 => {
-                    acquire_from(both, t, next(THREADS as u64) as u32);
-                    continue;
+            let k = next(26);
+            let r: (String, String) = if k <= 12 {
+                match shared_step(k, [&mut chunks, &mut plain], t, off, step, &mut next) {
+                    Some(r) => r,
+                    None => continue,
                 }
-                2..=4 => {
-                    barrier_all(both);
-                    continue;
-                }
-                5 | 6 => {
-                    let event = both[0].agent_clock[t as usize];
-                    for r in both {
-                        r.acquire_agent(t, event);
+            } else {
+                let both = [&mut chunks, &mut plain];
+                match k {
+                    13 | 14 => {
+                        let [a, b] = both.map(|r| {
+                            let vc = r.issue_async(t);
+                            format!("{:?}", r.cp_async_write(t, &vc, 0, off, 16, 4))
+                        });
+                        (a, b)
                     }
-                    continue;
-                }
-                7..=9 => {
-                    for r in both {
-                        r.fence_proxy_async(t);
+                    15 => {
+                        let [a, b] = both.map(|r| {
+                            let vc = r.issue_async(t);
+                            format!("{:?}", r.async_write(t, &vc, 0, off, 16, 6, false))
+                        });
+                        (a, b)
                     }
-                    continue;
-                }
-                10..=12 => {
-                    // A store of one or two quads, or of a granule (which unmarks its quad),
-                    // or in the last quarter a narrower one (which splits its granule).
-                    let (o, l) = match next(4) {
-                        0 => (off + 4 * next(4) as u32, 4),
-                        1 if step >= 30000 => (off + next(14) as u32, 1 + next(2) as u32),
-                        _ => (off, 16 * (1 + next(2) as u32).min((CBYTES - off) / 16)),
-                    };
-                    let [a, b] = both.map(|r| {
-                        r.next_store();
-                        format!("{:?}", r.write(t, 0, o, l, 3))
-                    });
-                    (a, b)
-                }
-                13 | 14 => {
-                    let [a, b] = both.map(|r| {
-                        let vc = r.issue_async(t);
-                        format!("{:?}", r.cp_async_write(t, &vc, 0, off, 16, 4))
-                    });
-                    (a, b)
-                }
-                15 => {
-                    let [a, b] = both.map(|r| {
-                        let vc = r.issue_async(t);
-                        format!("{:?}", r.async_write(t, &vc, 0, off, 16, 6, false))
-                    });
-                    (a, b)
-                }
-                _ => {
-                    let op = next(operands.len() as u64) as usize;
-                    let at = &operands[op];
-                    let vc = chunks.issue_async(t).to_clock();
-                    let a = chunks.async_read_chunks(t, &vc[..], 0, at, &mut needs[op], 9);
-                    let vc = plain.issue_async(t).to_clock();
-                    let b = plain.async_reads(t, &vc[..], at, 9);
-                    if let Err((i, _)) = a {
-                        conflicts += 1;
-                        let g = (at[i].1 / 4) as usize;
-                        hidden += (needs[op].get(i).map(|n| n.key)
-                            == Some(write_key(&chunks.shadow.cells[0][g])))
-                            as u32;
+                    _ => {
+                        let op = next(operands.len() as u64) as usize;
+                        let at = &operands[op];
+                        let vc = chunks.issue_async(t).to_clock();
+                        let a = chunks.async_read_chunks(t, &vc[..], 0, at, &mut needs[op], 9);
+                        let vc = plain.issue_async(t).to_clock();
+                        let b = plain.async_reads(t, &vc[..], at, 9);
+                        if let Err((i, _)) = a {
+                            conflicts += 1;
+                            let g = (at[i].1 / 4) as usize;
+                            hidden += (needs[op].get(i).map(|n| n.key)
+                                == Some(write_key(&chunks.shadow.cells[0][g])))
+                                as u32;
+                        }
+                        (format!("{a:?}"), format!("{b:?}"))
                     }
-                    (format!("{a:?}"), format!("{b:?}"))
                 }
             };
             assert_eq!(r.0, r.1, "step {step}");
-            let mut named = std::collections::HashMap::new();
-            for g in 0..(CBYTES / 4) as usize {
-                assert_eq!(
-                    granule_state(&chunks, g),
-                    granule_state(&plain, g),
-                    "step {step} granule {g}"
-                );
-                let (x, y) = (chunks.shadow.cells[0][g], plain.shadow.cells[0][g]);
-                assert_eq!(fields(&x).0, fields(&y).0, "step {step} granule {g}");
-                assert_eq!(fields(&x).1, fields(&y).1, "step {step} granule {g}");
-                assert_eq!(fields(&x).4, fields(&y).4, "step {step} granule {g}");
-                assert_eq!(fields(&x).6, fields(&y).6, "step {step} granule {g}");
-                if !x.split {
-                    *named.entry(x.reads).or_insert(0) += 1;
-                }
-            }
-            assert_eq!(chunks.shadow.uniform, plain.shadow.uniform, "step {step}");
-            named.remove(&0);
-            if step < 30000 {
-                for (&slot, &n) in &named {
-                    assert_eq!(
-                        chunks.shadow.read_sets.slots_refs(slot),
-                        n,
-                        "step {step}: cells naming slot {slot}"
-                    );
-                }
-            }
-            marked_quads_are_equal(&chunks);
+            shadows_agree(&chunks, &plain, step);
         }
         let met = NEEDS_MET.with(|n| n.get());
         assert!(met > 20000, "chunks whose need was met: {met}");
@@ -3233,145 +3268,86 @@ mod tests {
         for step in 0..40000 {
             let t = next(THREADS as u64) as u32;
             let off = 16 * next(CBYTES as u64 / 16) as u32;
-            let both = [&mut boxes, &mut plain];
-            let r: (String, String) = match next(30) {
-                0 | 1 => {
-                    acquire_from(both, t, next(THREADS as u64) as u32);
-                    continue;
+            let k = next(30);
+            let r: (String, String) = if k <= 12 {
+                match shared_step(k, [&mut boxes, &mut plain], t, off, step, &mut next) {
+                    Some(r) => r,
+                    None => continue,
                 }
-                2..=4 => {
-                    barrier_all(both);
-                    continue;
-                }
-                5 | 6 => {
-                    let event = both[0].agent_clock[t as usize];
-                    for r in both {
-                        r.acquire_agent(t, event);
+            } else {
+                let both = [&mut boxes, &mut plain];
+                match k {
+                    13 => {
+                        let [a, b] = both.map(|r| {
+                            let vc = r.issue_async(t);
+                            format!("{:?}", r.cp_async_write(t, &vc, 0, off, 16, 4))
+                        });
+                        (a, b)
                     }
-                    continue;
-                }
-                7..=9 => {
-                    for r in both {
-                        r.fence_proxy_async(t);
+                    14 => {
+                        let [a, b] = both.map(|r| {
+                            let vc = r.issue_async(t);
+                            format!("{:?}", r.async_write(t, &vc, 0, off, 16, 6, false))
+                        });
+                        (a, b)
                     }
-                    continue;
-                }
-                10..=12 => {
-                    let (o, l) = match next(4) {
-                        0 => (off + 4 * next(4) as u32, 4),
-                        1 if step >= 30000 => (off + next(14) as u32, 1 + next(2) as u32),
-                        _ => (off, 16 * (1 + next(2) as u32).min((CBYTES - off) / 16)),
-                    };
-                    let [a, b] = both.map(|r| {
-                        r.next_store();
-                        format!("{:?}", r.write(t, 0, o, l, 3))
-                    });
-                    (a, b)
-                }
-                13 => {
-                    let [a, b] = both.map(|r| {
-                        let vc = r.issue_async(t);
-                        format!("{:?}", r.cp_async_write(t, &vc, 0, off, 16, 4))
-                    });
-                    (a, b)
-                }
-                14 => {
-                    let [a, b] = both.map(|r| {
-                        let vc = r.issue_async(t);
-                        format!("{:?}", r.async_write(t, &vc, 0, off, 16, 6, false))
-                    });
-                    (a, b)
-                }
-                15 => {
-                    let [a, b] = both.map(|r| format!("{:?}", r.read(t, 0, off, 16, 7)));
-                    (a, b)
-                }
-                16 | 17 => {
-                    // An `ldmatrix` of up to 8 rows of 16 bytes (now and then one at a
-                    // granule, not a quad), read by the lanes of warp 0: `read_rows` on one
-                    // shadow, each lane's `read` of its row on the other.
-                    let rows: Vec<u32> = (0..1 + next(8))
-                        .map(|_| match next(8) {
-                            0 => 4 * next(CBYTES as u64 / 4 - 3) as u32,
-                            _ => 16 * next(CBYTES as u64 / 16) as u32,
-                        })
-                        .collect();
-                    let a = boxes.read_rows(0, 0, &rows, 16, 8);
-                    let b = rows.iter().enumerate().try_for_each(|(i, &o)| {
-                        plain.read(i as u32, 0, o, 16, 8).map_err(|c| (i, c))
-                    });
-                    (format!("{a:?}"), format!("{b:?}"))
-                }
-                _ => {
-                    // One box read by up to six threads in turn (as the lanes of a warp
-                    // store one box), the results compared together.
-                    let shape = next(shapes.len() as u64) as usize;
-                    let at = &shapes[shape];
-                    let (mut a, mut b) = (Ok(()), Ok(()));
-                    for k in 0..1 + next(6) as u32 {
-                        let t = (t + k) % THREADS as u32;
-                        let vc = boxes.issue_async(t);
-                        a = boxes.async_read_box(t, &vc, 0, at, 9);
-                        let vc = plain.issue_async(t);
-                        b = plain.async_reads(t, &vc, at, 9);
-                        if a.is_err() || b.is_err() {
-                            break;
+                    15 => {
+                        let [a, b] = both.map(|r| format!("{:?}", r.read(t, 0, off, 16, 7)));
+                        (a, b)
+                    }
+                    16 | 17 => {
+                        // An `ldmatrix` of up to 8 rows of 16 bytes (now and then one at a
+                        // granule, not a quad), read by the lanes of warp 0: `read_rows` on one
+                        // shadow, each lane's `read` of its row on the other.
+                        let rows: Vec<u32> = (0..1 + next(8))
+                            .map(|_| match next(8) {
+                                0 => 4 * next(CBYTES as u64 / 4 - 3) as u32,
+                                _ => 16 * next(CBYTES as u64 / 16) as u32,
+                            })
+                            .collect();
+                        let a = boxes.read_rows(0, 0, &rows, 16, 8);
+                        let b = rows.iter().enumerate().try_for_each(|(i, &o)| {
+                            plain.read(i as u32, 0, o, 16, 8).map_err(|c| (i, c))
+                        });
+                        (format!("{a:?}"), format!("{b:?}"))
+                    }
+                    _ => {
+                        // One box read by up to six threads in turn (as the lanes of a warp
+                        // store one box), the results compared together.
+                        let shape = next(shapes.len() as u64) as usize;
+                        let at = &shapes[shape];
+                        let (mut a, mut b) = (Ok(()), Ok(()));
+                        for k in 0..1 + next(6) as u32 {
+                            let t = (t + k) % THREADS as u32;
+                            let vc = boxes.issue_async(t);
+                            a = boxes.async_read_box(t, &vc, 0, at, 9);
+                            let vc = plain.issue_async(t);
+                            b = plain.async_reads(t, &vc, at, 9);
+                            if a.is_err() || b.is_err() {
+                                break;
+                            }
                         }
-                    }
-                    if let Err((_, c)) = a
-                        && shape != 5
-                        && c.offset.is_multiple_of(16)
-                    {
-                        conflicts += 1;
-                        let q = c.offset / 16;
-                        let kept = boxes.box_needs.iter().find(|b| b.at == *at);
-                        let mut quads = at.iter().flat_map(|&(_, o, l)| o / 16..(o + l) / 16);
-                        let i = quads.position(|x| x == q);
-                        if let (Some(kept), Some(i)) = (kept, i) {
-                            hidden += (kept.needs[i].key
-                                == write_key(&boxes.shadow.cells[0][(q * 4) as usize]))
-                                as u32;
+                        if let Err((_, c)) = a
+                            && shape != 5
+                            && c.offset.is_multiple_of(16)
+                        {
+                            conflicts += 1;
+                            let q = c.offset / 16;
+                            let kept = boxes.box_needs.iter().find(|b| b.at == *at);
+                            let mut quads = at.iter().flat_map(|&(_, o, l)| o / 16..(o + l) / 16);
+                            let i = quads.position(|x| x == q);
+                            if let (Some(kept), Some(i)) = (kept, i) {
+                                hidden += (kept.needs[i].key
+                                    == write_key(&boxes.shadow.cells[0][(q * 4) as usize]))
+                                    as u32;
+                            }
                         }
+                        (format!("{a:?}"), format!("{b:?}"))
                     }
-                    (format!("{a:?}"), format!("{b:?}"))
                 }
             };
             assert_eq!(r.0, r.1, "step {step}");
-            let mut named = std::collections::HashMap::new();
-            for g in 0..(CBYTES / 4) as usize {
-                assert_eq!(
-                    granule_state(&boxes, g),
-                    granule_state(&plain, g),
-                    "step {step} granule {g}"
-                );
-                let (x, y) = (boxes.shadow.cells[0][g], plain.shadow.cells[0][g]);
-                assert_eq!(fields(&x).0, fields(&y).0, "step {step} granule {g}");
-                assert_eq!(fields(&x).1, fields(&y).1, "step {step} granule {g}");
-                assert_eq!(fields(&x).4, fields(&y).4, "step {step} granule {g}");
-                assert_eq!(fields(&x).6, fields(&y).6, "step {step} granule {g}");
-                if !x.split {
-                    *named.entry(x.reads).or_insert(0) += 1;
-                }
-            }
-            assert_eq!(boxes.shadow.uniform, plain.shadow.uniform, "step {step}");
-            named.remove(&0);
-            if step < 30000 {
-                for (&slot, &n) in &named {
-                    assert_eq!(
-                        boxes.shadow.read_sets.slots_refs(slot),
-                        n,
-                        "step {step}: cells naming slot {slot}"
-                    );
-                }
-                for (slot, n) in boxes.shadow.read_sets.slots_in_use() {
-                    assert_eq!(
-                        named.get(&slot),
-                        Some(&n),
-                        "step {step}: slot {slot} in use"
-                    );
-                }
-            }
-            marked_quads_are_equal(&boxes);
+            shadows_agree(&boxes, &plain, step);
         }
         let met = NEEDS_MET.with(|n| n.get());
         let moves = RUN_MOVES.with(|n| n.get());
